@@ -1,0 +1,124 @@
+//! Render benchmarks on whatever adapter exists (lavapipe on CI machines).
+//!
+//! - `offscreen_frame_1280x720/N`: one full frame of N sprites — prepare
+//!   (upload), draw (grid, then all sprites in one draw call), submit and wait for the
+//!   GPU — into a 1280×720 offscreen target. Target: 10k sprites ≤ 16.7 ms.
+//! - `cpu_prep/100000`: `SpriteRenderer::prepare` alone for 100k sprites (the
+//!   upload; interpolation is the world's bench). Target: ≤ 2 ms. The GPU work
+//!   it queues is flushed outside the timed section.
+//!
+//! Sample counts are small because a software rasteriser is slow. Run with
+//! `cargo bench --bench render -- --warm-up-time 1 --measurement-time 5`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::time::{Duration, Instant};
+use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
+use timestep_lab::sim::{Instance, SpriteCell};
+
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 720;
+const PLAYFIELD: [f32; 2] = [WIDTH as f32, HEIGHT as f32];
+/// Sprite edge length in playfield pixels: small "load" sprites.
+const SPRITE_SIZE: f32 = 16.0;
+
+/// `n` sprites scattered deterministically over the playfield, every cell and
+/// rotation represented, one in a hundred an SDF ball.
+fn sprites(n: usize) -> Vec<Instance> {
+    let cells = [
+        SpriteCell::Runner,
+        SpriteCell::Orbiter,
+        SpriteCell::Spinner,
+        SpriteCell::Wrapper,
+        SpriteCell::Particle,
+        SpriteCell::Player,
+        SpriteCell::Square,
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        // xorshift64*: a fixed, seedable sequence (no rand dependency).
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|i| Instance {
+            position: [next() * PLAYFIELD[0], next() * PLAYFIELD[1]],
+            size: [SPRITE_SIZE, SPRITE_SIZE],
+            rotation: next() * std::f32::consts::TAU,
+            flags: if i % 100 == 0 { Instance::FLAG_SDF_CIRCLE } else { 0 },
+            color: [0.3 + 0.7 * next(), 0.3 + 0.7 * next(), 0.3 + 0.7 * next(), 1.0],
+            atlas: cells[i % cells.len()].atlas_rect(),
+        })
+        .collect()
+}
+
+fn gpu() -> Option<GpuContext> {
+    match GpuContext::new_headless() {
+        Ok(gpu) => {
+            log::info!("benchmarking on {}", gpu.adapter_summary());
+            Some(gpu)
+        }
+        Err(err) => {
+            eprintln!("SKIPPED render benches: no GPU adapter ({err})");
+            None
+        }
+    }
+}
+
+fn wait(gpu: &GpuContext, submission: Option<wgpu::SubmissionIndex>) {
+    if let Err(err) = gpu.device.poll(wgpu::PollType::Wait { submission_index: submission, timeout: None }) {
+        log::error!("waiting for the GPU failed: {err}");
+    }
+}
+
+fn offscreen_frame(c: &mut Criterion) {
+    let Some(gpu) = gpu() else { return };
+    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let mut group = c.benchmark_group("offscreen_frame_1280x720");
+    group.sample_size(10);
+    for n in [1_000, 10_000, 100_000] {
+        let instances = sprites(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &instances, |b, instances| {
+            b.iter(|| {
+                let submission = target.render(&gpu.device, &gpu.queue, &mut renderer, instances, PLAYFIELD);
+                wait(&gpu, Some(submission));
+            });
+        });
+        assert_eq!(renderer.draw_calls_last_frame(), 2, "the grid plus all {n} sprites in one draw call");
+    }
+    group.finish();
+}
+
+fn cpu_prep(c: &mut Criterion) {
+    let Some(gpu) = gpu() else { return };
+    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let n = 100_000;
+    let instances = sprites(n);
+    // Grow the buffer once so the steady state is measured.
+    renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
+    let mut group = c.benchmark_group("cpu_prep");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(BenchmarkId::from_parameter(n), |b| {
+        b.iter_custom(|iterations| {
+            let mut timed = Duration::ZERO;
+            for _ in 0..iterations {
+                let start = Instant::now();
+                renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
+                timed += start.elapsed();
+                // Flush the staged upload so staging memory does not pile up.
+                let submission = gpu.queue.submit([]);
+                wait(&gpu, Some(submission));
+            }
+            timed
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, offscreen_frame, cpu_prep);
+criterion_main!(benches);

@@ -1,0 +1,78 @@
+//! Simulator benchmarks: simulated frames per second, per strategy, with the demo world.
+//!
+//! - `simulator_glaiel/<strategy>`: the article's run (`--model glaiel
+//!   --updates 10000`, 60 Hz, vsync on) for each strategy; throughput is in
+//!   simulated frames. Target ≥ 2 million frames/s on one core, i.e. the
+//!   whole 10 000-update run in about 5 ms.
+//! - `simulator_article/<run>`: the article's three table rows (A, B, C).
+//!
+//! Run with `cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use timestep_lab::frame::Simulation;
+use timestep_lab::monitor::{Preset, RunSpec, simulate, simulate_world};
+use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
+use timestep_lab::time::Rate;
+
+fn bench_strategy(c: &mut Criterion, group: &str, name: &str, spec: &RunSpec) {
+    let frames = simulate(spec).frames;
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(frames));
+    g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| black_box(simulate(black_box(spec)))));
+    g.finish();
+}
+
+fn bench_simulator(c: &mut Criterion) {
+    for id in StrategyId::ALL {
+        bench_strategy(c, "simulator_glaiel", id.name(), &RunSpec::new(id, Preset::Glaiel));
+    }
+    let ntsc = Rate::new(60000, 1001).unwrap_or(Rate::from_hz(60));
+    let fuzzy = |variant| StrategyConfig { fuzzy_variant: variant, vsync_detect: false, ..StrategyConfig::default() };
+    let article = [
+        ("A_catch-up_60", RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)),
+        (
+            "B_fuzzy-60-62_59.94",
+            RunSpec {
+                refresh: ntsc,
+                config: fuzzy(FuzzyVariant::Fuzzy6062),
+                ..RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+            },
+        ),
+        (
+            "C_fuzzy-59-61_59.94_vsync-off",
+            RunSpec {
+                refresh: ntsc,
+                vsync: false,
+                config: fuzzy(FuzzyVariant::Fuzzy5961),
+                ..RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+            },
+        ),
+    ];
+    for (name, spec) in &article {
+        bench_strategy(c, "simulator_article", name, spec);
+    }
+}
+
+/// A world that costs nothing: what the driver, strategy, virtual display and metrics cost alone.
+struct NullWorld(u64);
+
+impl Simulation for NullWorld {
+    fn step(&mut self, dt: timestep_lab::time::Nanos) {
+        self.0 = self.0.wrapping_add(dt);
+    }
+}
+
+fn bench_overhead(c: &mut Criterion) {
+    let spec = RunSpec::new(StrategyId::CatchUp, Preset::Glaiel);
+    let frames = simulate(&spec).frames;
+    let mut g = c.benchmark_group("simulator_null_world");
+    g.throughput(Throughput::Elements(frames));
+    g.bench_function(BenchmarkId::from_parameter("catch-up"), |b| {
+        b.iter(|| black_box(simulate_world(black_box(&spec), &mut NullWorld(0), &mut |_| {})))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_simulator, bench_overhead);
+criterion_main!(benches);

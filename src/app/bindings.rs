@@ -1,0 +1,246 @@
+//! The key bindings: one table that drives both input handling and the F1 help.
+//!
+//! Keys are matched by physical position ([`KeyCode`]), so `WASD` stays under
+//! the left hand on any layout. `Up`/`Down` change the tick rate, so the
+//! player sprite moves with `WASD` (held keys); everything else acts once per
+//! press and ignores key repeat.
+
+use winit::keyboard::{KeyCode, ModifiersState};
+
+use crate::strategy::StrategyId;
+
+/// The tick rates `Up`/`Down` step through, in Hz.
+pub const TICK_RATES: [u64; 10] = [5, 10, 20, 30, 50, 60, 100, 120, 144, 240];
+
+/// A direction the player sprite can be pushed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// Towards the top of the screen.
+    Up,
+    /// Towards the bottom.
+    Down,
+    /// Left.
+    Left,
+    /// Right.
+    Right,
+}
+
+/// Everything a key can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Switch to this strategy (keeps the world).
+    Strategy(StrategyId),
+    /// Cycle the present modes the surface supports.
+    CyclePresentMode,
+    /// Next higher tick rate of [`TICK_RATES`].
+    TickRateUp,
+    /// Next lower tick rate.
+    TickRateDown,
+    /// Cycle the artificial load presets.
+    CycleLoad,
+    /// Pause or resume the simulation.
+    TogglePause,
+    /// Put the world back to its start.
+    ResetWorld,
+    /// Show where movers should be at display time.
+    ToggleGhosts,
+    /// Borderless fullscreen on the current monitor, or back.
+    ToggleFullscreen,
+    /// Move the window (or the fullscreen) to the next monitor.
+    NextMonitor,
+    /// Hide or show the overlay.
+    ToggleOverlay,
+    /// Show or hide the key help.
+    ToggleHelp,
+    /// Leave.
+    Quit,
+    /// Push the player sprite while held.
+    Move(Dir),
+    /// Kick the ball back into the air (held: acts at the next tick).
+    Kick,
+    /// Exclusive fullscreen in the monitor's best video mode, where offered.
+    ToggleExclusiveFullscreen,
+}
+
+impl Action {
+    /// One line for the help table.
+    pub fn help(self) -> String {
+        match self {
+            Action::Strategy(id) => format!("strategy {}: {}", id.name(), id.info().summary),
+            Action::CyclePresentMode => "vsync: cycle the present modes the surface supports".to_owned(),
+            Action::TickRateUp => "tick rate up (5 … 240 Hz)".to_owned(),
+            Action::TickRateDown => "tick rate down".to_owned(),
+            Action::CycleLoad => "load: none, render +5 ms, +20 ms, random spikes".to_owned(),
+            Action::TogglePause => "pause / resume".to_owned(),
+            Action::ResetWorld => "reset the world".to_owned(),
+            Action::ToggleGhosts => "ghost markers: where movers should be at display time".to_owned(),
+            Action::ToggleFullscreen => "fullscreen on the current monitor".to_owned(),
+            Action::NextMonitor => "move to the next monitor".to_owned(),
+            Action::ToggleOverlay => "hide / show the overlay".to_owned(),
+            Action::ToggleHelp => "this help".to_owned(),
+            Action::Quit => "quit".to_owned(),
+            Action::Move(Dir::Up) => "player up (held)".to_owned(),
+            Action::Move(Dir::Down) => "player down (held)".to_owned(),
+            Action::Move(Dir::Left) => "player left (held)".to_owned(),
+            Action::Move(Dir::Right) => "player right (held)".to_owned(),
+            Action::Kick => "kick the ball (held)".to_owned(),
+            Action::ToggleExclusiveFullscreen => {
+                "exclusive fullscreen (video mode), where the platform offers one".to_owned()
+            }
+        }
+    }
+
+    /// Held actions act on press and release; the others once per press.
+    pub fn is_held(self) -> bool {
+        matches!(self, Action::Move(_) | Action::Kick)
+    }
+}
+
+const NONE: ModifiersState = ModifiersState::empty();
+
+/// Every binding: physical key, modifiers that must be held, action.
+pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
+    (KeyCode::Digit1, NONE, Action::Strategy(StrategyId::ALL[0])),
+    (KeyCode::Digit2, NONE, Action::Strategy(StrategyId::ALL[1])),
+    (KeyCode::Digit3, NONE, Action::Strategy(StrategyId::ALL[2])),
+    (KeyCode::Digit4, NONE, Action::Strategy(StrategyId::ALL[3])),
+    (KeyCode::Digit5, NONE, Action::Strategy(StrategyId::ALL[4])),
+    (KeyCode::Digit6, NONE, Action::Strategy(StrategyId::ALL[5])),
+    (KeyCode::Digit7, NONE, Action::Strategy(StrategyId::ALL[6])),
+    (KeyCode::Digit8, NONE, Action::Strategy(StrategyId::ALL[7])),
+    (KeyCode::Digit9, NONE, Action::Strategy(StrategyId::ALL[8])),
+    (KeyCode::Digit0, NONE, Action::Strategy(StrategyId::ALL[9])),
+    (KeyCode::KeyV, NONE, Action::CyclePresentMode),
+    (KeyCode::ArrowUp, NONE, Action::TickRateUp),
+    (KeyCode::ArrowDown, NONE, Action::TickRateDown),
+    (KeyCode::KeyL, NONE, Action::CycleLoad),
+    (KeyCode::Space, NONE, Action::TogglePause),
+    (KeyCode::KeyR, NONE, Action::ResetWorld),
+    (KeyCode::KeyG, NONE, Action::ToggleGhosts),
+    (KeyCode::KeyF, NONE, Action::ToggleFullscreen),
+    (KeyCode::KeyF, ModifiersState::SHIFT, Action::ToggleExclusiveFullscreen),
+    (KeyCode::KeyM, NONE, Action::NextMonitor),
+    (KeyCode::KeyH, NONE, Action::ToggleOverlay),
+    (KeyCode::F1, NONE, Action::ToggleHelp),
+    (KeyCode::Escape, NONE, Action::Quit),
+    (KeyCode::KeyW, NONE, Action::Move(Dir::Up)),
+    (KeyCode::KeyA, NONE, Action::Move(Dir::Left)),
+    (KeyCode::KeyS, NONE, Action::Move(Dir::Down)),
+    (KeyCode::KeyD, NONE, Action::Move(Dir::Right)),
+    (KeyCode::KeyE, NONE, Action::Kick),
+];
+
+/// The action bound to `key` with exactly `mods` held. Held actions ignore
+/// modifiers, so Shift while steering does not drop the key.
+pub fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
+    KEY_BINDINGS
+        .iter()
+        .find(|(k, m, action)| *k == key && (*m == mods || action.is_held()))
+        .map(|(_, _, action)| *action)
+}
+
+/// How a key is written in the help (`1`, `V`, `Up`, `Space`).
+pub fn key_label(key: KeyCode) -> String {
+    let name = format!("{key:?}");
+    let short = name
+        .strip_prefix("Digit")
+        .or_else(|| name.strip_prefix("Key"))
+        .or_else(|| name.strip_prefix("Arrow"))
+        .unwrap_or(&name);
+    match short {
+        "Escape" => "Esc".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+fn mods_label(mods: ModifiersState) -> String {
+    let mut out = String::new();
+    for (m, label) in [
+        (ModifiersState::CONTROL, "Ctrl+"),
+        (ModifiersState::ALT, "Alt+"),
+        (ModifiersState::SHIFT, "Shift+"),
+        (ModifiersState::SUPER, "Super+"),
+    ] {
+        if mods.contains(m) {
+            out.push_str(label);
+        }
+    }
+    out
+}
+
+/// The help table as (keys, action) rows, one per binding, in table order.
+pub fn help_lines() -> Vec<(String, String)> {
+    let mut lines = Vec::new();
+    for (key, mods, action) in KEY_BINDINGS {
+        lines.push((format!("{}{}", mods_label(*mods), key_label(*key)), action.help()));
+    }
+    lines
+}
+
+/// The next tick rate of [`TICK_RATES`] above (`up`) or below `current_hz`,
+/// or `None` at the end of the list.
+pub fn step_tick_rate(current_hz: f64, up: bool) -> Option<u64> {
+    if up {
+        TICK_RATES.iter().copied().find(|hz| *hz as f64 > current_hz + 1e-9)
+    } else {
+        TICK_RATES.iter().rev().copied().find(|hz| (*hz as f64) < current_hz - 1e-9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digit_keys_select_the_strategies_in_key_order() {
+        let digits = [
+            KeyCode::Digit1,
+            KeyCode::Digit2,
+            KeyCode::Digit3,
+            KeyCode::Digit4,
+            KeyCode::Digit5,
+            KeyCode::Digit6,
+            KeyCode::Digit7,
+            KeyCode::Digit8,
+            KeyCode::Digit9,
+            KeyCode::Digit0,
+        ];
+        for (key, id) in digits.into_iter().zip(StrategyId::ALL) {
+            assert_eq!(action_for(key, NONE), Some(Action::Strategy(id)), "{key:?}");
+        }
+    }
+
+    #[test]
+    fn no_key_is_bound_twice() {
+        for (i, (k, m, _)) in KEY_BINDINGS.iter().enumerate() {
+            for (k2, m2, _) in &KEY_BINDINGS[i + 1..] {
+                assert!(!(k == k2 && m == m2), "{k:?} with {m:?} is bound twice");
+            }
+        }
+    }
+
+    #[test]
+    fn modifiers_must_match_except_for_held_keys() {
+        assert_eq!(action_for(KeyCode::KeyV, ModifiersState::CONTROL), None);
+        assert_eq!(action_for(KeyCode::KeyW, ModifiersState::SHIFT), Some(Action::Move(Dir::Up)));
+    }
+
+    #[test]
+    fn help_has_one_row_per_binding_with_readable_keys() {
+        let lines = help_lines();
+        assert_eq!(lines.len(), KEY_BINDINGS.len());
+        assert_eq!(lines[0].0, "1");
+        assert!(lines.iter().any(|(k, _)| k == "Up"), "{lines:?}");
+        assert!(lines.iter().any(|(k, _)| k == "Esc"), "{lines:?}");
+        assert!(lines[3].1.contains("catch-up"), "{}", lines[3].1);
+    }
+
+    #[test]
+    fn tick_rate_steps_through_the_list_and_stops_at_the_ends() {
+        assert_eq!(step_tick_rate(60.0, true), Some(100));
+        assert_eq!(step_tick_rate(60.0, false), Some(50));
+        assert_eq!(step_tick_rate(75.0, true), Some(100), "off-list rates join the list");
+        assert_eq!(step_tick_rate(240.0, true), None);
+        assert_eq!(step_tick_rate(5.0, false), None);
+    }
+}

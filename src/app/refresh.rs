@@ -1,0 +1,339 @@
+//! Measuring the refresh rate the frames really get, and saying whether vsync works.
+//!
+//! winit's reported refresh (`MonitorHandle::refresh_rate_millihertz`) is
+//! what the monitor claims; it is `None` on Xvfb and says nothing about
+//! whether the driver honours a Fifo present. So the shell also measures:
+//! the median interval between presents over the last [`WINDOW`] frames that
+//! the loop started without waiting (a strategy that sleeps between frames
+//! measures its own pacing, not the display's), and how long each frame was
+//! blocked in acquire + present. Vsync is *in effect* when the present blocks
+//! for a good part of a steady interval that is a whole number of reported
+//! refreshes (or, without a report, a plausible display rate ≤ 250 Hz):
+//!
+//! ```text
+//!   vsync:     |render|~~~~~~blocked in present~~~~~~|render|~~~~~~...   every 16.7 ms
+//!   no vsync:  |render|p|render|p|render|p|...                           every 2.0 ms
+//! ```
+
+use std::collections::VecDeque;
+
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
+
+/// Frames the measurement looks back over (two seconds at 60 Hz).
+pub const WINDOW: usize = 120;
+
+/// Frames needed before a verdict is given.
+pub const MIN_SAMPLES: usize = 30;
+
+/// Intervals shorter than this (faster than 250 Hz) are not a display's vsync.
+pub const MIN_VSYNC_PERIOD: Nanos = 4_000_000;
+
+/// Share of the interval a frame must spend blocked in acquire + present for
+/// the display (not the CPU) to be what paces it.
+pub const MIN_BLOCKED_SHARE: f64 = 0.2;
+
+/// Largest relative spread (interquartile range / median) of a vsync-paced interval.
+pub const MAX_SPREAD: f64 = 0.1;
+
+/// What the measurement found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// Median interval between unpaced presents.
+    pub period: Nanos,
+    /// Median time a frame spent blocked in acquire + present.
+    pub blocked: Nanos,
+    /// Interquartile range of the intervals divided by their median.
+    pub spread: f64,
+    /// Intervals the medians are taken over.
+    pub samples: usize,
+}
+
+impl Measured {
+    /// The measured rate in Hz.
+    pub fn hz(&self) -> f64 {
+        if self.period == 0 { 0.0 } else { NANOS_PER_SEC as f64 / self.period as f64 }
+    }
+}
+
+/// Collects present timestamps and blocking times.
+#[derive(Clone, Debug)]
+pub struct RefreshMeter {
+    intervals: VecDeque<Nanos>,
+    blocked: VecDeque<Nanos>,
+    last_present: Option<Nanos>,
+    scratch: Vec<Nanos>,
+}
+
+impl Default for RefreshMeter {
+    fn default() -> Self {
+        RefreshMeter::new()
+    }
+}
+
+impl RefreshMeter {
+    /// An empty meter (allocates its fixed storage once).
+    pub fn new() -> RefreshMeter {
+        RefreshMeter {
+            intervals: VecDeque::with_capacity(WINDOW),
+            blocked: VecDeque::with_capacity(WINDOW),
+            last_present: None,
+            scratch: Vec::with_capacity(WINDOW),
+        }
+    }
+
+    /// Forgets everything (after a present-mode change, a move to another monitor).
+    pub fn clear(&mut self) {
+        self.intervals.clear();
+        self.blocked.clear();
+        self.last_present = None;
+    }
+
+    /// Records a present that returned at `at` after `blocked` ns in acquire +
+    /// present. `unpaced`: the frame started as soon as the loop allowed (no
+    /// strategy wait before it), so its interval is the display's doing.
+    pub fn record(&mut self, at: Nanos, blocked: Nanos, unpaced: bool) {
+        if let Some(prev) = self.last_present
+            && unpaced
+            && at > prev
+        {
+            if self.intervals.len() == WINDOW {
+                self.intervals.pop_front();
+                self.blocked.pop_front();
+            }
+            self.intervals.push_back(at - prev);
+            self.blocked.push_back(blocked);
+        }
+        self.last_present = Some(at);
+    }
+
+    /// Forgets the last present so the next interval (after a pause, a
+    /// minimised stretch) is not counted.
+    pub fn break_sequence(&mut self) {
+        self.last_present = None;
+    }
+
+    /// The medians, once [`MIN_SAMPLES`] intervals were seen.
+    pub fn measured(&mut self) -> Option<Measured> {
+        let n = self.intervals.len();
+        if n < MIN_SAMPLES {
+            return None;
+        }
+        self.scratch.clear();
+        self.scratch.extend(self.intervals.iter().copied());
+        self.scratch.sort_unstable();
+        let period = self.scratch[n / 2];
+        let iqr = self.scratch[(3 * n) / 4] - self.scratch[n / 4];
+        self.scratch.clear();
+        self.scratch.extend(self.blocked.iter().copied());
+        self.scratch.sort_unstable();
+        let blocked = self.scratch[n / 2];
+        let spread = if period == 0 { f64::INFINITY } else { iqr as f64 / period as f64 };
+        Some(Measured { period, blocked, spread, samples: n })
+    }
+
+    /// Intervals collected so far.
+    pub fn samples(&self) -> usize {
+        self.intervals.len()
+    }
+}
+
+/// The answer to "is vsync in effect?", with a sentence for the overlay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// `Some(true)`: frames are paced by a (real or emulated) refresh;
+    /// `Some(false)`: they are not; `None`: cannot tell yet.
+    pub vsync: Option<bool>,
+    /// E.g. "Fifo requested, frames every 2.0 ms: vsync not in effect".
+    pub text: String,
+}
+
+/// What the verdict is about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VerdictInput<'a> {
+    /// Name of the present mode in effect (`Fifo`).
+    pub mode: &'a str,
+    /// Whether that mode asks for vsync.
+    pub mode_is_vsync: bool,
+    /// The emulated refresh, when `--emulate-refresh` is on.
+    pub emulated: Option<Rate>,
+    /// The monitor's refresh as winit reports it, in Hz.
+    pub reported_hz: Option<f64>,
+    /// The measurement, if there are enough samples.
+    pub measured: Option<Measured>,
+    /// Unpaced intervals seen (to explain a missing measurement).
+    pub samples: usize,
+}
+
+fn ordinal(n: u64) -> String {
+    match n {
+        1 => "every refresh".to_owned(),
+        2 => "every 2nd refresh".to_owned(),
+        3 => "every 3rd refresh".to_owned(),
+        n => format!("every {n}th refresh"),
+    }
+}
+
+/// Decides whether vsync is in effect and says so in one sentence.
+pub fn verdict(input: &VerdictInput<'_>) -> Verdict {
+    let mode = input.mode;
+    let Some(m) = input.measured else {
+        let text = if let Some(rate) = input.emulated {
+            format!("emulated {rate} vblank grid over {mode}: measuring…")
+        } else if input.samples == 0 {
+            format!("{mode} requested: the strategy paces frames itself, the refresh is not measurable")
+        } else {
+            format!("{mode} requested: measuring… ({}/{MIN_SAMPLES} frames)", input.samples)
+        };
+        return Verdict { vsync: if input.emulated.is_some() { Some(true) } else { None }, text };
+    };
+    let every = format!("frames every {:.1} ms ({:.1} Hz)", nanos_to_ms(m.period), m.hz());
+    if let Some(rate) = input.emulated {
+        return Verdict { vsync: Some(true), text: format!("emulated {rate} vblank grid over {mode}: {every}") };
+    }
+    let reported = match input.reported_hz {
+        Some(hz) => format!(", monitor reports {hz:.2} Hz"),
+        None => ", monitor reports no refresh rate".to_owned(),
+    };
+    if !input.mode_is_vsync {
+        return Verdict { vsync: Some(false), text: format!("{mode} requested (no vsync): {every}{reported}") };
+    }
+    let blocked_share = m.blocked as f64 / m.period.max(1) as f64;
+    let display_paced = m.period >= MIN_VSYNC_PERIOD && blocked_share >= MIN_BLOCKED_SHARE && m.spread <= MAX_SPREAD;
+    let not_in_effect = || Verdict {
+        vsync: Some(false),
+        text: format!("{mode} requested, frames every {:.1} ms: vsync not in effect", nanos_to_ms(m.period)),
+    };
+    if !display_paced {
+        return not_in_effect();
+    }
+    match input.reported_hz {
+        Some(hz) => {
+            let refreshes = m.period as f64 * hz / NANOS_PER_SEC as f64;
+            let n = refreshes.round();
+            if n >= 1.0 && (refreshes - n).abs() <= 0.1 * n {
+                Verdict {
+                    vsync: Some(true),
+                    text: format!("{mode} requested, {every}{reported}: vsync in effect, {}", ordinal(n as u64)),
+                }
+            } else {
+                Verdict {
+                    vsync: None,
+                    text: format!("{mode} requested, {every}{reported}: paced, but not at the monitor's rate"),
+                }
+            }
+        }
+        // Without a reported rate a slow software renderer also blocks the
+        // present steadily; only a very regular interval at a rate displays
+        // really use is taken as vsync.
+        None if m.spread <= MAX_SPREAD_UNREPORTED && is_common_display_rate(m.hz()) => Verdict {
+            vsync: Some(true),
+            text: format!("{mode} requested, {every}, present blocks{reported}: vsync likely in effect"),
+        },
+        None => Verdict {
+            vsync: None,
+            text: format!("{mode} requested, {every}{reported}: paced by rendering or vsync, cannot tell"),
+        },
+    }
+}
+
+/// Largest relative spread of the interval accepted as vsync when the
+/// monitor reports no rate (real vblanks are regular to a fraction of a millisecond).
+pub const MAX_SPREAD_UNREPORTED: f64 = 0.03;
+
+/// Refresh rates displays actually run at, in Hz.
+const COMMON_RATES: [f64; 18] = [
+    23.976, 24.0, 25.0, 29.97, 30.0, 48.0, 50.0, 59.94, 60.0, 72.0, 75.0, 85.0, 90.0, 100.0, 120.0, 144.0, 165.0, 240.0,
+];
+
+/// Whether `hz` is within 1 % of a rate displays use.
+pub fn is_common_display_rate(hz: f64) -> bool {
+    COMMON_RATES.iter().any(|r| (hz - r).abs() <= 0.01 * r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meter_with(period: Nanos, blocked: Nanos, frames: u64) -> RefreshMeter {
+        let mut meter = RefreshMeter::new();
+        for k in 0..=frames {
+            meter.record(k * period, blocked, true);
+        }
+        meter
+    }
+
+    fn input<'a>(mode: &'a str, vsync: bool, reported_hz: Option<f64>, measured: Option<Measured>) -> VerdictInput<'a> {
+        VerdictInput { mode, mode_is_vsync: vsync, emulated: None, reported_hz, measured, samples: 120 }
+    }
+
+    #[test]
+    fn the_median_interval_ignores_occasional_hitches() {
+        let mut meter = RefreshMeter::new();
+        let mut t = 0;
+        for k in 0..200 {
+            t += if k % 10 == 0 { 50_000_000 } else { 16_666_667 };
+            meter.record(t, 15_000_000, true);
+        }
+        let m = meter.measured().expect("enough samples");
+        assert_eq!(m.period, 16_666_667);
+        assert_eq!(m.samples, WINDOW, "only the last {WINDOW} intervals are kept");
+    }
+
+    #[test]
+    fn paced_frames_do_not_count() {
+        let mut meter = RefreshMeter::new();
+        for k in 0..100 {
+            meter.record(k * 16_666_667, 0, false);
+        }
+        assert_eq!(meter.samples(), 0, "a strategy's own waits say nothing about the display");
+        assert!(meter.measured().is_none());
+    }
+
+    #[test]
+    fn fifo_without_blocking_at_2_ms_is_called_out_as_no_vsync() {
+        let m = meter_with(2_000_000, 100_000, 120).measured();
+        let v = verdict(&input("Fifo", true, None, m));
+        assert_eq!(v.vsync, Some(false));
+        assert_eq!(v.text, "Fifo requested, frames every 2.0 ms: vsync not in effect");
+    }
+
+    #[test]
+    fn fifo_blocking_at_the_reported_rate_is_vsync() {
+        let m = meter_with(16_683_350, 14_000_000, 120).measured();
+        let v = verdict(&input("Fifo", true, Some(59.94), m));
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        assert!(v.text.ends_with("vsync in effect, every refresh"), "{}", v.text);
+    }
+
+    #[test]
+    fn a_slow_frame_under_vsync_is_every_second_refresh() {
+        let m = meter_with(33_333_333, 10_000_000, 120).measured();
+        let v = verdict(&input("Fifo", true, Some(60.0), m));
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        assert!(v.text.contains("every 2nd refresh"), "{}", v.text);
+    }
+
+    #[test]
+    fn immediate_mode_never_claims_vsync() {
+        let m = meter_with(16_666_667, 14_000_000, 120).measured();
+        let v = verdict(&input("Immediate", false, Some(60.0), m));
+        assert_eq!(v.vsync, Some(false));
+    }
+
+    #[test]
+    fn steady_blocking_without_a_reported_rate_is_vsync_only_at_a_display_rate() {
+        let at_60 = meter_with(16_666_667, 14_000_000, 120).measured();
+        let v = verdict(&input("Fifo", true, None, at_60));
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        let at_83 = meter_with(12_000_000, 11_000_000, 120).measured();
+        let v = verdict(&input("Fifo", true, None, at_83));
+        assert_eq!(v.vsync, None, "a slow renderer at 83 Hz is not proof of vsync: {}", v.text);
+    }
+
+    #[test]
+    fn too_few_frames_give_no_verdict_yet() {
+        let v = verdict(&VerdictInput { samples: 3, ..input("Fifo", true, None, None) });
+        assert_eq!(v.vsync, None);
+        assert!(v.text.contains("measuring"), "{}", v.text);
+    }
+}

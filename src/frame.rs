@@ -1,0 +1,335 @@
+//! The loop driver: one frame of any strategy, for the window and the simulator alike.
+//!
+//! ```text
+//! frame:  now ─► strategy.begin ─► [steps] ─► render(view) ─► present ─► [steps] ─► strategy.end ─► wake
+//!                                  ^ normal order                         ^ render-first order (paced)
+//! ```
+//!
+//! The driver owns the strategy and the game-time bookkeeping; the world and
+//! the platform are passed in. A [`FrameHost`] is what differs between the
+//! shell and the virtual monitor: the window's host reads the real clock,
+//! draws with wgpu and presents to a surface; the simulator's host reads a
+//! manual clock and charges modelled costs to it. Neither the driver nor the
+//! strategies sleep: the caller waits until [`FrameReport::wake`].
+
+use crate::strategy::{FrameContext, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
+use crate::time::{Nanos, Rate};
+
+/// Something that can be advanced by a simulation step.
+pub trait Simulation {
+    /// Advances the world by `dt` nanoseconds (a tick period for fixed
+    /// steps, the measured delta for `variable`).
+    fn step(&mut self, dt: Nanos);
+}
+
+/// The platform side of a frame.
+pub trait FrameHost<W> {
+    /// The clock now.
+    fn now(&mut self) -> Nanos;
+
+    /// Called after every simulation step (the simulator charges the update's
+    /// cost to its clock here).
+    fn after_step(&mut self) {}
+
+    /// Draws `world` as `view` says. Must not change the world.
+    fn render(&mut self, world: &W, view: View);
+
+    /// Shows the rendered frame; returns the (best known) time it became
+    /// visible: the vblank in the simulator, the present's return in the window.
+    fn present(&mut self) -> Nanos;
+}
+
+/// What happened in one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameReport {
+    /// Clock at the start of the frame.
+    pub start: Nanos,
+    /// World updates run in this frame.
+    pub updates: u32,
+    /// What was drawn.
+    pub view: View,
+    /// The time the drawn picture depicts (see [`crate::strategy::Plan::content_time`]).
+    pub content_time: Nanos,
+    /// When the frame became visible, as the host reported it.
+    pub display_time: Nanos,
+    /// Clock after the last step of the frame.
+    pub end: Nanos,
+    /// When the next frame should start.
+    pub wake: Wake,
+}
+
+/// Game time bookkeeping that survives tick-rate changes without drift:
+/// whole ticks at the current rate are converted exactly, earlier rates are
+/// folded into `base` once, when the rate changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct GameTime {
+    base: Nanos,
+    rate: Rate,
+    ticks_at_rate: u64,
+}
+
+impl GameTime {
+    fn now(&self) -> Nanos {
+        self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate))
+    }
+}
+
+/// Runs frames of the active strategy against a world.
+pub struct FrameDriver {
+    id: StrategyId,
+    config: StrategyConfig,
+    strategy: Box<dyn Strategy>,
+    refresh: Option<Rate>,
+    game: GameTime,
+    frames: u64,
+    updates: u64,
+    step_limit: Option<u64>,
+}
+
+impl FrameDriver {
+    /// A driver running strategy `id`.
+    pub fn new(id: StrategyId, config: StrategyConfig) -> FrameDriver {
+        FrameDriver {
+            id,
+            config,
+            strategy: id.build(&config),
+            refresh: None,
+            game: GameTime { base: 0, rate: config.tick_rate, ticks_at_rate: 0 },
+            frames: 0,
+            updates: 0,
+            step_limit: None,
+        }
+    }
+
+    /// The active strategy.
+    pub fn strategy_id(&self) -> StrategyId {
+        self.id
+    }
+
+    /// The active strategy's state machine (for its status line).
+    pub fn strategy(&self) -> &dyn Strategy {
+        self.strategy.as_ref()
+    }
+
+    /// The configuration strategies are built from.
+    pub fn config(&self) -> &StrategyConfig {
+        &self.config
+    }
+
+    /// Switches strategy. The world is untouched; only timing state starts over.
+    pub fn set_strategy(&mut self, id: StrategyId) {
+        if id != self.id {
+            self.id = id;
+            self.strategy = id.build(&self.config);
+        } else {
+            self.strategy.reset(&self.config);
+        }
+    }
+
+    /// Changes the tick rate (resets the strategy's timing state).
+    pub fn set_tick_rate(&mut self, rate: Rate) {
+        self.game.base = self.game.now();
+        self.game.ticks_at_rate = 0;
+        self.game.rate = rate;
+        self.config.tick_rate = rate;
+        self.strategy.reset(&self.config);
+    }
+
+    /// Replaces the whole configuration (resets the strategy's timing state).
+    pub fn set_config(&mut self, config: StrategyConfig) {
+        if config.tick_rate != self.config.tick_rate {
+            self.set_tick_rate(config.tick_rate);
+        }
+        self.config = config;
+        self.strategy.reset(&self.config);
+    }
+
+    /// Tells strategies the display's refresh rate (or that it is unknown).
+    pub fn set_refresh(&mut self, refresh: Option<Rate>) {
+        self.refresh = refresh;
+    }
+
+    /// Stops stepping once this many updates have run in total (so a
+    /// determinism check can compare worlds at exactly tick N).
+    pub fn set_step_limit(&mut self, limit: Option<u64>) {
+        self.step_limit = limit;
+    }
+
+    /// Frames run so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// World updates run so far.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Simulated time so far: fixed steps at their exact tick times plus the
+    /// sum of variable steps.
+    pub fn game_time(&self) -> Nanos {
+        self.game.now()
+    }
+
+    /// Runs one frame: decide, step, render, present, decide when to wake.
+    pub fn run_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
+        let start = host.now();
+        let plan = self.strategy.begin(&FrameContext { now: start, refresh: self.refresh });
+        let mut updates = 0;
+        let display_time;
+        if plan.render_first {
+            host.render(world, plan.view);
+            display_time = host.present();
+            let now = host.now();
+            let steps = self.strategy.after_render(now);
+            updates += self.run_steps(steps, world, host);
+        } else {
+            updates += self.run_steps(plan.steps, world, host);
+            host.render(world, plan.view);
+            display_time = host.present();
+        }
+        let end = host.now();
+        let wake = self.strategy.end(end);
+        self.frames += 1;
+        FrameReport { start, updates, view: plan.view, content_time: plan.content_time, display_time, end, wake }
+    }
+
+    fn run_steps<W: Simulation, H: FrameHost<W>>(&mut self, steps: Steps, world: &mut W, host: &mut H) -> u32 {
+        let allowed = |done: u64| self.step_limit.is_none_or(|limit| done < limit);
+        match steps {
+            Steps::Fixed(n) => {
+                let dt = self.game.rate.period();
+                let mut ran = 0;
+                for _ in 0..n {
+                    if !allowed(self.updates) {
+                        break;
+                    }
+                    world.step(dt);
+                    self.updates += 1;
+                    self.game.ticks_at_rate += 1;
+                    ran += 1;
+                    host.after_step();
+                }
+                ran
+            }
+            Steps::Variable(0) => 0,
+            Steps::Variable(dt) => {
+                if !allowed(self.updates) {
+                    return 0;
+                }
+                world.step(dt);
+                self.updates += 1;
+                self.game.base = self.game.base.saturating_add(dt);
+                host.after_step();
+                1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{Clock, ManualClock};
+
+    /// Records what happened, in order; each step and render costs 1 ms.
+    #[derive(Default)]
+    struct Log {
+        steps: Vec<Nanos>,
+    }
+
+    impl Simulation for Log {
+        fn step(&mut self, dt: Nanos) {
+            self.steps.push(dt);
+        }
+    }
+
+    struct Host {
+        clock: ManualClock,
+        events: Vec<&'static str>,
+    }
+
+    impl FrameHost<Log> for Host {
+        fn now(&mut self) -> Nanos {
+            self.clock.now()
+        }
+        fn after_step(&mut self) {
+            self.events.push("step");
+            self.clock.advance_by(1_000_000);
+        }
+        fn render(&mut self, _world: &Log, _view: View) {
+            self.events.push("render");
+            self.clock.advance_by(1_000_000);
+        }
+        fn present(&mut self) -> Nanos {
+            self.events.push("present");
+            self.clock.now()
+        }
+    }
+
+    fn host() -> Host {
+        Host { clock: ManualClock::starting_at(0), events: Vec::new() }
+    }
+
+    #[test]
+    fn steps_run_before_render_for_ordinary_strategies() {
+        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+        let (mut world, mut host) = (Log::default(), host());
+        driver.run_frame(&mut world, &mut host);
+        host.clock.advance_to(40_000_000);
+        host.events.clear();
+        let report = driver.run_frame(&mut world, &mut host);
+        assert_eq!(report.updates, 2);
+        assert_eq!(host.events, ["step", "step", "render", "present"]);
+        assert_eq!(world.steps, [16_666_667, 16_666_667], "fixed steps pass the rounded period");
+    }
+
+    #[test]
+    fn paced_renders_and_presents_before_it_steps() {
+        let config = StrategyConfig { tick_rate: Rate::from_hz(200), ..StrategyConfig::default() };
+        let mut driver = FrameDriver::new(StrategyId::Paced, config);
+        driver.set_refresh(Some(Rate::new(125, 2).unwrap()));
+        let (mut world, mut host) = (Log::default(), host());
+        let report = driver.run_frame(&mut world, &mut host);
+        assert_eq!(&host.events[..2], ["render", "present"]);
+        assert_eq!(report.updates, 4, "simulates just past the 16 ms frame end");
+        assert_eq!(report.wake.at, Some(16_000_000));
+    }
+
+    #[test]
+    fn the_step_limit_stops_a_frame_at_exactly_n_updates() {
+        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+        driver.set_step_limit(Some(3));
+        let (mut world, mut host) = (Log::default(), host());
+        driver.run_frame(&mut world, &mut host);
+        host.clock.advance_to(100_000_000);
+        let report = driver.run_frame(&mut world, &mut host);
+        assert_eq!(report.updates, 3);
+        assert_eq!(driver.updates(), 3);
+    }
+
+    #[test]
+    fn game_time_survives_tick_rate_changes_without_drift() {
+        let mut driver = FrameDriver::new(StrategyId::Lockstep, StrategyConfig::default());
+        let (mut world, mut host) = (Log::default(), host());
+        for _ in 0..60 {
+            driver.run_frame(&mut world, &mut host);
+        }
+        driver.set_tick_rate(Rate::from_hz(144));
+        for _ in 0..144 {
+            driver.run_frame(&mut world, &mut host);
+        }
+        assert_eq!(driver.game_time(), 2_000_000_000, "60 ticks at 60 Hz + 144 at 144 Hz = 2 s exactly");
+    }
+
+    #[test]
+    fn switching_strategy_keeps_counters_and_game_time() {
+        let mut driver = FrameDriver::new(StrategyId::Lockstep, StrategyConfig::default());
+        let (mut world, mut host) = (Log::default(), host());
+        driver.run_frame(&mut world, &mut host);
+        driver.set_strategy(StrategyId::Variable);
+        assert_eq!(driver.strategy_id(), StrategyId::Variable);
+        assert_eq!(driver.updates(), 1);
+        assert_eq!(driver.game_time(), 16_666_666);
+    }
+}

@@ -1,0 +1,280 @@
+//! The machine and display models: what each step of a frame costs on the
+//! virtual clock, how present behaves, and the presets.
+//!
+//! | preset    | update        | render        | present (vsync on)                | sleeps            | refresh |
+//! |-----------|---------------|---------------|-----------------------------------|-------------------|---------|
+//! | `glaiel`  | 10 µs ± 0.8   | 5 ms ± 0.8 µs | wait to the boundary ± 83 µs      | exact             | 60      |
+//! | `desktop` | 0.1–0.5 ms    | 2–8 ms        | queue of 2, wake 0–100 µs late    | +50–1000 µs       | 60      |
+//! | `slow`    | 0.1–0.5 ms    | 20–25 ms      | as desktop                        | as desktop        | 60      |
+//! | `spiky`   | as desktop    | as desktop + a 30–100 ms stall every 1.5–2.5 s | as desktop | as desktop | 60 |
+//! | `seed000` | 1 ms          | 3 ms          | vsync off by default, present 0   | exact             | 62.5    |
+//!
+//! `glaiel` is the seed article's simulator, number for number: its noise
+//! `fuzzy()` is uniform in ±f with f = (1/60)·0.005 s ≈ 83 333 ns, scaled
+//! ×0.01 for update and render and ×1e-5 for the busy step after display.
+//! Each cost is `max(0, base + noise)` in whole nanoseconds.
+
+use crate::rng::SplitMix64;
+use crate::time::{NANOS_PER_MS, Nanos, Rate};
+use std::fmt;
+
+/// A cost drawn uniformly from `lo..=hi` nanoseconds, never below 0 once applied.
+///
+/// `lo` may be negative: `Cost::around(base, spread)` is the article's
+/// `max(0, base + fuzzy())`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cost {
+    /// Smallest draw (ns), may be negative.
+    pub lo: i64,
+    /// Largest draw (ns).
+    pub hi: i64,
+}
+
+impl Cost {
+    /// Costs nothing.
+    pub const ZERO: Cost = Cost { lo: 0, hi: 0 };
+
+    /// Always `ns`.
+    pub const fn fixed(ns: i64) -> Cost {
+        Cost { lo: ns, hi: ns }
+    }
+
+    /// `base ± spread`.
+    pub const fn around(base: i64, spread: i64) -> Cost {
+        Cost { lo: base - spread, hi: base + spread }
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub const fn between(lo: i64, hi: i64) -> Cost {
+        Cost { lo, hi }
+    }
+
+    /// The same noise around a new centre; the spread shrinks to the centre
+    /// so an override never draws mostly zeros (`--render-ms 1` on `desktop`
+    /// gives 0–2 ms).
+    pub fn centred_on(self, base: Nanos) -> Cost {
+        let base = i64::try_from(base).unwrap_or(i64::MAX);
+        let spread = ((self.hi - self.lo) / 2).min(base);
+        Cost::around(base, spread)
+    }
+
+    /// A signed draw (for offsets that may move a time earlier).
+    pub fn offset(self, rng: &mut SplitMix64) -> i64 {
+        if self.lo == self.hi { self.lo } else { rng.range_i64(self.lo, self.hi) }
+    }
+
+    /// A draw clamped at 0: `max(0, draw)`.
+    pub fn sample(self, rng: &mut SplitMix64) -> Nanos {
+        u64::try_from(self.offset(rng)).unwrap_or(0)
+    }
+}
+
+/// How a vsynced present waits for the display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presentation {
+    /// The article's: present blocks until the next refresh boundary (a time
+    /// exactly on a boundary waits 0) and wakes with `wake` noise around it.
+    BlockToBoundary,
+    /// A swap chain: present returns at once while fewer than `depth` frames
+    /// (this one included) wait for a vblank, else blocks until the oldest is
+    /// shown. Each frame is shown at the first vblank at or after its present
+    /// and after its predecessor's.
+    Queued {
+        /// Frames that may wait; 1 blocks every present until it is shown.
+        depth: u32,
+    },
+}
+
+/// An occasional long frame (a GC pause, shader compile, another process).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// Time between stalls.
+    pub every: Cost,
+    /// Length of one stall (added to a render).
+    pub length: Cost,
+}
+
+/// The named presets of `--model`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// The seed article's monitor simulator.
+    Glaiel,
+    /// A typical desktop: queued presents, sloppy sleeps, 2–8 ms renders.
+    Desktop,
+    /// A machine whose render takes longer than a 60 Hz refresh.
+    Slow,
+    /// `desktop` plus a 30–100 ms stall about every 2 s.
+    Spiky,
+    /// Seed 000's worked timeline: no noise, exact sleeps.
+    Seed000,
+}
+
+impl Preset {
+    /// All presets, in help order.
+    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::Seed000];
+
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Glaiel => "glaiel",
+            Preset::Desktop => "desktop",
+            Preset::Slow => "slow",
+            Preset::Spiky => "spiky",
+            Preset::Seed000 => "seed000",
+        }
+    }
+
+    /// Looks a preset up by name.
+    ///
+    /// # Errors
+    /// An unknown name; the message lists the valid ones.
+    pub fn parse(text: &str) -> Result<Preset, String> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(text.trim()))
+            .ok_or_else(|| format!("unknown model '{text}' (expected one of: glaiel, desktop, slow, spiky, seed000)"))
+    }
+
+    /// The full model of this preset.
+    pub fn model(self) -> Model {
+        /// The article's noise amplitude: (1/60 s) · 0.005 ≈ 83 333 ns.
+        const F: i64 = 83_333;
+        /// `f · 0.01` (update and render noise), in whole ns.
+        const F_001: i64 = 833;
+        /// `f · 1e-5` (busy noise), 0.83 ns rounded to 1.
+        const F_1E5: i64 = 1;
+        let ms = |x: i64| x * NANOS_PER_MS as i64;
+        let us = |x: i64| x * 1_000;
+        let desktop = Model {
+            preset: self,
+            update: Cost::between(us(100), us(500)),
+            render: Cost::between(ms(2), ms(8)),
+            present_immediate: Cost::between(us(50), us(200)),
+            vblank_wake: Cost::between(0, us(100)),
+            busy: Cost::ZERO,
+            sleep_overshoot: Cost::between(us(50), us(1000)),
+            presentation: Presentation::Queued { depth: 2 },
+            stall: None,
+            default_refresh: Rate::from_hz(60),
+            default_vsync: true,
+        };
+        match self {
+            Preset::Glaiel => Model {
+                preset: self,
+                update: Cost::around(10_000, F_001),
+                render: Cost::around(ms(5), F_001),
+                present_immediate: Cost::around(1_000, F),
+                vblank_wake: Cost::around(0, F),
+                busy: Cost::around(1_000, F_1E5),
+                sleep_overshoot: Cost::ZERO,
+                presentation: Presentation::BlockToBoundary,
+                stall: None,
+                default_refresh: Rate::from_hz(60),
+                default_vsync: true,
+            },
+            Preset::Desktop => desktop,
+            Preset::Slow => Model { render: Cost::between(ms(20), ms(25)), ..desktop },
+            Preset::Spiky => Model {
+                stall: Some(Stall { every: Cost::between(ms(1500), ms(2500)), length: Cost::between(ms(30), ms(100)) }),
+                ..desktop
+            },
+            Preset::Seed000 => Model {
+                preset: self,
+                update: Cost::fixed(ms(1)),
+                render: Cost::fixed(ms(3)),
+                present_immediate: Cost::ZERO,
+                vblank_wake: Cost::ZERO,
+                busy: Cost::ZERO,
+                sleep_overshoot: Cost::ZERO,
+                presentation: Presentation::Queued { depth: 1 },
+                stall: None,
+                // 62.5 Hz: a 16 ms refresh, so seed 000's interval is 16 ms.
+                default_refresh: Rate::new(125, 2).unwrap_or(Rate::from_hz(60)),
+                default_vsync: false,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything the virtual machine and display charge to the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// Which preset this started from (reported as `model`).
+    pub preset: Preset,
+    /// One world update.
+    pub update: Cost,
+    /// One render.
+    pub render: Cost,
+    /// A present with vsync off (shown at once, tearing).
+    pub present_immediate: Cost,
+    /// Signed offset from the vblank at which a blocked present returns.
+    pub vblank_wake: Cost,
+    /// The loop's own work after display (the article's `busy()`).
+    pub busy: Cost,
+    /// Added to every sleep that actually waits.
+    pub sleep_overshoot: Cost,
+    /// How a vsynced present waits.
+    pub presentation: Presentation,
+    /// Occasional stalls, if any.
+    pub stall: Option<Stall>,
+    /// Refresh rate used when `--refresh` is not given.
+    pub default_refresh: Rate,
+    /// Vsync used when `--vsync` is not given.
+    pub default_vsync: bool,
+}
+
+impl Model {
+    /// This model with the render cost centred on `ns` (`--render-ms`).
+    pub fn with_render(self, ns: Nanos) -> Model {
+        Model { render: self.render.centred_on(ns), ..self }
+    }
+
+    /// This model with the update cost centred on `ns` (`--update-ms`).
+    pub fn with_update(self, ns: Nanos) -> Model {
+        Model { update: self.update.centred_on(ns), ..self }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glaiel_costs_are_the_articles_noise_around_its_bases() {
+        let m = Preset::Glaiel.model();
+        assert_eq!(m.update, Cost { lo: 10_000 - 833, hi: 10_000 + 833 });
+        assert_eq!(m.render, Cost { lo: 5_000_000 - 833, hi: 5_000_000 + 833 });
+        assert_eq!(m.vblank_wake, Cost { lo: -83_333, hi: 83_333 });
+        assert_eq!(m.busy, Cost { lo: 999, hi: 1_001 });
+    }
+
+    #[test]
+    fn an_override_keeps_the_noise_but_never_spreads_below_zero() {
+        let glaiel = Preset::Glaiel.model().with_render(20_000_000);
+        assert_eq!(glaiel.render, Cost::around(20_000_000, 833));
+        let desktop = Preset::Desktop.model().with_render(1_000_000);
+        assert_eq!(desktop.render, Cost::between(0, 2_000_000));
+    }
+
+    #[test]
+    fn a_sample_is_never_negative() {
+        let mut rng = SplitMix64::new(3);
+        let c = Cost::around(1_000, 83_333);
+        assert!((0..1000).all(|_| c.sample(&mut rng) <= 84_333));
+        assert!((0..1000).any(|_| c.sample(&mut rng) == 0), "most draws of 1 µs ± 83 µs clamp to 0");
+    }
+
+    #[test]
+    fn preset_names_round_trip() {
+        for p in Preset::ALL {
+            assert_eq!(Preset::parse(p.name()), Ok(p));
+        }
+        assert!(Preset::parse("laptop").is_err());
+    }
+}

@@ -1,0 +1,46 @@
+//! The world: a bouncing ball and movers that each expose an interpolation hazard.
+//!
+//! What the loop strategies are judged on. Every entity keeps its previous
+//! and current state; a step moves current to previous and computes the new
+//! current; drawing picks a [`crate::strategy::View`] of the two and never
+//! changes anything (seed 000).
+//!
+//! ```text
+//!   ┌──────────────────────────── playfield (default 1280 × 720 px) ───────────────────┐
+//!   │ ▬▬► runner (constant speed: the smoothness reference, wraps off-screen)           │
+//!   │            ◆ wrapper (fast diagonal, wraps: teleports must not smear)             │
+//!   │    ↻ spinner (angle wraps at ±180°)       ● ball (seed 003 physics)    ○ orbiter  │
+//!   │                                            ▲ player (input)                       │
+//!   │ · · · load sprites (SoA, up to 100k) · ·   ⁂ particles (born/die: no lerp from nowhere)
+//!   └────────────────────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! - [`ball`]: the seed-003 ball, integrated with an exact closed form and
+//!   split at every wall impact;
+//! - `movers`: runner, orbiter, spinner, wrapper as closed-form functions of
+//!   the integer sim time (so fixed and variable stepping agree on them, and
+//!   ghosts can show their true pose between ticks);
+//! - `particles`, `player`, `load`: the rest of the cast;
+//! - [`input`]: input applied at tick boundaries and the log that replays it;
+//! - [`World`]: all of it, with a state hash for determinism checks.
+
+pub mod ball;
+mod hash;
+pub mod input;
+pub mod instance;
+mod load;
+mod movers;
+mod particles;
+mod player;
+
+mod world;
+
+pub use ball::{Ball, BallParams, BallState};
+pub use input::{Input, InputEvent, InputLog};
+pub use instance::{Instance, SpriteCell};
+pub use movers::{
+    MoverKind, MoverState, ORBITER_PERIOD, Pose, RUNNER_SPEED, SPINNER_PERIOD, WRAPPER_SPEED, lerp_angle, wrap_angle,
+};
+pub use particles::{PARTICLE_CAPACITY, PARTICLE_LIFETIME, PARTICLE_RATE, particle_birth};
+pub use player::PLAYER_SPEED;
+pub use world::{FIXED_ENTITIES, GHOSTS, INPUT_LOG_CAPACITY, World, WorldConfig};

@@ -1,0 +1,103 @@
+//! `fixed-fps`: step, render, then sleep until the next tick.
+//!
+//! deWiTTERS loop 1 (seed 004):
+//!
+//! ```text
+//! next_tick = now
+//! loop { update(); display(); next_tick += period; sleep(next_tick - now) }
+//! ```
+//!
+//! The frame rate *is* the tick rate. On a fast machine the spare time is
+//! slept away (no vsync needed); on a slow one the sleep is negative, frames
+//! run back to back and the game runs behind (it catches up only as fast as
+//! frames can go). `next_tick` is `origin + tick_time(n)`, so the schedule does
+//! not drift. A backlog beyond `max_lag` restarts the schedule at the clock.
+
+use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use crate::time::{Nanos, Rate};
+
+/// One step per frame, frames scheduled on the tick grid.
+#[derive(Debug, Clone)]
+pub struct FixedFps {
+    tick: Rate,
+    max_lag: Nanos,
+    origin: Option<Nanos>,
+    /// Ticks scheduled since `origin`.
+    n: u64,
+    late_frames: u64,
+}
+
+impl FixedFps {
+    /// A fresh `fixed-fps`.
+    pub fn new(config: &StrategyConfig) -> FixedFps {
+        FixedFps { tick: config.tick_rate, max_lag: config.max_lag, origin: None, n: 0, late_frames: 0 }
+    }
+}
+
+impl Strategy for FixedFps {
+    fn info(&self) -> &'static StrategyInfo {
+        StrategyId::FixedFps.info()
+    }
+
+    fn reset(&mut self, config: &StrategyConfig) {
+        *self = FixedFps::new(config);
+    }
+
+    fn begin(&mut self, ctx: &FrameContext) -> Plan {
+        let origin = *self.origin.get_or_insert(ctx.now);
+        Plan {
+            steps: Steps::Fixed(1),
+            view: View::Latest,
+            render_first: false,
+            content_time: origin.saturating_add(self.tick.tick_time(self.n + 1)),
+        }
+    }
+
+    fn end(&mut self, now: Nanos) -> Wake {
+        let Some(origin) = self.origin else {
+            return Wake::default();
+        };
+        self.n += 1;
+        let next = origin.saturating_add(self.tick.tick_time(self.n));
+        if now > next {
+            self.late_frames += 1;
+            if now - next > self.max_lag {
+                self.origin = Some(now);
+                self.n = 0;
+                return Wake { at: Some(now) };
+            }
+        }
+        Wake { at: Some(next) }
+    }
+
+    fn status(&self) -> String {
+        format!("{} frames ran late", self.late_frames)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_scheduled_on_the_exact_tick_grid() {
+        let mut s = FixedFps::new(&StrategyConfig::default());
+        let mut now = 3;
+        for n in 1..=180u64 {
+            assert_eq!(s.begin(&FrameContext { now, refresh: None }).steps, Steps::Fixed(1));
+            let wake = s.end(now + 2_000_000).at.unwrap();
+            assert_eq!(wake, 3 + Rate::from_hz(60).tick_time(n), "tick {n}");
+            now = wake;
+        }
+        assert_eq!(now, 3 + 3_000_000_000, "180 ticks at 60 Hz are exactly 3 s");
+    }
+
+    #[test]
+    fn a_late_frame_wakes_immediately_and_runs_behind() {
+        let mut s = FixedFps::new(&StrategyConfig::default());
+        s.begin(&FrameContext { now: 0, refresh: None });
+        let wake = s.end(40_000_000).at.unwrap();
+        assert_eq!(wake, 16_666_666, "the schedule is kept, the frame is late");
+        assert_eq!(s.late_frames, 1);
+    }
+}

@@ -1,0 +1,422 @@
+//! `fuzzy`: Glaiel's vsync-snapped accumulator (seed 001, after Slick Entertainment).
+//!
+//! A strict accumulator double-updates whenever vsync noise puts a frame a
+//! hair under one tick. The fuzzy timer accepts anything *near* a tick as a
+//! tick, so with vsync the display becomes the game's clock:
+//!
+//! ```text
+//! variant  step while            subtract   then                       (60 Hz ticks)
+//! 60-62    acc >  1/62 s         1/60 s     acc < 0 → 0
+//! 59-61    acc >  1/61 s         1/59 s     acc < 0 → 0
+//! final    acc >= 1/61 s         1/60 s     acc < 1/59 − 1/60 → 0
+//! ```
+//!
+//! The windows scale with the tick rate (62/60 of it, and so on). The price:
+//! the game runs at the display's speed when that is near the tick rate
+//! (59.94 Hz → 0.1 % slow) and drifts badly with vsync off. So, as the article
+//! did for *The End is Nigh*, frame times are measured ([`VsyncDetector`]) and
+//! the timer falls back to strict stepping unless they look like a vsync near
+//! the tick rate. `--no-vsync-detect` gives the article's raw timer.
+
+use super::catch_up::Backlog;
+use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use crate::time::{Nanos, Rate};
+use std::fmt;
+
+/// Which of seed 001's fuzzy timers to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FuzzyVariant {
+    /// `while (acc > 1/62) { update; acc -= 1/60; if (acc < 0) acc = 0; }`
+    Fuzzy6062,
+    /// `while (acc > 1/61) { update; acc -= 1/59; if (acc < 0) acc = 0; }`
+    Fuzzy5961,
+    /// `while (acc >= 1/61) { update; acc -= 1/60; if (acc < 1/59 - 1/60) acc = 0; }`
+    #[default]
+    Final,
+}
+
+impl FuzzyVariant {
+    /// All variants, for help text.
+    pub const ALL: [FuzzyVariant; 3] = [FuzzyVariant::Fuzzy6062, FuzzyVariant::Fuzzy5961, FuzzyVariant::Final];
+
+    /// The CLI name (`60-62`, `59-61`, `final`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FuzzyVariant::Fuzzy6062 => "60-62",
+            FuzzyVariant::Fuzzy5961 => "59-61",
+            FuzzyVariant::Final => "final",
+        }
+    }
+
+    /// Parses a CLI name.
+    ///
+    /// # Errors
+    /// Anything but `60-62`, `59-61`, `final`.
+    pub fn parse(text: &str) -> Result<FuzzyVariant, String> {
+        FuzzyVariant::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(text.trim()))
+            .ok_or_else(|| format!("unknown fuzzy variant '{text}' (expected 60-62, 59-61 or final)"))
+    }
+}
+
+impl fmt::Display for FuzzyVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The accumulator thresholds of one variant at one tick rate, in nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    /// Step while `acc > threshold` (or `>=` for `final`).
+    threshold: i64,
+    inclusive: bool,
+    /// Subtracted per step.
+    cost: i64,
+    /// After a step, `acc` below this becomes 0.
+    floor: i64,
+}
+
+impl Window {
+    fn new(variant: FuzzyVariant, tick: Rate) -> Window {
+        let period = |mul, div| tick.scaled(mul, div).period() as i64;
+        let p = tick.period() as i64;
+        match variant {
+            FuzzyVariant::Fuzzy6062 => Window { threshold: period(62, 60), inclusive: false, cost: p, floor: 0 },
+            FuzzyVariant::Fuzzy5961 => {
+                Window { threshold: period(61, 60), inclusive: false, cost: period(59, 60), floor: 0 }
+            }
+            FuzzyVariant::Final => {
+                Window { threshold: period(61, 60), inclusive: true, cost: p, floor: period(59, 60) - p }
+            }
+        }
+    }
+
+    fn due(&self, acc: i64) -> bool {
+        if self.inclusive { acc >= self.threshold } else { acc > self.threshold }
+    }
+}
+
+/// Frames the detector looks at.
+pub const VSYNC_WINDOW: usize = 32;
+
+/// What the frame times say about vsync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VsyncVerdict {
+    /// Fewer than [`VSYNC_WINDOW`] frames seen since the last reset.
+    Unknown,
+    /// Frame times are steady at this median period, near the tick rate.
+    Locked {
+        /// The median frame time.
+        period: Nanos,
+    },
+    /// Frame times are steady, but not near the tick rate (144 Hz, 50 Hz).
+    OtherRate {
+        /// The median frame time.
+        period: Nanos,
+    },
+    /// Frame times scatter: vsync is not in effect (or the machine is too slow).
+    Unsteady {
+        /// The median frame time.
+        period: Nanos,
+    },
+}
+
+impl fmt::Display for VsyncVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |p: &Nanos| *p as f64 / 1e6;
+        match self {
+            VsyncVerdict::Unknown => write!(f, "measuring frame times"),
+            VsyncVerdict::Locked { period } => {
+                write!(f, "vsync near the tick rate (frames every {:.3} ms)", ms(period))
+            }
+            VsyncVerdict::OtherRate { period } => {
+                write!(f, "steady frames every {:.3} ms, not near the tick rate", ms(period))
+            }
+            VsyncVerdict::Unsteady { period } => {
+                write!(f, "frame times scatter (median {:.3} ms): no vsync", ms(period))
+            }
+        }
+    }
+}
+
+/// The verdict is re-evaluated every this many frames (a quarter window):
+/// often enough to follow a change within a few frames, rarely enough that
+/// the simulator's millions of frames per second are not spent on medians.
+pub const VSYNC_REEVALUATE: usize = VSYNC_WINDOW / 4;
+
+/// Decides from recent frame times whether vsync paces the loop near the
+/// tick rate: the median must lie within 58–62 Hz (scaled to the tick rate)
+/// and 7 of 8 frames within ±3 % of the median (at least ±0.25 ms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VsyncDetector {
+    tick: Rate,
+    deltas: [Nanos; VSYNC_WINDOW],
+    len: usize,
+    next: usize,
+    last_now: Option<Nanos>,
+    verdict: VsyncVerdict,
+}
+
+impl VsyncDetector {
+    /// A detector for this tick rate.
+    pub fn new(tick: Rate) -> VsyncDetector {
+        VsyncDetector {
+            tick,
+            deltas: [0; VSYNC_WINDOW],
+            len: 0,
+            next: 0,
+            last_now: None,
+            verdict: VsyncVerdict::Unknown,
+        }
+    }
+
+    /// Records the start of a frame.
+    pub fn observe(&mut self, now: Nanos) {
+        if let Some(last) = self.last_now {
+            let delta = now.saturating_sub(last);
+            self.deltas[self.next] = delta;
+            self.next = (self.next + 1) % VSYNC_WINDOW;
+            self.len = (self.len + 1).min(VSYNC_WINDOW);
+            if self.len == VSYNC_WINDOW && self.next.is_multiple_of(VSYNC_REEVALUATE) {
+                self.verdict = self.evaluate();
+            }
+        }
+        self.last_now = Some(self.last_now.map_or(now, |l| l.max(now)));
+    }
+
+    /// The current verdict (as of the last re-evaluation).
+    pub fn verdict(&self) -> VsyncVerdict {
+        self.verdict
+    }
+
+    fn evaluate(&self) -> VsyncVerdict {
+        let mut sorted = self.deltas;
+        let (_, &mut median, _) = sorted.select_nth_unstable(VSYNC_WINDOW / 2);
+        let tolerance = (median * 3 / 100).max(250_000);
+        let steady = sorted.iter().filter(|d| d.abs_diff(median) <= tolerance).count();
+        if steady * 8 < VSYNC_WINDOW * 7 {
+            return VsyncVerdict::Unsteady { period: median };
+        }
+        let fastest = self.tick.scaled(62, 60).period();
+        let slowest = self.tick.scaled(58, 60).period();
+        if (fastest..=slowest).contains(&median) {
+            VsyncVerdict::Locked { period: median }
+        } else {
+            VsyncVerdict::OtherRate { period: median }
+        }
+    }
+}
+
+/// The fuzzy timer with optional vsync detection.
+#[derive(Debug, Clone)]
+pub struct Fuzzy {
+    variant: FuzzyVariant,
+    window: Window,
+    detect: bool,
+    strict_only: bool,
+    max_steps: u32,
+    max_lag: i64,
+    tick: Rate,
+    detector: VsyncDetector,
+    /// The fuzzy accumulator (ns), used while fuzzing.
+    acc: i64,
+    /// Exact accounting, used while strict.
+    strict: Backlog,
+    fuzzing: bool,
+    last_now: Option<Nanos>,
+    origin: Nanos,
+    ticks: u64,
+}
+
+impl Fuzzy {
+    /// A fresh `fuzzy` from the config's variant and detection switch.
+    pub fn new(config: &StrategyConfig) -> Fuzzy {
+        Fuzzy {
+            variant: config.fuzzy_variant,
+            window: Window::new(config.fuzzy_variant, config.tick_rate),
+            detect: config.vsync_detect,
+            strict_only: config.fuzzy_strict,
+            max_steps: config.max_steps.max(1),
+            max_lag: i64::try_from(config.max_lag).unwrap_or(i64::MAX),
+            tick: config.tick_rate,
+            detector: VsyncDetector::new(config.tick_rate),
+            acc: 0,
+            strict: Backlog::new(config),
+            fuzzing: false,
+            last_now: None,
+            origin: 0,
+            ticks: 0,
+        }
+    }
+
+    /// Whether the last frame used the fuzzy window (else strict stepping).
+    pub fn is_fuzzing(&self) -> bool {
+        self.fuzzing
+    }
+
+    /// What vsync detection currently concludes.
+    pub fn verdict(&self) -> VsyncVerdict {
+        self.detector.verdict()
+    }
+
+    fn wants_fuzz(&self) -> bool {
+        if self.strict_only {
+            return false;
+        }
+        if !self.detect {
+            return true;
+        }
+        matches!(self.detector.verdict(), VsyncVerdict::Locked { .. })
+    }
+
+    fn fuzzy_steps(&mut self, delta: Nanos) -> u32 {
+        self.acc = self.acc.saturating_add(i64::try_from(delta).unwrap_or(i64::MAX));
+        if self.acc > self.max_lag {
+            self.acc = 0;
+        }
+        let mut steps = 0;
+        while steps < self.max_steps && self.window.due(self.acc) {
+            steps += 1;
+            self.acc -= self.window.cost;
+            if self.acc < self.window.floor {
+                self.acc = 0;
+            }
+        }
+        steps
+    }
+}
+
+impl Strategy for Fuzzy {
+    fn info(&self) -> &'static StrategyInfo {
+        StrategyId::Fuzzy.info()
+    }
+
+    fn reset(&mut self, config: &StrategyConfig) {
+        *self = Fuzzy::new(config);
+    }
+
+    fn begin(&mut self, ctx: &FrameContext) -> Plan {
+        let now = self.last_now.map_or(ctx.now, |l| l.max(ctx.now));
+        let delta = self.last_now.map_or(0, |l| now - l);
+        if self.last_now.is_none() {
+            self.origin = now;
+            self.strict.advance(now);
+        }
+        self.last_now = Some(now);
+        self.detector.observe(now);
+        let fuzz = self.wants_fuzz();
+        let steps = if fuzz {
+            if !self.fuzzing {
+                // Start the fuzzy window in phase with this frame: carrying the
+                // strict leftover over would make the switch itself a double
+                // update, and once vsync is the clock the fraction means nothing.
+                self.acc = 0;
+            }
+            self.fuzzy_steps(delta)
+        } else {
+            if self.fuzzing {
+                // Hand the fuzzy remainder to the exact accounting.
+                self.strict.resync(now.saturating_sub(u64::try_from(self.acc.max(0)).unwrap_or(0)));
+                self.strict.advance(now)
+            } else {
+                self.strict.advance(now)
+            }
+        };
+        self.fuzzing = fuzz;
+        self.ticks += u64::from(steps);
+        Plan {
+            steps: Steps::Fixed(steps),
+            view: View::Latest,
+            render_first: false,
+            content_time: self.origin.saturating_add(self.tick.tick_time(self.ticks)),
+        }
+    }
+
+    fn status(&self) -> String {
+        let mode = if self.fuzzing { format!("fuzzy {}", self.variant) } else { "strict".to_owned() };
+        if self.strict_only {
+            format!("{mode} (forced strict)")
+        } else if self.detect {
+            format!("{mode}: {}", self.detector.verdict())
+        } else {
+            format!("{mode} (vsync detection off)")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(config: &StrategyConfig, deltas: impl IntoIterator<Item = Nanos>) -> (Fuzzy, Vec<u32>) {
+        let mut s = Fuzzy::new(config);
+        let mut now = 1_000_000;
+        let mut counts = vec![s.begin(&FrameContext { now, refresh: None }).steps.count()];
+        for d in deltas {
+            now += d;
+            counts.push(s.begin(&FrameContext { now, refresh: None }).steps.count());
+        }
+        (s, counts)
+    }
+
+    #[test]
+    fn a_frame_slightly_shorter_than_a_tick_still_runs_one_update() {
+        let config =
+            StrategyConfig { vsync_detect: false, fuzzy_variant: FuzzyVariant::Fuzzy6062, ..Default::default() };
+        // 16.5 ms frames: a strict timer would run 0 updates now and then.
+        let (_, counts) = run(&config, [16_500_000; 100]);
+        assert!(counts[1..].iter().all(|&c| c == 1), "pattern {counts:?}");
+    }
+
+    #[test]
+    fn the_59_61_window_absorbs_a_59_94_hz_display() {
+        let config =
+            StrategyConfig { vsync_detect: false, fuzzy_variant: FuzzyVariant::Fuzzy5961, ..Default::default() };
+        let period = Rate::new(60000, 1001).unwrap().period();
+        let (_, counts) = run(&config, std::iter::repeat_n(period, 5000));
+        assert!(counts[1..].iter().all(|&c| c == 1), "a double update slipped through");
+    }
+
+    #[test]
+    fn the_60_62_window_double_updates_about_every_thousand_frames_at_59_94_hz() {
+        let config =
+            StrategyConfig { vsync_detect: false, fuzzy_variant: FuzzyVariant::Fuzzy6062, ..Default::default() };
+        let period = Rate::new(60000, 1001).unwrap().period();
+        let (_, counts) = run(&config, std::iter::repeat_n(period, 10_000));
+        let doubles = counts.iter().filter(|&&c| c > 1).count();
+        assert!((8..=12).contains(&doubles), "{doubles} doubles");
+    }
+
+    #[test]
+    fn detection_falls_back_to_strict_when_frames_are_far_from_the_tick() {
+        let config = StrategyConfig::default();
+        let (s, counts) = run(&config, [5_000_000; 600]);
+        assert!(!s.is_fuzzing());
+        assert!(matches!(s.verdict(), VsyncVerdict::OtherRate { .. }), "{:?}", s.verdict());
+        let updates: u32 = counts.iter().sum();
+        assert_eq!(updates, 180, "600 frames of 5 ms = 3 s = 180 ticks exactly");
+    }
+
+    #[test]
+    fn detection_locks_on_a_steady_60_hz_vsync() {
+        let (s, _) = run(&StrategyConfig::default(), [16_666_667; 100]);
+        assert!(s.is_fuzzing(), "{}", s.status());
+    }
+
+    #[test]
+    fn the_strict_switch_never_fuzzes() {
+        let config = StrategyConfig { fuzzy_strict: true, ..Default::default() };
+        let (s, _) = run(&config, [16_666_667; 100]);
+        assert!(!s.is_fuzzing());
+    }
+
+    #[test]
+    fn variant_names_round_trip() {
+        for v in FuzzyVariant::ALL {
+            assert_eq!(FuzzyVariant::parse(v.name()), Ok(v));
+        }
+        assert!(FuzzyVariant::parse("61-63").is_err());
+    }
+}

@@ -1,0 +1,361 @@
+//! Loop strategies: plain state machines that turn time into decisions.
+//!
+//! A strategy never reads a clock and never sleeps. The loop driver
+//! ([`crate::frame`]) feeds it the time at three points of a frame and carries
+//! out what it returns:
+//!
+//! ```text
+//!   now ──► begin() ──► Plan { steps, view, render_first, content_time }
+//!             │
+//!             ├─ render_first == false:  run steps ─► render(view) ─► present
+//!             └─ render_first == true:   render(view) ─► present ─► after_render(now) ─► run steps
+//!   now ──► end() ──► Wake { at }     (the shell sleeps / WaitUntil; the simulator jumps its clock)
+//! ```
+//!
+//! The same state machine runs in the window and in the virtual monitor, so a
+//! figure from `timestep-lab simulate` is a figure about the code the demo runs.
+//! Switching strategy at run time keeps the world and calls [`Strategy::reset`].
+
+mod auto;
+mod catch_up;
+mod extrapolated;
+mod fixed_fps;
+mod fuzzy;
+mod interpolated;
+mod lockstep;
+mod paced;
+mod snapped;
+mod variable;
+
+pub use auto::{Auto, AutoChoice};
+pub use catch_up::{Backlog, CatchUp};
+pub use extrapolated::Extrapolated;
+pub use fixed_fps::FixedFps;
+pub use fuzzy::{Fuzzy, FuzzyVariant, VsyncDetector, VsyncVerdict};
+pub use interpolated::Interpolated;
+pub use lockstep::Lockstep;
+pub use paced::Paced;
+pub use snapped::Snapped;
+pub use variable::Variable;
+
+use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use std::fmt;
+
+/// The stable ids of the ten strategies, in key order (`1`–`0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StrategyId {
+    /// One fixed step per rendered frame.
+    Lockstep,
+    /// Step + render, then wait for the next tick (deWiTTERS loop 1).
+    FixedFps,
+    /// One step of the measured frame delta.
+    Variable,
+    /// Accumulator with fixed steps, renders the latest state.
+    CatchUp,
+    /// Accumulator with fixed steps, renders lerp(previous, current, alpha).
+    Interpolated,
+    /// Accumulator with fixed steps, renders current + velocity × leftover.
+    Extrapolated,
+    /// Glaiel's vsync-snapped fuzzy accumulator.
+    Fuzzy,
+    /// Integer deltas snapped to the refresh, averaged, interpolated.
+    Snapped,
+    /// Seed 000's adaptive render interval.
+    Paced,
+    /// Picks fuzzy lockstep or interpolation from what it measures.
+    Auto,
+}
+
+/// What the CLI, the overlay and reports say about a strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrategyInfo {
+    /// The id.
+    pub id: StrategyId,
+    /// The stable name used on the command line and in reports (`catch-up`).
+    pub name: &'static str,
+    /// One line: what it does and what it costs.
+    pub summary: &'static str,
+    /// Where the idea comes from (seed numbers, articles).
+    pub source: &'static str,
+}
+
+const INFOS: [StrategyInfo; 10] = [
+    StrategyInfo {
+        id: StrategyId::Lockstep,
+        name: "lockstep",
+        summary: "one fixed step per rendered frame: perfectly smooth at refresh == tick rate, wrong speed anywhere else",
+        source: "seeds 001, 002, 004",
+    },
+    StrategyInfo {
+        id: StrategyId::FixedFps,
+        name: "fixed-fps",
+        summary: "step, render, then sleep until the next tick: right speed on fast machines, slows down on slow ones",
+        source: "seed 004 (deWiTTERS loop 1)",
+    },
+    StrategyInfo {
+        id: StrategyId::Variable,
+        name: "variable",
+        summary: "one step of the measured frame time (clamped): smooth, but physics and replays depend on frame rate",
+        source: "seeds 001, 002, 004 (loop 2)",
+    },
+    StrategyInfo {
+        id: StrategyId::CatchUp,
+        name: "catch-up",
+        summary: "fixed steps from an accumulator, latest state drawn: right speed, but 0/2-update frames stutter",
+        source: "seed 001 (naive timer), 002, 004 (loop 3)",
+    },
+    StrategyInfo {
+        id: StrategyId::Interpolated,
+        name: "interpolated",
+        summary: "fixed steps, draws between the last two states by acc/dt: smooth at any refresh, one tick of latency",
+        source: "seed 001 (Fix Your Timestep), 002, 004 (loop 4)",
+    },
+    StrategyInfo {
+        id: StrategyId::Extrapolated,
+        name: "extrapolated",
+        summary: "fixed steps, draws current + velocity × leftover time: no added latency, overshoots at bounces",
+        source: "seeds 002, 004 (loop 4)",
+    },
+    StrategyInfo {
+        id: StrategyId::Fuzzy,
+        name: "fuzzy",
+        summary: "accumulator that accepts frames near one tick as one tick: vsync-smooth, but drifts without vsync",
+        source: "seed 001 (Slick Entertainment's fuzzy timer)",
+    },
+    StrategyInfo {
+        id: StrategyId::Snapped,
+        name: "snapped",
+        summary: "integer deltas snapped to the refresh and averaged, then interpolated: robust against timer noise",
+        source: "Glaiel's later frame timer; Godot's delta smoothing",
+    },
+    StrategyInfo {
+        id: StrategyId::Paced,
+        name: "paced",
+        summary: "render at a steady adaptive interval, simulate just past the next frame's time, then wait",
+        source: "seed 000",
+    },
+    StrategyInfo {
+        id: StrategyId::Auto,
+        name: "auto",
+        summary: "fuzzy lockstep when vsync is measured near the tick rate, interpolation otherwise; says why",
+        source: "seed 001's conclusion",
+    },
+];
+
+impl StrategyId {
+    /// All ten, in key order.
+    pub const ALL: [StrategyId; 10] = [
+        StrategyId::Lockstep,
+        StrategyId::FixedFps,
+        StrategyId::Variable,
+        StrategyId::CatchUp,
+        StrategyId::Interpolated,
+        StrategyId::Extrapolated,
+        StrategyId::Fuzzy,
+        StrategyId::Snapped,
+        StrategyId::Paced,
+        StrategyId::Auto,
+    ];
+
+    /// Name, summary and source.
+    pub fn info(self) -> &'static StrategyInfo {
+        &INFOS[self as usize]
+    }
+
+    /// The stable name (`catch-up`).
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Looks a strategy up by its name.
+    ///
+    /// # Errors
+    /// An unknown name; the message lists the valid ones.
+    pub fn parse(name: &str) -> Result<StrategyId, UnknownStrategy> {
+        let name = name.trim();
+        StrategyId::ALL
+            .into_iter()
+            .find(|id| id.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| UnknownStrategy(name.to_owned()))
+    }
+
+    /// A fresh strategy of this kind.
+    pub fn build(self, config: &StrategyConfig) -> Box<dyn Strategy> {
+        match self {
+            StrategyId::Lockstep => Box::new(Lockstep::new(config)),
+            StrategyId::FixedFps => Box::new(FixedFps::new(config)),
+            StrategyId::Variable => Box::new(Variable::new(config)),
+            StrategyId::CatchUp => Box::new(CatchUp::new(config)),
+            StrategyId::Interpolated => Box::new(Interpolated::new(config)),
+            StrategyId::Extrapolated => Box::new(Extrapolated::new(config)),
+            StrategyId::Fuzzy => Box::new(Fuzzy::new(config)),
+            StrategyId::Snapped => Box::new(Snapped::new(config)),
+            StrategyId::Paced => Box::new(Paced::new(config)),
+            StrategyId::Auto => Box::new(Auto::new(config)),
+        }
+    }
+}
+
+impl fmt::Display for StrategyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown strategy name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown strategy '{0}' (expected one of: lockstep, fixed-fps, variable, catch-up, interpolated, extrapolated, fuzzy, snapped, paced, auto)"
+)]
+pub struct UnknownStrategy(pub String);
+
+/// The default most fixed steps a frame may run (deWiTTERS' `MAX_FRAMESKIP`).
+/// With a 60 Hz tick the picture may drop to 6 fps before the game slows down.
+pub const DEFAULT_MAX_STEPS: u32 = 10;
+
+/// The default oldest backlog kept: seed 002 drops everything older than a
+/// second (a suspended laptop, a debugger break) instead of replaying it.
+pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
+
+/// The default largest variable step; seed 002 treats anything over a second
+/// as absurd (and so does `variable`, which then steps one tick period).
+pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
+
+/// Settings every strategy is built from. Strategies read what they need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrategyConfig {
+    /// The fixed simulation rate (default 60 Hz).
+    pub tick_rate: Rate,
+    /// Most fixed steps in one frame.
+    pub max_steps: u32,
+    /// Backlog older than this is dropped (the game slows down instead of freezing).
+    pub max_lag: Nanos,
+    /// `variable`: deltas above this are replaced by one tick period.
+    pub max_variable_dt: Nanos,
+    /// `fuzzy` (and `auto`'s fuzzy branch): which of seed 001's timers.
+    pub fuzzy_variant: FuzzyVariant,
+    /// `fuzzy`: measure frame times and fall back to strict stepping when
+    /// they do not look like a vsync near the tick rate. Off reproduces the
+    /// article's raw timer.
+    pub vsync_detect: bool,
+    /// `fuzzy`: never fuzz, always strict (the speedrunners' switch).
+    pub fuzzy_strict: bool,
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig {
+            tick_rate: Rate::from_hz(60),
+            max_steps: DEFAULT_MAX_STEPS,
+            max_lag: DEFAULT_MAX_LAG,
+            max_variable_dt: DEFAULT_MAX_VARIABLE_DT,
+            fuzzy_variant: FuzzyVariant::Final,
+            vsync_detect: true,
+            fuzzy_strict: false,
+        }
+    }
+}
+
+/// What the strategy is told at the start of a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameContext {
+    /// The clock at the start of the frame.
+    pub now: Nanos,
+    /// The display refresh rate, if anybody knows it (winit's report, the
+    /// virtual monitor's setting). `None` on Xvfb.
+    pub refresh: Option<Rate>,
+}
+
+/// How many simulation steps to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steps {
+    /// `n` steps of one tick period each.
+    Fixed(u32),
+    /// One step of this many nanoseconds (`variable`).
+    Variable(Nanos),
+}
+
+impl Steps {
+    /// No steps.
+    pub const NONE: Steps = Steps::Fixed(0);
+
+    /// How many world updates this is (a variable step counts as one).
+    pub fn count(self) -> u32 {
+        match self {
+            Steps::Fixed(n) => n,
+            Steps::Variable(0) => 0,
+            Steps::Variable(_) => 1,
+        }
+    }
+}
+
+/// Which picture of the world to draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum View {
+    /// The current state as it is.
+    Latest,
+    /// `lerp(previous, current, alpha)`, `alpha` in [0, 1].
+    Interpolate {
+        /// The fraction of a tick between the previous and current state.
+        alpha: f32,
+    },
+    /// `current + velocity × ahead` (prediction).
+    Extrapolate {
+        /// How far past the current state to predict.
+        ahead: Nanos,
+    },
+}
+
+/// The decision taken at the start of a frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Steps to run before rendering (or after, when `render_first`).
+    pub steps: Steps,
+    /// What to draw.
+    pub view: View,
+    /// Render (and present) before stepping; the steps come from
+    /// [`Strategy::after_render`] instead of `steps`.
+    pub render_first: bool,
+    /// The clock time the drawn picture depicts, in the strategy's idea of
+    /// time: e.g. interpolation at alpha 0.25 depicts the previous tick's
+    /// time plus a quarter tick. Metrics compare it with the display time.
+    pub content_time: Nanos,
+}
+
+/// When the next frame should start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Wake {
+    /// `None`: as soon as the present returns (vsync or the GPU paces the loop).
+    pub at: Option<Nanos>,
+}
+
+/// A loop strategy. See the module docs for the call order.
+pub trait Strategy: Send {
+    /// Name, summary, source.
+    fn info(&self) -> &'static StrategyInfo;
+
+    /// Forgets all timing state; the next `begin` is treated as the first
+    /// frame. Called when the user switches to this strategy or changes the
+    /// tick rate (with the new config).
+    fn reset(&mut self, config: &StrategyConfig);
+
+    /// The start of a frame: how many steps, and what to draw.
+    fn begin(&mut self, ctx: &FrameContext) -> Plan;
+
+    /// For `render_first` plans: the steps to run after rendering, given the
+    /// clock after render and present. Others return [`Steps::NONE`].
+    fn after_render(&mut self, _now: Nanos) -> Steps {
+        Steps::NONE
+    }
+
+    /// The end of a frame: when the next one should start.
+    fn end(&mut self, _now: Nanos) -> Wake {
+        Wake::default()
+    }
+
+    /// A short human sentence about the current internal state, for the
+    /// overlay (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
+    fn status(&self) -> String {
+        String::new()
+    }
+}

@@ -1,0 +1,218 @@
+//! `paced`: seed 000's adaptive render interval.
+//!
+//! Render first, at a steady interval, a picture interpolated to the moment
+//! the frame starts; then simulate until the simulation is just past the
+//! *next* frame's start, then wait for it:
+//!
+//! ```text
+//! render 3 ms, update 1 ms, step 5 ms, interval 16 ms (the seed's timeline):
+//! ms   0  3 4 5 6 7        16 19 20 21 22     32
+//!      R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32
+//! at R16: previous = 15, current = 20 → proportion (16 − 15) / (20 − 15) = 0.2
+//! ```
+//!
+//! If a frame's work outgrows the interval, the interval becomes 1.2 × the
+//! frame time (the seed's rule); with lots of slack (work under half the
+//! interval) it shrinks by 1 % per frame, never below the display's refresh
+//! period (or 1/60 s when the refresh is unknown: no point presenting faster
+//! than anybody can see). The seed also re-checks the clock after every
+//! update; a strategy cannot read the clock, so that check happens once, in
+//! [`Strategy::end`], and affects the next frame.
+//!
+//! Caveat from the seed: simulating ahead means input read during a frame is
+//! applied to ticks the picture shows only later.
+
+use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+
+/// The interval when the display's refresh is unknown (the seed's "nice
+/// high starting interval", 1/60 s).
+const DEFAULT_INTERVAL: Nanos = NANOS_PER_SEC / 60;
+
+/// Seed 000's loop.
+#[derive(Debug, Clone)]
+pub struct Paced {
+    tick: Rate,
+    max_steps: u32,
+    max_lag: Nanos,
+    /// Clock time of simulation tick 0; `None` before the first frame.
+    origin: Option<Nanos>,
+    /// Ticks simulated since `origin`: `currentTime = origin + tick_time(ticks)`.
+    ticks: u64,
+    interval: Nanos,
+    floor: Nanos,
+    frame_start: Nanos,
+    frame_end: Nanos,
+    proportion: f32,
+    grown: u64,
+}
+
+impl Paced {
+    /// A fresh `paced`.
+    pub fn new(config: &StrategyConfig) -> Paced {
+        Paced {
+            tick: config.tick_rate,
+            max_steps: config.max_steps.max(1),
+            max_lag: config.max_lag,
+            origin: None,
+            ticks: 0,
+            interval: DEFAULT_INTERVAL,
+            floor: DEFAULT_INTERVAL,
+            frame_start: 0,
+            frame_end: 0,
+            proportion: 1.0,
+            grown: 0,
+        }
+    }
+
+    /// The current render interval.
+    pub fn interval(&self) -> Nanos {
+        self.interval
+    }
+
+    fn current_time(&self, origin: Nanos) -> Nanos {
+        origin.saturating_add(self.tick.tick_time(self.ticks))
+    }
+
+    fn previous_time(&self, origin: Nanos) -> Nanos {
+        origin.saturating_add(self.tick.tick_time(self.ticks.saturating_sub(1)))
+    }
+}
+
+impl Strategy for Paced {
+    fn info(&self) -> &'static StrategyInfo {
+        StrategyId::Paced.info()
+    }
+
+    fn reset(&mut self, config: &StrategyConfig) {
+        *self = Paced::new(config);
+    }
+
+    fn begin(&mut self, ctx: &FrameContext) -> Plan {
+        let now = ctx.now.max(self.frame_start);
+        let origin = match self.origin {
+            Some(origin) => origin,
+            None => {
+                if let Some(refresh) = ctx.refresh {
+                    self.floor = refresh.period();
+                    self.interval = self.floor;
+                }
+                self.origin = Some(now);
+                now
+            }
+        };
+        self.frame_start = now;
+        let prev = self.previous_time(origin);
+        let cur = self.current_time(origin);
+        let content = prev + ((cur - prev) as f64 * f64::from(self.proportion)).round() as Nanos;
+        Plan {
+            steps: Steps::NONE,
+            view: View::Interpolate { alpha: self.proportion },
+            render_first: true,
+            content_time: content,
+        }
+    }
+
+    fn after_render(&mut self, now: Nanos) -> Steps {
+        let Some(mut origin) = self.origin else {
+            return Steps::NONE;
+        };
+        let frame_time = now.saturating_sub(self.frame_start);
+        if frame_time > self.interval {
+            self.interval = frame_time / 5 * 6;
+            self.grown += 1;
+        }
+        self.frame_end = self.frame_start.saturating_add(self.interval);
+        // A simulation hopelessly behind (a stall) is moved up, not replayed.
+        if self.frame_end.saturating_sub(self.current_time(origin)) > self.max_lag {
+            origin = self.frame_start.saturating_sub(self.tick.period());
+            self.origin = Some(origin);
+            self.ticks = 0;
+        }
+        // Simulate until currentTime >= expectedFrameEnd.
+        let target = self.frame_end.saturating_sub(origin);
+        let mut needed = self.tick.ticks_in(target);
+        if self.tick.tick_time(needed) < target {
+            needed += 1;
+        }
+        let steps = needed.saturating_sub(self.ticks).min(u64::from(self.max_steps)) as u32;
+        self.ticks += u64::from(steps);
+        Steps::Fixed(steps)
+    }
+
+    fn end(&mut self, now: Nanos) -> Wake {
+        let Some(origin) = self.origin else {
+            return Wake::default();
+        };
+        let work = now.saturating_sub(self.frame_start);
+        if work > self.interval {
+            self.interval = work / 5 * 6;
+            self.frame_end = self.frame_start.saturating_add(self.interval);
+            self.grown += 1;
+        } else if work < self.interval / 2 {
+            self.interval = (self.interval - self.interval / 100).max(self.floor);
+        }
+        let prev = self.previous_time(origin);
+        let cur = self.current_time(origin);
+        self.proportion = if cur > prev {
+            (self.frame_end.saturating_sub(prev) as f64 / (cur - prev) as f64).clamp(0.0, 1.0) as f32
+        } else {
+            1.0
+        };
+        Wake { at: Some(self.frame_end) }
+    }
+
+    fn status(&self) -> String {
+        format!("render interval {:.2} ms (grown {} times)", self.interval as f64 / 1e6, self.grown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NANOS_PER_MS;
+
+    #[test]
+    fn reproduces_the_seed_timeline_and_its_proportion() {
+        let config = StrategyConfig { tick_rate: Rate::from_hz(200), ..Default::default() };
+        let mut s = Paced::new(&config);
+        let refresh = Some(Rate::new(125, 2).unwrap()); // 16 ms
+        let ms = NANOS_PER_MS;
+
+        let plan = s.begin(&FrameContext { now: 0, refresh });
+        assert!(plan.render_first);
+        assert_eq!(plan.view, View::Interpolate { alpha: 1.0 });
+        assert_eq!(s.after_render(3 * ms), Steps::Fixed(4), "U5 U10 U15 U20");
+        assert_eq!(s.end(7 * ms), Wake { at: Some(16 * ms) }, "W16");
+
+        let plan = s.begin(&FrameContext { now: 16 * ms, refresh });
+        assert_eq!(plan.view, View::Interpolate { alpha: 0.2 }, "proportion at R16");
+        assert_eq!(plan.content_time, 16 * ms, "the picture depicts the frame's start");
+        assert_eq!(s.after_render(19 * ms), Steps::Fixed(3), "U25 U30 U35");
+        assert_eq!(s.end(22 * ms), Wake { at: Some(32 * ms) }, "W32");
+    }
+
+    #[test]
+    fn a_frame_longer_than_the_interval_grows_it_by_a_fifth() {
+        let mut s = Paced::new(&StrategyConfig::default());
+        s.begin(&FrameContext { now: 0, refresh: Some(Rate::from_hz(60)) });
+        s.after_render(30 * NANOS_PER_MS);
+        assert_eq!(s.interval(), 36 * NANOS_PER_MS);
+    }
+
+    #[test]
+    fn slack_shrinks_the_interval_but_never_below_the_refresh_period() {
+        let mut s = Paced::new(&StrategyConfig::default());
+        let refresh = Some(Rate::from_hz(60));
+        s.begin(&FrameContext { now: 0, refresh });
+        s.after_render(30 * NANOS_PER_MS);
+        let mut now = 0;
+        for _ in 0..2_000 {
+            let wake = s.end(now + NANOS_PER_MS).at.unwrap();
+            now = wake;
+            s.begin(&FrameContext { now, refresh });
+            s.after_render(now + NANOS_PER_MS);
+        }
+        assert_eq!(s.interval(), Rate::from_hz(60).period());
+    }
+}

@@ -1,0 +1,95 @@
+//! `variable`: one world step of the measured frame time.
+//!
+//! `update(now - previous)` (seeds 001, 002, deWiTTERS loop 2). Smooth on any
+//! display and no added latency, but the simulation now depends on the frame
+//! rate: collisions are found at different moments, float error accumulates
+//! differently (seed 004: 10.000000000000075 vs 9.9999999999998312), so
+//! replays and lockstep multiplayer break. The world integrates the ball in
+//! closed form so that at least free flight is frame-rate independent.
+//!
+//! Absurd deltas are guarded as seed 002 says: a clock that did not move (or
+//! ran backwards) runs no step; a delta beyond `max_variable_dt` (a suspended
+//! machine, a debugger break) is replaced by one tick period.
+
+use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use crate::time::{Nanos, Rate};
+
+/// One step per frame of the measured delta.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    tick: Rate,
+    max_dt: Nanos,
+    last_now: Option<Nanos>,
+    /// Deltas replaced because they were absurd.
+    guarded: u64,
+}
+
+impl Variable {
+    /// A fresh `variable`.
+    pub fn new(config: &StrategyConfig) -> Variable {
+        Variable { tick: config.tick_rate, max_dt: config.max_variable_dt.max(1), last_now: None, guarded: 0 }
+    }
+}
+
+impl Strategy for Variable {
+    fn info(&self) -> &'static StrategyInfo {
+        StrategyId::Variable.info()
+    }
+
+    fn reset(&mut self, config: &StrategyConfig) {
+        *self = Variable::new(config);
+    }
+
+    fn begin(&mut self, ctx: &FrameContext) -> Plan {
+        let dt = match self.last_now {
+            None => 0,
+            Some(last) if ctx.now <= last => {
+                if ctx.now < last {
+                    self.guarded += 1;
+                }
+                0
+            }
+            Some(last) if ctx.now - last > self.max_dt => {
+                self.guarded += 1;
+                self.tick.period()
+            }
+            Some(last) => ctx.now - last,
+        };
+        let now = self.last_now.map_or(ctx.now, |l| l.max(ctx.now));
+        self.last_now = Some(now);
+        Plan { steps: Steps::Variable(dt), view: View::Latest, render_first: false, content_time: now }
+    }
+
+    fn status(&self) -> String {
+        format!("{} absurd deltas guarded", self.guarded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NANOS_PER_SEC;
+
+    fn steps(s: &mut Variable, now: Nanos) -> Steps {
+        s.begin(&FrameContext { now, refresh: None }).steps
+    }
+
+    #[test]
+    fn each_frame_steps_by_the_measured_delta() {
+        let mut s = Variable::new(&StrategyConfig::default());
+        assert_eq!(steps(&mut s, 100), Steps::Variable(0));
+        assert_eq!(steps(&mut s, 7_000_100), Steps::Variable(7_000_000));
+        assert_eq!(steps(&mut s, 7_000_101), Steps::Variable(1));
+    }
+
+    #[test]
+    fn zero_backwards_and_absurd_deltas_are_guarded() {
+        let mut s = Variable::new(&StrategyConfig::default());
+        steps(&mut s, 5 * NANOS_PER_SEC);
+        assert_eq!(steps(&mut s, 5 * NANOS_PER_SEC), Steps::Variable(0), "zero delta");
+        assert_eq!(steps(&mut s, NANOS_PER_SEC), Steps::Variable(0), "clock ran backwards");
+        assert_eq!(steps(&mut s, 5 * NANOS_PER_SEC + 10_000_000), Steps::Variable(10_000_000));
+        assert_eq!(steps(&mut s, 3_600 * NANOS_PER_SEC), Steps::Variable(16_666_667), "an hour becomes one tick");
+        assert_eq!(s.guarded, 2);
+    }
+}

@@ -1,0 +1,425 @@
+//! Integer time: nanoseconds, exact rational rates, and clocks.
+//!
+//! Everything the core measures is a `u64` count of nanoseconds ([`Nanos`]).
+//! Rates (tick rates, refresh rates) are exact rationals, so 59.94 Hz is
+//! `60000/1001` Hz and the time of tick `n` is computed from `n` directly:
+//!
+//! ```text
+//! tick_time(n) = floor(n * den * 1e9 / num)      (u128 intermediate)
+//! ```
+//!
+//! Nothing is ever accumulated by adding a rounded period, so tick 10⁹ of a
+//! 60 Hz clock lands on exactly the same nanosecond as `10⁹ / 60` seconds
+//! (seed 004's drift demo is why). Floats are derived from these integers at
+//! the edges (alpha, shader uniforms, printed seconds) and never fed back.
+//!
+//! [`RealClock`] is the only place in the core that reads the OS clock; the
+//! window shell owns one. Tests and the simulator use [`ManualClock`].
+
+use std::fmt;
+
+/// Nanoseconds, the one unit of time in the core.
+pub type Nanos = u64;
+
+/// Nanoseconds per second.
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+/// Nanoseconds per millisecond.
+pub const NANOS_PER_MS: u64 = 1_000_000;
+
+/// The lowest rate [`Rate::parse`] accepts, in Hz.
+pub const MIN_RATE_HZ: f64 = 0.001;
+
+/// The highest rate [`Rate::parse`] accepts, in Hz. A 10 kHz refresh or tick
+/// is beyond any display or game loop and almost certainly a typo.
+pub const MAX_RATE_HZ: f64 = 10_000.0;
+
+/// Converts seconds (a float, from user input) to nanoseconds, rounding.
+/// Negative and NaN inputs become 0; huge ones saturate.
+pub fn secs_to_nanos(secs: f64) -> Nanos {
+    if secs.is_nan() || secs <= 0.0 {
+        0
+    } else {
+        let ns = (secs * NANOS_PER_SEC as f64).round();
+        if ns >= u64::MAX as f64 { u64::MAX } else { ns as u64 }
+    }
+}
+
+/// Converts milliseconds (a float, from user input) to nanoseconds.
+pub fn ms_to_nanos(ms: f64) -> Nanos {
+    secs_to_nanos(ms / 1000.0)
+}
+
+/// Seconds as a float, for display only.
+pub fn nanos_to_secs(ns: Nanos) -> f64 {
+    ns as f64 / NANOS_PER_SEC as f64
+}
+
+/// Milliseconds as a float, for display only.
+pub fn nanos_to_ms(ns: Nanos) -> f64 {
+    ns as f64 / NANOS_PER_MS as f64
+}
+
+/// Why a rate was rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RateError {
+    /// The text is not a number or a `num/den` fraction.
+    #[error("'{0}' is not a rate in Hz (expected e.g. 60, 59.94 or 60000/1001)")]
+    Malformed(String),
+    /// Zero, negative, NaN or infinite.
+    #[error("rate {0} Hz must be a positive, finite number")]
+    NotPositive(String),
+    /// Outside [`MIN_RATE_HZ`, `MAX_RATE_HZ`].
+    #[error("rate {0} Hz is outside the supported range {MIN_RATE_HZ}..={MAX_RATE_HZ} Hz")]
+    OutOfRange(String),
+}
+
+/// An exact rate in Hz, `num / den`, always reduced, both parts positive.
+///
+/// Used for tick rates and display refresh rates. `Rate::parse("59.94")`
+/// recognises the NTSC family and yields `60000/1001`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rate {
+    num: u64,
+    den: u64,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Rate {
+    /// A whole number of Hz.
+    ///
+    /// # Panics
+    /// If `hz` is 0 (a programming error; user input goes through [`Rate::parse`]).
+    pub const fn from_hz(hz: u64) -> Rate {
+        assert!(hz > 0, "a rate must be positive");
+        Rate { num: hz, den: 1 }
+    }
+
+    /// `num / den` Hz, reduced.
+    ///
+    /// # Errors
+    /// If either part is zero or the value is outside the supported range.
+    pub fn new(num: u64, den: u64) -> Result<Rate, RateError> {
+        if num == 0 || den == 0 {
+            return Err(RateError::NotPositive(format!("{num}/{den}")));
+        }
+        let g = gcd(num, den);
+        let rate = Rate { num: num / g, den: den / g };
+        let hz = rate.hz();
+        if !(MIN_RATE_HZ..=MAX_RATE_HZ).contains(&hz) {
+            return Err(RateError::OutOfRange(format!("{num}/{den}")));
+        }
+        Ok(rate)
+    }
+
+    /// Parses `60`, `59.94`, `143.856`, `60000/1001`.
+    ///
+    /// Decimals are taken exactly (`143.856` is `143856/1000`), except the
+    /// NTSC family: a value within 0.005 Hz of `k·1000/1001` for a whole `k`
+    /// (and not itself whole) is that rational, because that is what such
+    /// displays really run at (59.94 → 60000/1001, 119.88 → 120000/1001).
+    ///
+    /// # Errors
+    /// Malformed text, non-positive or non-finite values, values out of range.
+    pub fn parse(text: &str) -> Result<Rate, RateError> {
+        let text = text.trim();
+        if let Some((n, d)) = text.split_once('/') {
+            let n: u64 = n.trim().parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
+            let d: u64 = d.trim().parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
+            return Rate::new(n, d);
+        }
+        let value: f64 = text.parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
+        if !value.is_finite() || value <= 0.0 {
+            return Err(RateError::NotPositive(text.to_owned()));
+        }
+        if !(MIN_RATE_HZ..=MAX_RATE_HZ).contains(&value) {
+            return Err(RateError::OutOfRange(text.to_owned()));
+        }
+        let k = (value * 1.001).round();
+        if (value - value.round()).abs() > 0.005 && (k * 1000.0 / 1001.0 - value).abs() < 0.005 {
+            return Rate::new(k as u64 * 1000, 1001);
+        }
+        // Exact decimal: digits after the point become a power-of-ten denominator.
+        let (int_part, frac_part) = text.split_once('.').unwrap_or((text, ""));
+        let frac_part = frac_part.trim_end_matches('0');
+        if frac_part.len() > 9
+            || !int_part.chars().all(|c| c.is_ascii_digit())
+            || !frac_part.chars().all(|c| c.is_ascii_digit())
+        {
+            // Exponents or long fractions: fall back to micro-Hz resolution.
+            return Rate::new((value * 1e6).round() as u64, 1_000_000);
+        }
+        let den = 10u64.pow(frac_part.len() as u32);
+        let int: u64 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().map_err(|_| RateError::Malformed(text.to_owned()))?
+        };
+        let frac: u64 = if frac_part.is_empty() { 0 } else { frac_part.parse().unwrap_or(0) };
+        Rate::new(int * den + frac, den)
+    }
+
+    /// Numerator of the reduced fraction (Hz = num / den).
+    pub const fn num(self) -> u64 {
+        self.num
+    }
+
+    /// Denominator of the reduced fraction.
+    pub const fn den(self) -> u64 {
+        self.den
+    }
+
+    /// The rate as a float, for display and for float-only consumers.
+    pub fn hz(self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+
+    /// One period, rounded to the nearest nanosecond. Use [`Rate::tick_time`]
+    /// for anything that is summed.
+    pub fn period(self) -> Nanos {
+        let p = (self.den as u128 * NANOS_PER_SEC as u128 * 2 + self.num as u128) / (2 * self.num as u128);
+        p.min(u64::MAX as u128) as u64
+    }
+
+    /// The time of tick `n` after tick 0, floored to the nanosecond. Exact:
+    /// no error accumulates with `n`.
+    pub fn tick_time(self, n: u64) -> Nanos {
+        // 64-bit fast path (years of ticks fit); 128-bit division is several
+        // times slower and this runs a few times per simulated frame.
+        if let Some(scaled) = self.den.checked_mul(NANOS_PER_SEC).and_then(|d| n.checked_mul(d)) {
+            return scaled / self.num;
+        }
+        let t = n as u128 * self.den as u128 * NANOS_PER_SEC as u128 / self.num as u128;
+        t.min(u64::MAX as u128) as u64
+    }
+
+    /// The time of tick `n`, rounded up to the nanosecond: the first
+    /// nanosecond at or after the exact instant.
+    pub fn tick_time_ceil(self, n: u64) -> Nanos {
+        let d = self.num as u128;
+        let t = (n as u128 * self.den as u128 * NANOS_PER_SEC as u128).div_ceil(d);
+        t.min(u64::MAX as u128) as u64
+    }
+
+    /// How many whole ticks fit in `t`: the largest `n` with `tick_time(n) <= t`,
+    /// so that the two functions are exact inverses on the nanosecond grid.
+    pub fn ticks_in(self, t: Nanos) -> u64 {
+        // floor(n·d/r) <= t  <=>  n·d/r < t + 1  <=>  n < (t + 1)·r/d
+        if let (Some(scale), Some(x)) =
+            (self.den.checked_mul(NANOS_PER_SEC), t.checked_add(1).and_then(|t1| t1.checked_mul(self.num)))
+        {
+            return x.div_ceil(scale) - 1;
+        }
+        let scale = self.den as u128 * NANOS_PER_SEC as u128;
+        let n = ((t as u128 + 1) * self.num as u128).div_ceil(scale) - 1;
+        n.min(u64::MAX as u128) as u64
+    }
+
+    /// The tick nearest to `t` (ties round up), as the article's
+    /// `round(t * Hz)`.
+    pub fn nearest_tick(self, t: Nanos) -> u64 {
+        let scale = self.den as u128 * NANOS_PER_SEC as u128;
+        let n = (t as u128 * self.num as u128 * 2 + scale) / (2 * scale);
+        n.min(u64::MAX as u128) as u64
+    }
+
+    /// This rate scaled by `mul / div` (e.g. 60 Hz × 62/60 = 62 Hz). Used by
+    /// the fuzzy windows, which scale with the tick rate.
+    ///
+    /// # Panics
+    /// If `mul` or `div` is 0.
+    pub fn scaled(self, mul: u64, div: u64) -> Rate {
+        assert!(mul > 0 && div > 0, "scale factors must be positive");
+        let num = self.num as u128 * mul as u128;
+        let den = self.den as u128 * div as u128;
+        let g = {
+            let (mut a, mut b) = (num, den);
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        Rate { num: (num / g).min(u64::MAX as u128) as u64, den: (den / g).min(u64::MAX as u128) as u64 }
+    }
+}
+
+impl fmt::Display for Rate {
+    /// `60 Hz`, `59.94 Hz` (60000/1001), `143.856 Hz`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.den == 1 {
+            write!(f, "{} Hz", self.num)
+        } else {
+            let hz = self.hz();
+            let s = format!("{hz:.3}");
+            let s = s.trim_end_matches('0').trim_end_matches('.');
+            write!(f, "{s} Hz")
+        }
+    }
+}
+
+/// A source of monotonic time in nanoseconds.
+pub trait Clock {
+    /// Nanoseconds since the clock's origin.
+    fn now(&self) -> Nanos;
+}
+
+/// The OS monotonic clock, counted from when this value was created.
+///
+/// Only the window shell and benchmarks use it; the core takes time as data.
+#[derive(Debug, Clone, Copy)]
+pub struct RealClock {
+    origin: std::time::Instant,
+}
+
+impl RealClock {
+    /// A clock whose `now()` is 0 at this moment.
+    pub fn new() -> RealClock {
+        RealClock { origin: std::time::Instant::now() }
+    }
+
+    /// The `Instant` at which this clock reads `t` (for `ControlFlow::WaitUntil`).
+    pub fn instant_at(&self, t: Nanos) -> std::time::Instant {
+        self.origin + std::time::Duration::from_nanos(t)
+    }
+}
+
+impl Default for RealClock {
+    fn default() -> Self {
+        RealClock::new()
+    }
+}
+
+impl Clock for RealClock {
+    fn now(&self) -> Nanos {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+/// A clock that moves only when told to. Tests and the simulator use it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ManualClock {
+    now: Nanos,
+}
+
+impl ManualClock {
+    /// A clock reading `start`.
+    pub fn starting_at(start: Nanos) -> ManualClock {
+        ManualClock { now: start }
+    }
+
+    /// Moves the clock forward by `d` (saturating at `u64::MAX`).
+    pub fn advance_by(&mut self, d: Nanos) {
+        self.now = self.now.saturating_add(d);
+    }
+
+    /// Moves the clock forward to `t`; earlier times leave it where it is,
+    /// because a monotonic clock never runs backwards.
+    pub fn advance_to(&mut self, t: Nanos) {
+        self.now = self.now.max(t);
+    }
+
+    /// Sets the clock to `t`, even backwards. Only for tests that check how
+    /// the core copes with a broken clock.
+    pub fn jump_to(&mut self, t: Nanos) {
+        self.now = t;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Nanos {
+        self.now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_time_at_60_hz_is_exact_for_huge_tick_counts() {
+        let r = Rate::from_hz(60);
+        assert_eq!(r.tick_time(60), NANOS_PER_SEC);
+        assert_eq!(r.tick_time(1), 16_666_666);
+        assert_eq!(r.tick_time(3), 50_000_000);
+        // 10^9 ticks = 16_666_666.666… s, floored to the nanosecond.
+        assert_eq!(r.tick_time(1_000_000_000), 16_666_666_666_666_666);
+    }
+
+    #[test]
+    fn ntsc_rates_parse_to_their_exact_fraction() {
+        assert_eq!(Rate::parse("59.94").unwrap(), Rate::new(60000, 1001).unwrap());
+        assert_eq!(Rate::parse("119.88").unwrap(), Rate::new(120000, 1001).unwrap());
+        assert_eq!(Rate::parse("23.976").unwrap(), Rate::new(24000, 1001).unwrap());
+        assert_eq!(Rate::parse("60000/1001").unwrap(), Rate::new(60000, 1001).unwrap());
+        assert_eq!(Rate::parse("60").unwrap(), Rate::from_hz(60));
+        assert_eq!(Rate::parse("143.5").unwrap(), Rate::new(287, 2).unwrap());
+    }
+
+    #[test]
+    fn bad_rates_are_errors_not_panics() {
+        for bad in ["0", "-60", "NaN", "inf", "", "abc", "1e9", "60/0", "0/5", "1/0"] {
+            assert!(Rate::parse(bad).is_err(), "'{bad}' should be rejected");
+        }
+    }
+
+    #[test]
+    fn ticks_in_inverts_tick_time() {
+        let r = Rate::new(60000, 1001).unwrap();
+        for n in [0, 1, 2, 59, 60, 1000, 123_456_789] {
+            let t = r.tick_time(n);
+            assert_eq!(r.ticks_in(t), n, "tick {n} at {t} ns");
+            if t > 0 {
+                assert_eq!(r.ticks_in(t - 1), n - 1, "just before tick {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn nearest_tick_rounds_like_the_article() {
+        let r = Rate::from_hz(60);
+        assert_eq!(r.nearest_tick(0), 0);
+        assert_eq!(r.nearest_tick(8_333_333), 0);
+        assert_eq!(r.nearest_tick(8_333_334), 1);
+        assert_eq!(r.nearest_tick(16_666_667), 1);
+    }
+
+    #[test]
+    fn the_64_bit_fast_paths_agree_with_128_bit_arithmetic() {
+        let wide_tick =
+            |r: Rate, n: u64| (n as u128 * r.den as u128 * 1_000_000_000 / r.num as u128).min(u64::MAX as u128) as u64;
+        let wide_ticks_in =
+            |r: Rate, t: u64| (((t as u128 + 1) * r.num as u128).div_ceil(r.den as u128 * 1_000_000_000) - 1) as u64;
+        for r in [Rate::from_hz(60), Rate::new(60000, 1001).unwrap(), Rate::new(287, 2).unwrap(), Rate::from_hz(1)] {
+            for n in [0, 1, 7, 59, 60, 1_000_003, 9_000_000_000, 18_000_000_000, u64::MAX / 2] {
+                assert_eq!(r.tick_time(n), wide_tick(r, n), "tick_time({n}) at {r}");
+            }
+            for t in [0, 1, 16_666_666, 16_666_667, 2_592_000_000_000_000, u64::MAX / 3, u64::MAX - 1] {
+                assert_eq!(r.ticks_in(t), wide_ticks_in(r, t), "ticks_in({t}) at {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let mut c = ManualClock::starting_at(5);
+        assert_eq!(c.now(), 5);
+        c.advance_by(10);
+        assert_eq!(c.now(), 15);
+        c.advance_to(12);
+        assert_eq!(c.now(), 15, "advance_to never goes backwards");
+        c.jump_to(3);
+        assert_eq!(c.now(), 3);
+    }
+
+    #[test]
+    fn display_shows_short_decimals() {
+        assert_eq!(Rate::from_hz(60).to_string(), "60 Hz");
+        assert_eq!(Rate::new(60000, 1001).unwrap().to_string(), "59.94 Hz");
+    }
+}

@@ -1,0 +1,218 @@
+//! The overlay drawn headless on the real (usually software) adapter: over a cleared
+//! [`Offscreen`] target, read back and compared with the background alone.
+//!
+//! Without any adapter the tests print a loud `SKIPPED` line and pass, unless
+//! `TIMESTEP_LAB_REQUIRE_GPU` is set (CI), in which case they fail.
+//!
+//! `overlay_png_is_written_for_review` leaves the picture in
+//! `$TMPDIR/timestep-lab-overlay.png` for a human to look at.
+
+mod common;
+use common::gpu_or_skip;
+
+use std::time::Duration;
+
+use timestep_lab::app::hud::HudData;
+use timestep_lab::render::overlay::Overlay;
+use timestep_lab::render::{GpuContext, Offscreen};
+
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 720;
+
+/// A busy HUD: a 59.94 Hz monitor with a hitch, double updates and the help open.
+fn sample_hud() -> HudData {
+    let mut hud = HudData {
+        strategy_name: "catch-up",
+        strategy_summary: "Fixed 60 Hz updates; render once after catching up with wall time.",
+        strategy_source: "Fiedler, \"Fix Your Timestep!\" (2004)",
+        strategy_status: "accumulator 3.2 ms".to_owned(),
+        tick_rate_hz: 60.0,
+        present_mode_requested: "Fifo".to_owned(),
+        present_mode_actual: "Fifo".to_owned(),
+        monitor_name: "Virtual-1 (Xvfb)".to_owned(),
+        reported_refresh_hz: Some(60.0),
+        measured_refresh_hz: Some(59.94),
+        vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
+        emulated_refresh_hz: Some(59.94),
+        fps: 59.9,
+        ups: 60.0,
+        pattern: "1111111111111111111111111111111111111111111111111112111111111111\
+                  11111111111111111011111111111111111111111111111111111111"
+            .to_owned(),
+        double_updates: 3,
+        skipped_renders: 0,
+        repeated_frames: 1,
+        drift_ms: -0.4,
+        speed_ratio: 0.9999,
+        judder_ms: 1.27,
+        latency_ms: 9.8,
+        cpu_percent: Some(14.5),
+        sprite_count: 1000,
+        load_preset: "none",
+        paused: false,
+        ghosts: true,
+        overlay_cost_ms: 0.42,
+        help_lines: vec![
+            ("1–0".to_owned(), "select strategy".to_owned()),
+            ("V".to_owned(), "cycle present mode".to_owned()),
+            ("Up / Down".to_owned(), "tick rate".to_owned()),
+            ("F1".to_owned(), "this help".to_owned()),
+            ("H".to_owned(), "hide the overlay".to_owned()),
+            ("Esc".to_owned(), "quit".to_owned()),
+        ],
+        show_help: false,
+        ..HudData::default()
+    };
+    for i in 0..300u64 {
+        let micros = match i {
+            150 => 50_000,
+            _ if i % 60 == 0 => 33_367,
+            _ => 16_683,
+        };
+        hud.frame_times_ms.push(Duration::from_micros(micros));
+    }
+    hud
+}
+
+/// The "scene" behind the overlay: a clear to the demo's dark blue-grey. The sprite renderer is
+/// left out so these tests fail only for the overlay's own faults.
+const BACKGROUND: wgpu::Color = wgpu::Color { r: 0.02, g: 0.03, b: 0.05, a: 1.0 };
+
+fn clear(encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("test background"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: target,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations { load: wgpu::LoadOp::Clear(BACKGROUND), store: wgpu::StoreOp::Store },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+}
+
+struct Bench {
+    gpu: GpuContext,
+    target: Offscreen,
+    overlay: Overlay,
+}
+
+impl Bench {
+    fn new(gpu: GpuContext) -> Bench {
+        let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+        let overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
+        Bench { gpu, target, overlay }
+    }
+
+    fn scene_only(&mut self) -> Vec<u8> {
+        let device = &self.gpu.device;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("scene") });
+        clear(&mut encoder, self.target.view());
+        self.gpu.queue.submit([encoder.finish()]);
+        self.target.read_rgba(device, &self.gpu.queue).expect("readback of the scene")
+    }
+
+    /// Scene, then the overlay on top; returns the pixels and the overlay's reported cost.
+    fn with_overlay(&mut self, hud: &HudData) -> (Vec<u8>, f64) {
+        let device = &self.gpu.device;
+        let queue = &self.gpu.queue;
+        let mut encoder =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("overlay test") });
+        clear(&mut encoder, self.target.view());
+        let cost = self.overlay.draw_headless(device, queue, &mut encoder, self.target.view(), self.target.size(), hud);
+        queue.submit([encoder.finish()]);
+        let rgba = self.target.read_rgba(device, queue).expect("readback of scene + overlay");
+        (rgba, cost)
+    }
+}
+
+fn pixel(rgba: &[u8], x: u32, y: u32) -> [u8; 4] {
+    let i = ((y * WIDTH + x) * 4) as usize;
+    [rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]]
+}
+
+/// Pixels that differ between two images inside `[x0, x1) × [y0, y1)`.
+fn changed_in(a: &[u8], b: &[u8], (x0, y0, x1, y1): (u32, u32, u32, u32)) -> usize {
+    (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| pixel(a, x, y) != pixel(b, x, y)).count()
+}
+
+const TOP_LEFT: (u32, u32, u32, u32) = (0, 0, WIDTH / 2, HEIGHT);
+const TOP_RIGHT: (u32, u32, u32, u32) = (WIDTH * 3 / 4, 0, WIDTH, HEIGHT / 3);
+
+#[test]
+fn the_overlay_draws_a_panel_over_the_scene_and_can_draw_again() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut bench = Bench::new(gpu);
+    let scene = bench.scene_only();
+    let hud = sample_hud();
+
+    let (first, cost) = bench.with_overlay(&hud);
+    let panel = changed_in(&scene, &first, TOP_LEFT);
+    eprintln!("first frame: {panel} pixels changed in the left half, cost {cost:.2} ms");
+    assert!(cost > 0.0 && cost.is_finite(), "the overlay reports its own cost, got {cost}");
+    assert!(panel > 0, "the panel shows on the very first frame, not after a hidden sizing frame");
+
+    let (second, _) = bench.with_overlay(&hud);
+    let panel = changed_in(&scene, &second, TOP_LEFT);
+    let total = (WIDTH / 2 * HEIGHT) as usize;
+    assert!(panel > total / 10, "the panel covers a good part of the left half: {panel} of {total} pixels changed");
+    assert_eq!(changed_in(&scene, &second, TOP_RIGHT), 0, "without F1 the top-right corner is untouched");
+    assert_eq!(
+        pixel(&second, WIDTH - 1, HEIGHT - 1),
+        pixel(&scene, WIDTH - 1, HEIGHT - 1),
+        "the overlay loads the scene instead of clearing it"
+    );
+}
+
+#[test]
+fn f1_opens_the_help_table_in_the_top_right_corner() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut bench = Bench::new(gpu);
+    let scene = bench.scene_only();
+    bench.with_overlay(&sample_hud());
+    let hud = HudData { show_help: true, ..sample_hud() };
+    let (with_help, _) = bench.with_overlay(&hud);
+    let help = changed_in(&scene, &with_help, TOP_RIGHT);
+    assert!(help > 1000, "the help table shows up top-right on the frame F1 opens it: {help} pixels changed");
+}
+
+#[test]
+fn a_hidden_overlay_draws_nothing_and_costs_nothing() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut bench = Bench::new(gpu);
+    let scene = bench.scene_only();
+    bench.overlay.set_visible(false);
+    assert!(!bench.overlay.visible());
+    let (hidden, cost) = bench.with_overlay(&sample_hud());
+    assert_eq!(cost, 0.0, "hidden overlay reports no cost");
+    assert_eq!(changed_in(&scene, &hidden, (0, 0, WIDTH, HEIGHT)), 0, "hidden overlay leaves the scene as is");
+}
+
+#[test]
+fn an_empty_hud_and_a_zero_size_target_do_not_panic() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut bench = Bench::new(gpu);
+    let device = &bench.gpu.device;
+    let queue = &bench.gpu.queue;
+    for size in [[0, 0], [WIDTH, HEIGHT], [0, HEIGHT]] {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("empty hud") });
+        bench.overlay.draw_headless(device, queue, &mut encoder, bench.target.view(), size, &HudData::default());
+        queue.submit([encoder.finish()]);
+    }
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("the GPU finishes");
+}
+
+#[test]
+fn overlay_png_is_written_for_review() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut bench = Bench::new(gpu);
+    let hud = HudData { show_help: true, ..sample_hud() };
+    bench.with_overlay(&hud);
+    bench.with_overlay(&hud);
+    let path = std::env::temp_dir().join("timestep-lab-overlay.png");
+    bench.target.save_png(&bench.gpu.device, &bench.gpu.queue, &path).expect("PNG written");
+    eprintln!("overlay picture: {}", path.display());
+}

@@ -1,0 +1,57 @@
+//! Seed 000's worked timeline: render 3 ms, update 1 ms, 5 ms ticks, a 16 ms interval.
+//!
+//! ```text
+//! R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32
+//! ```
+//! At R16 the previous state is tick 15 and the current tick 20, so the
+//! picture is drawn at proportion (16 − 15) / (20 − 15) = 0.2.
+
+use std::process::Command;
+use timestep_lab::monitor::{Event, Preset, RunSpec, Stop, TIMELINE_EVENTS, simulate};
+use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
+use timestep_lab::time::Rate;
+
+const EXPECTED: &str = "R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32";
+
+fn paced_seed000() -> RunSpec {
+    RunSpec {
+        config: StrategyConfig { tick_rate: Rate::from_hz(200), ..StrategyConfig::default() },
+        stop: Stop::Updates(40),
+        timeline: TIMELINE_EVENTS,
+        ..RunSpec::new(StrategyId::Paced, Preset::Seed000)
+    }
+}
+
+#[test]
+fn paced_on_the_seed000_model_reproduces_the_worked_timeline() {
+    let outcome = simulate(&paced_seed000());
+    let text = outcome.timeline.to_string();
+    assert!(text.starts_with(EXPECTED), "timeline:\n{text}\nexpected it to start with:\n{EXPECTED}");
+}
+
+#[test]
+fn paced_draws_the_frame_at_16_ms_at_proportion_0_2() {
+    let outcome = simulate(&paced_seed000());
+    let render_16 = outcome.timeline.events().iter().find_map(|e| match e {
+        Event::Render { at: 16_000_000, view } => Some(*view),
+        _ => None,
+    });
+    match render_16 {
+        Some(View::Interpolate { alpha }) => assert!((alpha - 0.2).abs() < 1e-6, "alpha {alpha} at R16"),
+        other => panic!("expected an interpolated render at 16 ms, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_binary_prints_the_timeline() {
+    let output = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
+        .args(["simulate", "--strategy", "paced", "--model", "seed000", "--tick-rate", "200", "--timeline"])
+        .args(["--updates", "40"])
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("timeline")).expect("a timeline line");
+    let events = line.split_once(": ").map(|(_, e)| e).unwrap_or("");
+    assert!(events.starts_with(EXPECTED), "timeline line: {line}");
+}

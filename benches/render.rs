@@ -3,9 +3,14 @@
 //! - `offscreen_frame_1280x720/N`: one full frame of N sprites — prepare
 //!   (upload), draw (grid, then all sprites in one draw call), submit and wait for the
 //!   GPU — into a 1280×720 offscreen target. Target: 10k sprites ≤ 16.7 ms.
-//! - `cpu_prep/100000`: `SpriteRenderer::prepare` alone for 100k sprites (the
-//!   upload; interpolation is the world's bench). Target: ≤ 2 ms. The GPU work
-//!   it queues is flushed outside the timed section.
+//!   These are 16 px sprites of every kind: on a software rasteriser the
+//!   cost is mostly fill (10k × 256 px is three screens of overdraw).
+//! - `offscreen_world_frame_1280x720/N`: the demo world with N load sprites
+//!   (6 px squares), interpolated and drawn: what `--sprites N` costs.
+//! - `cpu_prep/100000`: `SpriteRenderer::prepare` alone for 100k sprites, and
+//!   `cpu_prep/interpolate_and_upload/100000`: the whole CPU side of a frame
+//!   (world interpolation into the reused buffer + upload). Target: ≤ 2 ms.
+//!   The GPU work they queue is flushed outside the timed section.
 //!
 //! Sample counts are small because a software rasteriser is slow. Run with
 //! `cargo bench --bench render -- --warm-up-time 1 --measurement-time 5`.
@@ -13,7 +18,9 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
-use timestep_lab::sim::{Instance, SpriteCell};
+use timestep_lab::rng::SplitMix64;
+use timestep_lab::sim::{Instance, SpriteCell, World, WorldConfig};
+use timestep_lab::strategy::View;
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 720;
@@ -33,14 +40,8 @@ fn sprites(n: usize) -> Vec<Instance> {
         SpriteCell::Player,
         SpriteCell::Square,
     ];
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        // xorshift64*: a fixed, seedable sequence (no rand dependency).
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next_f64() as f32;
     (0..n)
         .map(|i| Instance {
             position: [next() * PLAYFIELD[0], next() * PLAYFIELD[1]],
@@ -92,6 +93,29 @@ fn offscreen_frame(c: &mut Criterion) {
     group.finish();
 }
 
+/// The demo world itself with `n` load sprites (6 px squares) on top of its
+/// movers: what `--sprites n` costs per frame, interpolation included.
+fn offscreen_world_frame(c: &mut Criterion) {
+    let Some(gpu) = gpu() else { return };
+    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let mut group = c.benchmark_group("offscreen_world_frame_1280x720");
+    group.sample_size(10);
+    for n in [1_000, 10_000] {
+        let world = World::new(&WorldConfig { extra_sprites: n, ..WorldConfig::default() });
+        let mut instances = Vec::with_capacity(world.max_instances());
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                world.write_instances(View::Interpolate { alpha: 0.5 }, &mut instances);
+                let submission = target.render(&gpu.device, &gpu.queue, &mut renderer, &instances, PLAYFIELD);
+                wait(&gpu, Some(submission));
+            });
+        });
+    }
+    group.finish();
+}
+
 fn cpu_prep(c: &mut Criterion) {
     let Some(gpu) = gpu() else { return };
     let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
@@ -117,8 +141,28 @@ fn cpu_prep(c: &mut Criterion) {
             timed
         });
     });
+    // The whole CPU side of a frame: interpolate the world into the reused
+    // buffer, then upload it.
+    let world = World::new(&WorldConfig { extra_sprites: n, ..WorldConfig::default() });
+    let mut buffer = Vec::with_capacity(world.max_instances());
+    world.write_instances(View::Interpolate { alpha: 0.5 }, &mut buffer);
+    renderer.prepare(&gpu.device, &gpu.queue, &buffer, PLAYFIELD, [WIDTH, HEIGHT]);
+    group.bench_function(BenchmarkId::new("interpolate_and_upload", n), |b| {
+        b.iter_custom(|iterations| {
+            let mut timed = Duration::ZERO;
+            for _ in 0..iterations {
+                let start = Instant::now();
+                world.write_instances(View::Interpolate { alpha: 0.5 }, &mut buffer);
+                renderer.prepare(&gpu.device, &gpu.queue, &buffer, PLAYFIELD, [WIDTH, HEIGHT]);
+                timed += start.elapsed();
+                let submission = gpu.queue.submit([]);
+                wait(&gpu, Some(submission));
+            }
+            timed
+        });
+    });
     group.finish();
 }
 
-criterion_group!(benches, offscreen_frame, cpu_prep);
+criterion_group!(benches, offscreen_frame, offscreen_world_frame, cpu_prep);
 criterion_main!(benches);

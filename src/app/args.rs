@@ -28,29 +28,29 @@ pub const MAX_JITTER_US: u64 = 100_000;
 pub struct RunArgs {
     /// Loop strategy at start: lockstep, fixed-fps, variable, catch-up,
     /// interpolated, extrapolated, fuzzy, snapped, paced, auto (keys 1–0 switch later)
-    #[arg(long, value_name = "ID", default_value = "interpolated")]
+    #[arg(long, allow_hyphen_values = true, value_name = "ID", default_value = "interpolated")]
     pub strategy: String,
 
     /// Simulation tick rate in Hz, 1–1000 (e.g. 60, 59.94, 60000/1001)
-    #[arg(long, value_name = "HZ", default_value = "60")]
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60")]
     pub tick_rate: String,
 
     /// Present mode at start: fifo (vsync), mailbox, immediate, fifo-relaxed,
     /// or auto (fifo; a non-blocking mode when --emulate-refresh is on)
-    #[arg(long, value_name = "MODE", default_value = "auto")]
+    #[arg(long, allow_hyphen_values = true, value_name = "MODE", default_value = "auto")]
     pub present_mode: String,
 
     /// Extra load sprites on top of the demo's movers
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SPRITES.to_string())]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = DEFAULT_SPRITES.to_string())]
     pub sprites: String,
 
     /// Open the window on monitor N (1-based, as listed in the log at startup)
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub monitor: Option<String>,
 
     /// Initial window size in logical pixels, e.g. 1280x720 (the software
     /// adapter's frame time grows with the pixel count)
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720")]
     pub window_size: String,
 
     /// Start in borderless fullscreen (on --monitor N, else the current monitor)
@@ -58,28 +58,28 @@ pub struct RunArgs {
     pub fullscreen: bool,
 
     /// Quit after this many seconds (for scripted runs and tests)
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, allow_hyphen_values = true, value_name = "SECONDS")]
     pub exit_after: Option<String>,
 
     /// Write run statistics as JSON to FILE at exit (field names as `simulate --format json`)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, allow_hyphen_values = true, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
 
     /// Render the world offscreen at exit and save it as a PNG
-    #[arg(long, value_name = "FILE.png")]
+    #[arg(long, allow_hyphen_values = true, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
 
     /// Pace presents to a virtual vblank grid at HZ (e.g. 59.94, 144) over a
     /// non-blocking present mode, to study vsync on displays without it
-    #[arg(long, value_name = "HZ")]
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ")]
     pub emulate_refresh: Option<String>,
 
     /// Random wake-up jitter of the emulated vblank, ± N microseconds (needs --emulate-refresh)
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub emulate_jitter_us: Option<String>,
 
     /// Variant of the fuzzy timer: 60-62, 59-61 or final
-    #[arg(long, value_name = "VARIANT", default_value = "final")]
+    #[arg(long, allow_hyphen_values = true, value_name = "VARIANT", default_value = "final")]
     pub fuzzy_variant: String,
 
     /// Turn off fuzzy's vsync detection (the article's raw timer)
@@ -91,7 +91,7 @@ pub struct RunArgs {
     pub no_overlay: bool,
 
     /// Seed of the emulated jitter and the random load spikes
-    #[arg(long, value_name = "N", default_value = "1")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1")]
     pub seed: String,
 }
 

@@ -46,6 +46,10 @@ pub struct FrameReport {
     pub start: Nanos,
     /// World updates run in this frame.
     pub updates: u32,
+    /// Updates whose results first appear in this frame's picture: the ones
+    /// run before it was rendered, plus, after a render-first frame (`paced`),
+    /// the ones that frame ran after its present. The update pattern counts these.
+    pub shown_updates: u32,
     /// What was drawn.
     pub view: View,
     /// The time the drawn picture depicts (see [`crate::strategy::Plan::content_time`]).
@@ -84,6 +88,8 @@ pub struct FrameDriver {
     frames: u64,
     updates: u64,
     step_limit: Option<u64>,
+    /// Updates run after the last present, not yet in any picture.
+    unshown: u32,
 }
 
 impl FrameDriver {
@@ -98,6 +104,7 @@ impl FrameDriver {
             frames: 0,
             updates: 0,
             step_limit: None,
+            unshown: 0,
         }
     }
 
@@ -175,23 +182,35 @@ impl FrameDriver {
     pub fn run_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = host.now();
         let plan = self.strategy.begin(&FrameContext { now: start, refresh: self.refresh });
-        let mut updates = 0;
-        let display_time;
+        let (updates, shown_updates, display_time);
         if plan.render_first {
             host.render(world, plan.view);
             display_time = host.present();
+            shown_updates = self.unshown;
             let now = host.now();
             let steps = self.strategy.after_render(now);
-            updates += self.run_steps(steps, world, host);
+            updates = self.run_steps(steps, world, host);
+            self.unshown = updates;
         } else {
-            updates += self.run_steps(plan.steps, world, host);
+            updates = self.run_steps(plan.steps, world, host);
             host.render(world, plan.view);
             display_time = host.present();
+            shown_updates = self.unshown + updates;
+            self.unshown = 0;
         }
         let end = host.now();
         let wake = self.strategy.end(end);
         self.frames += 1;
-        FrameReport { start, updates, view: plan.view, content_time: plan.content_time, display_time, end, wake }
+        FrameReport {
+            start,
+            updates,
+            shown_updates,
+            view: plan.view,
+            content_time: plan.content_time,
+            display_time,
+            end,
+            wake,
+        }
     }
 
     fn run_steps<W: Simulation, H: FrameHost<W>>(&mut self, steps: Steps, world: &mut W, host: &mut H) -> u32 {
@@ -293,7 +312,11 @@ mod tests {
         let report = driver.run_frame(&mut world, &mut host);
         assert_eq!(&host.events[..2], ["render", "present"]);
         assert_eq!(report.updates, 4, "simulates just past the 16 ms frame end");
+        assert_eq!(report.shown_updates, 0, "the first picture shows none of them");
         assert_eq!(report.wake.at, Some(16_000_000));
+        host.clock.advance_to(16_000_000);
+        let report = driver.run_frame(&mut world, &mut host);
+        assert_eq!((report.updates, report.shown_updates), (3, 4), "the second picture shows the first four");
     }
 
     #[test]

@@ -55,8 +55,11 @@ pub const RECENT_LEN: usize = 120;
 /// What the metrics need to know about one presented frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameSample {
-    /// World updates run in this frame.
+    /// World updates run in this frame (counted in the totals).
     pub updates: u32,
+    /// Updates first visible in this frame's picture (counted in the pattern;
+    /// differs from `updates` only for render-first strategies like `paced`).
+    pub shown_updates: u32,
     /// The time the picture depicts.
     pub content_time: Nanos,
     /// When the picture became visible.
@@ -71,6 +74,7 @@ impl FrameSample {
     pub fn from_report(report: &FrameReport, game_time: Nanos) -> FrameSample {
         FrameSample {
             updates: report.updates,
+            shown_updates: report.shown_updates,
             content_time: report.content_time,
             display_time: report.display_time,
             game_time,
@@ -313,7 +317,7 @@ impl Metrics {
     }
 
     fn record_pattern(&mut self, frame: &FrameSample) {
-        self.pending_updates += u64::from(frame.updates);
+        self.pending_updates += u64::from(frame.shown_updates);
         let v = match self.refresh {
             Some(rate) => rate.nearest_tick(frame.display_time),
             None => self.last_refresh + 1,
@@ -407,7 +411,7 @@ mod tests {
     use crate::time::NANOS_PER_SEC;
 
     fn sample(updates: u32, content_time: Nanos, display_time: Nanos, game_time: Nanos) -> FrameSample {
-        FrameSample { updates, content_time, display_time, game_time }
+        FrameSample { updates, shown_updates: updates, content_time, display_time, game_time }
     }
 
     #[test]

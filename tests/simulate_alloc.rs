@@ -79,6 +79,7 @@ fn recording_a_frame_in_the_metrics_never_allocates() {
         for i in 0..100_000u64 {
             let frame = FrameSample {
                 updates: (i % 3) as u32,
+                shown_updates: (i % 3) as u32,
                 content_time: hz.tick_time(i),
                 display_time: hz.tick_time(i + 1 + i / 1000),
                 game_time: hz.tick_time(i),

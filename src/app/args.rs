@@ -62,11 +62,11 @@ pub struct RunArgs {
     pub exit_after: Option<String>,
 
     /// Write run statistics as JSON to FILE at exit (field names as `simulate --format json`)
-    #[arg(long, allow_hyphen_values = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub stats_json: Option<PathBuf>,
 
     /// Render the world offscreen at exit and save it as a PNG
-    #[arg(long, allow_hyphen_values = true, value_name = "FILE.png")]
+    #[arg(long, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
 
     /// Pace presents to a virtual vblank grid at HZ (e.g. 59.94, 144) over a

@@ -73,6 +73,20 @@ fn wait(gpu: &GpuContext, submission: Option<wgpu::SubmissionIndex>) {
     }
 }
 
+/// Times `work` `iterations` times; after each run (outside the timed part)
+/// flushes the upload it staged, so staging memory does not pile up.
+fn timed_then_flushed(gpu: &GpuContext, iterations: u64, mut work: impl FnMut()) -> Duration {
+    let mut timed = Duration::ZERO;
+    for _ in 0..iterations {
+        let start = Instant::now();
+        work();
+        timed += start.elapsed();
+        let submission = gpu.queue.submit([]);
+        wait(gpu, Some(submission));
+    }
+    timed
+}
+
 fn offscreen_frame(c: &mut Criterion) {
     let Some(gpu) = gpu() else { return };
     let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
@@ -129,16 +143,9 @@ fn cpu_prep(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function(BenchmarkId::from_parameter(n), |b| {
         b.iter_custom(|iterations| {
-            let mut timed = Duration::ZERO;
-            for _ in 0..iterations {
-                let start = Instant::now();
+            timed_then_flushed(&gpu, iterations, || {
                 renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
-                timed += start.elapsed();
-                // Flush the staged upload so staging memory does not pile up.
-                let submission = gpu.queue.submit([]);
-                wait(&gpu, Some(submission));
-            }
-            timed
+            })
         });
     });
     // The whole CPU side of a frame: interpolate the world into the reused
@@ -149,16 +156,10 @@ fn cpu_prep(c: &mut Criterion) {
     renderer.prepare(&gpu.device, &gpu.queue, &buffer, PLAYFIELD, [WIDTH, HEIGHT]);
     group.bench_function(BenchmarkId::new("interpolate_and_upload", n), |b| {
         b.iter_custom(|iterations| {
-            let mut timed = Duration::ZERO;
-            for _ in 0..iterations {
-                let start = Instant::now();
+            timed_then_flushed(&gpu, iterations, || {
                 world.write_instances(View::Interpolate { alpha: 0.5 }, &mut buffer);
                 renderer.prepare(&gpu.device, &gpu.queue, &buffer, PLAYFIELD, [WIDTH, HEIGHT]);
-                timed += start.elapsed();
-                let submission = gpu.queue.submit([]);
-                wait(&gpu, Some(submission));
-            }
-            timed
+            })
         });
     });
     group.finish();

@@ -1,7 +1,8 @@
 //! `timestep-lab run` (the default command): bad input is refused before any
 //! window or GPU is touched, with one line on stderr and exit code 2.
 
-use std::process::Command;
+mod cli_support;
+use cli_support::{assert_usage_error, run};
 
 #[test]
 fn bad_run_flags_exit_2_with_one_line_on_stderr() {
@@ -21,29 +22,13 @@ fn bad_run_flags_exit_2_with_one_line_on_stderr() {
         (&["--fuzzy-variant", "58-60"], "--fuzzy-variant"),
     ];
     for (args, mentions) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
-            .args(*args)
-            // No display either way: the flags must be checked first.
-            .env_remove("DISPLAY")
-            .env_remove("WAYLAND_DISPLAY")
-            .output()
-            .expect("the binary runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2; stderr: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?} should print one line, got: {stderr}");
-        assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-        assert!(stderr.contains(mentions), "{args:?}: '{stderr}' should mention '{mentions}'");
+        assert_usage_error(args, &run(args), mentions);
     }
 }
 
 #[test]
 fn without_a_display_the_demo_points_to_simulate() {
-    let out = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
-        .args(["--exit-after", "1"])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("the binary runs");
+    let out = run(&["--exit-after", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "no display is not a usage error; stderr: {stderr}");
     assert!(stderr.contains("timestep-lab simulate"), "the message should point to simulate: {stderr}");

@@ -1,10 +1,14 @@
 //! `timestep-lab simulate` through the binary: formats, files, and bad input.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod cli_support;
 
 fn simulate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_timestep-lab")).arg("simulate").args(args).output().expect("the binary runs")
+    let mut all = vec!["simulate"];
+    all.extend_from_slice(args);
+    cli_support::run(&all)
 }
 
 /// A scratch file unique to this test process.
@@ -17,12 +21,7 @@ fn scratch(name: &str, contents: &str) -> PathBuf {
 }
 
 fn assert_usage_error(args: &[&str], mentions: &str) {
-    let out = simulate(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2; stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?} should print one line, got: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    assert!(stderr.contains(mentions), "{args:?}: '{stderr}' should mention '{mentions}'");
+    cli_support::assert_usage_error(args, &simulate(args), mentions);
 }
 
 #[test]

@@ -1,12 +1,15 @@
 //! Render benchmarks on whatever adapter exists (lavapipe on CI machines).
 //!
-//! - `offscreen_frame_1280x720/N`: one full frame of N sprites — prepare
-//!   (upload), draw (grid, then all sprites in one draw call), submit and wait for the
-//!   GPU — into a 1280×720 offscreen target. Target: 10k sprites ≤ 16.7 ms.
-//!   These are 16 px sprites of every kind: on a software rasteriser the
-//!   cost is mostly fill (10k × 256 px is three screens of overdraw).
-//! - `offscreen_world_frame_1280x720/N`: the demo world with N load sprites
-//!   (6 px squares), interpolated and drawn: what `--sprites N` costs.
+//! - `offscreen_frame_1280x720/N`: one full frame of the demo world with N
+//!   load sprites (6 px squares) on top of its movers, as `--sprites N` shows
+//!   it: interpolate, prepare (upload), draw (grid, then all sprites in one
+//!   draw call), submit and wait for the GPU, into a 1280×720 offscreen
+//!   target of the window's format. Target: 10k sprites ≤ 16.7 ms (60 fps).
+//! - `fill_stress_1280x720/N`: N synthetic 16 px sprites of every kind, rotated:
+//!   on a software rasteriser mostly fill (10k × 256 px is three screens of
+//!   overdraw). A stress case beside the target, not the target.
+//! - `overlay_1280x720/{off,on}`: the demo world with 1k load sprites, without
+//!   and with the overlay: the difference is the overlay's whole cost.
 //! - `cpu_prep/100000`: `SpriteRenderer::prepare` alone for 100k sprites, and
 //!   `cpu_prep/interpolate_and_upload/100000`: the whole CPU side of a frame
 //!   (world interpolation into the reused buffer + upload). Target: ≤ 2 ms.
@@ -17,6 +20,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
+use timestep_lab::app::hud::HudData;
+use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;
 use timestep_lab::sim::{Instance, SpriteCell, World, WorldConfig};
@@ -87,11 +92,17 @@ fn timed_then_flushed(gpu: &GpuContext, iterations: u64, mut work: impl FnMut())
     timed
 }
 
-fn offscreen_frame(c: &mut Criterion) {
+/// Checked after each benchmark that ran (a name filter skips some).
+fn assert_one_sprite_draw(renderer: &SpriteRenderer) {
+    let sprites = renderer.sprite_count();
+    assert_eq!(renderer.draw_calls_last_frame(), 3, "fill, grid lines, then all {sprites} sprites in one draw call");
+}
+
+fn fill_stress(c: &mut Criterion) {
     let Some(gpu) = gpu() else { return };
     let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
     let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
-    let mut group = c.benchmark_group("offscreen_frame_1280x720");
+    let mut group = c.benchmark_group("fill_stress_1280x720");
     group.sample_size(10);
     for n in [1_000, 10_000, 100_000] {
         let instances = sprites(n);
@@ -101,21 +112,21 @@ fn offscreen_frame(c: &mut Criterion) {
                 let submission = target.render(&gpu.device, &gpu.queue, &mut renderer, instances, PLAYFIELD);
                 wait(&gpu, Some(submission));
             });
+            assert_one_sprite_draw(&renderer);
         });
-        assert_eq!(renderer.draw_calls_last_frame(), 2, "the grid plus all {n} sprites in one draw call");
     }
     group.finish();
 }
 
 /// The demo world itself with `n` load sprites (6 px squares) on top of its
 /// movers: what `--sprites n` costs per frame, interpolation included.
-fn offscreen_world_frame(c: &mut Criterion) {
+fn offscreen_frame(c: &mut Criterion) {
     let Some(gpu) = gpu() else { return };
     let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
     let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
-    let mut group = c.benchmark_group("offscreen_world_frame_1280x720");
+    let mut group = c.benchmark_group("offscreen_frame_1280x720");
     group.sample_size(10);
-    for n in [1_000, 10_000] {
+    for n in [1_000, 10_000, 100_000] {
         let world = World::new(&WorldConfig { extra_sprites: n, ..WorldConfig::default() });
         let mut instances = Vec::with_capacity(world.max_instances());
         group.throughput(Throughput::Elements(n as u64));
@@ -123,6 +134,57 @@ fn offscreen_world_frame(c: &mut Criterion) {
             b.iter(|| {
                 world.write_instances(View::Interpolate { alpha: 0.5 }, &mut instances);
                 let submission = target.render(&gpu.device, &gpu.queue, &mut renderer, &instances, PLAYFIELD);
+                wait(&gpu, Some(submission));
+            });
+            assert_one_sprite_draw(&renderer);
+        });
+    }
+    group.finish();
+}
+
+/// A panel as busy as the demo's: a full frame-time plot, a full pattern.
+fn busy_hud() -> HudData {
+    let mut hud = HudData {
+        strategy_name: "catch-up",
+        strategy_summary: "Fixed updates; render once after catching up with wall time.",
+        vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
+        measured_refresh_hz: Some(59.94),
+        fps: 59.9,
+        ups: 60.0,
+        pattern: "1111111112".repeat(12),
+        sprite_count: 1000,
+        ..HudData::default()
+    };
+    for i in 0..300u64 {
+        hud.frame_times_ms.push(Duration::from_micros(if i % 60 == 0 { 33_367 } else { 16_683 }));
+    }
+    hud
+}
+
+/// The overlay's whole cost (build, tessellate, upload and rasterise) on top
+/// of the demo world with 1k load sprites: `off` and `on` differ only in the
+/// overlay. The overlay itself shows only the CPU part.
+fn overlay(c: &mut Criterion) {
+    let Some(gpu) = gpu() else { return };
+    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let mut overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
+    let hud = busy_hud();
+    let world = World::new(&WorldConfig { extra_sprites: 1_000, ..WorldConfig::default() });
+    let mut instances = Vec::with_capacity(world.max_instances());
+    let mut group = c.benchmark_group("overlay_1280x720");
+    group.sample_size(10);
+    for on in [false, true] {
+        group.bench_function(if on { "on" } else { "off" }, |b| {
+            b.iter(|| {
+                world.write_instances(View::Interpolate { alpha: 0.5 }, &mut instances);
+                renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
+                let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                renderer.draw(&mut encoder, target.view());
+                if on {
+                    overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), [WIDTH, HEIGHT], &hud);
+                }
+                let submission = gpu.queue.submit([encoder.finish()]);
                 wait(&gpu, Some(submission));
             });
         });
@@ -165,5 +227,5 @@ fn cpu_prep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, offscreen_frame, offscreen_world_frame, cpu_prep);
+criterion_group!(benches, offscreen_frame, fill_stress, overlay, cpu_prep);
 criterion_main!(benches);

@@ -7,19 +7,24 @@
 //   sprites: vs_sprite + fs_sprite, one instance per sprite, all sprites in
 //            one draw call, premultiplied alpha blending (returns rgb * a).
 // Instance colours are straight sRGB values as the world wrote them; when the
-// target encodes sRGB on write, the vertex stage linearises them so the pixels
-// read back equal the numbers the world asked for.
+// target encodes sRGB on write (TARGET_SRGB), the vertex stage linearises them
+// so the pixels read back equal the numbers the world asked for.
 //
-// Software rasterisers (llvmpipe) run both sides of a branch under a mask, so
-// the fragment stages avoid optional work: one texture sample at most.
+// Written for software rasterisers (llvmpipe) as much as for GPUs, where a
+// small sprite costs more in triangle setup than in shading:
+// - they run both sides of a branch under a mask, so the fragment stage
+//   computes every shape with cheap linear ramps and picks one with select();
+// - each varying location costs setup work and bin memory per triangle, so the
+//   vertex stage packs its outputs into three locations;
+// - the target's encoding is a pipeline constant (TARGET_SRGB in target.wgsl),
+//   not a uniform, so the sRGB conversion is compiled out where it is not needed.
 
 struct View {
     // Playfield size in playfield pixels.
     playfield: vec2<f32>,
     // Playfield pixels per target pixel (1 / letterbox scale): the antialiasing width.
     px: f32,
-    // Bit 0: the target is an sRGB format (linearise colours).
-    flags: u32,
+    _pad: u32,
     // Background colours, already in the target's encoding.
     background: vec4<f32>,
     grid_line: vec4<f32>,
@@ -28,7 +33,6 @@ struct View {
 
 const FLAG_SDF_CIRCLE: u32 = 1u;
 const FLAG_OUTLINE: u32 = 2u;
-const VIEW_SRGB: u32 = 1u;
 
 // Grid line spacing in playfield pixels (GRID_SPACING in sprites.rs).
 const GRID_SPACING: f32 = 64.0;
@@ -41,19 +45,13 @@ const OUTLINE_PX: f32 = 2.0;
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
-    // Offset from the sprite centre before rotation, playfield pixels.
-    @location(0) local: vec2<f32>,
-    @location(1) uv: vec2<f32>,
-    // Linear (target-encoded) straight RGBA.
-    @location(2) color: vec4<f32>,
-    @location(3) radius: f32,
-    @location(4) @interpolate(flat) flags: u32,
-}
-
-fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
-    let lo = c / 12.92;
-    let hi = pow((c + vec3<f32>(0.055)) / 1.055, vec3<f32>(2.4));
-    return select(hi, lo, c <= vec3<f32>(0.04045));
+    // xy: offset from the sprite centre before rotation, in target pixels
+    // (so SDF distances are already antialiasing units); zw: atlas uv.
+    @location(0) local_uv: vec4<f32>,
+    // Target-encoded straight RGBA.
+    @location(1) color: vec4<f32>,
+    // x: the SDF circle's radius in target pixels (as bits), y: the flags.
+    @location(2) @interpolate(flat) shape: vec2<u32>,
 }
 
 fn to_clip(world: vec2<f32>) -> vec4<f32> {
@@ -79,15 +77,17 @@ fn sprite_vertex(
     let s = sin(rotation);
     let rotated = vec2<f32>(local.x * c + local.y * s, -local.x * s + local.y * c);
     let t = local / max(size, vec2<f32>(1e-6)) + vec2<f32>(0.5);
+    let to_px = 1.0 / view.px;
 
     var out: VertexOut;
     out.clip = to_clip(position + rotated);
-    out.local = local;
-    out.uv = mix(atlas.xy, atlas.zw, t);
-    let rgb = select(color.rgb, srgb_to_linear(color.rgb), (view.flags & VIEW_SRGB) != 0u);
+    out.local_uv = vec4<f32>(local * to_px, mix(atlas.xy, atlas.zw, t));
+    var rgb = color.rgb;
+    if TARGET_SRGB {
+        rgb = srgb_to_linear(rgb);
+    }
     out.color = vec4<f32>(rgb, color.a);
-    out.radius = 0.5 * min(size.x, size.y);
-    out.flags = flags;
+    out.shape = vec2<u32>(bitcast<u32>(0.5 * min(size.x, size.y) * to_px), flags);
     return out;
 }
 
@@ -109,55 +109,94 @@ fn vs_sprite(@builtin(vertex_index) vertex: u32, inst: InstanceIn) -> VertexOut 
 
 @fragment
 fn fs_sprite(in: VertexOut) -> @location(0) vec4<f32> {
+    let local = in.local_uv.xy;
+    let radius = bitcast<f32>(in.shape.x);
+    let flags = in.shape.y;
     // Implicit-derivative samples must stay in uniform control flow: compute
     // every candidate first, then pick with select().
     // The atlas is a single-channel coverage mask.
-    let coverage = textureSample(atlas_texture, atlas_sampler, in.uv).r;
+    let coverage = textureSample(atlas_texture, atlas_sampler, in.local_uv.zw).r;
     let coverage_band = max(fwidth(coverage), 1e-3);
 
-    let h = 0.5 * view.px;
-    let d = length(in.local) - in.radius;
-    let disc = 1.0 - smoothstep(-h, h, d);
-    let ring_half = 0.5 * OUTLINE_PX * view.px;
-    let ring = 1.0 - smoothstep(-h, h, abs(d + ring_half) - ring_half);
+    // Signed distance to the circle's rim in target pixels; a one-pixel linear
+    // ramp centred on the rim is the pixel's coverage (a box filter).
+    let d = length(local) - radius;
+    let disc = clamp(0.5 - d, 0.0, 1.0);
+    let ring_half = 0.5 * OUTLINE_PX;
+    let ring = clamp(0.5 - (abs(d + ring_half) - ring_half), 0.0, 1.0);
     // Textured outline: the band where the atlas alpha crosses one half, about
     // a target pixel wide whatever the sprite's scale.
-    let hollow = 1.0 - smoothstep(0.0, coverage_band, abs(coverage - 0.5));
+    let hollow = clamp(1.0 - abs(coverage - 0.5) / coverage_band, 0.0, 1.0);
 
-    let sdf = (in.flags & FLAG_SDF_CIRCLE) != 0u;
-    let outline = (in.flags & FLAG_OUTLINE) != 0u;
+    let sdf = (flags & FLAG_SDF_CIRCLE) != 0u;
+    let outline = (flags & FLAG_OUTLINE) != 0u;
     let shape = select(select(coverage, hollow, outline), select(disc, ring, outline), sdf);
     let a = shape * in.color.a;
     return vec4<f32>(in.color.rgb * a, a);
 }
 
-struct GridOut {
-    @builtin(position) clip: vec4<f32>,
-    @location(0) world: vec2<f32>,
-}
+// The background is two draws. The fill is one opaque quad of a flat colour
+// (the cheapest a software rasteriser can shade a full screen: a procedural
+// grid in this pass cost 2 ms per 1280x720 frame on llvmpipe). The lines are
+// thin instanced quads blended on top, one per grid line plus the four
+// border lines, so only the pixels near a line are shaded.
 
 // One quad (4-vertex strip) covering the playfield.
 @vertex
-fn vs_grid(@builtin(vertex_index) vertex: u32) -> GridOut {
-    let world = vec2<f32>(f32(vertex & 1u), f32(vertex >> 1u)) * view.playfield;
-    var out: GridOut;
-    out.clip = to_clip(world);
-    out.world = world;
-    return out;
-}
-
-// Coverage of lines `dist_px` target pixels away: a two-pixel tent.
-fn line_coverage(dist_px: vec2<f32>) -> f32 {
-    let c = clamp(vec2<f32>(1.0) - dist_px, vec2<f32>(0.0), vec2<f32>(1.0));
-    return max(c.x, c.y);
+fn vs_fill(@builtin(vertex_index) vertex: u32) -> @builtin(position) vec4<f32> {
+    return to_clip(vec2<f32>(f32(vertex & 1u), f32(vertex >> 1u)) * view.playfield);
 }
 
 @fragment
-fn fs_grid(in: GridOut) -> @location(0) vec4<f32> {
-    let cell = in.world / GRID_SPACING;
-    let dist = abs(fract(cell + vec2<f32>(0.5)) - vec2<f32>(0.5)) * GRID_SPACING / view.px;
-    let edge = max(min(in.world, view.playfield - in.world), vec2<f32>(0.0)) / view.px;
-    var rgb = mix(view.background.rgb, view.grid_line.rgb, line_coverage(dist));
-    rgb = mix(rgb, view.border.rgb, line_coverage(edge * 0.5));
-    return vec4<f32>(rgb, 1.0);
+fn fs_fill() -> @location(0) vec4<f32> {
+    return view.background;
+}
+
+struct LineOut {
+    @builtin(position) clip: vec4<f32>,
+    // Distance from the line's centre across it, in units of the line's
+    // half-width: coverage falls linearly from 1 at 0 to 0 at 1.
+    @location(0) across: f32,
+    @location(1) @interpolate(flat) color: vec4<f32>,
+}
+
+// Instance i of (vertical grid lines, horizontal grid lines, 4 border lines),
+// expanded to a 4-vertex strip. The counts follow from the playfield size, as
+// in `grid_line_count` in sprites.rs. Grid lines are a tent two target pixels
+// wide centred on every multiple of GRID_SPACING; border lines a ramp two
+// target pixels deep inside each edge (their outer half is clipped away).
+@vertex
+fn vs_line(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> LineOut {
+    let columns = u32(floor(view.playfield.x / GRID_SPACING)) + 1u;
+    let rows = u32(floor(view.playfield.y / GRID_SPACING)) + 1u;
+    var vertical = true;
+    var at = 0.0;
+    var half_width = 1.0;
+    var color = view.grid_line;
+    if instance < columns {
+        at = f32(instance) * GRID_SPACING;
+    } else if instance < columns + rows {
+        vertical = false;
+        at = f32(instance - columns) * GRID_SPACING;
+    } else {
+        let edge = instance - columns - rows;
+        vertical = edge < 2u;
+        at = select(view.playfield.y, view.playfield.x, vertical) * f32(edge & 1u);
+        half_width = 2.0;
+        color = view.border;
+    }
+    let side = f32(vertex & 1u) * 2.0 - 1.0;
+    let along = f32(vertex >> 1u) * select(view.playfield.x, view.playfield.y, vertical);
+    let offset = at + side * half_width * view.px;
+    var out: LineOut;
+    out.clip = to_clip(select(vec2<f32>(along, offset), vec2<f32>(offset, along), vertical));
+    out.across = side;
+    out.color = color;
+    return out;
+}
+
+@fragment
+fn fs_line(in: LineOut) -> @location(0) vec4<f32> {
+    let coverage = clamp(1.0 - abs(in.across), 0.0, 1.0);
+    return vec4<f32>(in.color.rgb * coverage, coverage);
 }

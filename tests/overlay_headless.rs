@@ -102,7 +102,11 @@ struct Bench {
 
 impl Bench {
     fn new(gpu: GpuContext) -> Bench {
-        let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+        Bench::with_format(gpu, wgpu::TextureFormat::Rgba8Unorm)
+    }
+
+    fn with_format(gpu: GpuContext, format: wgpu::TextureFormat) -> Bench {
+        let target = Offscreen::with_format(&gpu.device, WIDTH, HEIGHT, format);
         let overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
         Bench { gpu, target, overlay }
     }
@@ -165,6 +169,25 @@ fn the_overlay_draws_a_panel_over_the_scene_and_can_draw_again() {
         pixel(&scene, WIDTH - 1, HEIGHT - 1),
         "the overlay loads the scene instead of clearing it"
     );
+}
+
+#[test]
+fn an_srgb_target_shows_the_same_panel_colours() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let hud = sample_hud();
+    let mut plain = Bench::new(gpu);
+    plain.with_overlay(&hud);
+    let (plain_pixels, _) = plain.with_overlay(&hud);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut srgb = Bench::with_format(gpu, wgpu::TextureFormat::Rgba8UnormSrgb);
+    srgb.with_overlay(&hud);
+    let (srgb_pixels, _) = srgb.with_overlay(&hud);
+    // The panel's flat fill, away from text. The fill lets 4 % of the scene through, and the two
+    // targets blend in different spaces over differently encoded clears, so a few steps of
+    // difference are expected; a missing conversion would read about 60 instead of about 11.
+    let (a, b) = (pixel(&plain_pixels, 300, 600), pixel(&srgb_pixels, 300, 600));
+    assert_ne!(a, pixel(&plain.scene_only(), 300, 600), "(300, 600) lies on the panel");
+    assert!(a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 5), "Rgba8Unorm {a:?} vs Rgba8UnormSrgb {b:?}");
 }
 
 #[test]

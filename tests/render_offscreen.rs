@@ -216,7 +216,7 @@ fn ten_thousand_sprites_take_one_draw_call() {
         })
         .collect();
     let image = scene.render(&sprites, playfield);
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 2, "one draw call for the grid, one for all sprites");
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 3, "fill and grid lines, then one draw call for all sprites");
     assert_eq!(scene.renderer.sprite_count(), 10_000);
     let capacity = scene.renderer.instance_capacity();
     assert!(capacity > 10_000 && capacity.is_power_of_two(), "buffer grew geometrically to {capacity}");
@@ -226,9 +226,9 @@ fn ten_thousand_sprites_take_one_draw_call() {
 
     scene.render(&sprites[..5_000], playfield);
     assert_eq!(scene.renderer.instance_capacity(), capacity, "a smaller frame reuses the buffer");
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 2);
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 3);
     scene.render(&[], playfield);
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 1, "no sprites: only the grid");
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 2, "no sprites: only the background");
 }
 
 #[test]
@@ -300,4 +300,62 @@ fn a_saved_png_matches_the_readback_and_is_not_blank() {
     colours.sort_unstable();
     colours.dedup();
     assert!(colours.len() > 50, "the image is not blank: {} distinct colours", colours.len());
+}
+
+#[test]
+fn srgb_and_plain_targets_read_back_the_same_colours() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let sprites = [ball_at([40.0, 48.0]), sprite(SpriteCell::Square, [120.0, 48.0], 48.0, 0.0, [0.25, 0.5, 0.75, 1.0])];
+    let mut images = Vec::new();
+    for format in [wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureFormat::Rgba8UnormSrgb] {
+        let target = Offscreen::with_format(&gpu.device, 160, 96, format);
+        assert_eq!(target.format(), format);
+        let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, format);
+        target.render(&gpu.device, &gpu.queue, &mut renderer, &sprites, [160.0, 96.0]);
+        images.push(target.read_rgba(&gpu.device, &gpu.queue).expect("readback"));
+    }
+    let pixel = |image: &[u8], x: usize, y: usize| -> [u8; 4] {
+        let i = (y * 160 + x) * 4;
+        [image[i], image[i + 1], image[i + 2], image[i + 3]]
+    };
+    // Inside the ball, inside the square, and on the background between them.
+    for (x, y) in [(40, 48), (120, 48), (80, 10)] {
+        let (plain, srgb) = (pixel(&images[0], x, y), pixel(&images[1], x, y));
+        let close = plain.iter().zip(&srgb).all(|(a, b)| a.abs_diff(*b) <= 1);
+        assert!(close, "pixel ({x}, {y}): Rgba8Unorm {plain:?} vs Rgba8UnormSrgb {srgb:?}");
+    }
+    let square = pixel(&images[0], 120, 48);
+    assert!(square[0].abs_diff(64) <= 1 && square[1].abs_diff(128) <= 1 && square[2].abs_diff(191) <= 1, "{square:?}");
+}
+
+#[test]
+fn grid_lines_sit_on_multiples_of_the_spacing_two_target_pixels_wide_at_any_scale() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let spacing = timestep_lab::render::sprites::GRID_SPACING as u32;
+    let mut scene = Scene::new(gpu, 320, 192);
+    for scale in [1, 2] {
+        scene = scene.with_target(320 * scale, 192 * scale);
+        let image = scene.render(&[], [320.0, 192.0]);
+        let line = spacing * scale;
+        let background = image.pixel(line / 2, line / 2);
+        // A line on the boundary between two pixels covers each half.
+        for (a, b) in [((line - 1, line / 2), (line, line / 2)), ((line / 2, line - 1), (line / 2, line))] {
+            let (pa, pb) = (image.pixel(a.0, a.1), image.pixel(b.0, b.1));
+            assert!(within_one(pa, pb), "scale {scale}: symmetric about the line: {pa:?} vs {pb:?}");
+            assert!(image.pixel(a.0, a.1)[1] > background[1] + 5, "scale {scale}: line at {a:?} is visible");
+        }
+        // Two pixels away there is no line.
+        for x in [line - 3, line + 2, 2, 320 * scale - 3] {
+            assert!(within_one(image.pixel(x, line / 2), background), "scale {scale}: no line at x = {x}");
+        }
+        // The border is brighter than a grid line and fades within two target pixels.
+        let border = image.pixel(0, line / 2);
+        assert!(border[1] > image.pixel(line, line / 2)[1], "scale {scale}: border {border:?}");
+        assert!(image.pixel(320 * scale - 1, line / 2)[1] > background[1] + 5, "scale {scale}: right border");
+    }
+}
+
+/// Equal up to one step per channel (rounding in interpolation and blending).
+fn within_one(a: [u8; 4], b: [u8; 4]) -> bool {
+    a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 1)
 }

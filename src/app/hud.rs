@@ -177,7 +177,8 @@ pub struct HudData {
     pub paused: bool,
     /// Ghost markers (where each mover should be vs where it is drawn) are on.
     pub ghosts: bool,
-    /// CPU time the overlay took last frame, in ms, as returned by `Overlay::draw`.
+    /// CPU time the overlay took last frame, in ms, as returned by `Overlay::draw` (building,
+    /// tessellating, uploading; the rasterising of the panel is not in it).
     pub overlay_cost_ms: f64,
     /// Key bindings for the F1 help, as (key, action), generated from the binding table.
     pub help_lines: Vec<(String, String)>,

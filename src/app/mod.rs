@@ -33,7 +33,7 @@ pub use args::{RunArgs, RunConfig};
 use crate::error::CliError;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say.
-const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,egui_wgpu=warn,winit=warn";
+const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
 
 /// Opens the demo window and runs until `Esc`, the window is closed, or `--exit-after`.
 ///

@@ -17,13 +17,55 @@
 //! in the binary, so it runs from any directory.
 
 pub mod context;
+pub mod egui_painter;
 pub mod error;
+pub mod heap;
 pub mod offscreen;
 pub mod overlay;
 pub mod sprites;
 pub mod surface;
 
 pub use context::GpuContext;
+
+/// The WGSL every shader module starts with: `TARGET_SRGB` and the colour helpers.
+const TARGET_WGSL: &str = include_str!("../../shaders/target.wgsl");
+
+/// A shader module from `shaders/target.wgsl` followed by `body`.
+fn shader_module(device: &wgpu::Device, label: &str, body: &str) -> wgpu::ShaderModule {
+    let source = format!("{TARGET_WGSL}\n{body}");
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
+}
+
+/// The pipeline constants of `shaders/target.wgsl` for targets of `format`.
+fn target_constants(format: wgpu::TextureFormat) -> [(&'static str, f64); 1] {
+    [("TARGET_SRGB", if format.is_srgb() { 1.0 } else { 0.0 })]
+}
+
+/// Bind group layout entries for a filterable 2D texture at `binding` and its
+/// filtering sampler at `binding + 1`, both for the fragment stage.
+fn texture_and_sampler_entries(binding: u32) -> [wgpu::BindGroupLayoutEntry; 2] {
+    [
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: binding + 1,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+    ]
+}
 pub use error::RenderError;
 pub use offscreen::Offscreen;
 pub use sprites::{Letterbox, SpriteRenderer};

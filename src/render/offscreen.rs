@@ -16,22 +16,36 @@ use super::sprites::SpriteRenderer;
 use crate::sim::Instance;
 use std::path::Path;
 
-/// The format of every offscreen target: 8-bit RGBA, sRGB-encoded like a typical surface.
-const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The format of every offscreen target: 8-bit RGBA without sRGB encoding,
+/// like the window surface (`Surface` picks a non-sRGB format), so offscreen
+/// frames, screenshots and benchmarks blend exactly as the window does.
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// Bytes per RGBA8 pixel.
 const BYTES_PER_PIXEL: u32 = 4;
 
-/// An RGBA8 (sRGB) render target that can be read back to the CPU.
+/// An RGBA8 render target that can be read back to the CPU.
 pub struct Offscreen {
     texture: wgpu::Texture,
     view: wgpu::TextureView,
     width: u32,
     height: u32,
+    format: wgpu::TextureFormat,
 }
 
 impl Offscreen {
-    /// Creates a `width × height` target (each clamped to at least 1).
+    /// Creates a `width × height` target (each clamped to at least 1) in the
+    /// window's format, `Rgba8Unorm`.
     pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Offscreen {
+        Offscreen::with_format(device, width, height, FORMAT)
+    }
+
+    /// As [`Offscreen::new`] in another 8-bit RGBA format; `Rgba8UnormSrgb`
+    /// checks the renderer on surfaces that only offer sRGB formats.
+    ///
+    /// # Panics
+    /// If `format` is not 4 bytes per pixel (readback assumes RGBA8).
+    pub fn with_format(device: &wgpu::Device, width: u32, height: u32, format: wgpu::TextureFormat) -> Offscreen {
+        assert_eq!(format.block_copy_size(None), Some(BYTES_PER_PIXEL), "Offscreen reads back RGBA8 formats only");
         let (width, height) = (width.max(1), height.max(1));
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen target"),
@@ -39,12 +53,12 @@ impl Offscreen {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
+            format,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Offscreen { texture, view, width, height }
+        Offscreen { texture, view, width, height, format }
     }
 
     /// The view to render into.
@@ -52,9 +66,10 @@ impl Offscreen {
         &self.view
     }
 
-    /// The target's colour format (`Rgba8UnormSrgb`), for building pipelines.
+    /// The target's colour format (`Rgba8Unorm` unless made [`with_format`](Self::with_format)),
+    /// for building pipelines.
     pub fn format(&self) -> wgpu::TextureFormat {
-        FORMAT
+        self.format
     }
 
     /// `[width, height]` in pixels.

@@ -3,22 +3,25 @@
 //! The world hands over a slice of [`Instance`]s each frame. [`SpriteRenderer::prepare`]
 //! copies them into one GPU buffer (grown geometrically, never shrunk, so
 //! steady-state frames allocate nothing). [`SpriteRenderer::draw`] records one
-//! render pass with two draw calls: the opaque background grid, then all
-//! sprites together.
+//! render pass with three draw calls: the background's flat fill, its grid
+//! lines, then all sprites together.
 //!
 //! ```text
-//!   target:   ┌──────┬────────────────────┬──────┐
+//!   target:   ┌──────┬─────────────────────┬──────┐
 //!             │ bars │ viewport = playfield│ bars │  letterbox: the playfield keeps its
-//!             │      │ 1. grid (opaque)    │      │  aspect, centred; viewport and scissor
-//!             │      │ 2. all sprites      │      │  stop anything drawing outside it
-//!             └──────┴────────────────────┴──────┘
+//!             │      │ 1. fill (opaque)    │      │  aspect, centred; viewport and scissor
+//!             │      │ 2. grid lines       │      │  stop anything drawing outside it
+//!             │      │ 3. all sprites      │      │
+//!             └──────┴─────────────────────┴──────┘
 //! ```
 //!
-//! The grid has its own opaque pipeline rather than riding along as instance 0:
-//! software rasterisers (llvmpipe) execute every branch of a shader under a
-//! mask, so a shared fragment shader made every sprite pay for the grid and
-//! every grid pixel for the sprite paths (measured: 74 ms → 8 ms per empty
-//! 1280×720 frame on lavapipe).
+//! The background has its own pipelines rather than riding along as sprite
+//! instances: software rasterisers (llvmpipe) execute every branch of a shader
+//! under a mask, so a shared fragment shader made every sprite pay for the grid
+//! and every grid pixel for the sprite paths (measured: 74 ms → 8 ms per empty
+//! 1280×720 frame on lavapipe). The lines are thin quads rather than a
+//! procedural full-screen shader for the same reason: only pixels near a line
+//! are shaded (an empty 1280×720 frame: 3.7 ms → 1.8 ms on lavapipe).
 //!
 //! The grid (lines every [`GRID_SPACING`] playfield pixels) is what makes judder
 //! visible: a sprite moving at constant speed should cross it at a constant rate.
@@ -34,6 +37,8 @@ pub const GRID_SPACING: f32 = 64.0;
 
 /// Bytes per instance in the GPU buffer.
 const INSTANCE_SIZE: u64 = std::mem::size_of::<Instance>() as u64;
+/// Draw calls of the background: the fill and the grid lines.
+const BACKGROUND_DRAW_CALLS: u32 = 2;
 /// Initial buffer capacity in instances.
 const INITIAL_CAPACITY: u64 = 1024;
 /// Mip levels generated for the atlas: 64, 32 and 16 px cells. Smaller cells
@@ -45,8 +50,6 @@ const LETTERBOX_COLOR: wgpu::Color = wgpu::Color::BLACK;
 const BACKGROUND: [f32; 3] = [0.075, 0.085, 0.11];
 const GRID_LINE: [f32; 3] = [0.19, 0.22, 0.28];
 const BORDER: [f32; 3] = [0.38, 0.44, 0.55];
-/// `View::flags` bit: the target encodes sRGB, so the shader linearises colours.
-const VIEW_SRGB: u32 = 1;
 
 const SHADER: &str = include_str!("../../shaders/sprite.wgsl");
 
@@ -76,7 +79,7 @@ struct ViewUniform {
     playfield: [f32; 2],
     /// Playfield pixels per target pixel: the antialiasing width.
     px: f32,
-    flags: u32,
+    _pad: u32,
     background: [f32; 4],
     grid_line: [f32; 4],
     border: [f32; 4],
@@ -132,8 +135,7 @@ impl Letterbox {
 
 /// Draws the background grid and then all sprites in one draw call.
 pub struct SpriteRenderer {
-    grid_pipeline: wgpu::RenderPipeline,
-    sprite_pipeline: wgpu::RenderPipeline,
+    pipelines: Pipelines,
     bind_group: wgpu::BindGroup,
     view_buffer: wgpu::Buffer,
     instance_buffer: wgpu::Buffer,
@@ -152,7 +154,7 @@ pub struct SpriteRenderer {
 impl SpriteRenderer {
     /// Builds the pipelines for targets of `format` and uploads the embedded atlas.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, format: wgpu::TextureFormat) -> SpriteRenderer {
-        let (layout, grid_pipeline, sprite_pipeline) = build_pipelines(device, format);
+        let (layout, pipelines) = build_pipelines(device, format);
         let atlas_view = upload_atlas(device, queue);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("atlas sampler"),
@@ -183,8 +185,7 @@ impl SpriteRenderer {
         let max_capacity = (device.limits().max_buffer_size / INSTANCE_SIZE).max(1);
         let capacity = INITIAL_CAPACITY.min(max_capacity);
         SpriteRenderer {
-            grid_pipeline,
-            sprite_pipeline,
+            pipelines,
             bind_group,
             view_buffer,
             instance_buffer: create_instance_buffer(device, capacity),
@@ -237,7 +238,7 @@ impl SpriteRenderer {
         let view = ViewUniform {
             playfield: self.letterbox.playfield,
             px: if scale > 0.0 { 1.0 / scale } else { 1.0 },
-            flags: if srgb { VIEW_SRGB } else { 0 },
+            _pad: 0,
             background: encode(BACKGROUND),
             grid_line: encode(GRID_LINE),
             border: encode(BORDER),
@@ -277,12 +278,14 @@ impl SpriteRenderer {
         pass.set_viewport(x as f32, y as f32, width as f32, height as f32, 0.0, 1.0);
         pass.set_scissor_rect(x, y, width, height);
         pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.grid_pipeline);
+        pass.set_pipeline(&self.pipelines.fill);
         pass.draw(0..4, 0..1);
-        let mut draw_calls = 1;
+        pass.set_pipeline(&self.pipelines.lines);
+        pass.draw(0..4, 0..grid_line_count(letterbox.playfield));
+        let mut draw_calls = BACKGROUND_DRAW_CALLS;
         let n = self.sprite_count;
         if n > 0 {
-            pass.set_pipeline(&self.sprite_pipeline);
+            pass.set_pipeline(&self.pipelines.sprites);
             pass.set_vertex_buffer(0, self.instance_buffer.slice(..u64::from(n) * INSTANCE_SIZE));
             pass.draw(0..4, 0..n);
             draw_calls += 1;
@@ -290,8 +293,9 @@ impl SpriteRenderer {
         self.draw_calls.store(draw_calls, Ordering::Relaxed);
     }
 
-    /// Draw calls recorded by the last [`draw`](Self::draw): 1 for the grid
-    /// plus 1 for all sprites together (0 for an empty target).
+    /// Draw calls recorded by the last [`draw`](Self::draw): 2 for the
+    /// background (fill, grid lines) plus 1 for all sprites together (0 for an
+    /// empty target).
     pub fn draw_calls_last_frame(&self) -> u32 {
         self.draw_calls.load(Ordering::Relaxed)
     }
@@ -322,43 +326,39 @@ fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
 }
 
-/// Builds the bind group layout, the grid pipeline and the sprite pipeline.
-fn build_pipelines(
-    device: &wgpu::Device,
-    format: wgpu::TextureFormat,
-) -> (wgpu::BindGroupLayout, wgpu::RenderPipeline, wgpu::RenderPipeline) {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("sprite.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-    });
-    let entries = [
-        wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<ViewUniform>() as u64),
-            },
-            count: None,
+/// The three pipelines of a frame, in drawing order.
+struct Pipelines {
+    /// The playfield's flat background colour, opaque.
+    fill: wgpu::RenderPipeline,
+    /// Grid and border lines, instanced thin quads, blended.
+    lines: wgpu::RenderPipeline,
+    /// All sprites, instanced, blended.
+    sprites: wgpu::RenderPipeline,
+}
+
+/// Instances of the grid-line draw for a playfield: vertical lines at every
+/// multiple of [`GRID_SPACING`] from 0 to the width, horizontal ones likewise,
+/// and the four border lines. `vs_line` derives the same counts in the shader.
+fn grid_line_count(playfield: [f32; 2]) -> u32 {
+    let lines = |extent: f32| (extent / GRID_SPACING).floor() as u32 + 1;
+    lines(playfield[0]) + lines(playfield[1]) + 4
+}
+
+/// Builds the bind group layout and the pipelines.
+fn build_pipelines(device: &wgpu::Device, format: wgpu::TextureFormat) -> (wgpu::BindGroupLayout, Pipelines) {
+    let shader = super::shader_module(device, "sprite.wgsl", SHADER);
+    let view = wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<ViewUniform>() as u64),
         },
-        wgpu::BindGroupLayoutEntry {
-            binding: 1,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        },
-        wgpu::BindGroupLayoutEntry {
-            binding: 2,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            count: None,
-        },
-    ];
+        count: None,
+    };
+    let [texture, sampler] = super::texture_and_sampler_entries(1);
+    let entries = [view, texture, sampler];
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("sprite bind group layout"),
         entries: &entries,
@@ -368,6 +368,10 @@ fn build_pipelines(
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
+    // The target's encoding is compiled in (`override TARGET_SRGB`), so a
+    // non-sRGB target does not pay for the conversion it never uses.
+    let constants = super::target_constants(format);
+    let compilation_options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
     let pipeline = |label: &str, vertex: wgpu::VertexState<'_>, topology, fragment: &str, blend| {
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(label),
@@ -379,7 +383,7 @@ fn build_pipelines(
             fragment: Some(wgpu::FragmentState {
                 module: &shader,
                 entry_point: Some(fragment),
-                compilation_options: Default::default(),
+                compilation_options: compilation_options(),
                 targets: &[Some(wgpu::ColorTargetState { format, blend, write_mask: wgpu::ColorWrites::ALL })],
             }),
             multiview_mask: None,
@@ -389,20 +393,20 @@ fn build_pipelines(
     let vertex = |entry_point, buffers| wgpu::VertexState {
         module: &shader,
         entry_point: Some(entry_point),
-        compilation_options: Default::default(),
+        compilation_options: compilation_options(),
         buffers,
     };
-    let grid =
-        pipeline("grid pipeline", vertex("vs_grid", &[]), wgpu::PrimitiveTopology::TriangleStrip, "fs_grid", None);
+    let strip = wgpu::PrimitiveTopology::TriangleStrip;
+    let blend = Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
+    let fill = pipeline("background fill pipeline", vertex("vs_fill", &[]), strip, "fs_fill", None);
+    let lines = pipeline("grid line pipeline", vertex("vs_line", &[]), strip, "fs_line", blend);
     let instanced = [Some(wgpu::VertexBufferLayout {
         array_stride: INSTANCE_SIZE,
         step_mode: wgpu::VertexStepMode::Instance,
         attributes: &INSTANCE_ATTRIBUTES,
     })];
-    let blend = Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING);
-    let sprite_vertex = vertex("vs_sprite", &instanced);
-    let sprite = pipeline("sprite pipeline", sprite_vertex, wgpu::PrimitiveTopology::TriangleStrip, "fs_sprite", blend);
-    (layout, grid, sprite)
+    let sprites = pipeline("sprite pipeline", vertex("vs_sprite", &instanced), strip, "fs_sprite", blend);
+    (layout, Pipelines { fill, lines, sprites })
 }
 
 fn create_instance_buffer(device: &wgpu::Device, capacity: u64) -> wgpu::Buffer {

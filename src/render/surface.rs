@@ -164,8 +164,9 @@ impl WindowSurface {
         mode: wgpu::PresentMode,
     ) -> Result<WindowSurface, SurfaceError> {
         let caps = surface.get_capabilities(adapter);
-        // egui-wgpu blends in gamma space and wants a non-sRGB target (as eframe
-        // picks); the sprite shader encodes for either kind of target.
+        // The overlay and the sprites blend in gamma space, as egui's colours
+        // are, so a non-sRGB target is preferred (as eframe picks); both shaders
+        // also compile for sRGB targets where nothing else is offered.
         let format = caps
             .formats
             .iter()

@@ -51,16 +51,25 @@ impl Drop for Display {
     }
 }
 
+/// Size of the screen of the Xvfb the tests start.
+const SCREEN: (u32, u32) = (1280, 800);
+
 fn display() -> Result<Display, String> {
     if let Some(name) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
         return Ok(Display { name, xvfb: None });
     }
+    start_xvfb()
+}
+
+/// A fresh Xvfb of [`SCREEN`] size, whatever `DISPLAY` says.
+fn start_xvfb() -> Result<Display, String> {
+    let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
     let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .args(["-displayfd", "1", "-screen", "0", &screen, "-nolisten", "tcp"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("DISPLAY is unset and Xvfb could not be started ({e}); install xvfb"))?;
+        .map_err(|e| format!("Xvfb could not be started ({e}); install xvfb"))?;
     let stdout = child.stdout.take().ok_or("Xvfb has no stdout")?;
     // Xvfb writes the display number it picked once it accepts connections.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -437,4 +446,117 @@ fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
         (d_win - d_sim).abs() <= 0.1 * vsyncs,
         "double updates beyond missed refreshes: window {d_win}, simulator {d_sim} in {vsyncs} refreshes"
     );
+}
+
+/// A window manager (openbox) on a display, killed on drop.
+struct WindowManager(Child);
+
+impl Drop for WindowManager {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts openbox on `display` and waits until it manages the screen (it
+/// answers EWMH desktop queries, which nothing answers without a WM).
+fn window_manager(display: &Display) -> Result<WindowManager, String> {
+    let child = Command::new("openbox")
+        .arg("--sm-disable")
+        .env("DISPLAY", &display.name)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("openbox could not be started ({e}); apt-get install openbox"))?;
+    let wm = WindowManager(child);
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        if xdotool(display, &["get_desktop"]).is_some() {
+            return Ok(wm);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err("openbox did not take over the screen within 10 s".to_owned())
+}
+
+/// `(x, y, width, height)` of `window`.
+fn geometry(display: &Display, window: &str) -> Option<(i64, i64, u32, u32)> {
+    let shell = xdotool(display, &["getwindowgeometry", "--shell", window])?;
+    let field = |name: &str| {
+        shell.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix('=')?.trim().parse::<i64>().ok())
+    };
+    Some((field("X")?, field("Y")?, u32::try_from(field("WIDTH")?).ok()?, u32::try_from(field("HEIGHT")?).ok()?))
+}
+
+/// Polls `probe` for up to 5 s; returns its last answer and whether it was ever true.
+fn eventually<T>(mut probe: impl FnMut() -> T, ok: impl Fn(&T) -> bool) -> (T, bool) {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let value = probe();
+        if ok(&value) || Instant::now() > until {
+            let passed = ok(&value);
+            return (value, passed);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for tool in ["xdotool", "openbox"] {
+        if !have(tool) {
+            skip(&format!("{tool} is not installed (apt-get install {tool})"));
+            return;
+        }
+    }
+    // Always a private Xvfb: a window manager must not be started on the user's display.
+    let display = match start_xvfb() {
+        Ok(display) => display,
+        Err(reason) => return skip(&reason),
+    };
+    let _wm = match window_manager(&display) {
+        Ok(wm) => wm,
+        Err(reason) => return skip(&reason),
+    };
+    let mut app = App::start(&display, "wm", &["--exit-after", "12", "--sprites", "50", "--window-size", "640x360"]);
+    let Some(window) = find_window(&display, &mut app) else {
+        let status = app.wait(Duration::from_secs(20));
+        if skipped_for_missing_adapter(&app, status) {
+            return;
+        }
+        panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
+    };
+    let windowed = geometry(&display, &window).expect("window geometry");
+    assert_eq!((windowed.2, windowed.3), (640, 360), "--window-size");
+
+    press(&display, &window, "f");
+    let (full, filled) = eventually(|| geometry(&display, &window), |g| *g == Some((0, 0, SCREEN.0, SCREEN.1)));
+    assert!(filled, "F should fill the {SCREEN:?} screen, window is {full:?}; stderr:\n{}", app.stderr());
+    press(&display, &window, "f");
+    let (back, restored) = eventually(|| geometry(&display, &window), |g| g.map(|g| (g.2, g.3)) == Some((640, 360)));
+    assert!(restored, "F again should restore 640x360, window is {back:?}");
+    // One monitor: M has nowhere to go and must leave the window where it is.
+    press(&display, &window, "m");
+    let after_m = geometry(&display, &window);
+    assert_eq!(after_m.map(|g| (g.2, g.3)), Some((640, 360)), "M on a single monitor");
+
+    // A real minimise: the window manager iconifies (unmaps) the window.
+    let pid = app.child.id().to_string();
+    let visible = || xdotool(&display, &["search", "--onlyvisible", "--pid", &pid]).is_some();
+    xdotool(&display, &["windowminimize", "--sync", &window]).expect("xdotool windowminimize");
+    let (shown, _) = eventually(visible, |shown| !*shown);
+    assert!(!shown, "the window manager should have iconified the window");
+    std::thread::sleep(Duration::from_millis(800));
+    xdotool(&display, &["windowactivate", "--sync", &window]).expect("xdotool windowactivate");
+    let (shown, _) = eventually(visible, |shown| *shown);
+    assert!(shown, "activating the window should restore it; stderr:\n{}", app.stderr());
+    press(&display, &window, "h");
+
+    let status = app.wait(Duration::from_secs(25));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stats = app.stats();
+    assert!(number(&stats, "frames") > 50.0, "too few frames presented: {stats}");
+    let configures = stats["surface"]["configures"].as_u64().unwrap_or(0);
+    assert!(configures >= 3, "fullscreen and back should each have reconfigured the surface: {stats}");
 }

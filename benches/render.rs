@@ -163,7 +163,8 @@ fn busy_hud() -> HudData {
 
 /// The overlay's whole cost (build, tessellate, upload and rasterise) on top
 /// of the demo world with 1k load sprites: `off` and `on` differ only in the
-/// overlay. The overlay itself shows only the CPU part.
+/// overlay. (The overlay shows its CPU part, and its pass's GPU time where the
+/// adapter has timestamp queries.)
 fn overlay(c: &mut Criterion) {
     let Some(gpu) = gpu() else { return };
     let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);

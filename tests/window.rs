@@ -308,6 +308,11 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     let configures = stats["surface"]["configures"].as_u64().unwrap_or(0);
     assert!(configures >= 3, "V and the resizes should each have reconfigured the surface: {stats}");
     assert_eq!(stats["tick_rate"].as_f64(), Some(100.0), "Up, Up, Down took 60 Hz to 100 Hz: {stats}");
+    // lavapipe has timestamp queries: the passes must have been timed and read back.
+    if stats["adapter"].as_str().is_some_and(|a| a.contains("llvmpipe")) {
+        assert!(number(&stats, "gpu_timed_frames") > 10.0, "GPU pass times were not read back: {stats}");
+        assert!(number(&stats, "gpu_scene_ms") > 0.0, "{stats}");
+    }
     let spread = luminance_spread(&shot);
     assert!(spread > 5.0, "screenshot {} looks blank (luminance spread {spread:.2})", shot.display());
     eprintln!(

@@ -17,6 +17,7 @@ use crate::app::emulate::{Vblank, VblankGrid};
 use crate::app::hud::HudData;
 use crate::app::wait;
 use crate::frame::FrameHost;
+use crate::render::gpu_timer::GpuTimer;
 use crate::render::overlay::Overlay;
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame, WindowSurface};
 use crate::render::{GpuContext, SpriteRenderer};
@@ -57,6 +58,8 @@ pub struct WindowHost<'a> {
     pub sprites: &'a mut SpriteRenderer,
     /// The numbers on top.
     pub overlay: &'a mut Overlay,
+    /// Times the scene and overlay passes on the GPU, where the adapter can.
+    pub timer: Option<&'a mut GpuTimer>,
     /// The window (egui reads its scale and input from it).
     pub window: &'a Window,
     /// What the overlay shows this frame.
@@ -130,7 +133,14 @@ impl FrameHost<World> for WindowHost<'_> {
         self.sprites.draw(&mut encoder, frame.view());
         self.outcome.overlay_ms =
             self.overlay.draw(device, queue, &mut encoder, frame.view(), self.window, size, self.hud);
+        let timed = match self.timer.as_deref_mut() {
+            Some(timer) => timer.resolve(&mut encoder, self.overlay.drew_pass()),
+            None => false,
+        };
         queue.submit([encoder.finish()]);
+        if timed && let Some(timer) = self.timer.as_deref_mut() {
+            timer.submitted();
+        }
         self.outcome.sprites = self.instances.len();
         self.outcome.draw_calls = self.sprites.draw_calls_last_frame();
         self.frame = Some(frame);

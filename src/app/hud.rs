@@ -180,6 +180,12 @@ pub struct HudData {
     /// CPU time the overlay took last frame, in ms, as returned by `Overlay::draw` (building,
     /// tessellating, uploading; the rasterising of the panel is not in it).
     pub overlay_cost_ms: f64,
+    /// The adapter can time render passes (timestamp queries).
+    pub gpu_timing: bool,
+    /// GPU time of the scene pass over the last second, ms.
+    pub gpu_scene_ms: Option<f64>,
+    /// GPU time of the overlay pass over the last second, ms.
+    pub gpu_overlay_ms: Option<f64>,
     /// Key bindings for the F1 help, as (key, action), generated from the binding table.
     pub help_lines: Vec<(String, String)>,
     /// The F1 help table is open.
@@ -218,6 +224,9 @@ impl Default for HudData {
             paused: false,
             ghosts: false,
             overlay_cost_ms: 0.0,
+            gpu_timing: false,
+            gpu_scene_ms: None,
+            gpu_overlay_ms: None,
             help_lines: Vec::new(),
             show_help: false,
         }

@@ -33,11 +33,12 @@ use crate::app::hud::HudData;
 use crate::app::load::LoadPreset;
 use crate::app::monitors::{self, MonitorInfo};
 use crate::app::refresh::{self, RefreshMeter, Verdict, VerdictInput};
-use crate::app::stats::{self, Folded, RunStats, SurfaceStats};
+use crate::app::stats::{self, Folded, GpuTimeTotals, RunStats, SurfaceStats};
 use crate::app::wait::{self, WakePlan};
 use crate::error::CliError;
 use crate::frame::{FrameDriver, FrameHost, FrameReport};
 use crate::metrics::{FrameSample, Metrics};
+use crate::render::gpu_timer::GpuTimer;
 use crate::render::overlay::Overlay;
 use crate::render::surface::{SkipReason, WindowSurface, is_vsync_mode, present_mode_name};
 use crate::render::{GpuContext, Offscreen, SpriteRenderer};
@@ -94,6 +95,11 @@ struct Running {
     surface: WindowSurface,
     sprites: SpriteRenderer,
     overlay: Overlay,
+    /// Times the render passes on the GPU, where the adapter has timestamp queries.
+    timer: Option<GpuTimer>,
+    /// GPU pass times over the whole run, and over the current log interval (the overlay's).
+    gpu_run: GpuTimeTotals,
+    gpu_recent: GpuTimeTotals,
     world: World,
     driver: FrameDriver,
     hud: HudData,
@@ -275,8 +281,16 @@ impl App {
         if emulating && is_vsync_mode(surface.present_mode()) {
             log::warn!("emulating a refresh over a blocking present mode: the real vsync will beat against the grid");
         }
-        let sprites = SpriteRenderer::new(&gpu.device, &gpu.queue, surface.format());
+        let mut sprites = SpriteRenderer::new(&gpu.device, &gpu.queue, surface.format());
         let mut overlay = Overlay::new(&gpu.device, surface.format(), &window);
+        let timer = GpuTimer::new(&gpu.device, &gpu.queue);
+        match &timer {
+            Some(timer) => {
+                sprites.set_timestamps(Some(timer.scene()));
+                overlay.set_timestamps(Some(timer.overlay()));
+            }
+            None => log::info!("the adapter has no timestamp queries: GPU pass times are not measured"),
+        }
         overlay.set_visible(!self.config.no_overlay);
         let world = World::new(&WorldConfig {
             width: PLAYFIELD[0],
@@ -293,7 +307,7 @@ impl App {
         help_lines.extend(
             monitors.iter().enumerate().map(|(i, m)| (format!("monitor {}", i + 1), MonitorInfo::of(i, m).to_string())),
         );
-        let mut hud = HudData { help_lines, ..HudData::default() };
+        let mut hud = HudData { help_lines, gpu_timing: timer.is_some(), ..HudData::default() };
         hud.present_mode_requested = self.config.present_mode.label().to_owned();
         let mut running = Running {
             monitor: window.current_monitor(),
@@ -302,6 +316,9 @@ impl App {
             surface,
             sprites,
             overlay,
+            timer,
+            gpu_run: GpuTimeTotals::default(),
+            gpu_recent: GpuTimeTotals::default(),
             world,
             driver,
             hud,
@@ -420,6 +437,7 @@ impl Running {
                 surface: &mut self.surface,
                 sprites: &mut self.sprites,
                 overlay: &mut self.overlay,
+                timer: self.timer.as_mut(),
                 window: &self.window,
                 hud: &self.hud,
                 instances: &mut self.instances,
@@ -443,6 +461,10 @@ impl Running {
         };
         self.frames += 1;
         self.hud.overlay_cost_ms = outcome.overlay_ms;
+        if let Some(times) = self.timer.as_mut().and_then(GpuTimer::collect) {
+            self.gpu_run.add(&times);
+            self.gpu_recent.add(&times);
+        }
         if outcome.presented {
             self.presented += 1;
             self.hud.sprite_count = outcome.sprites;
@@ -475,6 +497,7 @@ impl Running {
             surface: &mut self.surface,
             sprites: &mut self.sprites,
             overlay: &mut self.overlay,
+            timer: self.timer.as_mut(),
             window: &self.window,
             hud: &self.hud,
             instances: &mut self.instances,
@@ -520,9 +543,12 @@ impl Running {
             self.hud.fps = stats::per_second(self.log_frames, wall);
             self.hud.ups = stats::per_second(self.log_updates, wall);
             self.hud.cpu_percent = self.cpu.sample(clock.instant_at(now));
+            self.hud.gpu_scene_ms = self.gpu_recent.scene_mean_ms();
+            self.hud.gpu_overlay_ms = self.gpu_recent.overlay_mean_ms();
+            self.gpu_recent = GpuTimeTotals::default();
             let totals = self.live.totals();
             log::info!(
-                "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder {:.2} ms, latency {:.2} ms, speed {:.3}, overlay {:.1} ms; {}",
+                "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder {:.2} ms, latency {:.2} ms, speed {:.3}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
                 self.driver.strategy_id(),
                 self.hud.fps,
                 self.hud.ups,
@@ -532,6 +558,8 @@ impl Running {
                 self.live.recent_latency_ms(),
                 totals.speed_ratio,
                 self.hud.overlay_cost_ms,
+                gpu_ms(self.hud.gpu_scene_ms),
+                gpu_ms(self.hud.gpu_overlay_ms),
                 self.verdict.text
             );
             self.log_at = now;
@@ -698,8 +726,7 @@ impl Running {
     }
 
     /// Renders the world offscreen at the window's size and saves a PNG. The
-    /// overlay is left out: egui blends in gamma space and the offscreen target
-    /// is sRGB, which would wash the panel out.
+    /// overlay is left out: its pipeline is built for the surface's format.
     fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
         let [w, h] = self.surface.size();
         let (w, h) = if w < 16 || h < 16 { (PLAYFIELD[0] as u32, PLAYFIELD[1] as u32) } else { (w, h) };
@@ -766,8 +793,16 @@ impl Running {
                 validation: counts.validation,
                 configures: counts.configures,
             },
+            gpu_timed_frames: self.gpu_run.frames,
+            gpu_scene_ms: self.gpu_run.scene_mean_ms(),
+            gpu_overlay_ms: self.gpu_run.overlay_mean_ms(),
         }
     }
+}
+
+/// A GPU time for the log: `2.31 ms`, or `n/a`.
+fn gpu_ms(ms: Option<f64>) -> String {
+    ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"))
 }
 
 fn finite_or_zero(v: f64) -> f64 {

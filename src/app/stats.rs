@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::metrics::Totals;
+use crate::render::gpu_timer::GpuTimes;
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_SEC, nanos_to_secs};
 
@@ -108,6 +109,44 @@ pub struct RunStats {
     pub monitor: String,
     /// Surface acquire outcomes, for robustness runs.
     pub surface: SurfaceStats,
+    /// Frames whose GPU pass times were read back (0 without timestamp queries).
+    pub gpu_timed_frames: u64,
+    /// Mean GPU time of the scene pass (background + sprites), ms.
+    pub gpu_scene_ms: Option<f64>,
+    /// Mean GPU time of the overlay pass over the frames that drew it, ms.
+    pub gpu_overlay_ms: Option<f64>,
+}
+
+/// Sums of GPU pass times, for means over a run or a stretch of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuTimeTotals {
+    /// Frames timed.
+    pub frames: u64,
+    scene_ms: f64,
+    overlay_frames: u64,
+    overlay_ms: f64,
+}
+
+impl GpuTimeTotals {
+    /// Adds one frame's times.
+    pub fn add(&mut self, times: &GpuTimes) {
+        self.frames += 1;
+        self.scene_ms += times.scene_ms;
+        if let Some(overlay) = times.overlay_ms {
+            self.overlay_frames += 1;
+            self.overlay_ms += overlay;
+        }
+    }
+
+    /// Mean scene-pass time, ms (`None` before the first frame).
+    pub fn scene_mean_ms(&self) -> Option<f64> {
+        (self.frames > 0).then(|| self.scene_ms / self.frames as f64)
+    }
+
+    /// Mean overlay-pass time over the frames that drew the overlay, ms.
+    pub fn overlay_mean_ms(&self) -> Option<f64> {
+        (self.overlay_frames > 0).then(|| self.overlay_ms / self.overlay_frames as f64)
+    }
 }
 
 /// Acquire outcomes over the run.
@@ -169,6 +208,17 @@ mod tests {
     fn strategies_are_listed_by_id_in_key_order() {
         let used: BTreeSet<StrategyId> = [StrategyId::Auto, StrategyId::Lockstep, StrategyId::CatchUp].into();
         assert_eq!(strategy_names(&used), ["lockstep", "catch-up", "auto"]);
+    }
+
+    #[test]
+    fn gpu_means_count_the_overlay_only_where_it_was_drawn() {
+        let mut totals = GpuTimeTotals::default();
+        assert_eq!((totals.scene_mean_ms(), totals.overlay_mean_ms()), (None, None));
+        totals.add(&GpuTimes { scene_ms: 2.0, overlay_ms: Some(1.0) });
+        totals.add(&GpuTimes { scene_ms: 4.0, overlay_ms: None });
+        assert_eq!(totals.frames, 2);
+        assert_eq!(totals.scene_mean_ms(), Some(3.0));
+        assert_eq!(totals.overlay_mean_ms(), Some(1.0), "the hidden-overlay frame does not dilute the mean");
     }
 
     #[test]

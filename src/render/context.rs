@@ -2,7 +2,8 @@
 //!
 //! Adapter selection tries the normal request first and then
 //! `force_fallback_adapter`, so the demo also starts on machines without a GPU
-//! (Mesa lavapipe / llvmpipe, WARP). The device asks for no features and the
+//! (Mesa lavapipe / llvmpipe, WARP). The device asks for no features but
+//! `TIMESTAMP_QUERY` (where offered, for [`super::gpu_timer`]) and the
 //! downlevel default limits (with the adapter's texture size limits so large
 //! windows still fit), which every backend wgpu supports can provide.
 
@@ -27,7 +28,7 @@ pub struct GpuContext {
 impl GpuContext {
     /// Requests an adapter (compatible with `surface` if given), trying the
     /// normal adapter then `force_fallback_adapter`, and a device with
-    /// downlevel default limits and no features.
+    /// downlevel default limits and no features except timestamp queries where offered.
     ///
     /// # Errors
     /// [`RenderError::NoAdapter`] with an install hint, or [`RenderError::Device`].
@@ -54,7 +55,8 @@ impl GpuContext {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("timestep-lab device"),
-                required_features: wgpu::Features::empty(),
+                // Timestamps only where offered: they time the passes for the overlay.
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,

@@ -21,6 +21,7 @@ use egui::{Align2, Color32, FontId, RichText, TextFormat, Ui};
 use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, PlotPoints};
 
 use super::egui_painter::EguiPainter;
+use super::gpu_timer::PassTimestamps;
 use crate::app::hud::HudData;
 
 /// Width of the panel's content column, in points.
@@ -67,6 +68,10 @@ pub struct Overlay {
     visible: bool,
     /// Plot points, reused across frames.
     points: Vec<PlotPoint>,
+    /// Where the render pass writes its GPU timestamps, if timed.
+    timestamps: Option<PassTimestamps>,
+    /// The last `draw` recorded a render pass (false when hidden or zero-size).
+    drew_pass: bool,
 }
 
 impl Overlay {
@@ -110,6 +115,8 @@ impl Overlay {
             start: Instant::now(),
             visible: true,
             points: Vec::with_capacity(crate::app::hud::FRAME_TIME_CAPACITY),
+            timestamps: None,
+            drew_pass: false,
         }
     }
 
@@ -138,6 +145,7 @@ impl Overlay {
         size_px: [u32; 2],
         hud: &HudData,
     ) -> f64 {
+        self.drew_pass = false;
         if !self.visible {
             return 0.0;
         }
@@ -165,6 +173,7 @@ impl Overlay {
         size_px: [u32; 2],
         hud: &HudData,
     ) -> f64 {
+        self.drew_pass = false;
         if !self.visible {
             return 0.0;
         }
@@ -173,6 +182,17 @@ impl Overlay {
         let full_output = self.run(raw_input, hud);
         self.paint(device, queue, encoder, target, size_px, full_output);
         elapsed_ms(started)
+    }
+
+    /// Has every later draw write its render pass's GPU begin/end timestamps
+    /// there (`None`: untimed).
+    pub fn set_timestamps(&mut self, timestamps: Option<PassTimestamps>) {
+        self.timestamps = timestamps;
+    }
+
+    /// Whether the last draw recorded a render pass (and so wrote its timestamps).
+    pub fn drew_pass(&self) -> bool {
+        self.drew_pass
     }
 
     /// Whether the overlay is drawn.
@@ -238,11 +258,12 @@ impl Overlay {
                     ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
                 })],
                 depth_stencil_attachment: None,
-                timestamp_writes: None,
+                timestamp_writes: self.timestamps.as_ref().map(PassTimestamps::writes),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
             self.painter.render(&mut pass);
+            self.drew_pass = true;
         }
         for id in textures_delta.free.drain() {
             self.painter.free_texture(&id);
@@ -566,13 +587,27 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
 
         key(ui, "ghost markers");
         value(ui, format!("{:>7}", if hud.ghosts { "on" } else { "off" }), VALUE);
-        // CPU time of building, tessellating and uploading the panel. The rasterising happens
-        // later on the GPU (or, on a software adapter, on llvmpipe's threads) and is not in it:
-        // `cargo bench --bench render -- overlay` measures the whole cost offscreen.
+        // CPU time of building, tessellating and uploading the panel; its drawing is in the
+        // GPU row below (on a software adapter that is CPU work too, on llvmpipe's threads).
         key(ui, "overlay CPU");
         value(ui, format!("{:7.2} ms", hud.overlay_cost_ms), VALUE);
         ui.end_row();
+
+        // GPU time of the two render passes, from timestamp queries, averaged over a second.
+        key(ui, "GPU scene");
+        gpu_value(ui, hud.gpu_timing, hud.gpu_scene_ms);
+        key(ui, "GPU overlay");
+        gpu_value(ui, hud.gpu_timing, hud.gpu_overlay_ms);
+        ui.end_row();
     });
+}
+
+/// A GPU pass time, `—` before the first reading, `n/a` without timestamp queries.
+fn gpu_value(ui: &mut Ui, supported: bool, ms: Option<f64>) {
+    match ms {
+        Some(ms) => value(ui, format!("{ms:7.2} ms"), VALUE),
+        None => value(ui, format!("{:>7}", if supported { "—" } else { "n/a" }), DIM),
+    }
 }
 
 /// The F1 key table, top-right.

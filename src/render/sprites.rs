@@ -28,6 +28,7 @@
 //! The ball is an analytic antialiased circle ([`Instance::FLAG_SDF_CIRCLE`]) so
 //! its centre is exact at any sub-pixel position. Blending is premultiplied alpha.
 
+use super::gpu_timer::PassTimestamps;
 use crate::sim::Instance;
 use crate::sim::instance::ATLAS_GRID;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -149,6 +150,8 @@ pub struct SpriteRenderer {
     letterbox: Letterbox,
     format: wgpu::TextureFormat,
     draw_calls: AtomicU32,
+    /// Where the render pass writes its GPU timestamps, if timed.
+    timestamps: Option<PassTimestamps>,
 }
 
 impl SpriteRenderer {
@@ -196,6 +199,7 @@ impl SpriteRenderer {
             letterbox: Letterbox::fit([1.0, 1.0], [0, 0]),
             format,
             draw_calls: AtomicU32::new(0),
+            timestamps: None,
         }
     }
 
@@ -266,7 +270,7 @@ impl SpriteRenderer {
                 ops: wgpu::Operations { load: wgpu::LoadOp::Clear(LETTERBOX_COLOR), store: wgpu::StoreOp::Store },
             })],
             depth_stencil_attachment: None,
-            timestamp_writes: None,
+            timestamp_writes: self.timestamps.as_ref().map(PassTimestamps::writes),
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -313,6 +317,12 @@ impl SpriteRenderer {
     /// Where the playfield lands in the target, as of the last [`prepare`](Self::prepare).
     pub fn letterbox(&self) -> Letterbox {
         self.letterbox
+    }
+
+    /// Has every later [`draw`](Self::draw) write its pass's GPU begin/end
+    /// timestamps there (`None`: untimed).
+    pub fn set_timestamps(&mut self, timestamps: Option<PassTimestamps>) {
+        self.timestamps = timestamps;
     }
 
     /// The colour format this renderer's pipelines target.

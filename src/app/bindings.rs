@@ -2,8 +2,8 @@
 //!
 //! Keys are matched by physical position ([`KeyCode`]), so `WASD` stays under
 //! the left hand on any layout. `Up`/`Down` change the tick rate, so the
-//! player sprite moves with `WASD` (held keys); everything else acts once per
-//! press and ignores key repeat.
+//! player sprite moves with `WASD` (held keys), and `Left`/`Right` steer it
+//! too; everything else acts once per press and ignores key repeat.
 
 use winit::keyboard::{KeyCode, ModifiersState};
 
@@ -127,6 +127,8 @@ pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
     (KeyCode::KeyA, NONE, Action::Move(Dir::Left)),
     (KeyCode::KeyS, NONE, Action::Move(Dir::Down)),
     (KeyCode::KeyD, NONE, Action::Move(Dir::Right)),
+    (KeyCode::ArrowLeft, NONE, Action::Move(Dir::Left)),
+    (KeyCode::ArrowRight, NONE, Action::Move(Dir::Right)),
     (KeyCode::KeyE, NONE, Action::Kick),
 ];
 
@@ -223,6 +225,8 @@ mod tests {
     fn modifiers_must_match_except_for_held_keys() {
         assert_eq!(action_for(KeyCode::KeyV, ModifiersState::CONTROL), None);
         assert_eq!(action_for(KeyCode::KeyW, ModifiersState::SHIFT), Some(Action::Move(Dir::Up)));
+        assert_eq!(action_for(KeyCode::ArrowLeft, ModifiersState::empty()), Some(Action::Move(Dir::Left)));
+        assert_eq!(action_for(KeyCode::ArrowRight, ModifiersState::empty()), Some(Action::Move(Dir::Right)));
     }
 
     #[test]

@@ -216,7 +216,8 @@ fn ten_thousand_sprites_take_one_draw_call() {
         })
         .collect();
     let image = scene.render(&sprites, playfield);
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 3, "fill and grid lines, then one draw call for all sprites");
+    // No letterbox bars: the clear paints the background, so grid lines + one draw for all sprites.
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 2, "grid lines, then one draw call for all sprites");
     assert_eq!(scene.renderer.sprite_count(), 10_000);
     let capacity = scene.renderer.instance_capacity();
     assert!(capacity > 10_000 && capacity.is_power_of_two(), "buffer grew geometrically to {capacity}");
@@ -226,9 +227,13 @@ fn ten_thousand_sprites_take_one_draw_call() {
 
     scene.render(&sprites[..5_000], playfield);
     assert_eq!(scene.renderer.instance_capacity(), capacity, "a smaller frame reuses the buffer");
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 3);
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 2);
     scene.render(&[], playfield);
-    assert_eq!(scene.renderer.draw_calls_last_frame(), 2, "no sprites: only the background");
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 1, "no sprites: only the grid lines");
+    // With bars the playfield needs its own fill: one more draw, still one for all sprites.
+    let mut scene = scene.with_target(1280, 1000);
+    scene.render(&sprites, playfield);
+    assert_eq!(scene.renderer.draw_calls_last_frame(), 3, "fill, grid lines, one draw call for all sprites");
 }
 
 #[test]
@@ -358,4 +363,25 @@ fn grid_lines_sit_on_multiples_of_the_spacing_two_target_pixels_wide_at_any_scal
 /// Equal up to one step per channel (rounding in interpolation and blending).
 fn within_one(a: [u8; 4], b: [u8; 4]) -> bool {
     a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 1)
+}
+
+#[test]
+fn the_background_is_the_same_colour_whether_the_clear_or_the_fill_paints_it() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for format in [wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureFormat::Rgba8UnormSrgb] {
+        let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, format);
+        let mut background = Vec::new();
+        // 320×192 fills its target (the clear paints it); 320×240 has bars above and below (the fill does).
+        for (height, y) in [(192, 32), (240, 56)] {
+            let target = Offscreen::with_format(&gpu.device, 320, height, format);
+            target.render(&gpu.device, &gpu.queue, &mut renderer, &[], [320.0, 192.0]);
+            let draws = renderer.draw_calls_last_frame();
+            let rgba = target.read_rgba(&gpu.device, &gpu.queue).expect("readback");
+            let i = ((y * 320 + 32) * 4) as usize;
+            background.push((draws, [rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]]));
+        }
+        assert_eq!(background[0].0, 1, "{format:?}: no bars, no fill draw");
+        assert_eq!(background[1].0, 2, "{format:?}: bars, so a fill draw");
+        assert!(within_one(background[0].1, background[1].1), "{format:?}: {background:?}");
+    }
 }

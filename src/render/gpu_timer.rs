@@ -160,13 +160,6 @@ impl GpuTimer {
         });
     }
 
-    /// Frees a slot whose encoder was never submitted (the frame was dropped).
-    pub fn abandon(&mut self) {
-        if let Some(index) = self.pending.take() {
-            self.slots[index].state.store(FREE, Ordering::Release);
-        }
-    }
-
     /// The newest frame read back since the last call, if any; frees its slot
     /// and any older ones. Never waits (mapping completes as the device is
     /// polled, which every submit does).

@@ -72,6 +72,14 @@ fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// The adapter, a 1280×720 offscreen target and a sprite renderer for it.
+fn setup() -> Option<(GpuContext, Offscreen, SpriteRenderer)> {
+    let gpu = gpu()?;
+    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
+    let renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    Some((gpu, target, renderer))
+}
+
 fn wait(gpu: &GpuContext, submission: Option<wgpu::SubmissionIndex>) {
     if let Err(err) = gpu.device.poll(wgpu::PollType::Wait { submission_index: submission, timeout: None }) {
         log::error!("waiting for the GPU failed: {err}");
@@ -100,9 +108,7 @@ fn assert_one_sprite_draw(renderer: &SpriteRenderer) {
 }
 
 fn fill_stress(c: &mut Criterion) {
-    let Some(gpu) = gpu() else { return };
-    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
-    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut group = c.benchmark_group("fill_stress_1280x720");
     group.sample_size(10);
     for n in [1_000, 10_000, 100_000] {
@@ -122,9 +128,7 @@ fn fill_stress(c: &mut Criterion) {
 /// The demo world itself with `n` load sprites (6 px squares) on top of its
 /// movers: what `--sprites n` costs per frame, interpolation included.
 fn offscreen_frame(c: &mut Criterion) {
-    let Some(gpu) = gpu() else { return };
-    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
-    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut group = c.benchmark_group("offscreen_frame_1280x720");
     group.sample_size(10);
     for n in [1_000, 10_000, 100_000] {
@@ -167,9 +171,7 @@ fn busy_hud() -> HudData {
 /// overlay. (The overlay shows its CPU part, and its pass's GPU time where the
 /// adapter has timestamp queries.)
 fn overlay(c: &mut Criterion) {
-    let Some(gpu) = gpu() else { return };
-    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
-    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
     let hud = busy_hud();
     let world = World::new(&WorldConfig { extra_sprites: 1_000, ..WorldConfig::default() });
@@ -195,9 +197,7 @@ fn overlay(c: &mut Criterion) {
 }
 
 fn cpu_prep(c: &mut Criterion) {
-    let Some(gpu) = gpu() else { return };
-    let target = Offscreen::new(&gpu.device, WIDTH, HEIGHT);
-    let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, target.format());
+    let Some((gpu, _target, mut renderer)) = setup() else { return };
     let n = 100_000;
     let instances = sprites(n);
     // Grow the buffer once so the steady state is measured.

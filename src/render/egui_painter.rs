@@ -320,11 +320,6 @@ impl EguiPainter {
             pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
         }
     }
-
-    /// Meshes drawn by the last [`render`](Self::render).
-    pub fn draw_count(&self) -> usize {
-        self.draws.len()
-    }
 }
 
 impl std::fmt::Debug for EguiPainter {

@@ -27,6 +27,9 @@ pub mod sprites;
 pub mod surface;
 
 pub use context::GpuContext;
+pub use error::RenderError;
+pub use offscreen::Offscreen;
+pub use sprites::{Letterbox, SpriteRenderer};
 
 /// The WGSL every shader module starts with: `TARGET_SRGB` and the colour helpers.
 const TARGET_WGSL: &str = include_str!("../../shaders/target.wgsl");
@@ -67,6 +70,3 @@ fn texture_and_sampler_entries(binding: u32) -> [wgpu::BindGroupLayoutEntry; 2] 
         },
     ]
 }
-pub use error::RenderError;
-pub use offscreen::Offscreen;
-pub use sprites::{Letterbox, SpriteRenderer};

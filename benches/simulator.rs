@@ -11,7 +11,8 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use timestep_lab::frame::Simulation;
-use timestep_lab::monitor::{Preset, RunSpec, simulate, simulate_world};
+use timestep_lab::monitor::{Preset, RunSpec, simulate_world};
+use timestep_lab::simulate::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
 

@@ -1,16 +1,16 @@
 //! timestep-lab: see, measure and compare game-loop timing strategies.
 //!
-//! The core (`time`, `strategy`, `frame`, `sim`, `monitor`, `metrics`)
-//! imports neither winit nor wgpu and takes time as data; `app` and `render`
-//! are the thin shell around it. See `README.md` for a tour.
+//! The platform-free core (time, strategies, the frame driver, metrics, the
+//! virtual monitor) is the `timestep-core` crate, re-exported here under its
+//! own module names; this crate is the shell around it: the demo world
+//! (`sim`), the window (`app`), the renderer (`render`) and the command line
+//! (`simulate`, `plot`). See `README.md` for a tour.
+
+pub use timestep_core::{frame, metrics, monitor, rng, strategy, time};
 
 pub mod app;
 pub mod error;
-pub mod frame;
-pub mod metrics;
-pub mod monitor;
+pub mod plot;
 pub mod render;
-pub mod rng;
 pub mod sim;
-pub mod strategy;
-pub mod time;
+pub mod simulate;

@@ -26,13 +26,13 @@ enum Command {
     /// Open the demo window (the default).
     Run(timestep_lab::app::RunArgs),
     /// Run strategies against virtual monitors and print what they do.
-    Simulate(timestep_lab::monitor::cli::SimulateArgs),
+    Simulate(timestep_lab::simulate::SimulateArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Simulate(args)) => timestep_lab::monitor::cli::run_simulate(&args),
+        Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),
         Some(Command::Run(args)) => timestep_lab::app::run(&args),
         None => timestep_lab::app::run(&cli.run),
     };

@@ -81,6 +81,7 @@ fn recording_a_frame_in_the_metrics_never_allocates() {
                 updates: (i % 3) as u32,
                 shown_updates: (i % 3) as u32,
                 content_time: hz.tick_time(i),
+                input_time: hz.tick_time(i),
                 display_time: hz.tick_time(i + 1 + i / 1000),
                 game_time: hz.tick_time(i),
             };

@@ -10,7 +10,8 @@
 //! Several seeds are checked so the ranges are not luck.
 
 use std::process::Command;
-use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, simulate};
+use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop};
+use timestep_lab::simulate::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
 

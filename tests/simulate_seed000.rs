@@ -7,7 +7,8 @@
 //! picture is drawn at proportion (16 − 15) / (20 − 15) = 0.2.
 
 use std::process::Command;
-use timestep_lab::monitor::{Event, Preset, RunSpec, Stop, TIMELINE_EVENTS, simulate};
+use timestep_lab::monitor::{Event, Preset, RunSpec, Stop, TIMELINE_EVENTS};
+use timestep_lab::simulate::simulate;
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::Rate;
 

@@ -21,13 +21,11 @@
 //! double-updates about every thousand frames. Everything is integer
 //! nanoseconds and a seeded PRNG, so a run is reproducible bit for bit.
 //!
-//! This module reads no real clock and does not sleep; `cli` is the shell
-//! that prints, plots and shows progress.
+//! This module reads no real clock and does not sleep; the `timestep-lab`
+//! binary is the shell that prints, plots and shows progress.
 
-pub mod cli;
 mod display;
 mod model;
-mod plot;
 mod report;
 
 mod timeline;
@@ -35,7 +33,6 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use plot::write_plot;
 pub use report::{FIELDS, RunReport, to_csv, to_json, to_table};
 
 pub use timeline::{Event, Timeline};
@@ -43,7 +40,6 @@ pub use trace::{PRESENTMON_COLUMN, parse_trace, read_trace};
 
 use crate::frame::{FrameDriver, Simulation};
 use crate::metrics::{FrameSample, Metrics};
-use crate::sim::{World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use std::sync::Arc;
@@ -159,10 +155,9 @@ impl RunOutcome {
     }
 }
 
-/// Runs `spec` on a fresh demo world (`World::new(&WorldConfig::default())`).
-pub fn simulate(spec: &RunSpec) -> RunOutcome {
-    let mut world = World::new(&WorldConfig::default());
-    simulate_world(spec, &mut world, &mut |_| {})
+/// Runs `spec` on `world` without progress reports.
+pub fn simulate<W: Simulation>(spec: &RunSpec, world: &mut W) -> RunOutcome {
+    simulate_world(spec, world, &mut |_| {})
 }
 
 /// How often (in frames) the progress callback is called.
@@ -248,9 +243,20 @@ fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>,
 mod tests {
     use super::*;
 
+    /// A world that only counts its steps: the virtual monitor's figures do
+    /// not depend on what the world does.
+    #[derive(Default)]
+    struct Counter(u64);
+
+    impl Simulation for Counter {
+        fn step(&mut self, _dt: Nanos) {
+            self.0 += 1;
+        }
+    }
+
     #[test]
     fn the_glaiel_catch_up_run_ends_at_the_first_frame_start_with_n_updates() {
-        let outcome = simulate(&RunSpec::new(StrategyId::CatchUp, Preset::Glaiel));
+        let outcome = simulate(&RunSpec::new(StrategyId::CatchUp, Preset::Glaiel), &mut Counter::default());
         let t = outcome.metrics.totals();
         assert!((10_000..=10_001).contains(&t.updates), "{t:?}");
         assert!(!outcome.truncated);
@@ -259,9 +265,9 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_run_and_another_seed_another() {
         let spec = RunSpec { stop: Stop::Updates(2_000), ..RunSpec::new(StrategyId::CatchUp, Preset::Desktop) };
-        let a = simulate(&spec).report();
-        let b = simulate(&spec).report();
-        let c = simulate(&RunSpec { seed: 1, ..spec }).report();
+        let a = simulate(&spec, &mut Counter::default()).report();
+        let b = simulate(&spec, &mut Counter::default()).report();
+        let c = simulate(&RunSpec { seed: 1, ..spec }, &mut Counter::default()).report();
         assert_eq!(a, b);
         assert_ne!(a, c, "another seed, other noise");
     }
@@ -276,7 +282,7 @@ mod tests {
             ..Preset::Seed000.model()
         };
         let spec = RunSpec { model, stop: Stop::Duration(1_000), ..RunSpec::new(StrategyId::CatchUp, Preset::Seed000) };
-        let outcome = simulate(&spec);
+        let outcome = simulate(&spec, &mut Counter::default());
         assert_eq!(outcome.frames, 1_000, "each empty frame is charged 1 ns");
     }
 
@@ -287,7 +293,7 @@ mod tests {
             start: 5 * NANOS_PER_SEC,
             ..RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
         };
-        let outcome = simulate(&spec);
+        let outcome = simulate(&spec, &mut Counter::default());
         assert!(outcome.end >= 6 * NANOS_PER_SEC, "ended at {}", outcome.end);
         assert!(outcome.end < 6 * NANOS_PER_SEC + 20_000_000, "ended at {}", outcome.end);
     }
@@ -297,7 +303,7 @@ mod tests {
         let trace: Arc<[Nanos]> = vec![16_666_667; 600].into();
         let spec =
             RunSpec { trace: Some(trace), stop: Stop::TraceEnd, ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel) };
-        let outcome = simulate(&spec);
+        let outcome = simulate(&spec, &mut Counter::default());
         assert_eq!(outcome.frames, 600);
         let t = outcome.metrics.totals();
         assert!((598..=600).contains(&t.updates), "{t:?}");

@@ -4,13 +4,13 @@
 //! [`CliError::Usage`], exit code 2), runs every strategy × refresh
 //! combination, and prints a table, CSV or JSON; optionally a timeline per
 //! run, an SVG plot, and a progress bar on stderr for runs that take more
-//! than a second. This file is the only part of `monitor` that looks at the
-//! real clock, and only to decide whether to show progress.
+//! than a second. The virtual monitor itself lives in `timestep-core`; this
+//! shell looks at the real clock only to decide whether to show progress.
 
-use super::model::Preset;
-use super::report::{RunReport, to_csv, to_json, to_table};
-use super::{RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, simulate_world};
 use crate::error::CliError;
+use crate::monitor::{
+    Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, simulate_world, to_csv, to_json, to_table,
+};
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Rate, ms_to_nanos, secs_to_nanos};
 use std::io::{IsTerminal, Write};
@@ -229,7 +229,7 @@ impl SimulateArgs {
             model = model.with_update(ms_to_nanos(parse_number("update-ms", ms, 0.0, MAX_COST_MS, true)?));
         }
         let trace = match &self.trace {
-            Some(path) => Some(Arc::<[u64]>::from(super::read_trace(path).map_err(usage)?)),
+            Some(path) => Some(Arc::<[u64]>::from(crate::monitor::read_trace(path).map_err(usage)?)),
             None => None,
         };
         let stop = match (&self.updates, &self.seconds) {
@@ -320,6 +320,12 @@ impl Progress {
     }
 }
 
+/// Runs `spec` on a fresh demo world (`World::new(&WorldConfig::default())`).
+pub fn simulate(spec: &RunSpec) -> RunOutcome {
+    let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
+    crate::monitor::simulate(spec, &mut world)
+}
+
 /// Runs one spec on a fresh demo world, with a progress bar if it is slow.
 fn run_one(spec: &RunSpec) -> RunOutcome {
     let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
@@ -366,7 +372,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
     let (out, err) = render_output(&invocation, &outcomes)?;
     if let Some(path) = &invocation.plot {
         let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-        super::write_plot(path, &reports).map_err(CliError::Runtime)?;
+        crate::plot::write_plot(path, &reports).map_err(CliError::Runtime)?;
     }
     // Written through `io::Write`, not `print!`: a closed pipe (`| head`) is
     // an error to report, not a panic.

@@ -4,7 +4,7 @@
 //! judder (ms), double updates and skipped renders per 1000 refreshes, and
 //! drift (speed ratio − 1, in %). A perfect run has no bars at all.
 
-use super::report::RunReport;
+use crate::monitor::RunReport;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

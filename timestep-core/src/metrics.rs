@@ -62,6 +62,9 @@ pub struct FrameSample {
     pub shown_updates: u32,
     /// The time the picture depicts.
     pub content_time: Nanos,
+    /// When the input behind the picture was read (see
+    /// [`FrameReport::input_time`]).
+    pub input_time: Nanos,
     /// When the picture became visible.
     pub display_time: Nanos,
     /// The driver's total simulated time after this frame.
@@ -76,6 +79,7 @@ impl FrameSample {
             updates: report.updates,
             shown_updates: report.shown_updates,
             content_time: report.content_time,
+            input_time: report.input_time,
             display_time: report.display_time,
             game_time,
         }
@@ -411,7 +415,7 @@ mod tests {
     use crate::time::NANOS_PER_SEC;
 
     fn sample(updates: u32, content_time: Nanos, display_time: Nanos, game_time: Nanos) -> FrameSample {
-        FrameSample { updates, shown_updates: updates, content_time, display_time, game_time }
+        FrameSample { updates, shown_updates: updates, content_time, input_time: content_time, display_time, game_time }
     }
 
     #[test]

@@ -54,6 +54,13 @@ pub struct FrameReport {
     pub view: View,
     /// The time the drawn picture depicts (see [`crate::strategy::Plan::content_time`]).
     pub content_time: Nanos,
+    /// When the input behind the drawn picture was read: the clock at the
+    /// start of the update that produced the depicted state; for a picture
+    /// between ticks k−1 and k at proportion α, `I(k−1) + α·(I(k) − I(k−1))`;
+    /// for one drawn beyond tick k (latest, extrapolated), `I(k)`. Before the
+    /// first update, the start of the driver's first frame. Latency is
+    /// `display_time − input_time`.
+    pub input_time: Nanos,
     /// When the frame became visible, as the host reported it.
     pub display_time: Nanos,
     /// Clock after the last step of the frame.
@@ -90,6 +97,47 @@ pub struct FrameDriver {
     step_limit: Option<u64>,
     /// Updates run after the last present, not yet in any picture.
     unshown: u32,
+    /// Input times of the two latest updates: see [`InputTimes`].
+    inputs: InputTimes,
+}
+
+/// The clock at the start of the two latest updates (when each read its
+/// input), for [`FrameReport::input_time`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct InputTimes {
+    /// Input time of the state before the latest (what alpha 0 depicts).
+    previous: Option<Nanos>,
+    /// Input time of the latest state.
+    latest: Option<Nanos>,
+}
+
+impl InputTimes {
+    fn record(&mut self, at: Nanos) {
+        self.previous = self.latest.or(Some(at));
+        self.latest = Some(at);
+    }
+
+    /// Seeds both with the first frame's start: the initial state counts as
+    /// read when the loop began.
+    fn start(&mut self, at: Nanos) {
+        if self.latest.is_none() {
+            self.previous = Some(at);
+            self.latest = Some(at);
+        }
+    }
+
+    /// The input time of what `view` draws.
+    fn of(&self, view: View) -> Nanos {
+        let latest = self.latest.unwrap_or(0);
+        match view {
+            View::Latest | View::Extrapolate { .. } => latest,
+            View::Interpolate { alpha } => {
+                let previous = self.previous.unwrap_or(latest);
+                let span = latest.saturating_sub(previous) as f64;
+                previous + (span * f64::from(alpha.clamp(0.0, 1.0))).round() as Nanos
+            }
+        }
+    }
 }
 
 impl FrameDriver {
@@ -105,6 +153,7 @@ impl FrameDriver {
             updates: 0,
             step_limit: None,
             unshown: 0,
+            inputs: InputTimes::default(),
         }
     }
 
@@ -181,9 +230,11 @@ impl FrameDriver {
     /// Runs one frame: decide, step, render, present, decide when to wake.
     pub fn run_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = host.now();
+        self.inputs.start(start);
         let plan = self.strategy.begin(&FrameContext { now: start, refresh: self.refresh });
-        let (updates, shown_updates, display_time);
+        let (updates, shown_updates, display_time, input_time);
         if plan.render_first {
+            input_time = self.inputs.of(plan.view);
             host.render(world, plan.view);
             display_time = host.present();
             shown_updates = self.unshown;
@@ -193,6 +244,7 @@ impl FrameDriver {
             self.unshown = updates;
         } else {
             updates = self.run_steps(plan.steps, world, host);
+            input_time = self.inputs.of(plan.view);
             host.render(world, plan.view);
             display_time = host.present();
             shown_updates = self.unshown + updates;
@@ -207,6 +259,7 @@ impl FrameDriver {
             shown_updates,
             view: plan.view,
             content_time: plan.content_time,
+            input_time,
             display_time,
             end,
             wake,
@@ -223,6 +276,7 @@ impl FrameDriver {
                     if !allowed(self.updates) {
                         break;
                     }
+                    self.inputs.record(host.now());
                     world.step(dt);
                     self.updates += 1;
                     self.game.ticks_at_rate += 1;
@@ -236,6 +290,7 @@ impl FrameDriver {
                 if !allowed(self.updates) {
                     return 0;
                 }
+                self.inputs.record(host.now());
                 world.step(dt);
                 self.updates += 1;
                 self.game.base = self.game.base.saturating_add(dt);
@@ -317,6 +372,31 @@ mod tests {
         host.clock.advance_to(16_000_000);
         let report = driver.run_frame(&mut world, &mut host);
         assert_eq!((report.updates, report.shown_updates), (3, 4), "the second picture shows the first four");
+    }
+
+    #[test]
+    fn input_time_is_when_the_depicted_update_read_its_input() {
+        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+        let (mut world, mut host) = (Log::default(), host());
+        let first = driver.run_frame(&mut world, &mut host);
+        assert_eq!(first.input_time, 0, "the initial state counts as read at the first frame's start");
+        host.clock.advance_to(40_000_000);
+        let report = driver.run_frame(&mut world, &mut host);
+        assert_eq!(report.updates, 2, "steps at 40 ms and 41 ms (each costs 1 ms)");
+        assert_eq!(report.input_time, 41_000_000, "the latest state read its input at 41 ms");
+    }
+
+    #[test]
+    fn an_interpolated_picture_has_the_interpolated_input_time() {
+        let mut driver = FrameDriver::new(StrategyId::Interpolated, StrategyConfig::default());
+        let (mut world, mut host) = (Log::default(), host());
+        driver.run_frame(&mut world, &mut host);
+        host.clock.advance_to(40_000_000);
+        let report = driver.run_frame(&mut world, &mut host);
+        // Two ticks due (33.3 ms), 6.67 ms left over: alpha 0.4 between the
+        // steps that read input at 40 ms and 41 ms.
+        assert_eq!(report.view, View::Interpolate { alpha: 0.4 });
+        assert_eq!(report.input_time, 40_400_000);
     }
 
     #[test]

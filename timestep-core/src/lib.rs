@@ -1,0 +1,24 @@
+//! timestep-core: frame pacing a game can adopt, and the tools to judge it.
+//!
+//! Everything here is platform-free: no window, no GPU, no real sleeping.
+//! Time arrives as data (integer nanoseconds), strategies are state machines
+//! that return decisions, and the same [`frame::FrameDriver`] runs in a game
+//! loop and in the [`monitor`] (a virtual display that reproduces Tyler
+//! Glaiel's monitor simulator), so a figure from the simulator is a figure
+//! about the code a game runs.
+//!
+//! ```text
+//!   time      integer nanoseconds, exact rational rates, clocks
+//!   strategy  ten loop strategies (lockstep … auto), one state machine each
+//!   frame     the loop driver: begin → steps → render → present → wake
+//!   metrics   pattern, doubles, skips, speed, judder, hitches, latency
+//!   monitor   the virtual monitor: models, runs, reports
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod frame;
+pub mod metrics;
+pub mod monitor;
+pub mod rng;
+pub mod strategy;
+pub mod time;

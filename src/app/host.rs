@@ -13,7 +13,6 @@
 
 use winit::window::Window;
 
-use crate::app::emulate::{Vblank, VblankGrid};
 use crate::app::hud::HudData;
 use crate::app::wait;
 use crate::frame::FrameHost;
@@ -24,6 +23,7 @@ use crate::render::{GpuContext, SpriteRenderer};
 use crate::sim::{Instance, World};
 use crate::strategy::View;
 use crate::time::{Clock, Nanos, RealClock};
+use crate::vblank::{EmulatedVsync, Vblank};
 
 /// What happened to the frame, beyond what the driver reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,7 +75,7 @@ pub struct WindowHost<'a> {
     /// Artificial CPU load for this frame.
     pub load: Nanos,
     /// The emulated vblank grid, when emulating.
-    pub grid: Option<&'a mut VblankGrid>,
+    pub grid: Option<&'a mut EmulatedVsync>,
     /// The acquired frame between `render` and `present`.
     pub frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
@@ -85,10 +85,7 @@ pub struct WindowHost<'a> {
 impl WindowHost<'_> {
     fn expected_display_time(&self, now: Nanos) -> Nanos {
         match &self.grid {
-            Some(grid) => {
-                let k = grid.rate().ticks_in(now) + 1;
-                grid.time_of(k.max(grid.last_index().map_or(0, |l| l + 1)))
-            }
+            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
             None => now.saturating_add(self.display_lead),
         }
     }

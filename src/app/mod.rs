@@ -10,7 +10,7 @@
 //!                            ├─ shell:    events, key table, about_to_wait decides when to wake
 //!                            ├─ host:     FrameHost: render world + overlay, present (or wait for the emulated vblank)
 //!                            ├─ refresh:  measured refresh + "is vsync in effect?" verdict
-//!                            ├─ emulate:  virtual vblank grid (--emulate-refresh)
+//!                            ├─ (core)    vblank::EmulatedVsync for --emulate-refresh
 //!                            ├─ monitors: list, follow, fullscreen
 //!                            └─ stats:    --stats-json at exit
 //! ```
@@ -18,7 +18,6 @@
 pub mod args;
 pub mod bindings;
 pub mod cpu;
-pub mod emulate;
 pub mod host;
 pub mod hud;
 pub mod load;

@@ -27,7 +27,6 @@ use winit::window::{Window, WindowId};
 use crate::app::args::RunConfig;
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
-use crate::app::emulate::{ShellRng, VblankGrid};
 use crate::app::host::{HostOutcome, WindowHost};
 use crate::app::hud::HudData;
 use crate::app::load::LoadPreset;
@@ -42,9 +41,11 @@ use crate::render::gpu_timer::GpuTimer;
 use crate::render::overlay::Overlay;
 use crate::render::surface::{SkipReason, WindowSurface, is_vsync_mode, present_mode_name};
 use crate::render::{GpuContext, Offscreen, SpriteRenderer};
+use crate::rng::SplitMix64;
 use crate::sim::{Input, Instance, World, WorldConfig};
 use crate::strategy::{StrategyId, View};
 use crate::time::{Clock, NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, RealClock};
+use crate::vblank::{EmulatedVsync, VblankGrid};
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
 pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
@@ -105,7 +106,7 @@ struct Running {
     hud: HudData,
     instances: Vec<Instance>,
     meter: RefreshMeter,
-    grid: Option<VblankGrid>,
+    grid: Option<EmulatedVsync>,
     /// Metrics since the strategy (or tick rate, mode, monitor) last changed: the overlay's.
     live: Metrics,
     live_game_origin: Nanos,
@@ -131,7 +132,7 @@ struct Running {
     paused: bool,
     ghosts: bool,
     load: LoadPreset,
-    rng: ShellRng,
+    rng: SplitMix64,
     input: Input,
     modifiers: ModifiersState,
     strategies_used: BTreeSet<StrategyId>,
@@ -300,7 +301,8 @@ impl App {
         });
         let driver = FrameDriver::new(self.config.strategy, self.config.strategy_config);
         // The grid starts at clock zero so that `metrics`' `round(t · Hz)` numbers vblanks exactly.
-        let grid = self.config.emulation.map(|e| VblankGrid::new(e.rate, 0, e.jitter, self.config.seed));
+        let grid =
+            self.config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, self.config.seed));
         let now = self.clock.now();
         self.deadline = self.config.exit_after.map(|d| now.saturating_add(d));
         let mut help_lines = bindings::help_lines();
@@ -343,7 +345,7 @@ impl App {
             paused: false,
             ghosts: false,
             load: LoadPreset::None,
-            rng: ShellRng::new(self.config.seed),
+            rng: SplitMix64::new(self.config.seed),
             input: Input::NONE,
             modifiers: ModifiersState::empty(),
             strategies_used: BTreeSet::from([self.config.strategy]),
@@ -593,7 +595,7 @@ impl Running {
         self.verdict = refresh::verdict(&VerdictInput {
             mode: mode_title(mode),
             mode_is_vsync: is_vsync_mode(mode),
-            emulated: self.grid.as_ref().map(VblankGrid::rate),
+            emulated: self.grid.as_ref().map(EmulatedVsync::rate),
             reported_hz: self.monitor_info.as_ref().and_then(MonitorInfo::refresh_hz),
             measured,
             samples: self.meter.samples(),

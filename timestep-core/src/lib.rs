@@ -12,6 +12,7 @@
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
 //!   frame     the loop driver: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency
+//!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   monitor   the virtual monitor: models, runs, reports
 //! ```
 #![forbid(unsafe_code)]
@@ -22,3 +23,4 @@ pub mod monitor;
 pub mod rng;
 pub mod strategy;
 pub mod time;
+pub mod vblank;

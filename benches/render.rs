@@ -20,7 +20,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
-use timestep_lab::app::hud::HudData;
+use timestep_lab::hud::HudData;
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;

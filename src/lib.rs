@@ -6,7 +6,7 @@
 //! (`sim`), the window (`app`), the renderer (`render`) and the command line
 //! (`simulate`, `plot`). See `README.md` for a tour.
 
-pub use timestep_core::{frame, metrics, monitor, rng, strategy, time, vblank};
+pub use timestep_core::{frame, hud, metrics, monitor, refresh, rng, session, strategy, time, vblank};
 
 pub mod app;
 pub mod error;

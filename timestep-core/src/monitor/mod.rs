@@ -33,13 +33,14 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use report::{FIELDS, RunReport, to_csv, to_json, to_table};
+pub use report::{DisplayFacts, FIELDS, RunReport, to_csv, to_json, to_table};
 
 pub use timeline::{Event, Timeline};
 pub use trace::{PRESENTMON_COLUMN, parse_trace, read_trace};
 
 use crate::frame::{FrameDriver, Simulation};
-use crate::metrics::{FrameSample, Metrics};
+use crate::metrics::Metrics;
+use crate::session::{DisplayInfo, PresentMode, Presented, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use std::sync::Arc;
@@ -116,7 +117,7 @@ impl RunSpec {
 pub struct RunOutcome {
     /// What was run.
     pub spec: RunSpec,
-    /// Every frame's statistics.
+    /// Every frame's statistics (the session's run metrics).
     pub metrics: Metrics,
     /// The first events, if asked for.
     pub timeline: Timeline,
@@ -126,32 +127,14 @@ pub struct RunOutcome {
     pub end: Nanos,
     /// The run hit [`MAX_FRAMES`] or the clock guard before its stop condition.
     pub truncated: bool,
+    /// The run's figures, as the session reported them at the end.
+    report: RunReport,
 }
 
 impl RunOutcome {
     /// The report with the contract's field names.
     pub fn report(&self) -> RunReport {
-        let t = self.metrics.totals();
-        let model = if self.spec.trace.is_some() { "trace" } else { self.spec.model.preset.name() };
-        RunReport {
-            strategy: self.spec.strategy.name().to_owned(),
-            refresh_hz: self.spec.refresh.hz(),
-            vsync: self.spec.vsync,
-            tick_rate: self.spec.config.tick_rate.hz(),
-            model: model.to_owned(),
-            seed: self.spec.seed,
-            total_updates: t.updates,
-            vsyncs: t.vsyncs,
-            double_updates: t.double_updates,
-            skipped_renders: t.skipped_renders,
-            repeated_frames: t.repeated_frames,
-            game_time_s: nanos_to_secs(t.game_time),
-            system_time_s: nanos_to_secs(t.system_time),
-            speed_ratio: t.speed_ratio,
-            judder_ms: t.judder_ms,
-            latency_ms: t.latency_ms,
-            pattern: self.metrics.pattern_prefix().to_owned(),
-        }
+        self.report.clone()
     }
 }
 
@@ -166,14 +149,12 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
-    let mut driver = FrameDriver::new(spec.strategy, spec.config);
-    driver.set_refresh(Some(spec.refresh));
-    driver.set_step_limit(spec.step_limit);
+    let mut session = Session::new(spec.strategy, spec.config, world, virtual_display(spec), spec.start);
+    session.set_step_limit(spec.step_limit);
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, spec.timeline);
     if let Some(trace) = &spec.trace {
         display = display.with_trace(trace);
     }
-    let mut metrics = Metrics::new(spec.start, Some(spec.refresh));
     // The clock guard: twenty times the expected length plus a minute.
     let expected = match spec.stop {
         Stop::Updates(n) => spec.config.tick_rate.tick_time(n),
@@ -187,7 +168,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => driver.updates() >= n,
+            Stop::Updates(n) => session.driver().updates() >= n,
             Stop::Duration(d) => now - spec.start >= d,
             Stop::TraceEnd => false,
         };
@@ -204,11 +185,10 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             truncated = true;
             break;
         }
-        display.begin_frame(driver.game_time(), driver.updates(), tick);
-        let report = driver.run_frame(world, &mut display);
-        let game_time = driver.game_time();
-        display.end_frame(game_time);
-        metrics.record(&FrameSample::from_report(&report, game_time));
+        display.begin_frame(session.driver().game_time(), session.driver().updates(), tick);
+        let report = session.run_frame(&mut display);
+        display.end_frame(session.driver().game_time());
+        session.record(&report, Presented::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
@@ -218,12 +198,30 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
-            progress(fraction_done(spec.stop, &driver, &display, spec.start));
+            progress(fraction_done(spec.stop, session.driver(), &display, spec.start));
         }
     }
     progress(1.0);
     let end = display.clock();
-    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated }
+    let mut report = session.report(end);
+    report.model = if spec.trace.is_some() { "trace" } else { spec.model.preset.name() }.to_owned();
+    report.seed = spec.seed;
+    report.display = None;
+    let metrics = session.run_metrics().clone();
+    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+}
+
+/// What the session is told about a virtual display: its exact rate and vsync setting.
+fn virtual_display(spec: &RunSpec) -> DisplayInfo {
+    let mode = if spec.vsync { "virtual vsync" } else { "virtual, vsync off" };
+    DisplayInfo {
+        monitor: Some(format!("virtual {}", spec.refresh)),
+        reported: Some(spec.refresh),
+        emulated: None,
+        present_mode: PresentMode { name: mode.to_owned(), vsync: spec.vsync },
+        present_mode_requested: mode.to_owned(),
+        vsync: Some(spec.vsync),
+    }
 }
 
 fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {

@@ -197,6 +197,9 @@ pub struct Session<W> {
     rates: Rates,
     lateness: Lateness,
     paused: bool,
+    /// Measure the display (refresh meter, frame-time plot, fps): off where
+    /// the display is known exactly and only the figures matter.
+    measure_display: bool,
 }
 
 impl<W: Simulation> Session<W> {
@@ -230,7 +233,16 @@ impl<W: Simulation> Session<W> {
             rates: Rates { since: now, ..Rates::default() },
             lateness: Lateness::default(),
             paused: false,
+            measure_display: true,
         }
+    }
+
+    /// Turns the display measurement (refresh meter, frame-time ring, fps) on
+    /// or off. The virtual monitor knows its display exactly and turns it off:
+    /// the figures stay the same, each frame costs less.
+    pub fn measuring_display(mut self, on: bool) -> Self {
+        self.measure_display = on;
+        self
     }
 
     /// Stops stepping once this many updates have run in total (determinism
@@ -251,11 +263,24 @@ impl<W: Simulation> Session<W> {
         self.last_end = report.end;
         self.last_view = report.view;
         self.frames += 1;
-        self.rates.record(report.end, presented.shown, report.updates);
         if !presented.shown {
+            self.rates.record(report.end, false, report.updates);
             return;
         }
         self.presented += 1;
+        if self.measure_display {
+            self.measure(report, presented, unpaced);
+        }
+        let game = self.driver.game_time();
+        self.measures.run.record(&FrameSample::from_report(report, game));
+        let origin = self.measures.live_game_origin;
+        if let Some(live) = &mut self.measures.live {
+            live.record(&FrameSample::from_report(report, game.saturating_sub(origin)));
+        }
+    }
+
+    fn measure(&mut self, report: &FrameReport, presented: Presented, unpaced: bool) {
+        self.rates.record(report.end, true, report.updates);
         if let Some(late) = presented.emulation_late {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
@@ -265,12 +290,6 @@ impl<W: Simulation> Session<W> {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }
         self.last_display = Some(report.display_time);
-        let game = self.driver.game_time();
-        self.measures.run.record(&FrameSample::from_report(report, game));
-        let origin = self.measures.live_game_origin;
-        if let Some(live) = &mut self.measures.live {
-            live.record(&FrameSample::from_report(report, game.saturating_sub(origin)));
-        }
     }
 
     /// Switches strategy (the world is kept; timing and live figures start over).
@@ -401,6 +420,8 @@ impl<W: Simulation> Session<W> {
             reported_hz: self.display.reported.map(Rate::hz),
             measured,
             samples: self.meter.samples(),
+            settled: self.meter.settled(),
+            median_blocked: self.meter.median_blocked(),
         });
         &self.verdict
     }
@@ -498,4 +519,158 @@ fn per_second(count: u64, wall: Nanos) -> f64 {
 
 fn finite_or_zero(v: f64) -> f64 {
     if v.is_finite() { v } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{Preset, VirtualDisplay};
+
+    /// A world that counts its steps.
+    #[derive(Default)]
+    struct Counter(u64);
+
+    impl Simulation for Counter {
+        fn step(&mut self, _dt: Nanos) {
+            self.0 += 1;
+        }
+    }
+
+    fn display_60() -> DisplayInfo {
+        DisplayInfo {
+            monitor: Some("test 60".to_owned()),
+            reported: Some(Rate::from_hz(60)),
+            present_mode_requested: "fifo".to_owned(),
+            ..DisplayInfo::default()
+        }
+    }
+
+    /// Runs `frames` frames on the article's virtual 60 Hz display.
+    fn run(session: &mut Session<Counter>, display: &mut VirtualDisplay<'_>, frames: u32) {
+        for _ in 0..frames {
+            let report = session.run_frame(display);
+            session.record(&report, Presented::SHOWN);
+            if let Some(at) = report.wake.at {
+                display.wait_until(at);
+            }
+            display.busy();
+        }
+    }
+
+    fn glaiel_60() -> VirtualDisplay<'static> {
+        VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0)
+    }
+
+    #[test]
+    fn the_hud_of_a_run_shows_the_figures_its_report_gives() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 600);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        let report = session.report(display.clock());
+        assert_eq!(hud.double_updates, report.double_updates, "doubles");
+        assert_eq!(hud.skipped_renders, report.skipped_renders, "skips");
+        assert_eq!(hud.repeated_frames, report.repeated_frames, "repeats");
+        assert!(
+            (hud.speed_ratio - report.speed_ratio).abs() < 1e-12,
+            "speed {} vs {}",
+            hud.speed_ratio,
+            report.speed_ratio
+        );
+        assert!(report.double_updates > 50, "the article's naive timer double-updates at 60 Hz: {report:?}");
+        assert_eq!(hud.strategy_name, "catch-up");
+        assert_eq!(hud.reported_refresh_hz, Some(60.0));
+        assert_eq!(hud.monitor_name, "test 60");
+        let tail: String = report.pattern.chars().rev().take(5).collect();
+        assert!(!tail.is_empty() && hud.pattern.len() == 120, "the overlay shows the last 120 digits");
+    }
+
+    #[test]
+    fn switching_strategy_starts_the_live_figures_over_and_keeps_the_run() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 300);
+        let before = session.run_metrics().totals().double_updates;
+        assert!(before > 0, "catch-up doubles at 60 Hz on the article's model");
+        session.set_strategy(StrategyId::Fuzzy, display.clock());
+        assert_eq!(session.live_metrics().totals().frames, 0, "the live figures start over");
+        run(&mut session, &mut display, 300);
+        let live = session.live_metrics().totals();
+        assert_eq!(live.frames, 300);
+        assert_eq!(session.run_metrics().totals().frames, 600, "the run keeps counting");
+        let report = session.report(display.clock());
+        assert_eq!(report.strategy, "fuzzy");
+        let used = &report.display.as_ref().expect("a session reports its display").strategies_used;
+        assert_eq!(used, &["catch-up", "fuzzy"]);
+        assert!(report.double_updates >= before, "the run's doubles include catch-up's");
+    }
+
+    #[test]
+    fn a_new_refresh_rate_folds_the_counts_and_restarts_the_bookkeeping() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 120);
+        let first = session.report(display.clock());
+        session.set_display(Some("test 144".to_owned()), Some(Rate::from_hz(144)), display.clock());
+        assert_eq!(session.run_metrics().totals().frames, 0, "the refresh bookkeeping restarts");
+        assert_eq!(session.run_metrics().refresh(), Some(Rate::from_hz(144)));
+        let mut display = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(144), true, 0, display.clock(), 0);
+        run(&mut session, &mut display, 144);
+        let report = session.report(display.clock());
+        assert_eq!(report.vsyncs, first.vsyncs + 144, "vsyncs of both monitors are counted");
+        assert_eq!(report.refresh_hz, 144.0);
+        assert_eq!(report.display.as_ref().map(|d| d.monitor.as_str()), Some("test 144"));
+    }
+
+    #[test]
+    fn a_paused_session_does_not_catch_up_the_pause() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 60);
+        let updates = session.driver().updates();
+        session.set_paused(true, display.clock());
+        assert!(session.paused());
+        display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
+        session.set_paused(false, display.clock());
+        run(&mut session, &mut display, 2);
+        assert!(session.driver().updates() - updates <= 2, "ten paused seconds are not replayed");
+    }
+
+    #[test]
+    fn fps_and_ups_count_the_last_second_of_frames() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 130);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        assert!((hud.fps - 60.0).abs() < 1.0, "fps {}", hud.fps);
+        assert!((hud.ups - 60.0).abs() < 1.0, "ups {}", hud.ups);
+        assert!(hud.frame_times_ms.len() >= 120, "the frame-time plot has the intervals");
+        assert!(hud.measured_refresh_hz.is_some_and(|hz| (hz - 60.0).abs() < 0.5), "{:?}", hud.measured_refresh_hz);
+    }
+
+    #[test]
+    fn a_session_that_does_not_measure_its_display_gives_the_same_figures() {
+        let measured = {
+            let mut s =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            run(&mut s, &mut glaiel_60(), 500);
+            s.report(0)
+        };
+        let unmeasured = {
+            let mut s =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0)
+                    .measuring_display(false);
+            run(&mut s, &mut glaiel_60(), 500);
+            s.report(0)
+        };
+        // Only the display facts (and the verdict drawn from them) may differ.
+        assert_eq!(RunReport { display: None, vsync: None, ..measured }, RunReport { display: None, ..unmeasured });
+    }
 }

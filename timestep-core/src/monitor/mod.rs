@@ -149,7 +149,8 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
-    let mut session = Session::new(spec.strategy, spec.config, world, virtual_display(spec), spec.start);
+    let mut session =
+        Session::new(spec.strategy, spec.config, world, virtual_display(spec), spec.start).measuring_display(false);
     session.set_step_limit(spec.step_limit);
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, spec.timeline);
     if let Some(trace) = &spec.trace {

@@ -30,6 +30,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    timestep_lab::render::heap::keep_freed_heap_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),

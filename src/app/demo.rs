@@ -63,6 +63,8 @@ pub struct Demo {
     display_lead: Nanos,
     cpu: CpuSampler,
     log_at: Nanos,
+    /// When the paused demo last drew its still picture.
+    still_at: Nanos,
 }
 
 impl Demo {
@@ -112,6 +114,7 @@ impl Demo {
             display_lead: 0,
             cpu: CpuSampler::new(),
             log_at: now,
+            still_at: now,
         };
         demo.refresh_hud(now);
         Ok(demo)
@@ -124,11 +127,12 @@ impl Demo {
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
-    /// paused demo redraws its still picture once per refresh.
-    pub fn wake(&self, now: Nanos) -> Option<Nanos> {
+    /// paused demo redraws its still picture once per refresh (60 Hz when
+    /// the refresh is unknown) instead of as fast as the present returns.
+    pub fn wake(&self) -> Option<Nanos> {
         if self.session.paused() {
             let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
-            return Some(now.saturating_add(period));
+            return Some(self.still_at.saturating_add(period));
         }
         self.session.wake()
     }
@@ -151,6 +155,7 @@ impl Demo {
             scene,
         );
         let report = if self.session.paused() {
+            self.still_at = clock.now();
             host.draw_still(self.session.world(), self.session.last_view());
             None
         } else {

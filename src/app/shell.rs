@@ -122,7 +122,7 @@ impl App {
             }
             log::debug!("requested redraw did not arrive; asking again");
         }
-        match wait::plan_wake(now, demo.wake(now)) {
+        match wait::plan_wake(now, demo.wake()) {
             WakePlan::RedrawNow => {
                 demo.win.redraw_pending = Some(now);
                 demo.win.window.request_redraw();

@@ -43,6 +43,8 @@ pub struct WindowState {
     /// Minimised or unmapped, as of `checked_at`.
     hidden: bool,
     checked_at: Nanos,
+    /// Asks the X server whether the window is mapped (X11 only).
+    mapping: Option<x11::Mapping>,
 }
 
 impl WindowState {
@@ -84,6 +86,7 @@ impl WindowState {
             .create_window(attributes)
             .map_err(|e| CliError::Runtime(format!("could not open a window: {e}")))?;
         Ok(WindowState {
+            mapping: x11::Mapping::of(&window),
             monitor: window.current_monitor().or(chosen),
             window: Arc::new(window),
             monitors,
@@ -177,7 +180,64 @@ impl WindowState {
 
     /// Asks the platform again whether the window is minimised or unmapped.
     pub fn check_hidden(&mut self, now: Nanos) {
-        self.hidden = self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
+        let unmapped = self.mapping.as_ref().is_some_and(|m| !m.viewable());
+        self.hidden = unmapped || self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
         self.checked_at = now;
+    }
+}
+
+/// X11: whether the window is viewable. Without a window manager nothing
+/// minimises a window; it is unmapped instead, and winit sends no event for that.
+#[cfg(target_os = "linux")]
+mod x11 {
+    use winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
+    use winit::window::Window;
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{ConnectionExt as _, MapState};
+    use x11rb::rust_connection::RustConnection;
+
+    /// A second, pure-Rust connection to the X server that asks about one window.
+    pub struct Mapping {
+        conn: RustConnection,
+        window: u32,
+    }
+
+    impl Mapping {
+        /// For an X11 window; `None` elsewhere (Wayland) or when the server cannot be reached.
+        pub fn of(window: &Window) -> Option<Mapping> {
+            let id = match window.window_handle().ok()?.as_raw() {
+                RawWindowHandle::Xlib(h) => u32::try_from(h.window).ok()?,
+                RawWindowHandle::Xcb(h) => h.window.get(),
+                _ => return None,
+            };
+            let (conn, _screen) = x11rb::connect(None).ok()?;
+            Some(Mapping { conn, window: id })
+        }
+
+        /// Whether the window and its ancestors are mapped (true when the server cannot say).
+        pub fn viewable(&self) -> bool {
+            let reply = self.conn.get_window_attributes(self.window).ok().and_then(|c| c.reply().ok());
+            let _ = self.conn.flush();
+            reply.is_none_or(|attributes| attributes.map_state == MapState::VIEWABLE)
+        }
+    }
+}
+
+/// Other platforms report visibility through winit.
+#[cfg(not(target_os = "linux"))]
+mod x11 {
+    /// Nothing to ask.
+    pub struct Mapping;
+
+    impl Mapping {
+        /// Always `None`.
+        pub fn of(_window: &winit::window::Window) -> Option<Mapping> {
+            None
+        }
+
+        /// Never called.
+        pub fn viewable(&self) -> bool {
+            true
+        }
     }
 }

@@ -12,5 +12,6 @@ pub mod app;
 pub mod error;
 pub mod plot;
 pub mod render;
+pub mod report_card;
 pub mod sim;
 pub mod simulate;

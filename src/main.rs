@@ -27,6 +27,8 @@ enum Command {
     Run(timestep_lab::app::RunArgs),
     /// Run strategies against virtual monitors and print what they do.
     Simulate(timestep_lab::simulate::SimulateArgs),
+    /// Put report cards and simulator runs side by side.
+    Compare(timestep_lab::report_card::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),
+        Some(Command::Compare(args)) => timestep_lab::report_card::run_compare(&args),
         Some(Command::Run(args)) => timestep_lab::app::run(&args),
         None => timestep_lab::app::run(&cli.run),
     };

@@ -13,7 +13,7 @@
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
 
-use crate::app::args::RunConfig;
+use crate::app::args::{Emulation, RunConfig};
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::Gfx;
@@ -22,11 +22,13 @@ use crate::app::load::LoadPreset;
 use crate::app::stats::StatsJson;
 use crate::app::window::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
+use crate::frame::FrameReport;
 use crate::hud::HudData;
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, Instance, World, WorldConfig};
+use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
@@ -35,6 +37,16 @@ pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
 
 /// Periodic stats go to the log at most this often.
 const LOG_INTERVAL: Nanos = NANOS_PER_SEC;
+
+/// The demo world for `config`, on the [`PLAYFIELD`].
+fn new_world(config: &RunConfig) -> World {
+    World::new(&WorldConfig {
+        width: PLAYFIELD[0],
+        height: PLAYFIELD[1],
+        extra_sprites: config.sprites as usize,
+        ..WorldConfig::default()
+    })
+}
 
 /// What the keys toggle that is neither the session's nor the window's.
 #[derive(Clone, Copy, Debug)]
@@ -75,12 +87,7 @@ impl Demo {
     pub fn start(event_loop: &ActiveEventLoop, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
         let mut win = WindowState::open(event_loop, config)?;
         let gfx = Gfx::new(event_loop, &win.window, config)?;
-        let world = World::new(&WorldConfig {
-            width: PLAYFIELD[0],
-            height: PLAYFIELD[1],
-            extra_sprites: config.sprites as usize,
-            ..WorldConfig::default()
-        });
+        let world = new_world(config);
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let display = DisplayInfo {
             monitor: Some(monitor.label),
@@ -120,6 +127,21 @@ impl Demo {
         Ok(demo)
     }
 
+    /// Starts over with a fresh world and session running `strategy` on the
+    /// same display, in the present mode in effect, with the emulated vblank
+    /// grid `emulation` (or none). The measure tour runs each segment so.
+    pub fn restart(&mut self, strategy: StrategyId, emulation: Option<Emulation>, config: &RunConfig, now: Nanos) {
+        let display = DisplayInfo {
+            emulated: emulation.map(|e| e.rate),
+            present_mode: self.gfx.present_mode(),
+            ..self.session.display().clone()
+        };
+        self.session = Session::new(strategy, config.strategy_config, new_world(config), display, now);
+        self.session.world_mut().set_input(self.controls.input);
+        self.vsync = emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
+        self.refresh_hud(now);
+    }
+
     /// Whether a frame should be drawn now.
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.gfx.surface.is_zero_size();
@@ -138,7 +160,8 @@ impl Demo {
     }
 
     /// One frame: the active strategy's, or the still picture while paused.
-    pub fn frame(&mut self, clock: &RealClock) {
+    /// Returns the strategy frame's report when its picture was presented.
+    pub fn frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
@@ -163,13 +186,14 @@ impl Demo {
         };
         let outcome = host.outcome;
         self.gfx.collect_times();
-        if let Some(report) = report {
-            self.session.record(&report, outcome.presented());
+        if let Some(report) = &report {
+            self.session.record(report, outcome.presented());
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
             }
         }
         self.after_frame(&outcome, clock.now());
+        report.filter(|_| outcome.presented)
     }
 
     fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {

@@ -34,6 +34,7 @@ use super::html::{self, escape, pass_label, passes, strategy_order};
 use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{ReportCard, RunRecord, SCHEMA};
+use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -48,24 +49,25 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Clone)]
 pub struct CompareArgs {
     /// Report cards and simulator JSON files, in any mix and order.
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required = true, value_parser = cli::file_name)]
     pub files: Vec<PathBuf>,
 
     /// Also write the comparison as a self-contained HTML page (inline SVG charts).
-    #[arg(long, value_name = "FILE.html")]
+    #[arg(long, value_name = "FILE.html", value_parser = cli::file_name)]
     pub html: Option<PathBuf>,
 
     /// The largest speed error (|drift|, ms per minute) a best strategy may have.
-    #[arg(long, value_name = "MS", default_value_t = MAX_DRIFT_MS_PER_MIN, value_parser = parse_max_drift, allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", default_value_t = MAX_DRIFT_MS_PER_MIN, allow_hyphen_values = true,
+          value_parser = parse_max_drift)]
     pub max_drift: f64,
 }
 
-/// `--max-drift`: a finite number of ms per minute, 0 or more.
+/// `--max-drift`: 0 to 60 000 ms per minute (all of it).
+pub const MAX_DRIFT_BOUNDS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 60_000.0, unit: "ms per minute" };
+
+/// `--max-drift`: a finite number of ms per minute within [`MAX_DRIFT_BOUNDS`].
 fn parse_max_drift(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("'{text}' is not a number of ms per minute, 0 or more")),
-    }
+    MAX_DRIFT_BOUNDS.parse(text)
 }
 
 /// What one file holds.
@@ -531,6 +533,9 @@ impl Comparison {
 /// [`CliError::Usage`] for a file that cannot be read or recognised;
 /// [`CliError::Runtime`] when the output or the HTML cannot be written.
 pub fn run_compare(args: &CompareArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.html {
+        cli::check_writable(path).map_err(|e| CliError::Usage(format!("--html: {e}")))?;
+    }
     let sources = args
         .files
         .iter()

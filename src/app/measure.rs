@@ -53,12 +53,8 @@ pub const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max
 pub const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
 
 /// Present modes probed, in this order, where the surface supports them.
-const PROBED_MODES: [wgpu::PresentMode; 4] = [
-    wgpu::PresentMode::Fifo,
-    wgpu::PresentMode::FifoRelaxed,
-    wgpu::PresentMode::Mailbox,
-    wgpu::PresentMode::Immediate,
-];
+const PROBED_MODES: [wgpu::PresentMode; 4] =
+    [wgpu::PresentMode::Fifo, wgpu::PresentMode::FifoRelaxed, wgpu::PresentMode::Mailbox, wgpu::PresentMode::Immediate];
 
 /// Which monitors the tour visits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +155,10 @@ pub struct MeasureArgs {
           value_parser = parse_size)]
     pub window_size: [u32; 2],
 
+    /// Leave the overlay out (it costs frame time on a slow adapter).
+    #[arg(long)]
+    pub no_overlay: bool,
+
     /// Noise seed (emulated jitter).
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
     pub seed: u64,
@@ -218,7 +218,7 @@ pub fn run_measure(args: &MeasureArgs) -> Result<(), CliError> {
         stats_json: None,
         screenshot: None,
         emulation,
-        no_overlay: false,
+        no_overlay: args.no_overlay,
         seed: args.seed,
     };
     let tour = Tour::new(args);
@@ -340,7 +340,8 @@ impl Tour {
         plan.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Step::Probe(real(m))));
         let on = if emulating { emulated } else { real(wgpu::PresentMode::Fifo) };
         plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: true, mode: on }));
-        let off = [wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox].into_iter().find(|m| supported.contains(m));
+        let off =
+            [wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox].into_iter().find(|m| supported.contains(m));
         if let (true, Some(off)) = (self.vsync_off, off) {
             plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: false, mode: real(off) }));
         }
@@ -471,7 +472,14 @@ impl Tour {
     }
 
     /// Puts what `segment` measured on the card.
-    fn close(&mut self, segment: Segment, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
+    fn close(
+        &mut self,
+        segment: Segment,
+        demo: &mut Demo,
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) {
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
@@ -500,8 +508,9 @@ impl Tour {
                 };
                 let record = with_interval_stats(record, stats.as_ref());
                 if let Some(m) = self.monitor.as_mut() {
-                    let traced = m.frame_trace.is_none() && vsync && strategy == StrategyId::Interpolated;
-                    if traced || (vsync && m.frame_trace.is_none() && self.strategies.first() == Some(&strategy)) {
+                    // The trace shows interpolated (the default strategy) with vsync on,
+                    // else the first strategy of the pass.
+                    if vsync && (strategy == StrategyId::Interpolated || m.frame_trace.is_none()) {
                         m.frame_trace = Some(FrameTrace::from_intervals(
                             format!("{strategy}, vsync on ({})", record.present_mode.as_deref().unwrap_or("?")),
                             &segment.intervals,
@@ -586,7 +595,11 @@ fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, 
         let gfx = &mut demo.gfx;
         let actual = gfx.surface.set_present_mode(&gfx.gpu.device, mode.present);
         if actual != mode.present {
-            log::warn!("present mode {} refused; {} in effect", present_mode_name(mode.present), present_mode_name(actual));
+            log::warn!(
+                "present mode {} refused; {} in effect",
+                present_mode_name(mode.present),
+                present_mode_name(actual)
+            );
         }
     }
     let emulation = config.emulation.filter(|_| mode.emulated);
@@ -717,6 +730,7 @@ mod tests {
             name: None,
             fullscreen: false,
             window_size: [1280, 720],
+            no_overlay: false,
             seed: 1,
         };
         let tour = Tour::new(&args);
@@ -736,7 +750,11 @@ mod tests {
             "Immediate is not supported: the vsync-off pass uses Mailbox"
         );
         let only_fifo = tour.monitor_plan(&[wgpu::PresentMode::Fifo], true);
-        assert_eq!(only_fifo.len(), 4, "emulated probe, Fifo probe, two vsync-on runs, no vsync-off pass: {only_fifo:?}");
+        assert_eq!(
+            only_fifo.len(),
+            4,
+            "emulated probe, Fifo probe, two vsync-on runs, no vsync-off pass: {only_fifo:?}"
+        );
         assert!(matches!(only_fifo[0], Step::Probe(Mode { emulated: true, .. })));
     }
 }

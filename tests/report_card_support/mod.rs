@@ -2,6 +2,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod chromium;
+
 use std::path::PathBuf;
 use timestep_lab::monitor::Preset;
 use timestep_lab::report_card::{ReportCard, SyntheticMonitor, synthetic_card};

@@ -69,7 +69,7 @@ fn simulator_json_sits_beside_a_report_card() {
         "json",
     ]);
     let sim_path = dir.join("sim144.json");
-    std::fs::write(&sim_path, &stdout(&sim)).expect("written");
+    std::fs::write(&sim_path, stdout(&sim)).expect("written");
     let [a, _] = fixtures();
     let text = stdout(&compare(&[path(&a), path(&sim_path)]));
     let header = text.lines().find(|l| l.starts_with("strategy")).expect("a header");

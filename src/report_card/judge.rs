@@ -121,7 +121,7 @@ pub fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
 }
 
 /// Keeps the candidates within `tie` of the lowest `metric`; skips the step when none has the figure.
-fn keep_lowest<'a>(candidates: Vec<&'a RunRecord>, metric: Metric, tie: f64) -> Vec<&'a RunRecord> {
+fn keep_lowest(candidates: Vec<&RunRecord>, metric: Metric, tie: f64) -> Vec<&RunRecord> {
     let Some(lowest) = candidates.iter().filter_map(|r| metric.value(r)).reduce(f64::min) else {
         return candidates;
     };

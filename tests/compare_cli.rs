@@ -148,3 +148,33 @@ fn a_negative_drift_bound_exits_2() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--max-drift") && !stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn an_unwritable_html_file_exits_2_before_any_work() {
+    let [a, _] = fixtures();
+    let args = [path(&a), "--html", "/nonexistent-dir/compare.html"];
+    cli_support::assert_usage_error(&args, &compare(&args), "--html: cannot write '/nonexistent-dir/compare.html'");
+}
+
+/// `measure`'s flags are checked before a window is opened: these fail the
+/// same with or without a display (the test has none).
+#[test]
+fn bad_measure_flags_exit_2_with_one_line_naming_the_flag() {
+    let dir = scratch("measure-flags");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").expect("written");
+    let out_dir = dir.join("out");
+    let cases: [(Vec<&str>, &str); 6] = [
+        (vec!["--out", path(&file)], "--out: '"),
+        (vec!["--out", path(&out_dir), "--monitor", "0"], "--monitor: 0 is out of range"),
+        (vec!["--out", path(&out_dir), "--monitor", "some"], "or 'all'"),
+        (vec!["--out", path(&out_dir), "--strategies", "lockstep,warp"], "--strategies: unknown strategy 'warp'"),
+        (vec!["--out", path(&out_dir), "--seconds-per-strategy", "0"], "--seconds-per-strategy: 0 s is out of range"),
+        (vec!["--out", path(&out_dir), "--emulate-jitter-us", "5"], "--emulate-jitter-us: needs --emulate-refresh"),
+    ];
+    for (flags, says) in &cases {
+        let mut args = vec!["measure"];
+        args.extend(flags);
+        cli_support::assert_usage_error(&args, &cli_support::run(&args), says);
+    }
+}

@@ -29,7 +29,7 @@ use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::emulate::{ShellRng, VblankGrid};
 use crate::app::host::{HostOutcome, WindowHost};
-use crate::app::hud::HudData;
+use crate::app::hud::{HudData, RunnerLane};
 use crate::app::load::LoadPreset;
 use crate::app::monitors::{self, MonitorInfo};
 use crate::app::refresh::{self, RefreshMeter, Verdict, VerdictInput};
@@ -41,8 +41,8 @@ use crate::metrics::{FrameSample, Metrics};
 use crate::render::gpu_timer::GpuTimer;
 use crate::render::overlay::Overlay;
 use crate::render::surface::{SkipReason, WindowSurface, is_vsync_mode, present_mode_name};
-use crate::render::{GpuContext, Offscreen, SpriteRenderer};
-use crate::sim::{Input, Instance, World, WorldConfig};
+use crate::render::{GpuContext, Screenshot, SpriteRenderer};
+use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyId, View};
 use crate::time::{Clock, NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, RealClock};
 
@@ -307,7 +307,9 @@ impl App {
         help_lines.extend(
             monitors.iter().enumerate().map(|(i, m)| (format!("monitor {}", i + 1), MonitorInfo::of(i, m).to_string())),
         );
-        let mut hud = HudData { help_lines, gpu_timing: timer.is_some(), ..HudData::default() };
+        let runner_lane = RunnerLane { playfield: PLAYFIELD, y: world.mover(MoverKind::Runner).current.pos[1] as f32 };
+        let mut hud =
+            HudData { help_lines, gpu_timing: timer.is_some(), runner_lane: Some(runner_lane), ..HudData::default() };
         hud.present_mode_requested = self.config.present_mode.label().to_owned();
         let mut running = Running {
             monitor: window.current_monitor(),
@@ -725,22 +727,17 @@ impl Running {
         }
     }
 
-    /// Renders the world offscreen at the window's size and saves a PNG. The
-    /// overlay is left out: its pipeline is built for the surface's format.
+    /// Draws the last frame again offscreen, overlay included, at the window's size and saves a PNG.
     fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
-        let [w, h] = self.surface.size();
-        let (w, h) = if w < 16 || h < 16 { (PLAYFIELD[0] as u32, PLAYFIELD[1] as u32) } else { (w, h) };
-        let device = &self.gpu.device;
-        let queue = &self.gpu.queue;
-        let target = Offscreen::new(device, w, h);
-        let mut sprites = SpriteRenderer::new(device, queue, target.format());
-        self.instances.clear();
         self.world.write_instances(self.last_view, &mut self.instances);
-        sprites.prepare(device, queue, &self.instances, PLAYFIELD, target.size());
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("screenshot") });
-        sprites.draw(&mut encoder, target.view());
-        queue.submit([encoder.finish()]);
-        target.save_png(device, queue, path).map_err(|e| CliError::Runtime(e.to_string()))
+        let shot = Screenshot {
+            instances: &self.instances,
+            playfield: PLAYFIELD,
+            size: self.surface.size(),
+            hud: self.overlay.visible().then_some(&self.hud),
+            pixels_per_point: self.window.scale_factor() as f32,
+        };
+        shot.save_png(&self.gpu.device, &self.gpu.queue, path).map_err(|e| CliError::Runtime(e.to_string()))
     }
 
     fn stats(&mut self, config: &RunConfig, now: Nanos) -> RunStats {
@@ -842,7 +839,8 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
             WindowEvent::RedrawRequested => {
                 running.redraw_pending = None;
-                if running.renderable(self.clock.now()) {
+                // A redraw queued before the window closed still arrives; its window may be gone.
+                if !self.finished && running.renderable(self.clock.now()) {
                     running.frame(&self.config, &self.clock);
                 }
             }

@@ -13,7 +13,7 @@ use common::gpu_tests;
 
 use std::time::Duration;
 
-use timestep_lab::app::hud::{HudData, RunnerLane};
+use timestep_lab::hud::{HudData, RunnerLane};
 use timestep_lab::render::overlay::{LayoutMode, Overlay, OverlayLayout};
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};

@@ -8,7 +8,7 @@
 mod common;
 use common::gpu_tests;
 
-use timestep_lab::app::hud::{HudData, RunnerLane};
+use timestep_lab::hud::{HudData, RunnerLane};
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, Screenshot, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, World, WorldConfig};

@@ -43,7 +43,7 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
 use super::sprites::Letterbox;
-use crate::app::hud::{HudData, RunnerLane};
+use crate::hud::{HudData, RunnerLane};
 use crate::sim::MoverKind;
 
 /// Width of the panel's content column, in points.
@@ -203,7 +203,7 @@ impl Overlay {
             headless_pixels_per_point: pixels_per_point,
             start: Instant::now(),
             visible: true,
-            points: Vec::with_capacity(crate::app::hud::FRAME_TIME_CAPACITY),
+            points: Vec::with_capacity(crate::hud::FRAME_TIME_CAPACITY),
             timestamps: None,
             drew_pass: false,
             layout: None,

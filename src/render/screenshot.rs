@@ -21,7 +21,7 @@ use super::error::RenderError;
 use super::offscreen::Offscreen;
 use super::overlay::Overlay;
 use super::sprites::SpriteRenderer;
-use crate::app::hud::HudData;
+use crate::hud::HudData;
 use crate::sim::Instance;
 
 /// A window smaller than this on either side (minimised at exit, a resize

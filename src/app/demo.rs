@@ -94,9 +94,14 @@ impl Demo {
         let session = Session::new(config.strategy, config.strategy_config, world, display, now);
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
-        let runner_lane = RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
-        let hud =
-            HudData { help_lines, gpu_timing: gfx.timer.is_some(), runner_lane: Some(runner_lane), ..HudData::default() };
+        let runner_lane =
+            RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
+        let hud = HudData {
+            help_lines,
+            gpu_timing: gfx.timer.is_some(),
+            runner_lane: Some(runner_lane),
+            ..HudData::default()
+        };
         // The grid starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
         let vsync = config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
         let mut demo = Demo {

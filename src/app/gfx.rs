@@ -15,10 +15,10 @@ use winit::window::Window;
 
 use crate::app::args::RunConfig;
 use crate::error::CliError;
+use crate::hud::HudData;
 use crate::render::gpu_timer::{GpuTimer, GpuTimes};
 use crate::render::overlay::Overlay;
 use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name};
-use crate::hud::HudData;
 use crate::render::{GpuContext, Screenshot, SpriteRenderer};
 use crate::session::PresentMode;
 use crate::sim::{Instance, World};

@@ -1053,6 +1053,66 @@ mod tests {
         assert!(!egui_takes_keys(&ctx), "no text field is edited, so the game gets the keys");
     }
 
+    /// Every piece of text one frame of the overlay lays out at `size` points, with where it is.
+    fn texts_at(hud: &HudData, size: [f32; 2]) -> Vec<(String, egui::Rect)> {
+        let ctx = new_context();
+        let mut overlay_points = Vec::new();
+        let raw = || egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]))),
+            focused: true,
+            ..Default::default()
+        };
+        let frame = |ctx: &egui::Context, points: &mut Vec<PlotPoint>| {
+            ctx.run_ui(raw(), |ui| {
+                let ctx = ui.ctx().clone();
+                let screen = ctx.content_rect();
+                match LayoutMode::for_screen([screen.width(), screen.height()]) {
+                    LayoutMode::Full => stats_panel(&ctx, hud, points),
+                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                };
+            })
+        };
+        // The second frame, as on screen: egui sizes some things from the frame before.
+        frame(&ctx, &mut overlay_points).drop_without_applying_deltas();
+        let output = frame(&ctx, &mut overlay_points);
+        let mut texts = Vec::new();
+        let mut shapes: Vec<egui::Shape> = output.shapes.into_iter().map(|clipped| clipped.shape).collect();
+        while let Some(shape) = shapes.pop() {
+            match shape {
+                egui::Shape::Text(text) => texts.push((text.galley.text().to_owned(), text.visual_bounding_rect())),
+                egui::Shape::Vec(inner) => shapes.extend(inner),
+                _ => {}
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn the_compact_line_shows_fps_strategy_pattern_and_the_f1_hint_inside_a_320x240_or_640x360_window() {
+        let hud = HudData {
+            strategy_name: "extrapolated",
+            fps: 59.9,
+            pattern: "1111111111".repeat(12) + "0",
+            ..HudData::default()
+        };
+        for size in [[320.0, 240.0], [640.0, 360.0]] {
+            assert_eq!(LayoutMode::for_screen(size), LayoutMode::Compact);
+            let texts = texts_at(&hud, size);
+            let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]));
+            for (text, rect) in &texts {
+                assert!(screen.contains_rect(*rect), "{size:?}: {text:?} at {rect:?} leaves the window");
+            }
+            let find = |wanted: &str| texts.iter().any(|(text, _)| text.contains(wanted));
+            let all: Vec<&str> = texts.iter().map(|(text, _)| text.as_str()).collect();
+            for wanted in ["extrapolated", "FPS", "59.9", "1111111111", "F1 help"] {
+                assert!(find(wanted), "{size:?}: the compact panel lacks {wanted:?}; it shows {all:?}");
+            }
+            // The newest frame of the pattern (the last character) is on screen.
+            let pattern_end = texts.iter().any(|(text, _)| text.trim_end().ends_with('0'));
+            assert!(pattern_end, "{size:?}: the newest pattern frame is cut off: {all:?}");
+        }
+    }
+
     #[test]
     fn the_layout_is_full_from_448_by_680_points_and_compact_below() {
         assert_eq!(LayoutMode::for_screen([1280.0, 720.0]), LayoutMode::Full);

@@ -58,6 +58,14 @@ impl Screenshot<'_> {
     /// Draws the picture into a new offscreen target and submits the work.
     pub fn render(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Offscreen {
         let [width, height] = self.picture_size(device);
+        if [width, height] != self.size {
+            let [w, h] = self.size;
+            let max = device.limits().max_texture_dimension_2d;
+            log::warn!(
+                "screenshot: the {w}x{h} window is pictured at {width}x{height} (a side under {MIN_SIDE} px shows \
+                 nothing; this GPU draws at most {max} px a side)"
+            );
+        }
         let target = Offscreen::new(device, width, height);
         let mut overlay = self.hud.map(|hud| {
             let mut overlay = Overlay::new_headless(device, target.format(), self.pixels_per_point);

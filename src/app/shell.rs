@@ -189,7 +189,8 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
             WindowEvent::RedrawRequested => {
                 demo.win.redraw_pending = None;
-                if demo.renderable(now) {
+                // A redraw queued before the window closed still arrives; its window may be gone.
+                if !self.finished && demo.renderable(now) {
                     let shown = demo.frame(&self.clock);
                     let tour_done = self.tour.as_mut().is_some_and(|tour| {
                         tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now())

@@ -12,7 +12,7 @@ use common::gpu_or_skip;
 
 use std::time::Duration;
 
-use timestep_lab::app::hud::HudData;
+use timestep_lab::hud::HudData;
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen};
 

@@ -22,7 +22,7 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
-use crate::app::hud::HudData;
+use crate::hud::HudData;
 
 /// Width of the panel's content column, in points.
 const PANEL_WIDTH: f32 = 400.0;
@@ -114,7 +114,7 @@ impl Overlay {
             headless_pixels_per_point: pixels_per_point,
             start: Instant::now(),
             visible: true,
-            points: Vec::with_capacity(crate::app::hud::FRAME_TIME_CAPACITY),
+            points: Vec::with_capacity(crate::hud::FRAME_TIME_CAPACITY),
             timestamps: None,
             drew_pass: false,
         }

@@ -64,8 +64,6 @@ pub struct VirtualDisplay<'t> {
     trace_cadence: Option<Nanos>,
     /// The refresh the capture showed the latest replayed frame at.
     trace_captured_vblank: Option<u64>,
-    /// The first replayed frame's display time.
-    trace_first_display: Option<Nanos>,
     frame_start: Nanos,
     timeline: Timeline,
 }
@@ -94,7 +92,6 @@ impl<'t> VirtualDisplay<'t> {
             trace_pos: 0,
             trace_cadence: None,
             trace_captured_vblank: None,
-            trace_first_display: None,
             frame_start: start,
             timeline: Timeline::with_capacity(timeline),
         }
@@ -126,13 +123,17 @@ impl<'t> VirtualDisplay<'t> {
         self.trace.map(|t| (self.trace_pos, t.frames().len()))
     }
 
-    /// Where a replay's refresh count starts: the refresh before its first
-    /// frame's. A capture starts mid-stream, so the refreshes between the
-    /// clock's start and its first frame say nothing about it. `None` before
-    /// the first frame, without a trace, or when that frame shows at refresh 0.
+    /// Where a replay's refresh count starts: the refresh before the one its
+    /// first frame shows at. A capture starts mid-stream, so the refreshes
+    /// between the clock's start and its first frame say nothing about it.
+    /// Call it before the first frame (it replays that frame on a copy);
+    /// `None` without a trace.
     pub fn trace_origin(&self) -> Option<Nanos> {
-        let k = self.grid.nearest(self.trace_first_display?);
-        (k > 0).then(|| self.grid.time_of(k - 1))
+        let trace = self.trace?;
+        let mut probe = self.clone();
+        probe.frame_start = probe.clock.now();
+        let first = probe.present_trace(trace);
+        Some(self.grid.time_of(self.grid.nearest(first).saturating_sub(1)))
     }
 
     /// The recorded timeline.
@@ -227,7 +228,6 @@ impl<'t> VirtualDisplay<'t> {
             TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.at_or_after(presented)),
             TraceDisplay::Virtual => presented,
         };
-        self.trace_first_display.get_or_insert(shown);
         shown
     }
 
@@ -368,6 +368,7 @@ mod tests {
         let hz = Rate::from_hz(60);
         let trace = Trace::from_frame_times(&[10_000_000, 20_000_000, 3_000_000]);
         let mut d = VirtualDisplay::new(Preset::Desktop.model(), hz, true, 0, 0, 0).with_trace(&trace);
+        assert_eq!(d.trace_origin(), Some(0), "refresh 0, the one before the first frame's");
         let mut shown = Vec::new();
         for _ in 0..3 {
             d.begin_frame(0, 0, hz);
@@ -375,7 +376,6 @@ mod tests {
         }
         // Presents at 10, 30 and 33 ms: refreshes 1, 2 and 2 (the third replaces the second).
         assert_eq!(shown, [hz.tick_time_ceil(1), hz.tick_time_ceil(2), hz.tick_time_ceil(2)]);
-        assert_eq!(d.trace_origin(), Some(0), "counted from refresh 0, the one before the first frame's");
     }
 
     #[test]

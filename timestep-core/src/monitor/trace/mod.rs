@@ -31,7 +31,7 @@
 
 mod read;
 
-pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceOptions, parse_trace, read_trace};
+pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
 use serde::Serialize;

@@ -111,7 +111,11 @@ fn a_144_hz_capture_replays_on_its_own_refresh_and_a_60_hz_grid_is_refused() {
 
 #[test]
 fn a_capture_that_fixes_vsync_refuses_the_other_setting() {
-    refused(&data("pm1_csgo_dropped.first300.csv"), &["--vsync", "off"], "--vsync off: the capture's frames were v-synced");
+    refused(
+        &data("pm1_csgo_dropped.first300.csv"),
+        &["--vsync", "off"],
+        "--vsync off: the capture's frames were v-synced",
+    );
     let (on, _) = replay(&data("pm1_csgo_dropped.first300.csv"), &["--vsync", "on"]);
     assert_eq!(on["vsync"], true);
     // OCAT's Metro Exodus capture tears (AllowsTearing 1, SyncInterval 0): no refresh to measure.
@@ -157,7 +161,11 @@ fn a_plain_list_with_a_bom_and_crlf_keeps_every_frame_and_honours_vsync() {
 #[test]
 fn ambiguous_or_out_of_range_traces_are_one_line_errors_naming_the_line() {
     let cases: [(&str, &[u8], &str); 7] = [
-        ("comma.csv", b"16.6\n16,683\n", "line 2: frame time '16,683' has a decimal comma; write it with a point (16.683)"),
+        (
+            "comma.csv",
+            b"16.6\n16,683\n",
+            "line 2: frame time '16,683' has a decimal comma; write it with a point (16.683)",
+        ),
         ("indexed.csv", b"1,16.7\n2,16.6\n", "line 1: 2 fields in a trace without a header"),
         ("semicolons.csv", b"frame;ms\n1;16,7\n", "line 1: semicolon-separated values are not supported"),
         ("stall.csv", b"ms\n16.6\n12000\n", "line 3: frame time 12000 ms is above the 10000 ms limit"),

@@ -592,6 +592,29 @@ mod tests {
     }
 
     #[test]
+    fn a_synced_capture_counts_refreshes_from_the_one_before_its_first_frame() {
+        // 60 Hz, presents 16 ms apart, shown 20 ms after the first present, then
+        // 1 and 2 refreshes later: refreshes 2, 3 and 5, counted from refresh 1.
+        let text = "Application,ProcessID,SwapChainAddress,SyncInterval,AllowsTearing,Dropped,MsBetweenPresents,\
+                    MsBetweenDisplayChange,MsUntilDisplayed\n\
+                    g.exe,1,0x1,1,0,0,16.0,16.667,20.0\n\
+                    g.exe,1,0x1,1,0,0,16.0,16.667,20.0\n\
+                    g.exe,1,0x1,1,0,0,16.0,33.333,20.0\n";
+        let trace = Arc::new(parse_trace(text.as_bytes(), &TraceOptions::default()).expect("capture"));
+        let spec = RunSpec {
+            vsync: false,
+            trace: Some(trace),
+            stop: Stop::TraceEnd,
+            ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
+        };
+        let report = simulate(&spec, &mut Counter::default()).report();
+        assert_eq!((report.vsyncs, report.skipped_renders), (4, 1), "refreshes 2, 3, (4), 5 after refresh 1");
+        assert_eq!(report.vsync, Some(true), "the capture's frames were synced, whatever the spec said");
+        let info = report.trace.expect("trace fields");
+        assert_eq!((info.app.as_deref(), info.frames, info.dropped), (Some("g.exe"), 3, 0));
+    }
+
+    #[test]
     fn a_trace_runs_each_of_its_frames_once() {
         let trace = Arc::new(Trace::from_frame_times(&[16_666_667; 600]));
         let spec =

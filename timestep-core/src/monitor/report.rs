@@ -242,7 +242,9 @@ pub fn to_csv(reports: &[RunReport]) -> String {
         out.push_str(&r.cells().join(","));
         if let (true, Some(trace)) = (traced, &r.trace) {
             // An application name may hold a comma: quote it as CSV does.
-            let cells = trace.cells().map(|c| if c.contains([',', '"']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c });
+            let cells = trace
+                .cells()
+                .map(|c| if c.contains([',', '"']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c });
             out.push(',');
             out.push_str(&cells.join(","));
         }
@@ -312,12 +314,7 @@ mod tests {
     #[test]
     fn a_replayed_trace_adds_its_fields_to_json_and_csv() {
         let traced = RunReport {
-            trace: Some(TraceInfo {
-                app: Some("Game, The".into()),
-                frames: 152,
-                dropped: 148,
-                refresh_hz: Some(60.0),
-            }),
+            trace: Some(TraceInfo { app: Some("Game, The".into()), frames: 152, dropped: 148, refresh_hz: Some(60.0) }),
             ..report()
         };
         let value: serde_json::Value = serde_json::from_str(&to_json(&[traced.clone()]).unwrap()).unwrap();

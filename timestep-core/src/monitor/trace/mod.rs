@@ -362,8 +362,7 @@ impl Trace {
                     .to_owned()
             }
             TraceDisplay::Virtual => {
-                "no display-change times in the trace: frames show on a virtual display (--refresh, --vsync)"
-                    .to_owned()
+                "no display-change times in the trace: frames show on a virtual display (--refresh, --vsync)".to_owned()
             }
         }
     }
@@ -411,8 +410,13 @@ mod tests {
     #[test]
     fn a_measured_rate_is_named_by_the_nearest_common_rate_within_one_percent() {
         let named = |period: Nanos| {
-            RefreshEstimate { rate: Rate::new(NANOS_PER_SEC, period).expect("rate"), median: period, intervals: 1, off_grid: 0 }
-                .nominal_hz()
+            RefreshEstimate {
+                rate: Rate::new(NANOS_PER_SEC, period).expect("rate"),
+                median: period,
+                intervals: 1,
+                off_grid: 0,
+            }
+            .nominal_hz()
         };
         assert_eq!(named(8_345_000), Some(120_000.0 / 1001.0), "119.83 Hz");
         assert_eq!(named(6_944_000), Some(144.0));

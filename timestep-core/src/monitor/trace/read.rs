@@ -302,7 +302,10 @@ fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
 /// `16,683`: digits, one comma, digits.
 fn is_decimal_comma(text: &str) -> bool {
     text.split_once(',').is_some_and(|(int, frac)| {
-        !int.is_empty() && !frac.is_empty() && int.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit())
+        !int.is_empty()
+            && !frac.is_empty()
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && frac.bytes().all(|b| b.is_ascii_digit())
     })
 }
 
@@ -423,7 +426,12 @@ impl Columns {
         })
     }
 
-    fn optional<'a>(&self, fields: &[&'a str], column: Option<&Column>, line: u64) -> Result<Option<&'a str>, TraceError> {
+    fn optional<'a>(
+        &self,
+        fields: &[&'a str],
+        column: Option<&Column>,
+        line: u64,
+    ) -> Result<Option<&'a str>, TraceError> {
         column.map(|c| self.get(fields, c, line)).transpose()
     }
 
@@ -443,7 +451,10 @@ impl Columns {
         };
         let present_text = self.get(fields, &self.frame_time, line)?;
         if is_na(present_text) {
-            return Err(at(line, format!("{} is NA; the replay needs every frame's present interval", self.frame_time.name)));
+            return Err(at(
+                line,
+                format!("{} is NA; the replay needs every frame's present interval", self.frame_time.name),
+            ));
         }
         let present = parse_ms(present_text, line, &self.frame_time.name)?;
         let displayed = if let Some(dropped) = &self.dropped {
@@ -663,12 +674,17 @@ fn merge(rows: &[Row], forward: bool) -> Result<(Vec<TraceFrame>, u64, bool), Tr
             dropped += 1;
             continue;
         }
-        let interval = row.display_interval.map(|q| within_range(q, row.line, "display-change interval")).transpose()?;
+        let interval =
+            row.display_interval.map(|q| within_range(q, row.line, "display-change interval")).transpose()?;
         let display_change = if forward { std::mem::replace(&mut previous_on_screen, interval) } else { interval };
         let until_displayed =
             row.until_displayed.map(|u| within_range(u, row.line, "present-to-display time")).transpose()?;
         tearing += usize::from(row.tears);
-        frames.push(TraceFrame { present: pending, display_change: display_change.filter(|&q| q > 0), until_displayed });
+        frames.push(TraceFrame {
+            present: pending,
+            display_change: display_change.filter(|&q| q > 0),
+            until_displayed,
+        });
         pending = 0;
     }
     let tears = tearing * 2 > frames.len();
@@ -783,7 +799,10 @@ mod tests {
                     0,16.5,a.exe,1,0x1,16.6\n0,17,a.exe,1,0x1,16.8\n";
         let trace = parse(text).expect("lower-case columns");
         assert_eq!(trace.chosen().app, "a.exe");
-        assert_eq!(trace.frames()[1], TraceFrame { present: 17 * MS, display_change: Some(16_800_000), until_displayed: None });
+        assert_eq!(
+            trace.frames()[1],
+            TraceFrame { present: 17 * MS, display_change: Some(16_800_000), until_displayed: None }
+        );
     }
 
     #[test]
@@ -859,32 +878,47 @@ mod tests {
             "dwm.exe,9,0xA,0,16.7,16.7,5.0",
         ]);
         let trace = parse(&text).expect("capture");
-        assert_eq!((trace.chosen().app.as_str(), trace.chosen().address.as_str()), ("dwm.exe", "0xA"), "tie: dwm.exe comes first");
+        assert_eq!(
+            (trace.chosen().app.as_str(), trace.chosen().address.as_str()),
+            ("dwm.exe", "0xA"),
+            "tie: dwm.exe comes first"
+        );
         assert_eq!(trace.others().len(), 2);
         let notice = trace.selection_notice().expect("a capture names its choice");
         assert!(!notice.contains('\n'), "{notice}");
         assert!(notice.contains("game.exe (pid 1, swap chain 0x1, 2 frames)"), "{notice}");
-        let game = parse_trace(text.as_bytes(), &TraceOptions { app: Some("GAME.EXE".into()), ..TraceOptions::default() })
-            .expect("--trace-app");
-        assert_eq!((game.chosen().app.as_str(), game.chosen().address.as_str()), ("game.exe", "0x1"), "its larger chain");
+        let game =
+            parse_trace(text.as_bytes(), &TraceOptions { app: Some("GAME.EXE".into()), ..TraceOptions::default() })
+                .expect("--trace-app");
+        assert_eq!(
+            (game.chosen().app.as_str(), game.chosen().address.as_str()),
+            ("game.exe", "0x1"),
+            "its larger chain"
+        );
         assert!(game.selection_notice().expect("notice").contains("the swap chain of 'GAME.EXE' with the most frames"));
     }
 
     #[test]
     fn an_unknown_app_lists_the_applications_present() {
         let text = presentmon(&["dwm.exe,9,0xA,0,16.7,16.7,5.0", "game.exe,1,0x1,0,16.7,16.7,5.0"]);
-        let err = parse_trace(text.as_bytes(), &TraceOptions { app: Some("doom.exe".into()), ..TraceOptions::default() })
-            .expect_err("unknown app");
-        assert_eq!(err.to_string(), "'doom.exe' is not in the capture; its applications: dwm.exe 1 frames, game.exe 1 frames");
+        let err =
+            parse_trace(text.as_bytes(), &TraceOptions { app: Some("doom.exe".into()), ..TraceOptions::default() })
+                .expect_err("unknown app");
+        assert_eq!(
+            err.to_string(),
+            "'doom.exe' is not in the capture; its applications: dwm.exe 1 frames, game.exe 1 frames"
+        );
     }
 
     #[test]
     fn a_synced_capture_measures_its_refresh_and_a_tearing_one_does_not() {
-        let synced = parse(&presentmon(&["a.exe,1,0x1,0,16.0,16.6,9.0", "a.exe,1,0x1,0,16.0,16.8,9.0"])).expect("synced");
+        let synced =
+            parse(&presentmon(&["a.exe,1,0x1,0,16.0,16.6,9.0", "a.exe,1,0x1,0,16.0,16.8,9.0"])).expect("synced");
         let TraceDisplay::Synced(estimate) = synced.display() else { panic!("{:?}", synced.display()) };
         assert_eq!(estimate.rate, Rate::new(NANOS_PER_SEC, 16_700_000).expect("rate"));
         assert_eq!(synced.refresh(), Some(estimate.rate));
-        let tearing = presentmon(&["a.exe,1,0x1,0,9.0,9.5,9.0", "a.exe,1,0x1,0,9.0,9.7,9.0"]).replace("DXGI,1,0,0,", "DXGI,0,0,1,");
+        let tearing = presentmon(&["a.exe,1,0x1,0,9.0,9.5,9.0", "a.exe,1,0x1,0,9.0,9.7,9.0"])
+            .replace("DXGI,1,0,0,", "DXGI,0,0,1,");
         let tearing = parse(&tearing).expect("tearing");
         assert_eq!(tearing.display(), TraceDisplay::Tearing);
         assert_eq!((tearing.refresh(), tearing.vsync()), (None, Some(false)));
@@ -916,8 +950,9 @@ mod tests {
             "game.exe,1,0x1,0,16.7,16.7,5.0",
         ]);
         assert_eq!(parse(&idle).expect("an idle window elsewhere").chosen().app, "game.exe");
-        let err = parse_trace(idle.as_bytes(), &TraceOptions { app: Some("idle.exe".into()), ..TraceOptions::default() })
-            .expect_err("replaying the idle window");
+        let err =
+            parse_trace(idle.as_bytes(), &TraceOptions { app: Some("idle.exe".into()), ..TraceOptions::default() })
+                .expect_err("replaying the idle window");
         assert_eq!(line_of(&err), Some(3), "{err}");
         assert!(err.to_string().contains("above the 10000 ms limit"), "{err}");
     }
@@ -955,7 +990,10 @@ mod tests {
     #[test]
     fn an_endless_line_stops_at_the_line_limit() {
         let zeros = std::io::repeat(0).take(10 * MAX_LINE_BYTES);
-        assert_eq!(parse_trace(zeros, &TraceOptions::default()).expect_err("/dev/zero"), TraceError::LineTooLong { line: 1 });
+        assert_eq!(
+            parse_trace(zeros, &TraceOptions::default()).expect_err("/dev/zero"),
+            TraceError::LineTooLong { line: 1 }
+        );
     }
 
     #[test]

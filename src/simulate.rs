@@ -207,7 +207,9 @@ Models (--model):
 
 Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
 vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, judder_ms, latency_ms, pattern (first 200 characters).
+speed_ratio, judder_ms, latency_ms, pattern (first 200 characters); a --trace run adds
+trace_app, trace_frames, trace_dropped (never-displayed frames, merged into the next
+displayed one) and trace_refresh_hz (measured from the capture's display changes).
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60

@@ -207,7 +207,7 @@ impl<'t> VirtualDisplay<'t> {
         let cadence = self.trace_cadence.map_or(presented, |c| c.saturating_add(frame.present));
         self.trace_cadence = Some(cadence);
         let latency = frame.until_displayed.unwrap_or(0);
-        let shown = match trace.display() {
+        match trace.display() {
             TraceDisplay::Synced(_) => {
                 let captured = match (self.trace_captured_vblank, frame.display_change) {
                     (Some(previous), Some(interval)) => previous + self.grid.rate().nearest_tick(interval).max(1),
@@ -227,8 +227,7 @@ impl<'t> VirtualDisplay<'t> {
             TraceDisplay::Tearing => presented.saturating_add(latency),
             TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.at_or_after(presented)),
             TraceDisplay::Virtual => presented,
-        };
-        shown
+        }
     }
 
     fn present_queued(&mut self, depth: u32) -> Nanos {

@@ -317,7 +317,7 @@ mod tests {
             trace: Some(TraceInfo { app: Some("Game, The".into()), frames: 152, dropped: 148, refresh_hz: Some(60.0) }),
             ..report()
         };
-        let value: serde_json::Value = serde_json::from_str(&to_json(&[traced.clone()]).unwrap()).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&to_json(std::slice::from_ref(&traced)).unwrap()).unwrap();
         assert_eq!(value[0]["trace_app"], "Game, The");
         assert_eq!((value[0]["trace_frames"].as_u64(), value[0]["trace_dropped"].as_u64()), (Some(152), Some(148)));
         assert_eq!(value[0]["trace_refresh_hz"].as_f64(), Some(60.0));

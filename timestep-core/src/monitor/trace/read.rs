@@ -266,7 +266,7 @@ impl<R: Read> Read for Limited<R> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Layout {
     Plain,
-    Capture(Columns),
+    Capture(Box<Columns>),
 }
 
 impl Layout {
@@ -280,7 +280,7 @@ impl Layout {
             return Err(decimal_comma(line, "frame time", first));
         }
         if let Some(columns) = Columns::find(fields) {
-            return Ok(Layout::Capture(columns));
+            return Ok(Layout::Capture(Box::new(columns)));
         }
         if fields[1..].iter().all(|f| f.is_empty()) {
             return Ok(Layout::Plain);

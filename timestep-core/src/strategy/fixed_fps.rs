@@ -11,16 +11,17 @@
 //! slept away (no vsync needed); on a slow one the sleep is negative, frames
 //! run back to back and the game runs behind (it catches up only as fast as
 //! frames can go). `next_tick` is `origin + tick_time(n)`, so the schedule does
-//! not drift. A backlog beyond `max_lag` restarts the schedule at the clock.
+//! not drift. A frame later than the lag limit ([`StrategyConfig::lag_limit`])
+//! restarts the schedule at the clock.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{Nanos, Rate};
 
 /// One step per frame, frames scheduled on the tick grid.
 #[derive(Debug, Clone)]
 pub struct FixedFps {
     tick: Rate,
-    max_lag: Nanos,
+    lag_limit: Nanos,
     origin: Option<Nanos>,
     /// Ticks scheduled since `origin`.
     n: u64,
@@ -30,7 +31,7 @@ pub struct FixedFps {
 impl FixedFps {
     /// A fresh `fixed-fps`.
     pub fn new(config: &StrategyConfig) -> FixedFps {
-        FixedFps { tick: config.tick_rate, max_lag: config.max_lag, origin: None, n: 0, late_frames: 0 }
+        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit(), origin: None, n: 0, late_frames: 0 }
     }
 }
 
@@ -46,9 +47,8 @@ impl Strategy for FixedFps {
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let origin = *self.origin.get_or_insert(ctx.now);
         Plan {
-            steps: Steps::Fixed(1),
+            order: Order::StepsThenRender(Steps::Fixed(1)),
             view: View::Latest,
-            render_first: false,
             content_time: origin.saturating_add(self.tick.tick_time(self.n + 1)),
         }
     }
@@ -61,7 +61,7 @@ impl Strategy for FixedFps {
         let next = origin.saturating_add(self.tick.tick_time(self.n));
         if now > next {
             self.late_frames += 1;
-            if now - next > self.max_lag {
+            if now - next > self.lag_limit {
                 self.origin = Some(now);
                 self.n = 0;
                 return Wake { at: Some(now) };
@@ -84,7 +84,7 @@ mod tests {
         let mut s = FixedFps::new(&StrategyConfig::default());
         let mut now = 3;
         for n in 1..=180u64 {
-            assert_eq!(s.begin(&FrameContext { now, refresh: None }).steps, Steps::Fixed(1));
+            assert_eq!(s.begin(&FrameContext { now, refresh: None }).order, Order::StepsThenRender(Steps::Fixed(1)));
             let wake = s.end(now + 2_000_000).at.unwrap();
             assert_eq!(wake, 3 + Rate::from_hz(60).tick_time(n), "tick {n}");
             now = wake;

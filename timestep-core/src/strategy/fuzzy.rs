@@ -420,6 +420,30 @@ mod tests {
         assert!(matches!(s.verdict(), VsyncVerdict::Locked { .. }), "{:?}", s.verdict());
     }
 
+    /// Counts steps: the virtual monitor's figures do not depend on the world.
+    struct StepCounter(u64);
+
+    impl crate::frame::Simulation for StepCounter {
+        fn step(&mut self, _dt: Nanos) {
+            self.0 += 1;
+        }
+    }
+
+    #[test]
+    fn the_warm_up_on_the_glaiel_60_hz_display_has_no_double_update() {
+        use crate::monitor::{Preset, RunSpec, Stop, simulate};
+        // 96 updates: the 32-frame warm-up, its verdict and two more windows.
+        // Starting strict, fuzzy doubled 6 times in the warm-up, and auto
+        // (interpolated until measured) 6 times and once more at its switch.
+        for strategy in [StrategyId::Fuzzy, StrategyId::Auto] {
+            let spec = RunSpec { stop: Stop::Updates(96), ..RunSpec::new(strategy, Preset::Glaiel) };
+            let t = simulate(&spec, &mut StepCounter(0)).metrics.totals();
+            assert!(t.updates >= 96, "{strategy}: {t:?}");
+            assert_eq!(t.double_updates, 0, "{strategy}: {t:?}");
+            assert_eq!(t.repeated_frames, 0, "{strategy}: {t:?}");
+        }
+    }
+
     #[test]
     fn without_a_reported_refresh_the_warm_up_is_strict_and_double_updates() {
         let (_, counts) = run(&StrategyConfig::default(), noisy_60_hz(VSYNC_WINDOW));

@@ -20,13 +20,13 @@ use crate::app::gfx::{Gfx, ScreenshotScene};
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
 use crate::app::load::LoadPreset;
 use crate::app::stats::StatsJson;
-use crate::app::window::{IDLE_RETRY, WindowState};
+use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Session};
+use crate::session::{DisplayInfo, Presented, Session};
 use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
 use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
@@ -69,6 +69,10 @@ pub struct Demo {
     /// What the overlay draws.
     pub hud: HudData,
     vsync: Option<EmulatedVsync>,
+    /// `--emulate-refresh`, to give each monitor its grid when the window moves.
+    emulation: Option<(Emulation, u64)>,
+    /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
+    redraw_wait: Nanos,
     controls: Controls,
     instances: Vec<Instance>,
     /// Render start to display, last frame: where ghosts are drawn.
@@ -89,10 +93,12 @@ impl Demo {
         let gfx = Gfx::new(event_loop, &win.window, config)?;
         let world = new_world(config);
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
+        let emulation = config.emulation.clone().map(|e| (e, config.seed));
+        let emulated = emulated_rate(emulation.as_ref(), monitor.index);
         let display = DisplayInfo {
             monitor: Some(monitor.label),
             reported: monitor.reported,
-            emulated: config.emulation.map(|e| e.rate),
+            emulated,
             present_mode: gfx.present_mode(),
             present_mode_requested: config.present_mode.label().to_owned(),
             vsync: None,
@@ -109,9 +115,10 @@ impl Demo {
             runner_lane: Some(runner_lane),
             ..HudData::default()
         };
-        // The grid starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
-        let vsync = config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
+        let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
+            emulation,
+            redraw_wait: 0,
             instances: Vec::with_capacity(session.world().max_instances()),
             win,
             gfx,
@@ -135,18 +142,21 @@ impl Demo {
     }
 
     /// Starts over with a fresh world and session running `strategy` on the
-    /// same display, in the present mode in effect, with the emulated vblank
-    /// grid `emulation` (or none). The measure tour runs each segment so.
-    pub fn restart(&mut self, strategy: StrategyId, emulation: Option<Emulation>, config: &RunConfig, now: Nanos) {
-        let display = DisplayInfo {
-            emulated: emulation.map(|e| e.rate),
-            present_mode: self.gfx.present_mode(),
-            ..self.session.display().clone()
-        };
+    /// same display, in the present mode in effect, on this monitor's
+    /// emulated vblank grid when `emulate` (else on none). The measure tour
+    /// runs each segment so.
+    pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
+        let emulated = self.emulated_here().filter(|_| emulate);
+        let display = DisplayInfo { emulated, present_mode: self.gfx.present_mode(), ..self.session.display().clone() };
         self.session = Session::new(strategy, config.strategy_config, new_world(config), display, now);
         self.session.world_mut().set_input(self.controls.input);
-        self.vsync = emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
+        self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
+    }
+
+    /// The emulated refresh `--emulate-refresh` gives the monitor the window is on.
+    pub fn emulated_here(&self) -> Option<Rate> {
+        emulated_rate(self.emulation.as_ref(), self.win.on_monitor().index)
     }
 
     /// Whether a frame should be drawn now.
@@ -194,7 +204,8 @@ impl Demo {
         let outcome = host.outcome;
         self.gfx.collect_times();
         if let Some(report) = &report {
-            self.session.record(report, outcome.presented());
+            let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
+            self.session.record(report, presented);
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
             }
@@ -257,9 +268,33 @@ impl Demo {
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
     pub fn follow_monitor(&mut self, now: Nanos) {
-        if let Some(monitor) = self.win.follow_monitor(false) {
-            self.session.set_display(Some(monitor.label), monitor.reported, now);
+        let moved = self.win.follow_monitor(false);
+        self.move_to(moved, now);
+    }
+
+    /// Asks now and then which monitor the window is on (Wayland says so only
+    /// after the surface enters an output, and sends no event for it).
+    pub fn poll_monitor(&mut self, now: Nanos) {
+        let moved = self.win.poll_monitor(now);
+        self.move_to(moved, now);
+    }
+
+    /// The frame about to run waited this long for its redraw to be given.
+    pub fn set_redraw_wait(&mut self, waited: Nanos) {
+        self.redraw_wait = waited;
+    }
+
+    /// The window is on another monitor: its emulated grid (per monitor),
+    /// its name and reported refresh; the session measures again.
+    fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
+        let Some(monitor) = monitor else { return };
+        let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
+        if emulated != self.session.display().emulated {
+            log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
+            self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         }
+        self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
+        self.refresh_hud(now);
     }
 
     /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
@@ -357,4 +392,17 @@ impl Demo {
             gpu_overlay_ms: self.gfx.run_times.overlay_mean_ms(),
         }
     }
+}
+
+/// The emulated refresh on monitor `index` (`--emulate-refresh HZ` or `N=HZ,…`).
+fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> Option<Rate> {
+    let (emulation, _) = emulation?;
+    emulation.rates.rate_on(index.unwrap_or(0))
+}
+
+/// The emulated vsync for `rate`. The grid starts at clock zero so that the
+/// metrics' `round(t · Hz)` numbers refreshes exactly.
+fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
+    let (emulation, seed) = emulation?;
+    rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
 }

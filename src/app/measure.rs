@@ -28,7 +28,7 @@ use winit::event_loop::ActiveEventLoop;
 use crate::app::args::{Emulation, MAX_JITTER_US, MAX_WINDOW_SIDE, PresentModeRequest, RunConfig};
 use crate::app::demo::Demo;
 use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
-use crate::cli::{self, Bounds};
+use crate::cli::{self, Bounds, EmulatedRefresh};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
@@ -134,9 +134,10 @@ pub struct MeasureArgs {
           value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
     pub fuzzy_variant: FuzzyVariant,
 
-    /// Pace vsync-on presents to a virtual vblank grid at HZ (see `run --emulate-refresh`).
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ", value_parser = cli::rate)]
-    pub emulate_refresh: Option<Rate>,
+    /// Pace vsync-on presents to a virtual vblank grid at HZ, or per monitor as
+    /// 1=59.94,2=144 (see `run --emulate-refresh`).
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh)]
+    pub emulate_refresh: Option<EmulatedRefresh>,
 
     /// Wake-up jitter of the emulated vblank, µs (needs --emulate-refresh).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
@@ -184,10 +185,10 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
 /// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
 /// (checked before the window opens); [`CliError::Runtime`] as for `run`.
 pub fn run_measure(args: &MeasureArgs) -> Result<(), CliError> {
-    let emulation = match (args.emulate_refresh, args.emulate_jitter_us) {
+    let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
         (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
         (None, None) => None,
-        (Some(rate), jitter_us) => Some(Emulation { rate, jitter: jitter_us.unwrap_or(0) * 1000 }),
+        (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
     };
     if args.out.is_file() {
         return Err(usage("out", format!("'{}' is a file; give a directory", args.out.display())));
@@ -241,6 +242,8 @@ enum Step {
     Run { strategy: StrategyId, vsync: bool, mode: Mode },
     /// Move the window to the next monitor and start its card.
     NextMonitor,
+    /// A [`Step::NextMonitor`] done (its monitor's steps follow it).
+    Moved,
 }
 
 /// The segment under way.
@@ -271,6 +274,10 @@ pub struct Tour {
     monitor: Option<MonitorCard>,
     /// Which monitors are still to visit after the current one.
     monitors_left: usize,
+    /// The emulated grid on the monitor measured now.
+    emulated: Option<Rate>,
+    /// Time one monitor's steps take.
+    per_monitor: Nanos,
     started: Nanos,
     progress: Progress,
 }
@@ -292,6 +299,8 @@ impl Tour {
             card: None,
             monitor: None,
             monitors_left: 0,
+            emulated: None,
+            per_monitor: 0,
             started: 0,
             progress: Progress::new(),
         }
@@ -316,21 +325,23 @@ impl Tour {
             Some(MonitorChoice::All) => count - 1,
             _ => 0,
         };
-        let supported = demo.gfx.surface.supported_present_modes().to_vec();
-        let one = self.monitor_plan(&supported, config.emulation.is_some());
-        for i in 0..=self.monitors_left {
-            if i > 0 {
-                self.plan.push(Step::NextMonitor);
-            }
-            self.plan.extend_from_slice(&one);
-        }
+        self.plan = self.monitor_plan(demo);
+        // Each further monitor's steps are planned when the window is on it
+        // (its emulated grid may differ); the time left counts them as this one's.
+        self.plan.extend(std::iter::repeat_n(Step::NextMonitor, self.monitors_left));
+        self.per_monitor = self.plan.iter().map(|&s| self.length(s) + SETTLE).sum();
         self.started = now;
-        self.monitor = Some(self.monitor_card(demo, event_loop, config));
+        self.monitor = Some(self.monitor_card(demo, event_loop));
         self.begin(demo, config, event_loop, now);
     }
 
-    /// The steps on one monitor.
-    fn monitor_plan(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
+    /// The steps on the monitor the window is on.
+    fn monitor_plan(&self, demo: &Demo) -> Vec<Step> {
+        self.plan_for(demo.gfx.surface.supported_present_modes(), demo.emulated_here().is_some())
+    }
+
+    /// The steps on a monitor with these present modes, with or without an emulated grid.
+    fn plan_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
         let real = |present| Mode { present, emulated: false };
         let mut plan = Vec::new();
         let emulated = Mode { present: PresentModeRequest::Auto.resolve(true), emulated: true };
@@ -348,7 +359,8 @@ impl Tour {
         plan
     }
 
-    fn monitor_card(&self, demo: &Demo, event_loop: &ActiveEventLoop, config: &RunConfig) -> MonitorCard {
+    fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
+        self.emulated = demo.emulated_here();
         let window = &demo.win.window;
         let monitors: Vec<_> = event_loop.available_monitors().collect();
         let current = window.current_monitor();
@@ -360,7 +372,7 @@ impl Tour {
             size_px: info.as_ref().map(|i| i.size),
             scale_factor: current.as_ref().map(|m| m.scale_factor()),
             reported_refresh_hz: info.as_ref().and_then(MonitorInfo::refresh_hz),
-            emulated_refresh_hz: config.emulation.map(|e| e.rate.hz()),
+            emulated_refresh_hz: self.emulated.map(Rate::hz),
             ..MonitorCard::default()
         };
         if let Some(MonitorChoice::One(n)) = self.choice
@@ -375,14 +387,16 @@ impl Tour {
     }
 
     fn total(&self) -> Nanos {
-        self.plan.iter().map(|s| self.length(*s) + SETTLE).sum()
+        let later = self.plan.iter().filter(|s| **s == Step::NextMonitor).count() as u64;
+        self.plan.iter().filter(|s| **s != Step::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
+            + later * (MOVE_SETTLE + self.per_monitor)
     }
 
     fn length(&self, step: Step) -> Nanos {
         match step {
             Step::Probe(_) => self.probe_length,
             Step::Run { .. } => self.run_length,
-            Step::NextMonitor => MOVE_SETTLE.saturating_sub(SETTLE),
+            Step::NextMonitor | Step::Moved => MOVE_SETTLE.saturating_sub(SETTLE),
         }
     }
 
@@ -393,7 +407,7 @@ impl Tour {
         match step {
             Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now),
             Step::Run { strategy, mode, .. } => apply(demo, config, mode, strategy, now),
-            Step::NextMonitor => demo.win.next_monitor(event_loop),
+            Step::NextMonitor | Step::Moved => demo.win.next_monitor(event_loop),
         }
         self.progress.show(&self.describe(step), self.next, self.plan.len(), self.remaining(now));
         self.segment = Some(Segment {
@@ -419,7 +433,7 @@ impl Tour {
                 if vsync { "on" } else { "off" },
                 mode_label(mode, self.emulated_rate())
             ),
-            Step::NextMonitor => "moving to the next monitor".to_owned(),
+            Step::NextMonitor | Step::Moved => "moving to the next monitor".to_owned(),
         }
     }
 
@@ -522,8 +536,14 @@ impl Tour {
             Step::NextMonitor => {
                 demo.follow_monitor(now);
                 self.finish_monitor(config);
-                self.monitor = Some(self.monitor_card(demo, event_loop, config));
+                self.monitor = Some(self.monitor_card(demo, event_loop));
+                let steps = self.monitor_plan(demo);
+                // In place of the placeholder just run: the time estimate stays whole.
+                let at = self.next;
+                self.plan.splice(at..at, steps);
+                self.plan[at - 1] = Step::Moved;
             }
+            Step::Moved => {}
         }
     }
 
@@ -537,9 +557,8 @@ impl Tour {
             .iter()
             .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
             .find_map(|p| p.measured_refresh_hz);
-        let refresh = config
-            .emulation
-            .map(|e| e.rate)
+        let refresh = self
+            .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
             .or_else(|| m.reported_refresh_hz.and_then(rate_of_hz));
         match refresh {
@@ -602,8 +621,7 @@ fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, 
             );
         }
     }
-    let emulation = config.emulation.filter(|_| mode.emulated);
-    demo.restart(strategy, emulation, config, now);
+    demo.restart(strategy, mode.emulated, config, now);
 }
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.
@@ -736,7 +754,7 @@ mod tests {
         let tour = Tour::new(&args);
         let fifo = Mode { present: wgpu::PresentMode::Fifo, emulated: false };
         let mailbox = Mode { present: wgpu::PresentMode::Mailbox, emulated: false };
-        let plan = tour.monitor_plan(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
+        let plan = tour.plan_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
         assert_eq!(
             plan,
             [
@@ -749,7 +767,7 @@ mod tests {
             ],
             "Immediate is not supported: the vsync-off pass uses Mailbox"
         );
-        let only_fifo = tour.monitor_plan(&[wgpu::PresentMode::Fifo], true);
+        let only_fifo = tour.plan_for(&[wgpu::PresentMode::Fifo], true);
         assert_eq!(
             only_fifo.len(),
             4,

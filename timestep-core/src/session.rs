@@ -93,11 +93,14 @@ pub struct Presented {
     pub blocked: Nanos,
     /// With an emulated refresh: how late the present call was against its wake time.
     pub emulation_late: Option<Nanos>,
+    /// Time the frame waited, before it started, for the compositor's go-ahead
+    /// to draw (a Wayland frame callback): the compositor's pacing, never rendering cost.
+    pub throttled: Nanos,
 }
 
 impl Presented {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
-    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None };
+    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
 }
 
 /// Raw counts of parts of the run before a refresh-rate change.
@@ -285,7 +288,7 @@ impl<W: Simulation> Session<W> {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
-        self.meter.record(report.display_time, presented.blocked, unpaced);
+        self.meter.record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
         if let Some(previous) = self.last_display {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }
@@ -330,10 +333,31 @@ impl<W: Simulation> Session<W> {
     /// The display changed (another monitor, or its reported rate): a new
     /// refresh rate restarts the refresh bookkeeping of the run too.
     pub fn set_display(&mut self, monitor: Option<String>, reported: Option<Rate>, now: Nanos) {
+        let emulated = self.display.emulated;
+        self.move_to_display(monitor, reported, emulated, now);
+    }
+
+    /// The frames now go to another monitor, with its own reported (and
+    /// perhaps emulated) refresh. Another monitor is measured again and the
+    /// live figures start over; a new refresh rate also folds the run's
+    /// counts and restarts its refresh bookkeeping.
+    pub fn move_to_display(
+        &mut self,
+        monitor: Option<String>,
+        reported: Option<Rate>,
+        emulated: Option<Rate>,
+        now: Nanos,
+    ) {
         let old = self.display.refresh();
+        let moved = self.display.monitor != monitor;
         self.display.monitor = monitor;
         self.display.reported = reported;
+        self.display.emulated = emulated;
         let refresh = self.display.refresh();
+        if refresh == old && moved {
+            self.meter.clear();
+            self.restart_live(now);
+        }
         if refresh != old {
             self.driver.set_refresh(refresh);
             self.measures.folded.add(&self.measures.run.totals());
@@ -624,6 +648,35 @@ mod tests {
         assert_eq!(report.vsyncs, first.vsyncs + 144, "vsyncs of both monitors are counted");
         assert_eq!(report.refresh_hz, 144.0);
         assert_eq!(report.display.as_ref().map(|d| d.monitor.as_str()), Some("test 144"));
+    }
+
+    #[test]
+    fn another_monitor_at_the_same_rate_is_measured_again_and_the_live_figures_start_over() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 120);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        assert!(hud.measured_refresh_hz.is_some(), "two seconds of frames are measured");
+        session.move_to_display(Some("second 60".to_owned()), Some(Rate::from_hz(60)), None, display.clock());
+        session.fill_hud(&mut hud, display.clock());
+        assert_eq!(hud.measured_refresh_hz, None, "the new monitor is measured from scratch");
+        assert_eq!(hud.monitor_name, "second 60", "the overlay names the new monitor");
+        assert_eq!(session.live_metrics().totals().frames, 0, "the live figures start over");
+        assert_eq!(session.run_metrics().totals().frames, 120, "the same rate keeps the run's bookkeeping");
+    }
+
+    #[test]
+    fn an_emulated_rate_per_monitor_changes_the_refresh_frames_are_counted_in() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        run(&mut session, &mut glaiel_60(), 60);
+        let ntsc = Rate::new(60000, 1001).expect("59.94");
+        session.move_to_display(Some("second".to_owned()), Some(Rate::from_hz(60)), Some(ntsc), 0);
+        assert_eq!(session.display().refresh(), Some(ntsc), "the emulated grid replaces the reported rate");
+        assert_eq!(session.run_metrics().refresh(), Some(ntsc), "the run is counted in the new grid");
+        assert_eq!(session.run_metrics().totals().frames, 0, "a new rate restarts the refresh bookkeeping");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 ///
 /// Runs loop strategies against virtual displays and reports, per run:
 /// updates per refresh (the pattern), double updates, skipped renders,
-/// repeated frames, game vs system time, judder and latency.
+/// repeated frames, game vs system time, speed, judder, hitches, latency and present pacing.
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_long_help = MODEL_HELP)]
 pub struct SimulateArgs {
@@ -127,7 +127,10 @@ Models (--model):
 
 Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
 vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, judder_ms, latency_ms, pattern (first 200 characters).
+speed_ratio, drift_ms_per_min, judder_ms, judder_p99_ms, hitches, max_hitch_ms,
+hitches_per_min, latency_ms, latency_p95_ms, latency_max_ms, present_interval_mean_ms,
+present_interval_std_ms, present_interval_p99_ms, pattern (first 200 characters).
+The table shows the first columns people read; csv and json carry all of them.
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60

@@ -163,9 +163,9 @@ pub struct HudData {
     pub drift_ms: f64,
     /// Game time / wall time since the strategy started (1.0 = real time).
     pub speed_ratio: f64,
-    /// Standard deviation of content-time lag at display time, in ms (0 = perfectly smooth).
+    /// RMS of the per-frame motion error over the recent frames, in ms (0 = perfectly smooth).
     pub judder_ms: f64,
-    /// Mean content-time lag at display time, in ms.
+    /// Mean input-to-photon time over the recent frames, in ms.
     pub latency_ms: f64,
     /// Process CPU use in percent of one core; `None` where it can't be measured.
     pub cpu_percent: Option<f64>,

@@ -556,7 +556,7 @@ impl Running {
                 totals.skipped_renders,
                 self.live.recent_judder_ms(),
                 self.live.recent_latency_ms(),
-                totals.speed_ratio,
+                totals.stats.speed_ratio,
                 self.hud.overlay_cost_ms,
                 gpu_ms(self.hud.gpu_scene_ms),
                 gpu_ms(self.hud.gpu_overlay_ms),
@@ -575,7 +575,7 @@ impl Running {
         hud.double_updates = totals.double_updates;
         hud.skipped_renders = totals.skipped_renders;
         hud.repeated_frames = totals.repeated_frames;
-        hud.speed_ratio = if totals.speed_ratio.is_finite() { totals.speed_ratio } else { 1.0 };
+        hud.speed_ratio = if totals.stats.speed_ratio.is_finite() { totals.stats.speed_ratio } else { 1.0 };
         hud.drift_ms = (totals.game_time as f64 - totals.system_time as f64) / NANOS_PER_MS as f64;
         hud.judder_ms = finite_or_zero(self.live.recent_judder_ms());
         hud.latency_ms = finite_or_zero(self.live.recent_latency_ms());
@@ -764,8 +764,8 @@ impl Running {
             game_time_s: stats::secs(game),
             system_time_s: stats::secs(folded.system_time),
             speed_ratio: if folded.system_time == 0 { f64::NAN } else { game as f64 / folded.system_time as f64 },
-            judder_ms: totals.judder_ms,
-            latency_ms: totals.latency_ms,
+            judder_ms: totals.stats.judder_ms,
+            latency_ms: totals.stats.latency_ms,
             pattern: self.run.pattern_prefix().to_owned(),
             fps: stats::per_second(self.presented, wall),
             ups: stats::per_second(updates, wall),

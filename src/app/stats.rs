@@ -71,9 +71,9 @@ pub struct RunStats {
     pub system_time_s: f64,
     /// `game_time_s / system_time_s` (null when no time passed).
     pub speed_ratio: f64,
-    /// Standard deviation of the detrended display lag, ms (null without frames).
+    /// RMS of the per-frame motion error (see `metrics::FrameStats`), ms (null without frames).
     pub judder_ms: f64,
-    /// Mean display lag, ms.
+    /// Mean input-to-photon time (display − input time), ms.
     pub latency_ms: f64,
     /// Updates per refresh from the start of the run (first 200 refreshes).
     pub pattern: String,

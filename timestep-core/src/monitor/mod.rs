@@ -9,7 +9,7 @@
 //! ```text
 //! while not done:
 //!     report = driver.run_frame(world, display)     begin → steps → render → present (vsync wait)
-//!     metrics.record(report)                        pattern, doubles, skips, lag
+//!     metrics.record(report)                        pattern, doubles, skips, motion, latency
 //!     if report.wake.at = Some(t): display.wait_until(t)   (+ sleep overshoot)
 //!     display.busy()                                the article's busy(): the loop's own work
 //! ```
@@ -147,9 +147,19 @@ impl RunOutcome {
             repeated_frames: t.repeated_frames,
             game_time_s: nanos_to_secs(t.game_time),
             system_time_s: nanos_to_secs(t.system_time),
-            speed_ratio: t.speed_ratio,
-            judder_ms: t.judder_ms,
-            latency_ms: t.latency_ms,
+            speed_ratio: t.stats.speed_ratio,
+            drift_ms_per_min: t.stats.drift_ms_per_min,
+            judder_ms: t.stats.judder_ms,
+            judder_p99_ms: t.stats.judder_p99_ms,
+            hitches: t.stats.hitches,
+            max_hitch_ms: t.stats.max_hitch_ms,
+            hitches_per_min: t.stats.hitches_per_min,
+            latency_ms: t.stats.latency_ms,
+            latency_p95_ms: t.stats.latency_p95_ms,
+            latency_max_ms: t.stats.latency_max_ms,
+            present_interval_mean_ms: t.stats.present_interval_mean_ms,
+            present_interval_std_ms: t.stats.present_interval_std_ms,
+            present_interval_p99_ms: t.stats.present_interval_p99_ms,
             pattern: self.metrics.pattern_prefix().to_owned(),
         }
     }

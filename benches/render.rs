@@ -20,7 +20,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
-use timestep_lab::app::hud::HudData;
+use timestep_lab::hud::HudData;
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;
@@ -60,6 +60,8 @@ fn sprites(n: usize) -> Vec<Instance> {
 }
 
 fn gpu() -> Option<GpuContext> {
+    // As `main` does: keep lavapipe's freed per-frame memory (see render/heap.rs).
+    timestep_lab::render::heap::keep_freed_heap_memory();
     match GpuContext::new_headless() {
         Ok(gpu) => {
             log::info!("benchmarking on {}", gpu.adapter_summary());

@@ -7,7 +7,7 @@ mod common;
 use common::gpu_or_skip;
 
 use std::time::{Duration, Instant};
-use timestep_lab::app::hud::HudData;
+use timestep_lab::hud::HudData;
 use timestep_lab::render::gpu_timer::{GpuTimer, GpuTimes};
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};

@@ -124,7 +124,7 @@ fn binary(args: &[&str]) -> Vec<RunReport> {
         .map(|run| RunReport {
             strategy: run["strategy"].as_str().expect("strategy").to_owned(),
             refresh_hz: run["refresh_hz"].as_f64().expect("refresh_hz"),
-            vsync: run["vsync"].as_bool().expect("vsync"),
+            vsync: Some(run["vsync"].as_bool().expect("vsync")),
             tick_rate: run["tick_rate"].as_f64().expect("tick_rate"),
             model: run["model"].as_str().expect("model").to_owned(),
             seed: run["seed"].as_u64().expect("seed"),
@@ -149,6 +149,7 @@ fn binary(args: &[&str]) -> Vec<RunReport> {
             present_interval_std_ms: number(run, "present_interval_std_ms"),
             present_interval_p99_ms: number(run, "present_interval_p99_ms"),
             pattern: run["pattern"].as_str().expect("pattern").to_owned(),
+            ..RunReport::default()
         })
         .collect()
 }

@@ -48,18 +48,27 @@ pub fn cpu_percent(ticks_before: u64, ticks_after: u64, wall: Duration) -> Optio
     Some(cpu.as_secs_f64() / wall.as_secs_f64() * 100.0)
 }
 
+/// Where CPU ticks are read from: this process's `/proc/self/stat`, or a test's numbers.
+type TickSource = fn(&mut String) -> Option<u64>;
+
 /// Samples this process's CPU use; cheap to call every frame.
 #[derive(Debug)]
 pub struct CpuSampler {
     last: Option<(Instant, u64)>,
     percent: Option<f64>,
     buf: String,
+    source: TickSource,
 }
 
 impl CpuSampler {
-    /// A sampler with no reading yet.
+    /// A sampler of this process, with no reading yet.
     pub fn new() -> Self {
-        Self { last: None, percent: None, buf: String::with_capacity(512) }
+        Self::with_source(read_own_ticks)
+    }
+
+    /// A sampler reading ticks from `source` (given a reusable text buffer).
+    fn with_source(source: TickSource) -> Self {
+        Self { last: None, percent: None, buf: String::with_capacity(512), source }
     }
 
     /// CPU use in percent of one core between the last two readings, taking a new reading if
@@ -71,7 +80,7 @@ impl CpuSampler {
         {
             return self.percent;
         }
-        let Some(ticks) = self.read_ticks() else {
+        let Some(ticks) = (self.source)(&mut self.buf) else {
             self.last = None;
             self.percent = None;
             return None;
@@ -87,20 +96,20 @@ impl CpuSampler {
     pub fn last_percent(&self) -> Option<f64> {
         self.percent
     }
+}
 
-    #[cfg(target_os = "linux")]
-    fn read_ticks(&mut self) -> Option<u64> {
-        use std::io::Read as _;
-        self.buf.clear();
-        let mut file = std::fs::File::open("/proc/self/stat").ok()?;
-        file.read_to_string(&mut self.buf).ok()?;
-        parse_cpu_ticks(&self.buf)
-    }
+#[cfg(target_os = "linux")]
+fn read_own_ticks(buf: &mut String) -> Option<u64> {
+    use std::io::Read as _;
+    buf.clear();
+    let mut file = std::fs::File::open("/proc/self/stat").ok()?;
+    file.read_to_string(buf).ok()?;
+    parse_cpu_ticks(buf)
+}
 
-    #[cfg(not(target_os = "linux"))]
-    fn read_ticks(&mut self) -> Option<u64> {
-        None
-    }
+#[cfg(not(target_os = "linux"))]
+fn read_own_ticks(_buf: &mut String) -> Option<u64> {
+    None
 }
 
 impl Default for CpuSampler {
@@ -148,17 +157,33 @@ mod tests {
 
     #[test]
     fn sampler_needs_two_readings_and_reuses_the_last_value_in_between() {
-        let mut sampler = CpuSampler::new();
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static TICKS: AtomicU64 = AtomicU64::new(1200);
+        let mut sampler = CpuSampler::with_source(|_| Some(TICKS.load(Ordering::Relaxed)));
         let t0 = Instant::now();
         assert_eq!(sampler.sample(t0), None, "one reading is not a rate");
+        TICKS.store(1215, Ordering::Relaxed);
         assert_eq!(sampler.sample(t0 + Duration::from_millis(100)), None, "too soon for a new reading");
-        let later = sampler.sample(t0 + SAMPLE_INTERVAL);
-        if cfg!(target_os = "linux") {
-            let p = later.expect("Linux has /proc/self/stat");
-            assert!(p >= 0.0, "cpu use {p} is not negative");
-        } else {
-            assert_eq!(later, None);
-        }
-        assert_eq!(sampler.last_percent(), later);
+        TICKS.store(1230, Ordering::Relaxed);
+        assert_eq!(sampler.sample(t0 + SAMPLE_INTERVAL), Some(60.0), "30 ticks in 500 ms: 60 % of a core");
+        TICKS.store(1290, Ordering::Relaxed);
+        let between = t0 + SAMPLE_INTERVAL + Duration::from_millis(1);
+        assert_eq!(sampler.sample(between), Some(60.0), "between readings the last value stands");
+        assert_eq!(sampler.last_percent(), Some(60.0));
+    }
+
+    #[test]
+    fn a_source_that_cannot_be_read_gives_none() {
+        let mut sampler = CpuSampler::with_source(|_| None);
+        let t0 = Instant::now();
+        assert_eq!(sampler.sample(t0), None);
+        assert_eq!(sampler.sample(t0 + SAMPLE_INTERVAL), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_has_a_readable_tick_count() {
+        let mut buf = String::new();
+        assert!(read_own_ticks(&mut buf).is_some(), "/proc/self/stat: {buf}");
     }
 }

@@ -13,17 +13,16 @@
 
 use winit::window::Window;
 
-use crate::app::emulate::{Vblank, VblankGrid};
-use crate::app::hud::HudData;
+use crate::app::gfx::Gfx;
 use crate::app::wait;
 use crate::frame::FrameHost;
-use crate::render::gpu_timer::GpuTimer;
-use crate::render::overlay::Overlay;
-use crate::render::surface::{Acquire, SkipReason, SurfaceFrame, WindowSurface};
-use crate::render::{GpuContext, SpriteRenderer};
+use crate::hud::HudData;
+use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
+use crate::session::Presented;
 use crate::sim::{Instance, World};
 use crate::strategy::View;
 use crate::time::{Clock, Nanos, RealClock};
+use crate::vblank::{EmulatedVsync, Vblank};
 
 /// What happened to the frame, beyond what the driver reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -46,26 +45,16 @@ pub struct HostOutcome {
     pub draw_calls: u32,
 }
 
-/// Everything one frame borrows from the app.
-pub struct WindowHost<'a> {
-    /// The shell's clock.
-    pub clock: &'a RealClock,
-    /// Device and queue.
-    pub gpu: &'a GpuContext,
-    /// Where frames go.
-    pub surface: &'a mut WindowSurface,
-    /// The world's sprites.
-    pub sprites: &'a mut SpriteRenderer,
-    /// The numbers on top.
-    pub overlay: &'a mut Overlay,
-    /// Times the scene and overlay passes on the GPU, where the adapter can.
-    pub timer: Option<&'a mut GpuTimer>,
-    /// The window (egui reads its scale and input from it).
-    pub window: &'a Window,
-    /// What the overlay shows this frame.
-    pub hud: &'a HudData,
-    /// Reused instance buffer.
-    pub instances: &'a mut Vec<Instance>,
+impl HostOutcome {
+    /// What the session is told about the frame's picture.
+    pub fn presented(&self) -> Presented {
+        Presented { shown: self.presented, blocked: self.blocked, emulation_late: self.vblank.map(|_| self.wake_late) }
+    }
+}
+
+/// How the scene is drawn this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SceneParams {
     /// The playfield size in world units.
     pub playfield: [f32; 2],
     /// Draw ghost markers at the expected display time.
@@ -74,22 +63,46 @@ pub struct WindowHost<'a> {
     pub display_lead: Nanos,
     /// Artificial CPU load for this frame.
     pub load: Nanos,
-    /// The emulated vblank grid, when emulating.
-    pub grid: Option<&'a mut VblankGrid>,
-    /// The acquired frame between `render` and `present`.
-    pub frame: Option<SurfaceFrame>,
+}
+
+/// Everything one frame borrows from the app.
+pub struct WindowHost<'a> {
+    clock: &'a RealClock,
+    gfx: &'a mut Gfx,
+    window: &'a Window,
+    hud: &'a HudData,
+    instances: &'a mut Vec<Instance>,
+    vsync: Option<&'a mut EmulatedVsync>,
+    scene: SceneParams,
+    frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
     pub outcome: HostOutcome,
 }
 
-impl WindowHost<'_> {
+impl<'a> WindowHost<'a> {
+    /// A host for one frame.
+    pub fn new(
+        clock: &'a RealClock,
+        gfx: &'a mut Gfx,
+        window: &'a Window,
+        hud: &'a HudData,
+        instances: &'a mut Vec<Instance>,
+        vsync: Option<&'a mut EmulatedVsync>,
+        scene: SceneParams,
+    ) -> WindowHost<'a> {
+        WindowHost { clock, gfx, window, hud, instances, vsync, scene, frame: None, outcome: HostOutcome::default() }
+    }
+
+    /// Draws and shows `world` as `view` without running the loop (a paused window).
+    pub fn draw_still(&mut self, world: &World, view: View) {
+        self.render(world, view);
+        self.present();
+    }
+
     fn expected_display_time(&self, now: Nanos) -> Nanos {
-        match &self.grid {
-            Some(grid) => {
-                let k = grid.rate().ticks_in(now) + 1;
-                grid.time_of(k.max(grid.last_index().map_or(0, |l| l + 1)))
-            }
-            None => now.saturating_add(self.display_lead),
+        match &self.vsync {
+            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
+            None => now.saturating_add(self.scene.display_lead),
         }
     }
 }
@@ -102,20 +115,21 @@ impl FrameHost<World> for WindowHost<'_> {
     fn render(&mut self, world: &World, view: View) {
         // A frame already acquired (a strategy rendering twice) is shown first.
         if let Some(frame) = self.frame.take() {
-            frame.present(&self.gpu.queue);
+            frame.present(&self.gfx.gpu.queue);
         }
         let start = self.clock.now();
-        if self.load > 0 {
-            wait::busy_until(self.clock, start.saturating_add(self.load));
+        if self.scene.load > 0 {
+            wait::busy_until(self.clock, start.saturating_add(self.scene.load));
         }
         self.instances.clear();
         world.write_instances(view, self.instances);
-        if self.ghosts {
+        if self.scene.ghosts {
             let at = self.expected_display_time(self.clock.now());
             world.write_ghosts(at, self.instances);
         }
         let before_acquire = self.clock.now();
-        let acquired = self.surface.acquire(&self.gpu.adapter, &self.gpu.device);
+        let gfx = &mut *self.gfx;
+        let acquired = gfx.surface.acquire(&gfx.gpu.adapter, &gfx.gpu.device);
         self.outcome.blocked += self.clock.now().saturating_sub(before_acquire);
         let frame = match acquired {
             Acquire::Frame(frame) => frame,
@@ -124,25 +138,25 @@ impl FrameHost<World> for WindowHost<'_> {
                 return;
             }
         };
-        let size = self.surface.size();
-        let device = &self.gpu.device;
-        let queue = &self.gpu.queue;
-        self.sprites.prepare(device, queue, self.instances, self.playfield, size);
+        let size = gfx.surface.size();
+        let device = &gfx.gpu.device;
+        let queue = &gfx.gpu.queue;
+        gfx.sprites.prepare(device, queue, self.instances, self.scene.playfield, size);
         let mut encoder =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window frame") });
-        self.sprites.draw(&mut encoder, frame.view());
+        gfx.sprites.draw(&mut encoder, frame.view());
         self.outcome.overlay_ms =
-            self.overlay.draw(device, queue, &mut encoder, frame.view(), self.window, size, self.hud);
-        if let Some(timer) = self.timer.as_deref_mut() {
+            gfx.overlay.draw(device, queue, &mut encoder, frame.view(), self.window, size, self.hud);
+        if let Some(timer) = gfx.timer.as_mut() {
             // Untimed when every readback slot is still in flight; `submitted` then does nothing.
-            timer.resolve(&mut encoder, self.overlay.drew_pass());
+            timer.resolve(&mut encoder, gfx.overlay.drew_pass());
         }
         queue.submit([encoder.finish()]);
-        if let Some(timer) = self.timer.as_deref_mut() {
+        if let Some(timer) = gfx.timer.as_mut() {
             timer.submitted();
         }
         self.outcome.sprites = self.instances.len();
-        self.outcome.draw_calls = self.sprites.draw_calls_last_frame();
+        self.outcome.draw_calls = gfx.sprites.draw_calls_last_frame();
         self.frame = Some(frame);
     }
 
@@ -151,25 +165,26 @@ impl FrameHost<World> for WindowHost<'_> {
             return self.clock.now();
         };
         self.window.pre_present_notify();
-        if let Some(grid) = self.grid.as_deref_mut() {
+        let queue = &self.gfx.gpu.queue;
+        if let Some(vsync) = self.vsync.as_deref_mut() {
             // A frame is ready when the GPU has drawn it, not when it was
             // submitted; on a software adapter that is most of the frame. Waiting
             // here also keeps the vblank spin from stealing the rasteriser's cores.
             let before = self.clock.now();
-            if let Err(err) = self.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
+            if let Err(err) = self.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
-            let vblank = grid.next(self.clock.now());
+            let vblank = vsync.next(self.clock.now());
             wait::spin_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
-            frame.present(&self.gpu.queue);
+            frame.present(queue);
             self.outcome.blocked += self.clock.now().saturating_sub(before);
             self.outcome.presented = true;
             self.outcome.vblank = Some(vblank);
             return vblank.time;
         }
         let before = self.clock.now();
-        frame.present(&self.gpu.queue);
+        frame.present(queue);
         let after = self.clock.now();
         self.outcome.blocked += after.saturating_sub(before);
         self.outcome.presented = true;

@@ -5,7 +5,7 @@
 //! machine, it just yields the CPU, and strategies that measure CPU time
 //! (`paced`) would see through it.
 
-use crate::app::emulate::ShellRng;
+use crate::rng::SplitMix64;
 use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The presets `L` cycles through.
@@ -47,7 +47,7 @@ impl LoadPreset {
     }
 
     /// The extra render cost of one frame.
-    pub fn cost(self, rng: &mut ShellRng) -> Nanos {
+    pub fn cost(self, rng: &mut SplitMix64) -> Nanos {
         match self {
             LoadPreset::None => 0,
             LoadPreset::Render5ms => 5 * NANOS_PER_MS,
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn spikes_are_rare_and_bounded() {
-        let mut rng = ShellRng::new(7);
+        let mut rng = SplitMix64::new(7);
         let costs: Vec<Nanos> = (0..2000).map(|_| LoadPreset::Spikes.cost(&mut rng)).collect();
         let spikes = costs.iter().filter(|c| **c > 0).count();
         assert!((50..=150).contains(&spikes), "{spikes} spikes in 2000 frames, expected ~100");

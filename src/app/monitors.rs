@@ -1,7 +1,7 @@
 //! Monitors: what winit reports about them, and fullscreen on a chosen one.
 //!
 //! The reported refresh (`refresh_rate_millihertz`) is only a claim; the
-//! shell also measures (see [`crate::app::refresh`]). On Xvfb winit reports
+//! shell also measures (see [`crate::refresh`]). On Xvfb winit reports
 //! no refresh at all, and that is shown as such, never guessed.
 
 use std::fmt;

@@ -47,10 +47,6 @@ impl GpuContext {
             info.driver_info
         );
 
-        if info.device_type == wgpu::DeviceType::Cpu {
-            super::heap::keep_freed_heap_memory();
-        }
-
         let required_limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {

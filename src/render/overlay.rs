@@ -22,7 +22,8 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
-use crate::app::hud::HudData;
+use crate::hud::HudData;
+use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 
 /// Width of the panel's content column, in points.
 const PANEL_WIDTH: f32 = 400.0;
@@ -39,6 +40,10 @@ const CAPTION_SIZE: f32 = 11.0;
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
 /// cue for "small", not a perceptual threshold.
 const JUDDER_SMOOTH_MS: f64 = 2.0;
+/// Drift from which the number turns to a warning: a second an hour.
+const DRIFT_VISIBLE_MS_PER_MIN: f64 = 1000.0 / 60.0;
+/// Width of the present-interval histogram beside the frame-time plot, in points.
+const HISTOGRAM_WIDTH: f32 = 48.0;
 /// Distance of the panels from the window's corners, in points.
 const MARGIN: f32 = 8.0;
 
@@ -114,7 +119,7 @@ impl Overlay {
             headless_pixels_per_point: pixels_per_point,
             start: Instant::now(),
             visible: true,
-            points: Vec::with_capacity(crate::app::hud::FRAME_TIME_CAPACITY),
+            points: Vec::with_capacity(crate::hud::FRAME_TIME_CAPACITY),
             timestamps: None,
             drew_pass: false,
         }
@@ -425,33 +430,39 @@ fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotPoint>) {
 
     let top = [max_ms, refresh_ms.unwrap_or(0.0), tick_ms.unwrap_or(0.0)].into_iter().fold(1.0, f64::max) * 1.15;
     let points: &[PlotPoint] = points;
-    Plot::new("overlay_frame_times")
-        .height(PLOT_HEIGHT)
-        .width(PANEL_WIDTH)
-        .include_x(-window_s)
-        .include_x(0.0)
-        .include_y(0.0)
-        .include_y(top)
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .allow_double_click_reset(false)
-        .show_x(false)
-        .x_axis_formatter(|mark, _| format!("{:.0}s", mark.value))
-        .y_grid_spacer(y_grid_marks)
-        .y_axis_formatter(|mark, _| format!("{:.0}", mark.value))
-        .show(ui, |plot| {
-            if let Some(ms) = refresh_ms {
-                plot.hline(HLine::new("refresh period", ms).color(REFRESH_LINE).width(1.0));
-            }
-            if let Some(ms) = tick_ms {
-                plot.hline(
-                    HLine::new("tick period", ms).color(TICK_LINE).width(1.0).style(LineStyle::Dashed { length: 6.0 }),
-                );
-            }
-            plot.line(Line::new("frame interval (ms)", PlotPoints::Borrowed(points)).color(FRAME_LINE).width(1.5));
-        });
+    ui.horizontal(|ui| {
+        Plot::new("overlay_frame_times")
+            .height(PLOT_HEIGHT)
+            .width(PANEL_WIDTH - HISTOGRAM_WIDTH - ui.spacing().item_spacing.x)
+            .include_x(-window_s)
+            .include_x(0.0)
+            .include_y(0.0)
+            .include_y(top)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .show_x(false)
+            .x_axis_formatter(|mark, _| format!("{:.0}s", mark.value))
+            .y_grid_spacer(y_grid_marks)
+            .y_axis_formatter(|mark, _| format!("{:.0}", mark.value))
+            .show(ui, |plot| {
+                if let Some(ms) = refresh_ms {
+                    plot.hline(HLine::new("refresh period", ms).color(REFRESH_LINE).width(1.0));
+                }
+                if let Some(ms) = tick_ms {
+                    plot.hline(
+                        HLine::new("tick period", ms)
+                            .color(TICK_LINE)
+                            .width(1.0)
+                            .style(LineStyle::Dashed { length: 6.0 }),
+                    );
+                }
+                plot.line(Line::new("frame interval (ms)", PlotPoints::Borrowed(points)).color(FRAME_LINE).width(1.5));
+            });
+        present_histogram(ui, &hud.present_histogram, top);
+    });
 }
 
 /// Three or four labelled y marks at a round step: egui_plot's default spacer leaves a plot this
@@ -560,22 +571,19 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
 
         key(ui, "repeated frames");
         value(ui, format!("{:7}", hud.repeated_frames), count_color(hud.repeated_frames, WARN));
-        key(ui, "drift");
-        value(ui, format!("{:+7.1} ms", hud.drift_ms), VALUE);
-        ui.end_row();
-
-        key(ui, "judder");
-        value(ui, format!("{:7.2} ms", hud.judder_ms), if hud.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN });
-        key(ui, "game speed");
-        value(ui, format!("{:7.4}×", hud.speed_ratio), VALUE);
-        ui.end_row();
-
-        key(ui, "latency");
-        value(ui, format!("{:7.2} ms", hud.latency_ms), VALUE);
         key(ui, "CPU");
         match hud.cpu_percent {
             Some(p) => value(ui, format!("{p:7.1} %"), VALUE),
             None => value(ui, format!("{:>7}", "—"), DIM),
+        }
+        ui.end_row();
+
+        for (i, row) in metric_rows(&hud.stats).iter().enumerate() {
+            ui.label(RichText::new(row.name).monospace().color(LABEL)).on_hover_text(row.legend);
+            value(ui, row.value.clone(), metric_color(row.name, &hud.stats));
+            if i % 2 == 1 {
+                ui.end_row();
+            }
         }
         ui.end_row();
 
@@ -600,6 +608,99 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
         gpu_value(ui, hud.gpu_timing, hud.gpu_overlay_ms);
         ui.end_row();
     });
+}
+
+/// One figure of [`FrameStats`] as the overlay shows it: the report's field
+/// name, the value, and the one-line definition shown on hover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricRow {
+    /// The field's name in `--stats-json`, CSV and the simulate table.
+    pub name: &'static str,
+    /// The value as shown (`—` while undefined).
+    pub value: String,
+    /// One line: what the number means.
+    pub legend: &'static str,
+}
+
+/// The overlay's rows for the metrics of issue 8 and the present pacing, in
+/// the order drawn (two per line), formatted as shown.
+pub fn metric_rows(s: &FrameStats) -> [MetricRow; 8] {
+    let row = |name, value: f64, decimals: usize, legend| MetricRow {
+        name,
+        value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
+        legend,
+    };
+    [
+        row("judder_ms", s.judder_ms, 2, "RMS of how far each picture moves off steady motion, ms"),
+        row(
+            "hitches_per_min",
+            s.hitches_per_min,
+            1,
+            "frames off by half a refresh or more (jump or freeze), per minute",
+        ),
+        row("max_hitch_ms", s.max_hitch_ms, 1, "the worst frame's jump or freeze, ms"),
+        row("drift_ms_per_min", s.drift_ms_per_min, 1, "game time gained per minute of display (negative: slow)"),
+        row("latency_ms", s.latency_ms, 1, "mean time from reading input to showing its picture, ms"),
+        row("latency_p95_ms", s.latency_p95_ms, 1, "95th percentile of input to photon, ms"),
+        row(
+            "present_interval_std_ms",
+            s.present_interval_std_ms,
+            2,
+            "standard deviation of the time between presents, ms",
+        ),
+        row(
+            "present_interval_p99_ms",
+            s.present_interval_p99_ms,
+            1,
+            "99th percentile of the time between presents, ms",
+        ),
+    ]
+}
+
+/// Green for a smooth judder, warning colours for hitches and drift, plain otherwise.
+fn metric_color(name: &str, s: &FrameStats) -> Color32 {
+    match name {
+        "judder_ms" if s.judder_ms < JUDDER_SMOOTH_MS => GOOD,
+        "judder_ms" => WARN,
+        "hitches_per_min" | "max_hitch_ms" => count_color(s.hitches, BAD),
+        "drift_ms_per_min" if s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN => WARN,
+        _ => VALUE,
+    }
+}
+
+/// The present-interval histogram beside the frame-time plot: intervals on
+/// the plot's y axis (0 to `top` ms), one 0.25 ms bin per row, bar length
+/// on a log scale so that a single hitch among thousands of frames shows.
+fn present_histogram(ui: &mut Ui, histogram: &PresentHistogram, top: f64) {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(HISTOGRAM_WIDTH, PLOT_HEIGHT), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, Color32::from_white_alpha(6));
+    let bins = histogram.bins();
+    let most = bins.iter().copied().max().unwrap_or(0).max(histogram.overflow());
+    if most == 0 || !(top > 0.0) {
+        return;
+    }
+    let scale = (1.0 + most as f64).ln();
+    let bin_ms = PRESENT_BIN_NS as f64 / 1e6;
+    let y_of = |ms: f64| rect.bottom() - (ms / top).clamp(0.0, 1.0) as f32 * rect.height();
+    let bar = |low: f64, high: f64, count: u64, color: Color32| {
+        let length = ((1.0 + count as f64).ln() / scale) as f32 * rect.width();
+        let (y0, y1) = (y_of(high), y_of(low));
+        let bar =
+            egui::Rect::from_min_max(egui::pos2(rect.left(), y0), egui::pos2(rect.left() + length, y1.max(y0 + 1.0)));
+        painter.rect_filled(bar, 0.0, color);
+    };
+    for (i, &count) in bins.iter().enumerate().filter(|&(_, &c)| c > 0) {
+        let low = i as f64 * bin_ms;
+        if low < top {
+            bar(low, low + bin_ms, count, FRAME_LINE);
+        }
+    }
+    if histogram.overflow() > 0 {
+        // Intervals of 50 ms or more: one bar at the top edge.
+        bar(top - bin_ms, top, histogram.overflow(), BAD);
+    }
+    response.on_hover_text("present intervals since the last change: length ∝ log(count)");
 }
 
 /// A GPU pass time, `—` before the first reading, `n/a` without timestamp queries.

@@ -64,7 +64,7 @@ pub enum SkipReason {
 }
 
 /// How often each acquire outcome happened (for the overlay and the log).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct AcquireCounts {
     /// Frames acquired (including suboptimal ones).
     pub frames: u64,

@@ -22,6 +22,12 @@ pub trait Simulation {
     fn step(&mut self, dt: Nanos);
 }
 
+impl<S: Simulation + ?Sized> Simulation for &mut S {
+    fn step(&mut self, dt: Nanos) {
+        (**self).step(dt);
+    }
+}
+
 /// The platform side of a frame.
 pub trait FrameHost<W> {
     /// The clock now.

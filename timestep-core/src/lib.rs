@@ -12,13 +12,21 @@
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
 //!   frame     the loop driver: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency
+//!   vblank    the refresh grid (one rounding rule) and an emulated vsync
+//!   refresh   the measured refresh rate and the vsync verdict
+//!   session   one loop: driver + world + metrics + verdict → HUD data and report
+//!   hud       the overlay's numbers as plain data
 //!   monitor   the virtual monitor: models, runs, reports
 //! ```
 #![forbid(unsafe_code)]
 
 pub mod frame;
+pub mod hud;
 pub mod metrics;
 pub mod monitor;
+pub mod refresh;
 pub mod rng;
+pub mod session;
 pub mod strategy;
 pub mod time;
+pub mod vblank;

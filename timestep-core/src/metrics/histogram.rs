@@ -143,7 +143,8 @@ impl PresentHistogram {
         PresentHistogram { bins: [0; PRESENT_BINS], overflow: 0 }
     }
 
-    pub(crate) fn add(&mut self, interval: Nanos) {
+    /// Counts one interval.
+    pub fn add(&mut self, interval: Nanos) {
         match self.bins.get_mut((interval / PRESENT_BIN_NS) as usize) {
             Some(bin) => *bin += 1,
             None => self.overflow += 1,

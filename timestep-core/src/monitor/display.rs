@@ -5,7 +5,7 @@
 //! it. With vsync on, present waits for the display:
 //!
 //! ```text
-//! refresh   |·········|·········|·········|       boundaries at tick_time_ceil(k) of the refresh rate
+//! refresh   |·········|·········|·········|       the refreshes of a [`VblankGrid`] from clock 0
 //! glaiel    [U][R]────wait────▶|±f          block to the next boundary, wake ±83 µs around it
 //! queued    [U][R]▶ (returns)  |shown       depth 2: returns at once while one frame may wait;
 //!              [U][R]──wait───▶|  shown     the next present blocks until its predecessor is shown
@@ -22,6 +22,7 @@ use crate::frame::FrameHost;
 use crate::rng::SplitMix64;
 use crate::strategy::View;
 use crate::time::{Clock, ManualClock, Nanos, Rate};
+use crate::vblank::VblankGrid;
 use std::collections::VecDeque;
 
 /// The virtual machine + display that the simulator's frames run on.
@@ -30,7 +31,7 @@ pub struct VirtualDisplay<'t> {
     clock: ManualClock,
     rng: SplitMix64,
     model: Model,
-    refresh: Rate,
+    grid: VblankGrid,
     vsync: bool,
     /// Vblank indices of presented frames not yet on screen (queued presentation).
     queue: VecDeque<u64>,
@@ -58,7 +59,7 @@ impl<'t> VirtualDisplay<'t> {
             clock: ManualClock::starting_at(start),
             rng,
             model,
-            refresh,
+            grid: VblankGrid::new(refresh, 0),
             vsync,
             queue: VecDeque::with_capacity(depth + 1),
             last_vblank: None,
@@ -83,7 +84,7 @@ impl<'t> VirtualDisplay<'t> {
 
     /// The refresh rate.
     pub fn refresh(&self) -> Rate {
-        self.refresh
+        self.grid.rate()
     }
 
     /// Whether a trace is replayed and every frame of it has run.
@@ -142,12 +143,6 @@ impl<'t> VirtualDisplay<'t> {
         self.clock.advance_by(1);
     }
 
-    /// The first vblank index whose (ceiled) time is at or after `t`.
-    fn vblank_at_or_after(&self, t: Nanos) -> u64 {
-        let k = self.refresh.ticks_in(t);
-        if self.refresh.tick_time_ceil(k) >= t { k } else { k + 1 }
-    }
-
     /// Wakes at `vblank` plus the model's signed wake offset, never earlier than now.
     fn wake_at_vblank(&mut self, vblank: Nanos) {
         let offset = self.model.vblank_wake.offset(&mut self.rng);
@@ -155,19 +150,21 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     fn present_blocking(&mut self) -> Nanos {
-        let boundary = self.refresh.tick_time_ceil(self.vblank_at_or_after(self.clock.now()));
+        let boundary = self.grid.time_of(self.grid.at_or_after(self.clock.now()));
         self.wake_at_vblank(boundary);
-        let v = self.refresh.nearest_tick(self.clock.now());
+        // The wake noise may land on either side of the boundary: the frame
+        // belongs to the refresh nearest to the wake (Glaiel's bookkeeping).
+        let v = self.grid.nearest(self.clock.now());
         self.last_vblank = Some(v);
-        self.refresh.tick_time(v)
+        self.grid.time_of(v)
     }
 
     fn present_queued(&mut self, depth: u32) -> Nanos {
         let now = self.clock.now();
-        while self.queue.front().is_some_and(|&k| self.refresh.tick_time_ceil(k) <= now) {
+        while self.queue.front().is_some_and(|&k| self.grid.time_of(k) <= now) {
             self.queue.pop_front();
         }
-        let mut k = self.vblank_at_or_after(now);
+        let mut k = self.grid.at_or_after(now);
         if let Some(last) = self.last_vblank {
             k = k.max(last + 1);
         }
@@ -175,9 +172,9 @@ impl<'t> VirtualDisplay<'t> {
         self.queue.push_back(k);
         while self.queue.len() >= depth.max(1) as usize {
             let Some(oldest) = self.queue.pop_front() else { break };
-            self.wake_at_vblank(self.refresh.tick_time_ceil(oldest));
+            self.wake_at_vblank(self.grid.time_of(oldest));
         }
-        self.refresh.tick_time(k)
+        self.grid.time_of(k)
     }
 }
 
@@ -252,9 +249,9 @@ mod tests {
     fn a_blocking_present_waits_for_the_next_boundary_and_shows_there() {
         let hz = Rate::from_hz(60);
         let mut d = VirtualDisplay::new(quiet(Presentation::BlockToBoundary), hz, true, 0, 0, 0);
-        assert_eq!(present(&mut d), hz.tick_time(1));
+        assert_eq!(present(&mut d), hz.tick_time_ceil(1));
         assert_eq!(d.clock(), hz.tick_time_ceil(1), "woke exactly at the boundary without noise");
-        assert_eq!(present(&mut d), hz.tick_time(2));
+        assert_eq!(present(&mut d), hz.tick_time_ceil(2));
     }
 
     #[test]
@@ -270,11 +267,11 @@ mod tests {
     fn a_queue_of_two_returns_at_once_then_blocks_on_the_predecessor() {
         let hz = Rate::from_hz(60);
         let mut d = VirtualDisplay::new(quiet(Presentation::Queued { depth: 2 }), hz, true, 0, 0, 0);
-        assert_eq!(present(&mut d), hz.tick_time(1), "first frame shown at vblank 1");
+        assert_eq!(present(&mut d), hz.tick_time_ceil(1), "first frame shown at vblank 1");
         assert_eq!(d.clock(), 2_000_000, "and present returned at once");
-        assert_eq!(present(&mut d), hz.tick_time(2), "second frame shown one vblank later");
+        assert_eq!(present(&mut d), hz.tick_time_ceil(2), "second frame shown one vblank later");
         assert_eq!(d.clock(), hz.tick_time_ceil(1), "present blocked until the first was shown");
-        assert_eq!(present(&mut d), hz.tick_time(3));
+        assert_eq!(present(&mut d), hz.tick_time_ceil(3));
         assert_eq!(d.clock(), hz.tick_time_ceil(2));
     }
 

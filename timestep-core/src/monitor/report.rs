@@ -12,18 +12,26 @@
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// The figures of one run, with the report's exact field names.
+use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
+use crate::time::NANOS_PER_MS;
+
+/// The figures of one run, with the report's exact field names: what
+/// `simulate` prints and what `run --stats-json` writes (with its
+/// [`DisplayFacts`]), assembled by [`crate::session::Session::report`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunReport {
     /// Strategy id (`catch-up`).
     pub strategy: String,
-    /// Display refresh rate, Hz (59.94 is 60000/1001 = 59.94006).
+    /// The refresh rate the pattern counts in, Hz (59.94 is 60000/1001 =
+    /// 59.94006): the virtual display's, or a window's emulated or reported
+    /// rate; NaN (`null`) when nobody knows it.
     pub refresh_hz: f64,
-    /// Vsync on or off.
-    pub vsync: bool,
+    /// Vsync on or off: the virtual display's setting, or a window's verdict
+    /// (`null` when it could not tell).
+    pub vsync: Option<bool>,
     /// Simulation tick rate, Hz.
     pub tick_rate: f64,
-    /// Model preset (`glaiel`), or `trace` when frame times were replayed.
+    /// Model preset (`glaiel`), `trace` when frame times were replayed, `window` for a real window.
     pub model: String,
     /// Noise seed.
     pub seed: u64,
@@ -69,6 +77,109 @@ pub struct RunReport {
     pub present_interval_p99_ms: f64,
     /// The first 200 characters of the pattern.
     pub pattern: String,
+    /// Present intervals in 0.25 ms bins (JSON only; absent from CSV and the table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub present_interval_histogram: Option<IntervalHistogram>,
+    /// What a real display did (window runs only).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub display: Option<DisplayFacts>,
+}
+
+impl Default for RunReport {
+    /// An empty report: no frames, undefined figures NaN.
+    fn default() -> Self {
+        RunReport {
+            strategy: String::new(),
+            refresh_hz: f64::NAN,
+            vsync: None,
+            tick_rate: f64::NAN,
+            model: String::new(),
+            seed: 0,
+            total_updates: 0,
+            vsyncs: 0,
+            double_updates: 0,
+            skipped_renders: 0,
+            repeated_frames: 0,
+            game_time_s: 0.0,
+            system_time_s: 0.0,
+            speed_ratio: f64::NAN,
+            drift_ms_per_min: f64::NAN,
+            judder_ms: f64::NAN,
+            judder_p99_ms: f64::NAN,
+            hitches: 0,
+            max_hitch_ms: f64::NAN,
+            hitches_per_min: f64::NAN,
+            latency_ms: f64::NAN,
+            latency_p95_ms: f64::NAN,
+            latency_max_ms: f64::NAN,
+            present_interval_mean_ms: f64::NAN,
+            present_interval_std_ms: f64::NAN,
+            present_interval_p99_ms: f64::NAN,
+            pattern: String::new(),
+            present_interval_histogram: None,
+            display: None,
+        }
+    }
+}
+
+/// A run's [`PresentHistogram`] as JSON writes it: `counts[i]` intervals in
+/// `[i, i + 1) × bin_ms` ms, empty bins after the last filled one left out,
+/// and the intervals of 50 ms or more in `overflow`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalHistogram {
+    /// Bin width, ms (0.25).
+    pub bin_ms: f64,
+    /// Intervals per bin, from 0 ms.
+    pub counts: Vec<u64>,
+    /// Intervals of [`crate::metrics::PRESENT_BINS`] bins (50 ms) or longer.
+    pub overflow: u64,
+}
+
+impl From<&PresentHistogram> for IntervalHistogram {
+    fn from(h: &PresentHistogram) -> IntervalHistogram {
+        let used = h.bins().iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        IntervalHistogram {
+            bin_ms: PRESENT_BIN_NS as f64 / NANOS_PER_MS as f64,
+            counts: h.bins()[..used].to_vec(),
+            overflow: h.overflow(),
+        }
+    }
+}
+
+/// What a session saw of a real display: written by `run --stats-json`
+/// beside the run's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DisplayFacts {
+    /// Frames run (including frames the surface refused).
+    pub frames: u64,
+    /// Frames that reached the screen.
+    pub presented: u64,
+    /// Presented frames per second of wall time.
+    pub fps: f64,
+    /// Updates per second of wall time.
+    pub ups: f64,
+    /// Wall time the loop ran, seconds.
+    pub wall_time_s: f64,
+    /// Refresh measured from present timestamps (1 / median interval), Hz.
+    pub measured_refresh_hz: Option<f64>,
+    /// Refresh the monitor reports, Hz (null on Xvfb).
+    pub reported_refresh_hz: Option<f64>,
+    /// The emulated refresh, Hz, when `--emulate-refresh` was on.
+    pub emulated_refresh_hz: Option<f64>,
+    /// Emulation accuracy: mean lateness of the present call after the vblank's wake time, µs.
+    pub emulation_late_us_mean: Option<f64>,
+    /// Emulation accuracy: worst lateness, µs.
+    pub emulation_late_us_max: Option<f64>,
+    /// The overlay's sentence about vsync.
+    pub vsync_verdict: String,
+    /// Present mode asked for.
+    pub present_mode_requested: String,
+    /// Present mode in effect at the end.
+    pub present_mode_actual: String,
+    /// The monitor at the end.
+    pub monitor: String,
+    /// Every strategy that ran, by id, in key order.
+    pub strategies_used: Vec<String>,
 }
 
 /// The column names, in order.
@@ -123,6 +234,15 @@ pub const TABLE_FIELDS: [&str; 16] = [
     "latency_p95_ms",
 ];
 
+/// `on`, `off`, or `?` when unknown.
+fn on_off(vsync: Option<bool>) -> &'static str {
+    match vsync {
+        Some(true) => "on",
+        Some(false) => "off",
+        None => "?",
+    }
+}
+
 /// A rate for people: `60`, `59.94`.
 fn hz(value: f64) -> String {
     let s = format!("{value:.3}");
@@ -135,7 +255,7 @@ impl RunReport {
         [
             self.strategy.clone(),
             hz(self.refresh_hz),
-            if self.vsync { "on" } else { "off" }.to_owned(),
+            on_off(self.vsync).to_owned(),
             hz(self.tick_rate),
             self.model.clone(),
             self.seed.to_string(),
@@ -163,9 +283,45 @@ impl RunReport {
         ]
     }
 
+    /// Sets the speed, judder, hitch, latency and present-pacing fields from `s`.
+    pub fn set_stats(&mut self, s: &FrameStats) {
+        self.speed_ratio = s.speed_ratio;
+        self.drift_ms_per_min = s.drift_ms_per_min;
+        self.judder_ms = s.judder_ms;
+        self.judder_p99_ms = s.judder_p99_ms;
+        self.hitches = s.hitches;
+        self.max_hitch_ms = s.max_hitch_ms;
+        self.hitches_per_min = s.hitches_per_min;
+        self.latency_ms = s.latency_ms;
+        self.latency_p95_ms = s.latency_p95_ms;
+        self.latency_max_ms = s.latency_max_ms;
+        self.present_interval_mean_ms = s.present_interval_mean_ms;
+        self.present_interval_std_ms = s.present_interval_std_ms;
+        self.present_interval_p99_ms = s.present_interval_p99_ms;
+    }
+
+    /// The speed, judder, hitch, latency and present-pacing fields as [`FrameStats`].
+    pub fn stats(&self) -> FrameStats {
+        FrameStats {
+            speed_ratio: self.speed_ratio,
+            drift_ms_per_min: self.drift_ms_per_min,
+            judder_ms: self.judder_ms,
+            judder_p99_ms: self.judder_p99_ms,
+            hitches: self.hitches,
+            max_hitch_ms: self.max_hitch_ms,
+            hitches_per_min: self.hitches_per_min,
+            latency_ms: self.latency_ms,
+            latency_p95_ms: self.latency_p95_ms,
+            latency_max_ms: self.latency_max_ms,
+            present_interval_mean_ms: self.present_interval_mean_ms,
+            present_interval_std_ms: self.present_interval_std_ms,
+            present_interval_p99_ms: self.present_interval_p99_ms,
+        }
+    }
+
     /// A short label for plots and pattern lines: `catch-up @ 60 Hz vsync on`.
     pub fn label(&self) -> String {
-        format!("{} @ {} Hz vsync {}", self.strategy, hz(self.refresh_hz), if self.vsync { "on" } else { "off" })
+        format!("{} @ {} Hz vsync {}", self.strategy, hz(self.refresh_hz), on_off(self.vsync))
     }
 }
 
@@ -235,7 +391,7 @@ mod tests {
         RunReport {
             strategy: "catch-up".into(),
             refresh_hz: 60000.0 / 1001.0,
-            vsync: true,
+            vsync: Some(true),
             tick_rate: 60.0,
             model: "glaiel".into(),
             seed: 3,
@@ -260,6 +416,8 @@ mod tests {
             present_interval_std_ms: 0.1,
             present_interval_p99_ms: 16.9,
             pattern: "01111211110".into(),
+            present_interval_histogram: None,
+            display: None,
         }
     }
 

@@ -104,7 +104,7 @@ pub const VSYNC_WINDOW: usize = 32;
 /// What the frame times say about vsync.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VsyncVerdict {
-    /// Fewer than [`VSYNC_WINDOW`] frames seen since the last reset.
+    /// Fewer than `VSYNC_WINDOW` frames seen since the last reset.
     Unknown,
     /// Frame times are steady at this median period, near the tick rate.
     Locked {

@@ -15,6 +15,12 @@
 //!   no vsync:  |render|p|render|p|render|p|...                           every 2.0 ms
 //! ```
 
+//!
+//! A verdict settles within a second of frames: a mode without vsync needs
+//! no measurement at all; an emulated grid is known; and a vsync mode whose
+//! strategy paces its own frames (no unpaced intervals to measure) is judged
+//! from how long its presents block once a second of frames has gone by.
+
 use std::collections::VecDeque;
 
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
@@ -22,8 +28,20 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
 /// Frames the measurement looks back over (two seconds at 60 Hz).
 pub const WINDOW: usize = 120;
 
-/// Frames needed before a verdict is given.
+/// Unpaced intervals after which the measurement is taken without waiting longer.
 pub const MIN_SAMPLES: usize = 30;
+
+/// Unpaced intervals that suffice once [`SETTLE_SPAN`] of presents has gone by
+/// (a slow machine at 10 fps has ten in a second).
+pub const MIN_SETTLE_SAMPLES: usize = 5;
+
+/// How much present time a verdict may wait for: one second of frames.
+pub const SETTLE_SPAN: Nanos = NANOS_PER_SEC;
+
+/// Median time in present above which a self-paced strategy's presents are
+/// taken as blocked by the display: far above a present's own cost, far
+/// below a refresh.
+pub const MIN_BLOCKED: Nanos = 2_000_000;
 
 /// Intervals shorter than this (faster than 250 Hz) are not a display's vsync.
 pub const MIN_VSYNC_PERIOD: Nanos = 4_000_000;
@@ -60,7 +78,11 @@ impl Measured {
 pub struct RefreshMeter {
     intervals: VecDeque<Nanos>,
     blocked: VecDeque<Nanos>,
+    /// Blocking of every present, paced or not (the evidence for self-paced strategies).
+    blocked_all: VecDeque<Nanos>,
     last_present: Option<Nanos>,
+    /// The first present since the last clear: how long the meter has been listening.
+    first_present: Option<Nanos>,
     scratch: Vec<Nanos>,
 }
 
@@ -76,7 +98,9 @@ impl RefreshMeter {
         RefreshMeter {
             intervals: VecDeque::with_capacity(WINDOW),
             blocked: VecDeque::with_capacity(WINDOW),
+            blocked_all: VecDeque::with_capacity(WINDOW),
             last_present: None,
+            first_present: None,
             scratch: Vec::with_capacity(WINDOW),
         }
     }
@@ -85,7 +109,9 @@ impl RefreshMeter {
     pub fn clear(&mut self) {
         self.intervals.clear();
         self.blocked.clear();
+        self.blocked_all.clear();
         self.last_present = None;
+        self.first_present = None;
     }
 
     /// Records a present that returned at `at` after `blocked` ns in acquire +
@@ -103,6 +129,11 @@ impl RefreshMeter {
             self.intervals.push_back(at - prev);
             self.blocked.push_back(blocked);
         }
+        if self.blocked_all.len() == WINDOW {
+            self.blocked_all.pop_front();
+        }
+        self.blocked_all.push_back(blocked);
+        self.first_present.get_or_insert(at);
         self.last_present = Some(at);
     }
 
@@ -112,10 +143,30 @@ impl RefreshMeter {
         self.last_present = None;
     }
 
-    /// The medians, once [`MIN_SAMPLES`] intervals were seen.
+    /// How long the meter has been listening: from the first to the latest present since the last clear.
+    pub fn span(&self) -> Nanos {
+        match (self.first_present, self.last_present) {
+            (Some(first), Some(last)) => last.saturating_sub(first),
+            _ => 0,
+        }
+    }
+
+    /// Whether a second of presents has gone by since the last clear.
+    pub fn settled(&self) -> bool {
+        self.span() >= SETTLE_SPAN
+    }
+
+    /// Median time a present blocked, over every recent present (paced or not).
+    pub fn median_blocked(&mut self) -> Option<Nanos> {
+        median(&mut self.scratch, &self.blocked_all)
+    }
+
+    /// The medians, once [`MIN_SAMPLES`] intervals were seen (or
+    /// [`MIN_SETTLE_SAMPLES`] after a second of presents).
     pub fn measured(&mut self) -> Option<Measured> {
         let n = self.intervals.len();
-        if n < MIN_SAMPLES {
+        let enough = n >= MIN_SAMPLES || (n >= MIN_SETTLE_SAMPLES && self.settled());
+        if !enough {
             return None;
         }
         self.scratch.clear();
@@ -135,6 +186,16 @@ impl RefreshMeter {
     pub fn samples(&self) -> usize {
         self.intervals.len()
     }
+}
+
+fn median(scratch: &mut Vec<Nanos>, values: &VecDeque<Nanos>) -> Option<Nanos> {
+    if values.is_empty() {
+        return None;
+    }
+    scratch.clear();
+    scratch.extend(values.iter().copied());
+    scratch.sort_unstable();
+    Some(scratch[scratch.len() / 2])
 }
 
 /// The answer to "is vsync in effect?", with a sentence for the overlay.
@@ -162,6 +223,10 @@ pub struct VerdictInput<'a> {
     pub measured: Option<Measured>,
     /// Unpaced intervals seen (to explain a missing measurement).
     pub samples: usize,
+    /// A second of presents has gone by: the verdict must not say "measuring" any more.
+    pub settled: bool,
+    /// Median time every recent present blocked (paced frames included).
+    pub median_blocked: Option<Nanos>,
 }
 
 fn ordinal(n: u64) -> String {
@@ -177,14 +242,7 @@ fn ordinal(n: u64) -> String {
 pub fn verdict(input: &VerdictInput<'_>) -> Verdict {
     let mode = input.mode;
     let Some(m) = input.measured else {
-        let text = if let Some(rate) = input.emulated {
-            format!("emulated {rate} vblank grid over {mode}: measuring…")
-        } else if input.samples == 0 {
-            format!("{mode} requested: the strategy paces frames itself, the refresh is not measurable")
-        } else {
-            format!("{mode} requested: measuring… ({}/{MIN_SAMPLES} frames)", input.samples)
-        };
-        return Verdict { vsync: if input.emulated.is_some() { Some(true) } else { None }, text };
+        return unmeasured(input);
     };
     let every = format!("frames every {:.1} ms ({:.1} Hz)", nanos_to_ms(m.period), m.hz());
     if let Some(rate) = input.emulated {
@@ -236,6 +294,47 @@ pub fn verdict(input: &VerdictInput<'_>) -> Verdict {
     }
 }
 
+/// The verdict without a measured interval: known at once for emulation and
+/// modes without vsync; for a vsync mode, "measuring" for at most a second,
+/// then judged from how long presents block.
+fn unmeasured(input: &VerdictInput<'_>) -> Verdict {
+    let mode = input.mode;
+    if let Some(rate) = input.emulated {
+        let text = if input.settled {
+            format!("emulated {rate} vblank grid over {mode} (the strategy paces frames itself)")
+        } else {
+            format!("emulated {rate} vblank grid over {mode}: measuring…")
+        };
+        return Verdict { vsync: Some(true), text };
+    }
+    if !input.mode_is_vsync {
+        return Verdict { vsync: Some(false), text: format!("{mode} requested (no vsync)") };
+    }
+    if !input.settled {
+        let text = if input.samples == 0 && input.median_blocked.is_none() {
+            format!("{mode} requested: waiting for frames…")
+        } else {
+            format!("{mode} requested: measuring… ({}/{MIN_SAMPLES} frames)", input.samples)
+        };
+        return Verdict { vsync: None, text };
+    }
+    match input.median_blocked {
+        Some(blocked) if blocked >= MIN_BLOCKED => Verdict {
+            vsync: Some(true),
+            text: format!(
+                "{mode} requested, the strategy paces frames itself and present blocks {:.1} ms: vsync likely in effect",
+                nanos_to_ms(blocked)
+            ),
+        },
+        _ => Verdict {
+            vsync: None,
+            text: format!(
+                "{mode} requested, the strategy paces frames itself and present returns at once: cannot tell"
+            ),
+        },
+    }
+}
+
 /// Largest relative spread of the interval accepted as vsync when the
 /// monitor reports no rate (real vblanks are regular to a fraction of a millisecond).
 pub const MAX_SPREAD_UNREPORTED: f64 = 0.03;
@@ -263,7 +362,16 @@ mod tests {
     }
 
     fn input<'a>(mode: &'a str, vsync: bool, reported_hz: Option<f64>, measured: Option<Measured>) -> VerdictInput<'a> {
-        VerdictInput { mode, mode_is_vsync: vsync, emulated: None, reported_hz, measured, samples: 120 }
+        VerdictInput {
+            mode,
+            mode_is_vsync: vsync,
+            emulated: None,
+            reported_hz,
+            measured,
+            samples: 120,
+            settled: true,
+            median_blocked: None,
+        }
     }
 
     #[test]
@@ -332,8 +440,41 @@ mod tests {
 
     #[test]
     fn too_few_frames_give_no_verdict_yet() {
-        let v = verdict(&VerdictInput { samples: 3, ..input("Fifo", true, None, None) });
+        let v = verdict(&VerdictInput { samples: 3, settled: false, ..input("Fifo", true, None, None) });
         assert_eq!(v.vsync, None);
         assert!(v.text.contains("measuring"), "{}", v.text);
+    }
+
+    #[test]
+    fn a_mode_without_vsync_is_called_out_at_once_whatever_paces_the_frames() {
+        let v = verdict(&VerdictInput { samples: 4, settled: false, ..input("Immediate", false, None, None) });
+        assert_eq!(v, Verdict { vsync: Some(false), text: "Immediate requested (no vsync)".to_owned() });
+    }
+
+    #[test]
+    fn a_self_paced_strategy_under_fifo_settles_after_a_second_of_frames() {
+        let mut meter = RefreshMeter::new();
+        for k in 0..=61u64 {
+            meter.record(k * 16_666_667, 9_000_000, false);
+        }
+        assert!(meter.measured().is_none(), "paced frames give no interval to measure");
+        assert!(meter.settled(), "61 frames at 60 fps are more than a second");
+        let blocked = meter.median_blocked();
+        let v = verdict(&VerdictInput { samples: 0, median_blocked: blocked, ..input("Fifo", true, None, None) });
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        assert!(v.text.contains("present blocks 9.0 ms"), "{}", v.text);
+        let v = verdict(&VerdictInput { samples: 0, median_blocked: Some(50_000), ..input("Fifo", true, None, None) });
+        assert_eq!(v.vsync, None, "{}", v.text);
+        assert!(!v.text.contains("measuring"), "a settled verdict stops measuring: {}", v.text);
+    }
+
+    #[test]
+    fn a_slow_machine_is_measured_from_a_few_intervals_after_a_second() {
+        let mut meter = RefreshMeter::new();
+        for k in 0..=6u64 {
+            meter.record(k * 200_000_000, 150_000_000, true);
+        }
+        let m = meter.measured().expect("six intervals over 1.2 s are enough");
+        assert_eq!(m.period, 200_000_000);
     }
 }

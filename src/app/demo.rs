@@ -1,0 +1,324 @@
+//! The running demo: a [`Session`] on the demo world, the window and the GPU,
+//! and what the keys change.
+//!
+//! ```text
+//!   Demo::frame ─► WindowHost (clock, gfx, hud) ─► session.run_frame ─► session.record
+//!               └► session.fill_hud(hud) ─► next frame's overlay
+//!   Demo::act   ─► Action (from the key table) ─► session / window / gfx
+//! ```
+//!
+//! The session holds every number; this type holds only what is platform
+//! (window, GPU) or demo (ghosts, load, player input).
+
+use winit::event_loop::ActiveEventLoop;
+use winit::keyboard::ModifiersState;
+
+use crate::app::args::RunConfig;
+use crate::app::bindings::{self, Action, Dir};
+use crate::app::cpu::CpuSampler;
+use crate::app::gfx::Gfx;
+use crate::app::host::{HostOutcome, SceneParams, WindowHost};
+use crate::app::load::LoadPreset;
+use crate::app::stats::StatsJson;
+use crate::app::window::{IDLE_RETRY, WindowState};
+use crate::error::CliError;
+use crate::hud::HudData;
+use crate::render::surface::SkipReason;
+use crate::rng::SplitMix64;
+use crate::session::{DisplayInfo, Session};
+use crate::sim::{Input, Instance, World, WorldConfig};
+use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
+use crate::vblank::{EmulatedVsync, VblankGrid};
+
+/// The playfield the world simulates, in world units (pixels at 100 %).
+pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
+
+/// Periodic stats go to the log at most this often.
+const LOG_INTERVAL: Nanos = NANOS_PER_SEC;
+
+/// What the keys toggle that is neither the session's nor the window's.
+#[derive(Clone, Copy, Debug)]
+struct Controls {
+    ghosts: bool,
+    load: LoadPreset,
+    rng: SplitMix64,
+    input: Input,
+    modifiers: ModifiersState,
+}
+
+/// The demo once its window is up.
+pub struct Demo {
+    /// The window.
+    pub win: WindowState,
+    /// The GPU side.
+    pub gfx: Gfx,
+    /// The loop and its numbers.
+    pub session: Session<World>,
+    /// What the overlay draws.
+    pub hud: HudData,
+    vsync: Option<EmulatedVsync>,
+    controls: Controls,
+    instances: Vec<Instance>,
+    /// Render start to display, last frame: where ghosts are drawn.
+    display_lead: Nanos,
+    cpu: CpuSampler,
+    log_at: Nanos,
+    /// When the paused demo last drew its still picture.
+    still_at: Nanos,
+}
+
+impl Demo {
+    /// Opens the window, sets up the GPU and starts the session.
+    ///
+    /// # Errors
+    /// See [`WindowState::open`] and [`Gfx::new`].
+    pub fn start(event_loop: &ActiveEventLoop, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
+        let mut win = WindowState::open(event_loop, config)?;
+        let gfx = Gfx::new(event_loop, &win.window, config)?;
+        let world = World::new(&WorldConfig {
+            width: PLAYFIELD[0],
+            height: PLAYFIELD[1],
+            extra_sprites: config.sprites as usize,
+            ..WorldConfig::default()
+        });
+        let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
+        let display = DisplayInfo {
+            monitor: Some(monitor.label),
+            reported: monitor.reported,
+            emulated: config.emulation.map(|e| e.rate),
+            present_mode: gfx.present_mode(),
+            present_mode_requested: config.present_mode.label().to_owned(),
+            vsync: None,
+        };
+        let now = clock.now();
+        let session = Session::new(config.strategy, config.strategy_config, world, display, now);
+        let mut help_lines = bindings::help_lines();
+        help_lines.extend(win.monitor_lines());
+        let hud = HudData { help_lines, gpu_timing: gfx.timer.is_some(), ..HudData::default() };
+        // The grid starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
+        let vsync = config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
+        let mut demo = Demo {
+            instances: Vec::with_capacity(session.world().max_instances()),
+            win,
+            gfx,
+            session,
+            hud,
+            vsync,
+            controls: Controls {
+                ghosts: false,
+                load: LoadPreset::None,
+                rng: SplitMix64::new(config.seed),
+                input: Input::NONE,
+                modifiers: ModifiersState::empty(),
+            },
+            display_lead: 0,
+            cpu: CpuSampler::new(),
+            log_at: now,
+            still_at: now,
+        };
+        demo.refresh_hud(now);
+        Ok(demo)
+    }
+
+    /// Whether a frame should be drawn now.
+    pub fn renderable(&mut self, now: Nanos) -> bool {
+        let zero = self.gfx.surface.is_zero_size();
+        self.win.renderable(now, zero)
+    }
+
+    /// When the next frame should start (`None`: as soon as possible). A
+    /// paused demo redraws its still picture once per refresh (60 Hz when
+    /// the refresh is unknown) instead of as fast as the present returns.
+    pub fn wake(&self) -> Option<Nanos> {
+        if self.session.paused() {
+            let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
+            return Some(self.still_at.saturating_add(period));
+        }
+        self.session.wake()
+    }
+
+    /// One frame: the active strategy's, or the still picture while paused.
+    pub fn frame(&mut self, clock: &RealClock) {
+        let scene = SceneParams {
+            playfield: PLAYFIELD,
+            ghosts: self.controls.ghosts,
+            display_lead: self.display_lead,
+            load: if self.session.paused() { 0 } else { self.controls.load.cost(&mut self.controls.rng) },
+        };
+        let mut host = WindowHost::new(
+            clock,
+            &mut self.gfx,
+            &self.win.window,
+            &self.hud,
+            &mut self.instances,
+            self.vsync.as_mut(),
+            scene,
+        );
+        let report = if self.session.paused() {
+            self.still_at = clock.now();
+            host.draw_still(self.session.world(), self.session.last_view());
+            None
+        } else {
+            Some(self.session.run_frame(&mut host))
+        };
+        let outcome = host.outcome;
+        self.gfx.collect_times();
+        if let Some(report) = report {
+            self.session.record(&report, outcome.presented());
+            if outcome.presented {
+                self.display_lead = report.display_time.saturating_sub(report.start);
+            }
+        }
+        self.after_frame(&outcome, clock.now());
+    }
+
+    fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {
+        self.hud.overlay_cost_ms = outcome.overlay_ms;
+        if outcome.presented {
+            self.hud.sprite_count = outcome.sprites;
+        }
+        match outcome.skipped {
+            Some(SkipReason::Occluded | SkipReason::ZeroSize) => {
+                log::debug!("window hidden or empty; rendering stops until it is back");
+                self.win.idle_until = Some(now + IDLE_RETRY);
+                self.session.interrupt();
+            }
+            Some(reason) => log::debug!("frame skipped: {reason:?}"),
+            None => {}
+        }
+        if now.saturating_sub(self.log_at) >= LOG_INTERVAL {
+            self.log_at = now;
+            self.hud.cpu_percent = self.cpu.sample(std::time::Instant::now());
+            self.hud.gpu_scene_ms = self.gfx.recent_times.scene_mean_ms();
+            self.hud.gpu_overlay_ms = self.gfx.recent_times.overlay_mean_ms();
+            self.gfx.recent_times = Default::default();
+            self.log_stats();
+        }
+        self.refresh_hud(now);
+    }
+
+    fn log_stats(&self) {
+        let hud = &self.hud;
+        let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
+        log::info!(
+            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
+            hud.strategy_name,
+            hud.fps,
+            hud.ups,
+            hud.double_updates,
+            hud.skipped_renders,
+            hud.stats.judder_ms,
+            hud.stats.hitches,
+            hud.stats.latency_ms,
+            hud.stats.drift_ms_per_min,
+            hud.overlay_cost_ms,
+            gpu(hud.gpu_scene_ms),
+            gpu(hud.gpu_overlay_ms),
+            hud.vsync_verdict
+        );
+    }
+
+    /// Rebuilds the overlay's numbers.
+    pub fn refresh_hud(&mut self, now: Nanos) {
+        self.session.fill_hud(&mut self.hud, now);
+        self.hud.ghosts = self.controls.ghosts;
+        self.hud.load_preset = self.controls.load.label();
+    }
+
+    /// Follows the window to the monitor it is on now (a move, a scale change).
+    pub fn follow_monitor(&mut self, now: Nanos) {
+        if let Some(monitor) = self.win.follow_monitor(false) {
+            self.session.set_display(Some(monitor.label), monitor.reported, now);
+        }
+    }
+
+    /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
+    pub fn set_modifiers(&mut self, modifiers: ModifiersState) {
+        self.controls.modifiers = modifiers;
+    }
+
+    /// The action a key stands for, with the current modifiers.
+    pub fn action_for(&self, key: winit::keyboard::KeyCode) -> Option<Action> {
+        bindings::action_for(key, self.controls.modifiers)
+    }
+
+    /// Carries out a key's action; returns true when it asks to quit.
+    pub fn act(&mut self, action: Action, pressed: bool, event_loop: &ActiveEventLoop, now: Nanos) -> bool {
+        if action.is_held() {
+            let button = match action {
+                Action::Move(Dir::Up) => Input::UP,
+                Action::Move(Dir::Down) => Input::DOWN,
+                Action::Move(Dir::Left) => Input::LEFT,
+                Action::Move(Dir::Right) => Input::RIGHT,
+                _ => Input::FIRE,
+            };
+            self.controls.input.set(button, pressed);
+            self.session.world_mut().set_input(self.controls.input);
+            return false;
+        }
+        if !pressed {
+            return false;
+        }
+        match action {
+            Action::Strategy(id) => {
+                self.session.set_strategy(id, now);
+                log::info!("strategy: {id}");
+            }
+            Action::CyclePresentMode => {
+                let mode = self.gfx.cycle_present_mode();
+                self.session.set_present_mode(mode, now);
+            }
+            Action::TickRateUp | Action::TickRateDown => {
+                let current = self.session.driver().config().tick_rate.hz();
+                if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
+                    self.session.set_tick_rate(Rate::from_hz(hz), now);
+                    log::info!("tick rate: {hz} Hz");
+                }
+            }
+            Action::CycleLoad => {
+                self.controls.load = self.controls.load.next();
+                log::info!("load: {}", self.controls.load.label());
+            }
+            Action::TogglePause => self.session.set_paused(!self.session.paused(), now),
+            Action::ResetWorld => {
+                let world = self.session.world_mut();
+                world.reset();
+                world.set_input(self.controls.input);
+            }
+            Action::ToggleGhosts => self.controls.ghosts = !self.controls.ghosts,
+            Action::ToggleFullscreen => self.win.toggle_fullscreen(false),
+            Action::ToggleExclusiveFullscreen => self.win.toggle_fullscreen(true),
+            Action::NextMonitor => self.win.next_monitor(event_loop),
+            Action::ToggleOverlay => self.gfx.overlay.set_visible(!self.gfx.overlay.visible()),
+            Action::ToggleHelp => self.hud.show_help = !self.hud.show_help,
+            Action::Quit => return true,
+            Action::Move(_) | Action::Kick => {}
+        }
+        self.refresh_hud(now);
+        false
+    }
+
+    /// Saves the screenshot `--screenshot` asked for.
+    ///
+    /// # Errors
+    /// See [`Gfx::screenshot`].
+    pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
+        let view = self.session.last_view();
+        self.gfx.screenshot(self.session.world(), view, PLAYFIELD, path)
+    }
+
+    /// The run's statistics for `--stats-json`.
+    pub fn stats(&mut self, config: &RunConfig, now: Nanos) -> StatsJson {
+        let mut run = self.session.report(now);
+        run.model = "window".to_owned();
+        run.seed = config.seed;
+        StatsJson {
+            run,
+            adapter: self.gfx.gpu.adapter_summary(),
+            surface: self.gfx.surface.counts(),
+            gpu_timed_frames: self.gfx.run_times.frames,
+            gpu_scene_ms: self.gfx.run_times.scene_mean_ms(),
+            gpu_overlay_ms: self.gfx.run_times.overlay_mean_ms(),
+        }
+    }
+}

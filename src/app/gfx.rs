@@ -1,0 +1,237 @@
+//! The window's GPU side: device, surface, renderers, pass timing, and the
+//! errors wgpu reports from its own threads.
+//!
+//! ```text
+//!   Gfx::new: instance ─► surface ─► adapter + device ─► present mode ─► sprites, overlay, timer
+//!   per frame: WindowHost borrows sprites/overlay/surface/timer ─► collect_times()
+//!   at exit:  screenshot(), stats (adapter, surface counts, GPU means)
+//! ```
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use winit::event_loop::ActiveEventLoop;
+use winit::window::Window;
+
+use crate::app::args::RunConfig;
+use crate::error::CliError;
+use crate::render::gpu_timer::{GpuTimer, GpuTimes};
+use crate::render::overlay::Overlay;
+use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name};
+use crate::render::{GpuContext, Offscreen, SpriteRenderer};
+use crate::session::PresentMode;
+use crate::sim::{Instance, World};
+use crate::strategy::View;
+
+/// Errors wgpu reports from callbacks, which may run on other threads.
+#[derive(Default)]
+struct GpuAlarms {
+    device_lost: Option<String>,
+    uncaptured: u64,
+    /// When an uncaptured error was last logged, and how many were not logged since.
+    last_logged: Option<Instant>,
+    suppressed: u64,
+}
+
+impl GpuAlarms {
+    /// Logs a wgpu error, at most once a second: a broken pipeline fails
+    /// every frame, and one line per frame would bury everything else.
+    fn uncaptured_error(&mut self, error: &wgpu::Error) {
+        self.uncaptured += 1;
+        let now = Instant::now();
+        if self.last_logged.is_some_and(|at| now.duration_since(at) < Duration::from_secs(1)) {
+            self.suppressed += 1;
+            return;
+        }
+        if self.suppressed > 0 {
+            log::error!("wgpu error (and {} more in the last second): {error}", self.suppressed);
+        } else {
+            log::error!("wgpu error: {error}");
+        }
+        self.last_logged = Some(now);
+        self.suppressed = 0;
+    }
+}
+
+fn lock(alarms: &Mutex<GpuAlarms>) -> MutexGuard<'_, GpuAlarms> {
+    alarms.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Sums of GPU pass times, for means over a run or a stretch of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuTimeTotals {
+    /// Frames timed.
+    pub frames: u64,
+    scene_ms: f64,
+    overlay_frames: u64,
+    overlay_ms: f64,
+}
+
+impl GpuTimeTotals {
+    /// Adds one frame's times.
+    pub fn add(&mut self, times: &GpuTimes) {
+        self.frames += 1;
+        self.scene_ms += times.scene_ms;
+        if let Some(overlay) = times.overlay_ms {
+            self.overlay_frames += 1;
+            self.overlay_ms += overlay;
+        }
+    }
+
+    /// Mean scene-pass time, ms (`None` before the first frame).
+    pub fn scene_mean_ms(&self) -> Option<f64> {
+        (self.frames > 0).then(|| self.scene_ms / self.frames as f64)
+    }
+
+    /// Mean overlay-pass time over the frames that drew the overlay, ms.
+    pub fn overlay_mean_ms(&self) -> Option<f64> {
+        (self.overlay_frames > 0).then(|| self.overlay_ms / self.overlay_frames as f64)
+    }
+}
+
+/// `Fifo`, `Mailbox`…: how the overlay, the verdict and the report name a mode.
+pub fn mode_title(mode: wgpu::PresentMode) -> &'static str {
+    match mode {
+        wgpu::PresentMode::Fifo => "Fifo",
+        wgpu::PresentMode::FifoRelaxed => "FifoRelaxed",
+        wgpu::PresentMode::Mailbox => "Mailbox",
+        wgpu::PresentMode::Immediate => "Immediate",
+        wgpu::PresentMode::AutoVsync => "AutoVsync",
+        wgpu::PresentMode::AutoNoVsync => "AutoNoVsync",
+    }
+}
+
+/// Everything on the GPU side of the window.
+pub struct Gfx {
+    /// Instance, adapter, device, queue.
+    pub gpu: GpuContext,
+    /// Where frames go.
+    pub surface: WindowSurface,
+    /// The world's sprites.
+    pub sprites: SpriteRenderer,
+    /// The numbers on top.
+    pub overlay: Overlay,
+    /// Times the render passes, where the adapter has timestamp queries.
+    pub timer: Option<GpuTimer>,
+    /// GPU pass times over the whole run.
+    pub run_times: GpuTimeTotals,
+    /// GPU pass times since the overlay last showed them.
+    pub recent_times: GpuTimeTotals,
+    alarms: Arc<Mutex<GpuAlarms>>,
+}
+
+impl Gfx {
+    /// Sets up the GPU for `window` with the present mode `config` asks for.
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] when there is no usable adapter or surface.
+    pub fn new(event_loop: &ActiveEventLoop, window: &Arc<Window>, config: &RunConfig) -> Result<Gfx, CliError> {
+        let runtime = |e: &dyn std::fmt::Display| CliError::Runtime(e.to_string());
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let raw_surface = WindowSurface::create(&instance, Arc::clone(window)).map_err(|e| runtime(&e))?;
+        let gpu = pollster::block_on(GpuContext::new(instance, Some(&raw_surface))).map_err(|e| runtime(&e))?;
+        log::info!("rendering on {}", gpu.adapter_summary());
+        let alarms = Arc::new(Mutex::new(GpuAlarms::default()));
+        let lost = Arc::clone(&alarms);
+        gpu.device.set_device_lost_callback(move |reason, message| {
+            log::error!("GPU device lost ({reason:?}): {message}");
+            lock(&lost).device_lost = Some(format!("{reason:?}: {message}"));
+        });
+        let uncaptured = Arc::clone(&alarms);
+        gpu.device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| lock(&uncaptured).uncaptured_error(&error)));
+        let emulating = config.emulation.is_some();
+        let mode = config.present_mode.resolve(emulating);
+        let surface =
+            WindowSurface::new(&gpu.instance, Arc::clone(window), raw_surface, &gpu.adapter, &gpu.device, mode)
+                .map_err(|e| runtime(&e))?;
+        if surface.present_mode() != mode {
+            let (asked, got) = (present_mode_name(mode), present_mode_name(surface.present_mode()));
+            log::warn!("present mode {asked} is not supported here; using {got}");
+        }
+        if emulating && is_vsync_mode(surface.present_mode()) {
+            log::warn!("emulating a refresh over a blocking present mode: the real vsync will beat against the grid");
+        }
+        let mut sprites = SpriteRenderer::new(&gpu.device, &gpu.queue, surface.format());
+        let mut overlay = Overlay::new(&gpu.device, surface.format(), window);
+        let timer = GpuTimer::new(&gpu.device, &gpu.queue);
+        match &timer {
+            Some(timer) => {
+                sprites.set_timestamps(Some(timer.scene()));
+                overlay.set_timestamps(Some(timer.overlay()));
+            }
+            None => log::info!("the adapter has no timestamp queries: GPU pass times are not measured"),
+        }
+        overlay.set_visible(!config.no_overlay);
+        Ok(Gfx {
+            gpu,
+            surface,
+            sprites,
+            overlay,
+            timer,
+            run_times: GpuTimeTotals::default(),
+            recent_times: GpuTimeTotals::default(),
+            alarms,
+        })
+    }
+
+    /// Why the device was lost, once it has been.
+    pub fn device_lost(&self) -> Option<String> {
+        lock(&self.alarms).device_lost.clone()
+    }
+
+    /// wgpu errors reported during the run.
+    pub fn uncaptured_errors(&self) -> u64 {
+        lock(&self.alarms).uncaptured
+    }
+
+    /// The present mode in effect, as the session names it.
+    pub fn present_mode(&self) -> PresentMode {
+        let mode = self.surface.present_mode();
+        PresentMode { name: mode_title(mode).to_owned(), vsync: is_vsync_mode(mode) }
+    }
+
+    /// Switches to the next present mode the surface supports; returns the one in effect.
+    pub fn cycle_present_mode(&mut self) -> PresentMode {
+        let next = self.surface.next_present_mode();
+        let actual = self.surface.set_present_mode(&self.gpu.device, next);
+        log::info!("present mode: {}", present_mode_name(actual));
+        self.present_mode()
+    }
+
+    /// Reads back the GPU pass times of a finished frame, if one is ready.
+    pub fn collect_times(&mut self) {
+        if let Some(times) = self.timer.as_mut().and_then(GpuTimer::collect) {
+            self.run_times.add(&times);
+            self.recent_times.add(&times);
+        }
+    }
+
+    /// Renders `world` as `view` offscreen at the window's size and saves a PNG.
+    /// The overlay is left out: its pipeline is built for the surface's format.
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] when the image cannot be read back or written.
+    pub fn screenshot(
+        &mut self,
+        world: &World,
+        view: View,
+        playfield: [f32; 2],
+        path: &std::path::Path,
+    ) -> Result<(), CliError> {
+        let [w, h] = self.surface.size();
+        let (w, h) = if w < 16 || h < 16 { (playfield[0] as u32, playfield[1] as u32) } else { (w, h) };
+        let device = &self.gpu.device;
+        let queue = &self.gpu.queue;
+        let target = Offscreen::new(device, w, h);
+        let mut sprites = SpriteRenderer::new(device, queue, target.format());
+        let mut instances: Vec<Instance> = Vec::with_capacity(world.max_instances());
+        world.write_instances(view, &mut instances);
+        sprites.prepare(device, queue, &instances, playfield, target.size());
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("screenshot") });
+        sprites.draw(&mut encoder, target.view());
+        queue.submit([encoder.finish()]);
+        target.save_png(device, queue, path).map_err(|e| CliError::Runtime(e.to_string()))
+    }
+}

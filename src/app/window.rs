@@ -1,0 +1,243 @@
+//! The window itself: opening it on the chosen monitor, following the monitor
+//! it is on, fullscreen, and whether it can be drawn at all.
+//!
+//! A window that cannot be seen (minimised, occluded, unmapped, zero-sized)
+//! is not drawn: the shell waits for an event or looks again every
+//! [`IDLE_RETRY`] (asking X11 is a server round trip, too slow for every frame).
+
+use std::sync::Arc;
+
+use winit::dpi::{LogicalSize, PhysicalPosition};
+use winit::event_loop::ActiveEventLoop;
+use winit::monitor::MonitorHandle;
+use winit::window::{Fullscreen, Window};
+
+use crate::app::args::RunConfig;
+use crate::app::monitors::{self, MonitorInfo};
+use crate::error::CliError;
+use crate::time::{NANOS_PER_MS, Nanos, Rate};
+
+/// How often a hidden, minimised or paused window looks again (no polling in between).
+pub const IDLE_RETRY: Nanos = 250 * NANOS_PER_MS;
+
+/// The display a window is on, as the session is told about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnMonitor {
+    /// The overlay's and the report's name for it: `screen1 1280x800 (2 of 2)`.
+    pub label: String,
+    /// The refresh rate it reports, if any.
+    pub reported: Option<Rate>,
+}
+
+/// The window and what the shell knows about its visibility and monitor.
+pub struct WindowState {
+    /// The winit window.
+    pub window: Arc<Window>,
+    monitors: Vec<MonitorHandle>,
+    monitor: Option<MonitorHandle>,
+    info: Option<(usize, MonitorInfo)>,
+    /// A redraw was requested at this time and has not arrived yet.
+    pub redraw_pending: Option<Nanos>,
+    /// Occluded: no frames before this clock time (events clear it).
+    pub idle_until: Option<Nanos>,
+    /// Minimised or unmapped, as of `checked_at`.
+    hidden: bool,
+    checked_at: Nanos,
+    /// Asks the X server whether the window is mapped (X11 only).
+    mapping: Option<x11::Mapping>,
+}
+
+impl WindowState {
+    /// Opens the window on `--monitor N` (or where the platform puts it), at
+    /// `--window-size`, fullscreen if asked.
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] for a monitor that does not exist; [`CliError::Runtime`]
+    /// when the platform refuses the window.
+    pub fn open(event_loop: &ActiveEventLoop, config: &RunConfig) -> Result<WindowState, CliError> {
+        let monitors: Vec<MonitorHandle> = event_loop.available_monitors().collect();
+        if monitors.is_empty() {
+            log::info!("winit lists no monitors");
+        }
+        for (i, m) in monitors.iter().enumerate() {
+            log::info!("monitor {}: {}", i + 1, MonitorInfo::of(i, m));
+        }
+        let chosen = match config.monitor {
+            Some(i) => Some(monitors.get(i).cloned().ok_or_else(|| {
+                CliError::Usage(format!("--monitor: there is no monitor {} ({} found)", i + 1, monitors.len()))
+            })?),
+            None => None,
+        };
+        let [w, h] = config.window_size;
+        let mut attributes =
+            Window::default_attributes().with_title("timestep-lab").with_inner_size(LogicalSize::new(w, h));
+        if let Some(m) = &chosen {
+            let p = m.position();
+            attributes = attributes.with_position(PhysicalPosition::new(p.x + 32, p.y + 32));
+        }
+        if config.fullscreen {
+            let target = chosen.clone().or_else(|| event_loop.primary_monitor()).or_else(|| monitors.first().cloned());
+            attributes = attributes.with_fullscreen(Some(match target {
+                Some(m) => monitors::fullscreen_on(&m, false),
+                None => Fullscreen::Borderless(None),
+            }));
+        }
+        let window = event_loop
+            .create_window(attributes)
+            .map_err(|e| CliError::Runtime(format!("could not open a window: {e}")))?;
+        Ok(WindowState {
+            mapping: x11::Mapping::of(&window),
+            monitor: window.current_monitor().or(chosen),
+            window: Arc::new(window),
+            monitors,
+            info: None,
+            redraw_pending: None,
+            idle_until: None,
+            hidden: false,
+            checked_at: 0,
+        })
+    }
+
+    /// The monitors winit listed, for the help table.
+    pub fn monitor_lines(&self) -> Vec<(String, String)> {
+        self.monitors
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (format!("monitor {}", i + 1), MonitorInfo::of(i, m).to_string()))
+            .collect()
+    }
+
+    /// Looks up the monitor the window is on; returns it when it differs from
+    /// the one known so far (or always, with `force`).
+    pub fn follow_monitor(&mut self, force: bool) -> Option<OnMonitor> {
+        let current = self.window.current_monitor().or_else(|| self.monitor.clone());
+        let index = current.as_ref().and_then(|c| self.monitors.iter().position(|m| m == c)).unwrap_or(0);
+        let info = current.as_ref().map(|m| (index, MonitorInfo::of(index, m)));
+        if !force && info == self.info {
+            return None;
+        }
+        if let Some((_, info)) = &info {
+            log::info!("window is on {info}");
+        }
+        self.monitor = current;
+        self.info = info;
+        Some(self.on_monitor())
+    }
+
+    /// The current monitor, as the session is told about it.
+    pub fn on_monitor(&self) -> OnMonitor {
+        match &self.info {
+            Some((index, m)) => {
+                let of = if self.monitors.len() > 1 {
+                    format!(" ({} of {})", index + 1, self.monitors.len())
+                } else {
+                    String::new()
+                };
+                OnMonitor { label: format!("{} {}x{}{of}", m.name, m.size[0], m.size[1]), reported: m.refresh_rate() }
+            }
+            None => OnMonitor { label: "unknown monitor".to_owned(), reported: None },
+        }
+    }
+
+    /// Moves the window (or its fullscreen) to the next monitor.
+    pub fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
+        self.monitors = event_loop.available_monitors().collect();
+        if self.monitors.len() < 2 {
+            log::info!("only {} monitor(s): nothing to move to", self.monitors.len());
+            return;
+        }
+        let current = self.window.current_monitor();
+        let index = current.and_then(|c| self.monitors.iter().position(|m| *m == c)).unwrap_or(0);
+        let next_index = (index + 1) % self.monitors.len();
+        let next = self.monitors[next_index].clone();
+        log::info!("moving to {}", MonitorInfo::of(next_index, &next));
+        if self.window.fullscreen().is_some() {
+            self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+        } else {
+            let p = next.position();
+            self.window.set_outer_position(PhysicalPosition::new(p.x + 32, p.y + 32));
+        }
+    }
+
+    /// Fullscreen on the current monitor (borderless, or exclusive in its best mode), or back.
+    pub fn toggle_fullscreen(&self, exclusive: bool) {
+        if self.window.fullscreen().is_some() {
+            self.window.set_fullscreen(None);
+        } else if let Some(m) = self.window.current_monitor().or_else(|| self.monitor.clone()) {
+            self.window.set_fullscreen(Some(monitors::fullscreen_on(&m, exclusive)));
+        } else {
+            self.window.set_fullscreen(Some(Fullscreen::Borderless(None)));
+        }
+    }
+
+    /// Whether a frame should be drawn now: not occluded, minimised, unmapped or empty.
+    pub fn renderable(&mut self, now: Nanos, zero_size: bool) -> bool {
+        if now >= self.checked_at.saturating_add(IDLE_RETRY) {
+            self.check_hidden(now);
+        }
+        self.idle_until.is_none_or(|t| now >= t) && !zero_size && !self.hidden
+    }
+
+    /// Asks the platform again whether the window is minimised or unmapped.
+    pub fn check_hidden(&mut self, now: Nanos) {
+        let unmapped = self.mapping.as_ref().is_some_and(|m| !m.viewable());
+        self.hidden = unmapped || self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
+        self.checked_at = now;
+    }
+}
+
+/// X11: whether the window is viewable. Without a window manager nothing
+/// minimises a window; it is unmapped instead, and winit sends no event for that.
+#[cfg(target_os = "linux")]
+mod x11 {
+    use winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
+    use winit::window::Window;
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{ConnectionExt as _, MapState};
+    use x11rb::rust_connection::RustConnection;
+
+    /// A second, pure-Rust connection to the X server that asks about one window.
+    pub struct Mapping {
+        conn: RustConnection,
+        window: u32,
+    }
+
+    impl Mapping {
+        /// For an X11 window; `None` elsewhere (Wayland) or when the server cannot be reached.
+        pub fn of(window: &Window) -> Option<Mapping> {
+            let id = match window.window_handle().ok()?.as_raw() {
+                RawWindowHandle::Xlib(h) => u32::try_from(h.window).ok()?,
+                RawWindowHandle::Xcb(h) => h.window.get(),
+                _ => return None,
+            };
+            let (conn, _screen) = x11rb::connect(None).ok()?;
+            Some(Mapping { conn, window: id })
+        }
+
+        /// Whether the window and its ancestors are mapped (true when the server cannot say).
+        pub fn viewable(&self) -> bool {
+            let reply = self.conn.get_window_attributes(self.window).ok().and_then(|c| c.reply().ok());
+            let _ = self.conn.flush();
+            reply.is_none_or(|attributes| attributes.map_state == MapState::VIEWABLE)
+        }
+    }
+}
+
+/// Other platforms report visibility through winit.
+#[cfg(not(target_os = "linux"))]
+mod x11 {
+    /// Nothing to ask.
+    pub struct Mapping;
+
+    impl Mapping {
+        /// Always `None`.
+        pub fn of(_window: &winit::window::Window) -> Option<Mapping> {
+            None
+        }
+
+        /// Never called.
+        pub fn viewable(&self) -> bool {
+            true
+        }
+    }
+}

@@ -1,0 +1,820 @@
+//! A [`Session`]: one game loop's frame pacing and everything measured about it.
+//!
+//! A game (or the demo window, or the virtual monitor) owns one session. The
+//! session owns the [`FrameDriver`] with its strategy, the world, the metrics
+//! of the whole run and of the current setting, the refresh measurement and
+//! the vsync verdict; it assembles the overlay's [`HudData`] and the one
+//! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
+//! The caller keeps only what is platform: the clock, the surface, waiting.
+//!
+//! ```text
+//!   caller (window / virtual monitor / game)            Session
+//!   ───────────────────────────────────────             ────────────────────────────────────────
+//!   host = FrameHost(clock, renderer, present)
+//!   report = session.run_frame(&mut host)     ────►     driver.run_frame(world, host)
+//!   session.record(&report, presented)        ────►     run + live metrics, refresh meter,
+//!                                                        frame-time ring, fps/ups
+//!   wait until report.wake                               (the caller sleeps; the session never does)
+//!   on a key: session.set_strategy(id, now)   ────►     new strategy, live metrics start over
+//!   each frame: session.fill_hud(&mut hud, now)          every number the overlay shows
+//!   at exit: session.report(now)                         the run's report
+//! ```
+//!
+//! "Live" figures (the overlay's) start over whenever the setting changes:
+//! strategy, tick rate, present mode, pause, monitor. "Run" figures cover
+//! the whole run; when the refresh rate changes (the window moved to another
+//! monitor) the refresh bookkeeping restarts, the counts of the earlier part
+//! are kept (folded) and the statistics describe the part since the change.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
+use crate::hud::{FrameTimeRing, HudData};
+use crate::metrics::{FrameSample, Metrics, Totals};
+use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
+use crate::refresh::{RefreshMeter, Verdict, VerdictInput, verdict};
+use crate::strategy::{StrategyConfig, StrategyId, View};
+use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+
+/// How often the overlay's sentences (verdict, status, monitor) are rebuilt:
+/// text changes that fast cannot be read anyway, and building it allocates.
+pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
+
+/// The window over which frames and updates per second are counted.
+pub const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
+
+/// The present mode frames go out with, as the overlay names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PresentMode {
+    /// `Fifo`, `Mailbox`, `Immediate`… (or `virtual` in the simulator).
+    pub name: String,
+    /// Whether the mode asks the display to pace presents (vsync).
+    pub vsync: bool,
+}
+
+impl Default for PresentMode {
+    fn default() -> Self {
+        PresentMode { name: "Fifo".to_owned(), vsync: true }
+    }
+}
+
+/// What a session knows about the display its frames go to.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct DisplayInfo {
+    /// The monitor's name, as the overlay and the report give it.
+    pub monitor: Option<String>,
+    /// The refresh rate the display reports (winit's claim, or the virtual monitor's setting).
+    pub reported: Option<Rate>,
+    /// An emulated refresh grid that replaces the display's (`--emulate-refresh`).
+    pub emulated: Option<Rate>,
+    /// The present mode in effect.
+    pub present_mode: PresentMode,
+    /// The present mode asked for (`auto`, `fifo`, …).
+    pub present_mode_requested: String,
+    /// Vsync when known by construction (the virtual monitor's setting);
+    /// `None` for a real display, where the verdict decides.
+    pub vsync: Option<bool>,
+}
+
+impl DisplayInfo {
+    /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
+    pub fn refresh(&self) -> Option<Rate> {
+        self.emulated.or(self.reported)
+    }
+}
+
+/// How one frame's picture fared on its way to the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Presented {
+    /// It reached the screen (a surface may refuse a frame: minimised, lost).
+    pub shown: bool,
+    /// Time the frame was blocked in acquire + present (vsync shows up here).
+    pub blocked: Nanos,
+    /// With an emulated refresh: how late the present call was against its wake time.
+    pub emulation_late: Option<Nanos>,
+}
+
+impl Presented {
+    /// A frame that was shown, never blocked (the virtual monitor's frames).
+    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None };
+}
+
+/// Raw counts of parts of the run before a refresh-rate change.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Folded {
+    frames: u64,
+    vsyncs: u64,
+    double_updates: u64,
+    skipped_renders: u64,
+    repeated_frames: u64,
+    system_time: Nanos,
+}
+
+impl Folded {
+    fn add(&mut self, t: &Totals) {
+        self.frames += t.frames;
+        self.vsyncs += t.vsyncs;
+        self.double_updates += t.double_updates;
+        self.skipped_renders += t.skipped_renders;
+        self.repeated_frames += t.repeated_frames;
+        self.system_time += t.system_time;
+    }
+}
+
+/// The metrics a session keeps.
+#[derive(Clone, Debug)]
+struct Measures {
+    /// Since the start, or the last refresh-rate change.
+    run: Metrics,
+    /// Counts from before the last refresh-rate change.
+    folded: Folded,
+    /// Since the last change of setting; `None` while that is the whole run
+    /// (the virtual monitor never changes its setting, so it records once).
+    live: Option<Metrics>,
+    /// Where `live` started.
+    live_origin: LiveOrigin,
+}
+
+/// The session's counters when the live figures last started over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LiveOrigin {
+    /// Clock time.
+    at: Nanos,
+    /// The driver's game time.
+    game: Nanos,
+    /// The driver's updates.
+    updates: u64,
+    /// Frames run.
+    frames: u64,
+    /// Frames presented.
+    presented: u64,
+}
+
+impl Measures {
+    fn live(&self) -> &Metrics {
+        self.live.as_ref().unwrap_or(&self.run)
+    }
+}
+
+/// Frames and updates per second over the last [`RATE_INTERVAL`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Rates {
+    since: Nanos,
+    frames: u64,
+    updates: u64,
+    fps: f64,
+    ups: f64,
+}
+
+impl Rates {
+    fn record(&mut self, now: Nanos, shown: bool, updates: u32) {
+        self.frames += u64::from(shown);
+        self.updates += u64::from(updates);
+        let wall = now.saturating_sub(self.since);
+        if wall >= RATE_INTERVAL {
+            self.fps = per_second(self.frames, wall);
+            self.ups = per_second(self.updates, wall);
+            *self = Rates { since: now, frames: 0, updates: 0, ..*self };
+        }
+    }
+}
+
+/// Emulated presents: how late each present call was against its wake time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lateness {
+    presents: u64,
+    total: Nanos,
+    worst: Nanos,
+}
+
+/// One loop's pacing and measurements. See the module docs.
+pub struct Session<W> {
+    driver: FrameDriver,
+    world: W,
+    display: DisplayInfo,
+    measures: Measures,
+    meter: RefreshMeter,
+    verdict: Verdict,
+    /// When the overlay's sentences are next rebuilt.
+    hud_text_at: Nanos,
+    start: Nanos,
+    frames: u64,
+    presented: u64,
+    strategies_used: BTreeSet<StrategyId>,
+    /// When the last frame asked to wake, and when it ended: a frame that
+    /// started without waiting is unpaced, and its interval measures the display.
+    last_wake: Option<Nanos>,
+    last_end: Nanos,
+    last_display: Option<Nanos>,
+    last_view: View,
+    frame_times: FrameTimeRing,
+    rates: Rates,
+    lateness: Lateness,
+    paused: bool,
+    /// Measure the display (refresh meter, frame-time plot, fps): off where
+    /// the display is known exactly and only the figures matter.
+    measure_display: bool,
+}
+
+impl<W: Simulation> Session<W> {
+    /// A session running `strategy` on `world` for frames shown on `display`, starting at clock `now`.
+    pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
+        let mut driver = FrameDriver::new(strategy, config);
+        driver.set_refresh(display.refresh());
+        let refresh = display.refresh();
+        Session {
+            driver,
+            world,
+            display,
+            measures: Measures {
+                run: Metrics::new(now, refresh),
+                folded: Folded::default(),
+                live: None,
+                live_origin: LiveOrigin { at: now, ..LiveOrigin::default() },
+            },
+            meter: RefreshMeter::new(),
+            verdict: Verdict { vsync: None, text: String::new() },
+            hud_text_at: 0,
+            start: now,
+            frames: 0,
+            presented: 0,
+            strategies_used: BTreeSet::from([strategy]),
+            last_wake: None,
+            last_end: now,
+            last_display: None,
+            last_view: View::Latest,
+            frame_times: FrameTimeRing::default(),
+            rates: Rates { since: now, ..Rates::default() },
+            lateness: Lateness::default(),
+            paused: false,
+            measure_display: true,
+        }
+    }
+
+    /// Turns the display measurement (refresh meter, frame-time ring, fps) on
+    /// or off. The virtual monitor knows its display exactly and turns it off:
+    /// the figures stay the same, each frame costs less.
+    pub fn measuring_display(mut self, on: bool) -> Self {
+        self.measure_display = on;
+        self
+    }
+
+    /// Stops stepping once this many updates have run in total (determinism
+    /// checks compare worlds at exactly tick N).
+    pub fn set_step_limit(&mut self, limit: Option<u64>) {
+        self.driver.set_step_limit(limit);
+    }
+
+    /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
+    pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
+        self.driver.run_frame(&mut self.world, host)
+    }
+
+    /// Records what a frame did and how its picture fared.
+    pub fn record(&mut self, report: &FrameReport, presented: Presented) {
+        let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
+        self.last_wake = report.wake.at;
+        self.last_end = report.end;
+        self.last_view = report.view;
+        self.frames += 1;
+        if !presented.shown {
+            self.rates.record(report.end, false, report.updates);
+            return;
+        }
+        self.presented += 1;
+        if self.measure_display {
+            self.measure(report, presented, unpaced);
+        }
+        let game = self.driver.game_time();
+        self.measures.run.record(&FrameSample::from_report(report, game));
+        let origin = self.measures.live_origin.game;
+        if let Some(live) = &mut self.measures.live {
+            live.record(&FrameSample::from_report(report, game.saturating_sub(origin)));
+        }
+    }
+
+    fn measure(&mut self, report: &FrameReport, presented: Presented, unpaced: bool) {
+        self.rates.record(report.end, true, report.updates);
+        if let Some(late) = presented.emulation_late {
+            let l = &mut self.lateness;
+            *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
+        }
+        self.meter.record(report.display_time, presented.blocked, unpaced);
+        if let Some(previous) = self.last_display {
+            self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
+        }
+        self.last_display = Some(report.display_time);
+    }
+
+    /// Switches strategy (the world is kept; timing and live figures start over).
+    pub fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
+        self.driver.set_strategy(id);
+        self.strategies_used.insert(id);
+        self.restart_live(now);
+    }
+
+    /// Changes the tick rate (timing and live figures start over).
+    pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
+        self.driver.set_tick_rate(rate);
+        self.restart_live(now);
+    }
+
+    /// Pauses or resumes. A resumed strategy starts its timing over, so the
+    /// pause is not caught up; the interval across the pause is not measured.
+    pub fn set_paused(&mut self, paused: bool, now: Nanos) {
+        if self.paused == paused {
+            return;
+        }
+        self.paused = paused;
+        if !paused {
+            self.driver.set_strategy(self.driver.strategy_id());
+            self.meter.break_sequence();
+            self.restart_live(now);
+        }
+        self.last_wake = None;
+    }
+
+    /// The present mode changed: the refresh is measured again, live figures start over.
+    pub fn set_present_mode(&mut self, mode: PresentMode, now: Nanos) {
+        self.display.present_mode = mode;
+        self.meter.clear();
+        self.restart_live(now);
+    }
+
+    /// The display changed (another monitor, or its reported rate): a new
+    /// refresh rate restarts the refresh bookkeeping of the run too.
+    pub fn set_display(&mut self, monitor: Option<String>, reported: Option<Rate>, now: Nanos) {
+        let old = self.display.refresh();
+        self.display.monitor = monitor;
+        self.display.reported = reported;
+        let refresh = self.display.refresh();
+        if refresh != old {
+            self.driver.set_refresh(refresh);
+            self.measures.folded.add(&self.measures.run.totals());
+            self.measures.run = Metrics::new(now, refresh);
+            self.measures.live = None;
+            self.meter.clear();
+            self.restart_live(now);
+        }
+        self.hud_text_at = 0;
+    }
+
+    /// Frames stopped for a while (hidden, minimised, resized): the interval
+    /// across the gap says nothing about the display.
+    pub fn interrupt(&mut self) {
+        self.meter.break_sequence();
+    }
+
+    fn restart_live(&mut self, now: Nanos) {
+        self.measures.live = Some(Metrics::new(now, self.display.refresh()));
+        self.measures.live_origin = LiveOrigin {
+            at: now,
+            game: self.driver.game_time(),
+            updates: self.driver.updates(),
+            frames: self.frames,
+            presented: self.presented,
+        };
+        self.frame_times.clear();
+        self.last_display = None;
+        self.last_wake = None;
+        self.hud_text_at = 0;
+    }
+
+    /// The world.
+    pub fn world(&self) -> &W {
+        &self.world
+    }
+
+    /// The world, to apply input or reset it (never to render: that goes through a [`FrameHost`]).
+    pub fn world_mut(&mut self) -> &mut W {
+        &mut self.world
+    }
+
+    /// The loop driver (strategy, tick rate, counters).
+    pub fn driver(&self) -> &FrameDriver {
+        &self.driver
+    }
+
+    /// What the session knows about the display.
+    pub fn display(&self) -> &DisplayInfo {
+        &self.display
+    }
+
+    /// When the last frame asked the caller to wake (`None`: as soon as possible).
+    pub fn wake(&self) -> Option<Nanos> {
+        if self.paused { None } else { self.last_wake }
+    }
+
+    /// What the last frame drew (a paused window keeps drawing it).
+    pub fn last_view(&self) -> View {
+        self.last_view
+    }
+
+    /// Whether the session is paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Frames run, and frames that reached the screen.
+    pub fn frame_counts(&self) -> (u64, u64) {
+        (self.frames, self.presented)
+    }
+
+    /// Metrics of the current setting (the overlay's).
+    pub fn live_metrics(&self) -> &Metrics {
+        self.measures.live()
+    }
+
+    /// Metrics of the run since the last refresh-rate change.
+    pub fn run_metrics(&self) -> &Metrics {
+        &self.measures.run
+    }
+
+    /// The vsync verdict, brought up to date.
+    pub fn verdict(&mut self) -> &Verdict {
+        let measured = self.meter.measured();
+        self.verdict = verdict(&VerdictInput {
+            mode: &self.display.present_mode.name,
+            mode_is_vsync: self.display.present_mode.vsync,
+            emulated: self.display.emulated,
+            reported_hz: self.display.reported.map(Rate::hz),
+            measured,
+            samples: self.meter.samples(),
+            settled: self.meter.settled(),
+            median_blocked: self.meter.median_blocked(),
+        });
+        &self.verdict
+    }
+
+    /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
+    /// Fields the session cannot know (CPU, GPU times, sprites, load, help) are left alone.
+    pub fn fill_hud(&mut self, hud: &mut HudData, now: Nanos) {
+        let live = self.measures.live();
+        let totals = live.totals();
+        hud.double_updates = totals.double_updates;
+        hud.skipped_renders = totals.skipped_renders;
+        hud.repeated_frames = totals.repeated_frames;
+        hud.stats = totals.stats;
+        hud.present_histogram.clone_from(live.present_histogram());
+        hud.fps = self.rates.fps;
+        hud.ups = self.rates.ups;
+        hud.paused = self.paused;
+        hud.frame_times_ms.clone_from(&self.frame_times);
+        hud.pattern.clear();
+        hud.pattern.extend(live.recent_pattern());
+        if now < self.hud_text_at {
+            return;
+        }
+        self.hud_text_at = now.saturating_add(HUD_TEXT_INTERVAL);
+        let info = self.driver.strategy_id().info();
+        hud.strategy_name = info.name;
+        hud.strategy_summary = info.summary;
+        hud.strategy_source = info.source;
+        hud.strategy_status = self.driver.strategy().status();
+        hud.tick_rate_hz = self.driver.config().tick_rate.hz();
+        hud.present_mode_requested.clone_from(&self.display.present_mode_requested);
+        hud.present_mode_actual.clone_from(&self.display.present_mode.name);
+        hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| "unknown monitor".to_owned());
+        hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
+        hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
+        hud.measured_refresh_hz = self.meter.measured().map(|m| m.hz());
+        let text = self.verdict().text.clone();
+        hud.vsync_verdict = text;
+    }
+
+    /// The run's report: the figures both front ends write.
+    pub fn report(&mut self, now: Nanos) -> RunReport {
+        let mut folded = self.measures.folded;
+        folded.add(&self.measures.run.totals());
+        let whole = LiveOrigin { at: self.start, ..LiveOrigin::default() };
+        self.assemble(MetricsRef::Run, folded, whole, now)
+    }
+
+    /// A report of the live figures: the part of the run since the setting
+    /// (strategy, tick rate, present mode, pause, monitor) last changed, as
+    /// the overlay shows it; a report card's entry for one strategy. Equal
+    /// to [`Session::report`] while the run has had one setting.
+    pub fn live_report(&mut self, now: Nanos) -> RunReport {
+        let Some(live) = &self.measures.live else { return self.report(now) };
+        let mut folded = Folded::default();
+        folded.add(&live.totals());
+        let origin = self.measures.live_origin;
+        self.assemble(MetricsRef::Live, folded, origin, now)
+    }
+
+    fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
+        let game = self.driver.game_time().saturating_sub(origin.game);
+        let updates = self.driver.updates().saturating_sub(origin.updates);
+        let presented = self.presented.saturating_sub(origin.presented);
+        let wall = now.saturating_sub(origin.at);
+        let refresh = self.display.refresh();
+        let vsync = self.display.vsync.or_else(|| self.verdict().vsync);
+        let measured = self.meter.measured();
+        let l = self.lateness;
+        let metrics = match which {
+            MetricsRef::Run => &self.measures.run,
+            MetricsRef::Live => self.measures.live(),
+        };
+        let mut report = RunReport {
+            strategy: self.driver.strategy_id().name().to_owned(),
+            refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
+            vsync,
+            tick_rate: self.driver.config().tick_rate.hz(),
+            total_updates: updates,
+            vsyncs: folded.vsyncs,
+            double_updates: folded.double_updates,
+            skipped_renders: folded.skipped_renders,
+            repeated_frames: folded.repeated_frames,
+            game_time_s: nanos_to_secs(game),
+            system_time_s: nanos_to_secs(folded.system_time),
+            pattern: metrics.pattern_prefix().to_owned(),
+            present_interval_histogram: Some(IntervalHistogram::from(metrics.present_histogram())),
+            display: Some(DisplayFacts {
+                frames: self.frames.saturating_sub(origin.frames),
+                presented,
+                fps: per_second(presented, wall),
+                ups: per_second(updates, wall),
+                wall_time_s: nanos_to_secs(wall),
+                measured_refresh_hz: measured.map(|m| m.hz()),
+                reported_refresh_hz: self.display.reported.map(Rate::hz),
+                emulated_refresh_hz: self.display.emulated.map(Rate::hz),
+                emulation_late_us_mean: (l.presents > 0).then(|| l.total as f64 / l.presents as f64 / 1000.0),
+                emulation_late_us_max: (l.presents > 0).then(|| l.worst as f64 / 1000.0),
+                vsync_verdict: self.verdict.text.clone(),
+                present_mode_requested: self.display.present_mode_requested.clone(),
+                present_mode_actual: self.display.present_mode.name.clone(),
+                monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
+                strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
+            }),
+            ..RunReport::default()
+        };
+        report.set_stats(&metrics.stats());
+        report
+    }
+}
+
+/// Which of the session's metrics a report is drawn from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MetricsRef {
+    /// Since the start (or the last refresh-rate change).
+    Run,
+    /// Since the setting last changed.
+    Live,
+}
+
+fn per_second(count: u64, wall: Nanos) -> f64 {
+    if wall == 0 { 0.0 } else { count as f64 * NANOS_PER_SEC as f64 / wall as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{Preset, VirtualDisplay};
+
+    /// A world that counts its steps.
+    #[derive(Default)]
+    struct Counter(u64);
+
+    impl Simulation for Counter {
+        fn step(&mut self, _dt: Nanos) {
+            self.0 += 1;
+        }
+    }
+
+    fn display_60() -> DisplayInfo {
+        DisplayInfo {
+            monitor: Some("test 60".to_owned()),
+            reported: Some(Rate::from_hz(60)),
+            present_mode_requested: "fifo".to_owned(),
+            ..DisplayInfo::default()
+        }
+    }
+
+    /// Runs `frames` frames on the article's virtual 60 Hz display.
+    fn run(session: &mut Session<Counter>, display: &mut VirtualDisplay<'_>, frames: u32) {
+        for _ in 0..frames {
+            let report = session.run_frame(display);
+            session.record(&report, Presented::SHOWN);
+            if let Some(at) = report.wake.at {
+                display.wait_until(at);
+            }
+            display.busy();
+        }
+    }
+
+    fn glaiel_60() -> VirtualDisplay<'static> {
+        VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0)
+    }
+
+    #[test]
+    fn the_hud_of_a_run_shows_the_figures_its_report_gives() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 600);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        let report = session.report(display.clock());
+        assert_eq!(hud.double_updates, report.double_updates, "doubles");
+        assert_eq!(hud.skipped_renders, report.skipped_renders, "skips");
+        assert_eq!(hud.repeated_frames, report.repeated_frames, "repeats");
+        assert_eq!(hud.stats, report.stats(), "one setting: the overlay's figures are the report's");
+        let histogram = report.present_interval_histogram.as_ref().expect("a session reports its intervals");
+        assert_eq!(histogram.counts.iter().sum::<u64>() + histogram.overflow, 599, "600 frames, 599 intervals");
+        assert_eq!(hud.present_histogram.total(), 599);
+        assert!(report.double_updates > 50, "the article's naive timer double-updates at 60 Hz: {report:?}");
+        assert_eq!(hud.strategy_name, "catch-up");
+        assert_eq!(hud.reported_refresh_hz, Some(60.0));
+        assert_eq!(hud.monitor_name, "test 60");
+        let tail: String = report.pattern.chars().rev().take(5).collect();
+        assert!(!tail.is_empty() && hud.pattern.len() == 120, "the overlay shows the last 120 digits");
+    }
+
+    #[test]
+    fn switching_strategy_starts_the_live_figures_over_and_keeps_the_run() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 300);
+        let before = session.run_metrics().totals().double_updates;
+        assert!(before > 0, "catch-up doubles at 60 Hz on the article's model");
+        session.set_strategy(StrategyId::Fuzzy, display.clock());
+        assert_eq!(session.live_metrics().totals().frames, 0, "the live figures start over");
+        run(&mut session, &mut display, 300);
+        let live = session.live_metrics().totals();
+        assert_eq!(live.frames, 300);
+        assert_eq!(session.run_metrics().totals().frames, 600, "the run keeps counting");
+        let report = session.report(display.clock());
+        assert_eq!(report.strategy, "fuzzy");
+        let used = &report.display.as_ref().expect("a session reports its display").strategies_used;
+        assert_eq!(used, &["catch-up", "fuzzy"]);
+        assert!(report.double_updates >= before, "the run's doubles include catch-up's");
+    }
+
+    #[test]
+    fn a_new_refresh_rate_folds_the_counts_and_restarts_the_bookkeeping() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 120);
+        let first = session.report(display.clock());
+        session.set_display(Some("test 144".to_owned()), Some(Rate::from_hz(144)), display.clock());
+        assert_eq!(session.run_metrics().totals().frames, 0, "the refresh bookkeeping restarts");
+        assert_eq!(session.run_metrics().refresh(), Some(Rate::from_hz(144)));
+        let mut display = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(144), true, 0, display.clock(), 0);
+        run(&mut session, &mut display, 144);
+        let report = session.report(display.clock());
+        assert_eq!(report.vsyncs, first.vsyncs + 144, "vsyncs of both monitors are counted");
+        assert_eq!(report.refresh_hz, 144.0);
+        assert_eq!(report.display.as_ref().map(|d| d.monitor.as_str()), Some("test 144"));
+    }
+
+    #[test]
+    fn a_paused_session_does_not_catch_up_the_pause() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 60);
+        let updates = session.driver().updates();
+        session.set_paused(true, display.clock());
+        assert!(session.paused());
+        display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
+        session.set_paused(false, display.clock());
+        run(&mut session, &mut display, 2);
+        assert!(session.driver().updates() - updates <= 2, "ten paused seconds are not replayed");
+    }
+
+    #[test]
+    fn fps_and_ups_count_the_last_second_of_frames() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 130);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        assert!((hud.fps - 60.0).abs() < 1.0, "fps {}", hud.fps);
+        assert!((hud.ups - 60.0).abs() < 1.0, "ups {}", hud.ups);
+        assert!(hud.frame_times_ms.len() >= 120, "the frame-time plot has the intervals");
+        assert!(hud.measured_refresh_hz.is_some_and(|hz| (hz - 60.0).abs() < 0.5), "{:?}", hud.measured_refresh_hz);
+    }
+
+    #[test]
+    fn a_session_that_does_not_measure_its_display_gives_the_same_figures() {
+        let measured = {
+            let mut s =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            run(&mut s, &mut glaiel_60(), 500);
+            s.report(0)
+        };
+        let unmeasured = {
+            let mut s =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0)
+                    .measuring_display(false);
+            run(&mut s, &mut glaiel_60(), 500);
+            s.report(0)
+        };
+        // Only the display facts (and the verdict drawn from them) may differ.
+        assert_eq!(RunReport { display: None, vsync: None, ..measured }, RunReport { display: None, ..unmeasured });
+    }
+
+    /// A display at exactly 62.5 Hz (16 ms refreshes) on a manual clock:
+    /// rendering is free, a present shows at the next refresh after the
+    /// clock, and frame `freeze_at` stalls for 100 ms before its present.
+    struct Grid16 {
+        clock: Nanos,
+        frame: u64,
+        freeze_at: Option<u64>,
+    }
+
+    const MS: Nanos = NANOS_PER_MS;
+
+    impl FrameHost<Counter> for Grid16 {
+        fn now(&mut self) -> Nanos {
+            self.clock
+        }
+
+        fn render(&mut self, _world: &Counter, _view: View) {}
+
+        fn present(&mut self) -> Nanos {
+            if self.freeze_at == Some(self.frame) {
+                self.clock += 100 * MS;
+            }
+            self.frame += 1;
+            self.clock = (self.clock / (16 * MS) + 1) * 16 * MS;
+            self.clock
+        }
+    }
+
+    /// Lockstep at 62.5 Hz ticks on [`Grid16`] for `frames` frames.
+    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (HudData, RunReport) {
+        let tick = Rate::new(125, 2).expect("62.5 Hz");
+        let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
+        let display = DisplayInfo { reported: Some(tick), ..display_60() };
+        let mut session = Session::new(StrategyId::Lockstep, config, Counter::default(), display, 0);
+        let mut host = Grid16 { clock: 0, frame: 0, freeze_at };
+        for _ in 0..frames {
+            let report = session.run_frame(&mut host);
+            session.record(&report, Presented::SHOWN);
+        }
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, host.clock);
+        (hud, session.report(host.clock))
+    }
+
+    #[test]
+    fn lockstep_on_a_matching_grid_has_no_judder_no_hitches_and_one_refresh_of_latency() {
+        // Frame k reads its input at 16k ms, depicts tick k (16k ms) and shows
+        // at 16(k + 1) ms: ŝ = 1, every j = 0, latency 16 ms, intervals 16 ms.
+        let (hud, report) = lockstep_16(600, None);
+        let s = report.stats();
+        assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{s:?}");
+        assert_eq!((s.judder_ms, s.judder_p99_ms, s.hitches, s.max_hitch_ms), (0.0, 0.0, 0, 0.0), "{s:?}");
+        assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (16.0, 16.0, 16.0), "{s:?}");
+        let intervals = (s.present_interval_mean_ms, s.present_interval_std_ms, s.present_interval_p99_ms);
+        assert_eq!(intervals, (16.0, 0.0, 16.0), "{s:?}");
+        assert_eq!(hud.stats, s, "the overlay shows the report's figures");
+        assert_eq!(hud.present_histogram.bins()[64], 599, "599 intervals of 16 ms, all in bin 64");
+    }
+
+    #[test]
+    fn a_100_ms_freeze_under_lockstep_is_one_hitch_of_96_ms() {
+        // Frame 300 reads input at 4800 ms, stalls to 4900 ms and shows at the
+        // next refresh, 4912 ms: an interval of 112 ms, 96 over the median,
+        // while the picture moves one 16 ms tick: j = 16 − 1·112 = −96 ms
+        // (judged by the slope of frames 0..299, exactly 1). Latency 112 ms.
+        let (hud, report) = lockstep_16(600, Some(300));
+        let s = report.stats();
+        assert_eq!(s.hitches, 1, "{s:?}");
+        assert!((s.max_hitch_ms - 96.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(s.latency_max_ms, 112.0, "{s:?}");
+        assert_eq!(s.present_interval_p99_ms, 16.0, "one long interval in 599 is above the p99: {s:?}");
+        assert_eq!(report.present_interval_histogram.as_ref().map(|h| h.overflow), Some(1), "112 ms overflows");
+        assert!(s.speed_ratio < 1.0, "the game lost 96 ms against the display: {s:?}");
+        assert_eq!(hud.stats, s, "the overlay shows the report's figures");
+    }
+
+    #[test]
+    fn the_live_report_covers_the_part_since_the_last_switch() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 300);
+        assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
+        let updates_before = session.driver().updates();
+        session.set_strategy(StrategyId::Interpolated, display.clock());
+        run(&mut session, &mut display, 200);
+        let now = display.clock();
+        let live = session.live_report(now);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, now);
+        let whole = session.report(now);
+        assert_eq!(live.strategy, "interpolated");
+        assert_eq!(live.total_updates, session.driver().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
+        assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
+        assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
+        assert_eq!(hud.stats, live.stats(), "the overlay shows the live report's figures");
+        assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
+    }
+}

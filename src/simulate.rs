@@ -25,7 +25,7 @@
 use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use crate::monitor::{
-    FIELDS, MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, simulate_world,
+    FIELDS, MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TABLE_FIELDS, TIMELINE_EVENTS, simulate_world,
     start_after_vblank, to_csv, to_json, to_table,
 };
 use crate::rng::SplitMix64;
@@ -513,11 +513,12 @@ fn group_cell(value: &serde_json::Value) -> String {
 }
 
 /// Decimals a column is printed with: as the run table (counts whole,
-/// `speed_ratio` 5, the rest 3); a mean of counts gets 1.
+/// `speed_ratio` 5, per-minute rates 2, the rest 3); a mean of counts gets 1.
 fn decimals(column: &str, whole: bool) -> usize {
     match column {
         _ if whole => 0,
         "speed_ratio" => 5,
+        "drift_ms_per_min" | "hitches_per_min" => 2,
         _ => 3,
     }
 }
@@ -526,18 +527,24 @@ fn number(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "NaN".to_owned(), |v| format!("{v:.decimals$}"))
 }
 
+/// Whether the sweep table shows `column`: the start phase and the run
+/// table's numeric columns ([`TABLE_FIELDS`]); CSV and JSON carry them all.
+fn in_sweep_table(column: &str) -> bool {
+    column == "phase_ms" || TABLE_FIELDS.contains(&column)
+}
+
 /// The sweep as a table: one row per strategy × refresh, `mean [min–max]` per numeric column.
 fn sweep_table(rows: &[SweepRow], whole_columns: &[&str]) -> String {
     let Some(first) = rows.first() else { return String::new() };
     let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
     header.push("phases".to_owned());
-    header.extend(first.spreads.iter().map(|(c, _)| (*c).to_owned()));
+    header.extend(first.spreads.iter().filter(|(c, _)| in_sweep_table(c)).map(|(c, _)| (*c).to_owned()));
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
             line.push(row.phases.to_string());
-            for (column, spread) in &row.spreads {
+            for (column, spread) in row.spreads.iter().filter(|(c, _)| in_sweep_table(c)) {
                 let whole = whole_columns.contains(column);
                 let (mean_decimals, range_decimals) =
                     if whole { (1, 0) } else { (decimals(column, false), decimals(column, false)) };

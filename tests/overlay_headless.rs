@@ -16,7 +16,7 @@ use timestep_lab::frame::Simulation;
 use timestep_lab::hud::HudData;
 use timestep_lab::metrics::FrameStats;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, VirtualDisplay, simulate};
-use timestep_lab::render::overlay::{Overlay, metric_rows};
+use timestep_lab::render::overlay::{Overlay, metric_rows, present_interval_line};
 use timestep_lab::render::{GpuContext, Offscreen};
 use timestep_lab::session::{DisplayInfo, PresentMode, Presented, Session};
 use timestep_lab::strategy::StrategyId;
@@ -322,6 +322,7 @@ fn glaiel(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
 fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str) {
     assert_eq!(hud.stats, report.stats(), "{what}: the overlay's figures are the simulator's");
     assert_eq!(metric_rows(&hud.stats), metric_rows(&report.stats()), "{what}");
+    assert_eq!(present_interval_line(&hud.stats), present_interval_line(&report.stats()), "{what}");
     let histogram = report.present_interval_histogram.as_ref().expect("the report has the histogram");
     let bins = hud.present_histogram.bins();
     assert_eq!(&bins[..histogram.counts.len()], histogram.counts.as_slice(), "{what}: the same histogram");

@@ -463,6 +463,10 @@ fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotPoint>) {
             });
         present_histogram(ui, &hud.present_histogram, top);
     });
+    ui.label(caption(present_interval_line(&hud.stats), LABEL).monospace()).on_hover_text(
+        "time between presents since the last change: mean, standard deviation, 99th percentile; \
+         the bars right of the plot are its histogram",
+    );
 }
 
 /// Three or four labelled y marks at a round step: egui_plot's default spacer leaves a plot this
@@ -578,14 +582,14 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
         }
         ui.end_row();
 
+        // Named as in --stats-json and the simulate table; hovering a name shows its definition.
         for (i, row) in metric_rows(&hud.stats).iter().enumerate() {
-            ui.label(RichText::new(row.name).monospace().color(LABEL)).on_hover_text(row.legend);
+            ui.label(RichText::new(row.name).color(LABEL)).on_hover_text(row.legend);
             value(ui, row.value.clone(), metric_color(row.name, &hud.stats));
             if i % 2 == 1 {
                 ui.end_row();
             }
         }
-        ui.end_row();
 
         key(ui, "sprites");
         value(ui, format!("{:7}", hud.sprite_count), VALUE);
@@ -622,9 +626,10 @@ pub struct MetricRow {
     pub legend: &'static str,
 }
 
-/// The overlay's rows for the metrics of issue 8 and the present pacing, in
-/// the order drawn (two per line), formatted as shown.
-pub fn metric_rows(s: &FrameStats) -> [MetricRow; 8] {
+/// The overlay's rows for smoothness, speed and latency, in the order drawn
+/// (two per line), formatted as shown; the present pacing is the line under
+/// the frame-time plot ([`present_interval_line`]).
+pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
     let row = |name, value: f64, decimals: usize, legend| MetricRow {
         name,
         value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
@@ -642,19 +647,19 @@ pub fn metric_rows(s: &FrameStats) -> [MetricRow; 8] {
         row("drift_ms_per_min", s.drift_ms_per_min, 1, "game time gained per minute of display (negative: slow)"),
         row("latency_ms", s.latency_ms, 1, "mean time from reading input to showing its picture, ms"),
         row("latency_p95_ms", s.latency_p95_ms, 1, "95th percentile of input to photon, ms"),
-        row(
-            "present_interval_std_ms",
-            s.present_interval_std_ms,
-            2,
-            "standard deviation of the time between presents, ms",
-        ),
-        row(
-            "present_interval_p99_ms",
-            s.present_interval_p99_ms,
-            1,
-            "99th percentile of the time between presents, ms",
-        ),
     ]
+}
+
+/// The present pacing under the frame-time plot: `present_interval_mean_ms`,
+/// `_std_ms` and `_p99_ms` since the setting last changed.
+pub fn present_interval_line(s: &FrameStats) -> String {
+    let ms = |v: f64| if v.is_finite() { format!("{v:.2}") } else { "—".to_owned() };
+    format!(
+        "present interval mean {} · σ {} · p99 {} ms",
+        ms(s.present_interval_mean_ms),
+        ms(s.present_interval_std_ms),
+        ms(s.present_interval_p99_ms)
+    )
 }
 
 /// Green for a smooth judder, warning colours for hitches and drift, plain otherwise.
@@ -677,7 +682,7 @@ fn present_histogram(ui: &mut Ui, histogram: &PresentHistogram, top: f64) {
     painter.rect_filled(rect, 2.0, Color32::from_white_alpha(6));
     let bins = histogram.bins();
     let most = bins.iter().copied().max().unwrap_or(0).max(histogram.overflow());
-    if most == 0 || !(top > 0.0) {
+    if most == 0 || !top.is_finite() || top <= 0.0 {
         return;
     }
     let scale = (1.0 + most as f64).ln();
@@ -686,15 +691,17 @@ fn present_histogram(ui: &mut Ui, histogram: &PresentHistogram, top: f64) {
     let bar = |low: f64, high: f64, count: u64, color: Color32| {
         let length = ((1.0 + count as f64).ln() / scale) as f32 * rect.width();
         let (y0, y1) = (y_of(high), y_of(low));
-        let bar =
-            egui::Rect::from_min_max(egui::pos2(rect.left(), y0), egui::pos2(rect.left() + length, y1.max(y0 + 1.0)));
+        // At least 2 px each way, so a single 0.25 ms bin of one interval shows.
+        let bar = egui::Rect::from_min_max(
+            egui::pos2(rect.left(), y0.min(y1 - 2.0)),
+            egui::pos2(rect.left() + length.max(2.0), y1),
+        );
         painter.rect_filled(bar, 0.0, color);
     };
     for (i, &count) in bins.iter().enumerate().filter(|&(_, &c)| c > 0) {
-        let low = i as f64 * bin_ms;
-        if low < top {
-            bar(low, low + bin_ms, count, FRAME_LINE);
-        }
+        // Intervals above the plot's range (older than its 5 s) sit at its top edge.
+        let low = (i as f64 * bin_ms).min(top - bin_ms);
+        bar(low, low + bin_ms, count, FRAME_LINE);
     }
     if histogram.overflow() > 0 {
         // Intervals of 50 ms or more: one bar at the top edge.

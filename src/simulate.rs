@@ -205,7 +205,11 @@ vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_ti
 speed_ratio, drift_ms_per_min, judder_ms, judder_p99_ms, hitches, max_hitch_ms,
 hitches_per_min, latency_ms, latency_p95_ms, latency_max_ms, present_interval_mean_ms,
 present_interval_std_ms, present_interval_p99_ms, pattern (first 200 characters).
-The table shows the first columns people read; csv and json carry all of them.
+The table shows the first columns people read; csv and json carry all of them, and json adds
+present_interval_histogram (0.25 ms bins). Definitions: judder_ms is the RMS of the per-frame
+motion error, hitches are frames off by half a refresh or more (a jump or a freeze), latency_ms
+is input to photon (display time minus the time the depicted update read its input), drift is
+(speed_ratio - 1) * 60000 ms of game time per minute.
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60

@@ -17,6 +17,7 @@
 //!   wait until report.wake                               (the caller sleeps; the session never does)
 //!   on a key: session.set_strategy(id, now)   ────►     new strategy, live metrics start over
 //!   each frame: session.fill_hud(&mut hud, now)          every number the overlay shows
+//!   any time: session.live_report(now)                   the report since the last change
 //!   at exit: session.report(now)                         the run's report
 //! ```
 //!
@@ -25,6 +26,10 @@
 //! the whole run; when the refresh rate changes (the window moved to another
 //! monitor) the refresh bookkeeping restarts, the counts of the earlier part
 //! are kept (folded) and the statistics describe the part since the change.
+//! The overlay's speed, judder, hitch, latency and pacing figures are the
+//! live [`FrameStats`](crate::metrics::FrameStats): for a run with one setting
+//! they are exactly its report's, and [`Session::live_report`] gives them as
+//! a report (one strategy's entry of a report card).
 
 use std::collections::BTreeSet;
 use std::time::Duration;

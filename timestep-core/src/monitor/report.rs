@@ -5,7 +5,9 @@
 //! bookkeeping; `speed_ratio` … `present_interval_p99_ms` are
 //! [`FrameStats`](crate::metrics::FrameStats), defined in [`crate::metrics`].
 //! CSV and JSON carry every field; the table shows [`TABLE_FIELDS`], the
-//! columns people read first, then one pattern line per run. Undefined
+//! columns people read first, then one pattern line per run. JSON adds
+//! `present_interval_histogram` ([`IntervalHistogram`]) when the report has
+//! it (every [`crate::session::Session`] report does). Undefined
 //! values (no frames, no time passed) are NaN in the table and CSV and
 //! `null` in JSON.
 
@@ -461,5 +463,23 @@ mod tests {
         let row: Vec<&str> = table.lines().nth(1).unwrap_or("").split_whitespace().collect();
         assert_eq!(row.len(), TABLE_FIELDS.len(), "one cell per column: {table}");
         assert_eq!(row[12], "2", "hitches");
+    }
+
+    #[test]
+    fn the_interval_histogram_keeps_bins_up_to_the_last_filled_one_and_json_adds_it() {
+        let mut bins = PresentHistogram::new();
+        for ns in [16_683_333, 16_683_334, 33_366_667, 100_000_000] {
+            bins.add(ns);
+        }
+        let histogram = IntervalHistogram::from(&bins);
+        assert_eq!(histogram.bin_ms, 0.25);
+        assert_eq!(histogram.counts.len(), 134, "33.37 ms is in bin 133, the last filled one");
+        assert_eq!((histogram.counts[66], histogram.counts[133], histogram.overflow), (2, 1, 1), "{histogram:?}");
+        assert_eq!(histogram.counts.iter().sum::<u64>(), 3);
+        let with = RunReport { present_interval_histogram: Some(histogram), ..report() };
+        let value: serde_json::Value = serde_json::from_str(&to_json(&[with.clone()]).unwrap()).unwrap();
+        assert_eq!(value[0]["present_interval_histogram"]["overflow"], 1);
+        assert_eq!(value[0].as_object().map(|o| o.len()), Some(FIELDS.len() + 1), "the fields and the histogram");
+        assert_eq!(to_csv(&[with]), to_csv(&[report()]), "CSV has no histogram column");
     }
 }

@@ -117,6 +117,16 @@ impl Default for FrameTimeRing {
     }
 }
 
+/// Where the runner's lane is, for the overlay's label: the playfield size and the lane's
+/// centre line, in playfield pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunnerLane {
+    /// The playfield the world is laid out in (letterboxed into the window).
+    pub playfield: [f32; 2],
+    /// The y of the runner's centre; it never changes.
+    pub y: f32,
+}
+
 /// Everything the overlay draws for one frame. The app updates the fields it measures; the
 /// overlay never changes them.
 #[derive(Debug, Clone)]
@@ -190,6 +200,8 @@ pub struct HudData {
     pub help_lines: Vec<(String, String)>,
     /// The F1 help table is open.
     pub show_help: bool,
+    /// The runner's lane, labelled by the overlay; `None`: no label.
+    pub runner_lane: Option<RunnerLane>,
 }
 
 impl Default for HudData {
@@ -227,6 +239,7 @@ impl Default for HudData {
             gpu_overlay_ms: None,
             help_lines: Vec::new(),
             show_help: false,
+            runner_lane: None,
         }
     }
 }

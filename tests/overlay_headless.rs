@@ -380,6 +380,14 @@ fn overlay_png_is_written_for_review(gpu: GpuContext) {
     }
 }
 
+/// A test that needs no GPU.
+fn plain_test(name: &'static str, test: fn()) -> libtest_mimic::Trial {
+    libtest_mimic::Trial::test(name, move || {
+        test();
+        Ok(())
+    })
+}
+
 fn main() {
     let mut trials = gpu_tests![
         the_overlay_draws_a_panel_over_the_scene_and_can_draw_again,
@@ -396,17 +404,18 @@ fn main() {
     ];
     // The overlay path's figures need no GPU: a Session's HudData against the simulator's report.
     trials.extend([
-        libtest_mimic::Trial::test(
+        plain_test(
             "the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency",
-            || Ok(the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency()),
+            the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency,
         ),
-        libtest_mimic::Trial::test(
+        plain_test(
             "the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches",
-            || Ok(the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches()),
+            the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches,
         ),
-        libtest_mimic::Trial::test("the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump", || {
-            Ok(the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump())
-        }),
+        plain_test(
+            "the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump",
+            the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump,
+        ),
     ]);
     common::run(trials);
 }

@@ -477,7 +477,7 @@ mod tests {
         assert_eq!((histogram.counts[66], histogram.counts[133], histogram.overflow), (2, 1, 1), "{histogram:?}");
         assert_eq!(histogram.counts.iter().sum::<u64>(), 3);
         let with = RunReport { present_interval_histogram: Some(histogram), ..report() };
-        let value: serde_json::Value = serde_json::from_str(&to_json(&[with.clone()]).unwrap()).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&to_json(std::slice::from_ref(&with)).unwrap()).unwrap();
         assert_eq!(value[0]["present_interval_histogram"]["overflow"], 1);
         assert_eq!(value[0].as_object().map(|o| o.len()), Some(FIELDS.len() + 1), "the fields and the histogram");
         assert_eq!(to_csv(&[with]), to_csv(&[report()]), "CSV has no histogram column");

@@ -243,15 +243,16 @@ impl Demo {
         let hud = &self.hud;
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         log::info!(
-            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder {:.2} ms, latency {:.2} ms, speed {:.3}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
+            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
             hud.strategy_name,
             hud.fps,
             hud.ups,
             hud.double_updates,
             hud.skipped_renders,
-            hud.judder_ms,
-            hud.latency_ms,
-            hud.speed_ratio,
+            hud.stats.judder_ms,
+            hud.stats.hitches,
+            hud.stats.latency_ms,
+            hud.stats.drift_ms_per_min,
             hud.overlay_cost_ms,
             gpu(hud.gpu_scene_ms),
             gpu(hud.gpu_overlay_ms),

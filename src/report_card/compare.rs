@@ -348,7 +348,7 @@ fn rule_lines(max_drift: f64) -> [String; 2] {
         format!(
             "best (*): among runs with |drift| <= {} ms/min, fewest hitches/min (ties within {}), then least judder \
              (ties within {} ms), then lowest latency",
-            plots::trim(max_drift, 1),
+            plots::trim(max_drift, 3),
             judge::HITCH_TIE_PER_MIN,
             judge::JUDDER_TIE_MS
         ),
@@ -374,7 +374,7 @@ impl Comparison {
                 out,
                 "\n{}: judder ms, hitches/min, latency ms; * best in column, ! |drift| > {} ms/min",
                 pass_label(table.pass),
-                plots::trim(self.max_drift, 1)
+                plots::trim(self.max_drift, 3)
             );
             let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
             // Each figure right-aligned to the widest of its kind in the table.
@@ -444,7 +444,7 @@ impl Comparison {
              latency; the best strategy of each column is highlighted, a ! marks a run whose game speed is off by \
              more than {} ms per minute. In the charts, shorter bars are better; the black tick on a monitor's bar \
              is the simulator's prediction for it.</p>{}</section>",
-            plots::trim(self.max_drift, 1),
+            plots::trim(self.max_drift, 3),
             html::legend_html(self.max_drift)
         );
         for table in &self.tables {

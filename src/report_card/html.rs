@@ -138,7 +138,7 @@ pub(crate) fn legend_html(max_drift: f64) -> String {
          + {} % of the prediction, on every figure both have.</dd>\
          <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd>\
          </dl>",
-        plots::trim(max_drift, 1),
+        plots::trim(max_drift, 3),
         judge::HITCH_TIE_PER_MIN,
         judge::JUDDER_TIE_MS,
         judge::JUDDER_TOLERANCE.abs,

@@ -13,5 +13,6 @@ pub mod cli;
 pub mod error;
 pub mod plot;
 pub mod render;
+pub mod report_card;
 pub mod sim;
 pub mod simulate;

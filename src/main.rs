@@ -1,5 +1,5 @@
-//! `timestep-lab`: the windowed demo (`run`, the default) and the headless
-//! virtual monitor (`simulate`).
+//! `timestep-lab`: the windowed demo (`run`, the default), the headless
+//! virtual monitor (`simulate`), the report card (`measure`) and `compare`.
 //!
 //! Errors caused by the user's input (a bad flag value, an unknown strategy,
 //! an unreadable trace, an output file that cannot be written) end the
@@ -30,6 +30,10 @@ enum Command {
     Run(timestep_lab::app::RunArgs),
     /// Run strategies against virtual monitors and print what they do.
     Simulate(timestep_lab::simulate::SimulateArgs),
+    /// Measure this machine's monitors: a scripted tour that writes a report card.
+    Measure(timestep_lab::app::measure::MeasureArgs),
+    /// Put report cards and simulator runs side by side.
+    Compare(timestep_lab::report_card::CompareArgs),
 }
 
 /// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
@@ -52,6 +56,8 @@ fn main() -> ExitCode {
     timestep_lab::app::init_logger();
     let result = match cli.command {
         Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),
+        Some(Command::Measure(args)) => timestep_lab::app::measure::run_measure(&args),
+        Some(Command::Compare(args)) => timestep_lab::report_card::run_compare(&args),
         Some(Command::Run(args)) => timestep_lab::app::run(&args),
         None => timestep_lab::app::run(&cli.run),
     };

@@ -22,11 +22,13 @@ use crate::app::load::LoadPreset;
 use crate::app::stats::StatsJson;
 use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
+use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Presented, Session};
 use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
+use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
@@ -35,6 +37,16 @@ pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
 
 /// Periodic stats go to the log at most this often.
 const LOG_INTERVAL: Nanos = NANOS_PER_SEC;
+
+/// The demo world for `config`, on the [`PLAYFIELD`].
+fn new_world(config: &RunConfig) -> World {
+    World::new(&WorldConfig {
+        width: PLAYFIELD[0],
+        height: PLAYFIELD[1],
+        extra_sprites: config.sprites as usize,
+        ..WorldConfig::default()
+    })
+}
 
 /// What the keys toggle that is neither the session's nor the window's.
 #[derive(Clone, Copy, Debug)]
@@ -79,12 +91,7 @@ impl Demo {
     pub fn start(event_loop: &ActiveEventLoop, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
         let mut win = WindowState::open(event_loop, config)?;
         let gfx = Gfx::new(event_loop, &win.window, config)?;
-        let world = World::new(&WorldConfig {
-            width: PLAYFIELD[0],
-            height: PLAYFIELD[1],
-            extra_sprites: config.sprites as usize,
-            ..WorldConfig::default()
-        });
+        let world = new_world(config);
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
@@ -134,6 +141,24 @@ impl Demo {
         Ok(demo)
     }
 
+    /// Starts over with a fresh world and session running `strategy` on the
+    /// same display, in the present mode in effect, on this monitor's
+    /// emulated vblank grid when `emulate` (else on none). The measure tour
+    /// runs each segment so.
+    pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
+        let emulated = self.emulated_here().filter(|_| emulate);
+        let display = DisplayInfo { emulated, present_mode: self.gfx.present_mode(), ..self.session.display().clone() };
+        self.session = Session::new(strategy, config.strategy_config, new_world(config), display, now);
+        self.session.world_mut().set_input(self.controls.input);
+        self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        self.refresh_hud(now);
+    }
+
+    /// The emulated refresh `--emulate-refresh` gives the monitor the window is on.
+    pub fn emulated_here(&self) -> Option<Rate> {
+        emulated_rate(self.emulation.as_ref(), self.win.on_monitor().index)
+    }
+
     /// Whether a frame should be drawn now.
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.gfx.surface.is_zero_size();
@@ -152,7 +177,8 @@ impl Demo {
     }
 
     /// One frame: the active strategy's, or the still picture while paused.
-    pub fn frame(&mut self, clock: &RealClock) {
+    /// Returns the strategy frame's report when its picture was presented.
+    pub fn frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
@@ -177,14 +203,15 @@ impl Demo {
         };
         let outcome = host.outcome;
         self.gfx.collect_times();
-        if let Some(report) = report {
+        if let Some(report) = &report {
             let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
-            self.session.record(&report, presented);
+            self.session.record(report, presented);
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
             }
         }
         self.after_frame(&outcome, clock.now());
+        report.filter(|_| outcome.presented)
     }
 
     fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {

@@ -23,6 +23,7 @@ pub mod demo;
 pub mod gfx;
 pub mod host;
 pub mod load;
+pub mod measure;
 pub mod monitors;
 pub mod shell;
 pub mod stats;
@@ -54,13 +55,24 @@ pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY o
 /// [`CliError::Runtime`] when there is no display, no GPU adapter, the device
 /// is lost, or output files cannot be written at the end.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let config = RunConfig::from_args(args)?;
+    run_app(RunConfig::from_args(args)?, None)
+}
+
+/// Opens the window with `config` and runs the event loop; with a `tour`
+/// (`measure`), the tour drives the session and ends the run.
+///
+/// # Errors
+/// As [`run`], and the tour's outputs that cannot be written.
+pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), CliError> {
     let event_loop = winit::event_loop::EventLoop::<shell::UserEvent>::with_user_event().build().map_err(|e| {
         log::debug!("winit could not create an event loop: {e}");
         CliError::Runtime(NO_DISPLAY.to_owned())
     })?;
     end_on_signals(event_loop.create_proxy());
-    let mut app = shell::App::new(config);
+    let mut app = match tour {
+        Some(tour) => shell::App::with_tour(config, tour),
+        None => shell::App::new(config),
+    };
     event_loop.run_app(&mut app).map_err(|e| CliError::Runtime(format!("the event loop failed: {e}")))?;
     app.into_result()
 }

@@ -9,6 +9,7 @@
 //!     wake later             ─► ControlFlow::WaitUntil(wake − SPIN_MARGIN)   (events still flow)
 //!     hidden / zero size     ─► ControlFlow::WaitUntil(retry or exit deadline), no rendering
 //!  Esc, close, --exit-after, SIGINT/SIGTERM ─► finish: screenshot + stats, exit
+//!  with a measure tour: each frame goes to the tour, which ends the run when done
 //! ```
 //!
 //! Vsync (a blocking present) paces strategies that return `wake: None`;
@@ -22,6 +23,7 @@ use winit::window::WindowId;
 
 use crate::app::args::RunConfig;
 use crate::app::demo::Demo;
+use crate::app::measure::Tour;
 use crate::app::wait::{self, WakePlan};
 use crate::app::window::IDLE_RETRY;
 use crate::error::CliError;
@@ -42,12 +44,19 @@ pub struct App {
     error: Option<CliError>,
     finished: bool,
     deadline: Option<Nanos>,
+    /// `measure`'s scripted tour, when this run is one.
+    tour: Option<Tour>,
 }
 
 impl App {
     /// An app that opens its window when the event loop resumes.
     pub fn new(config: RunConfig) -> App {
-        App { config, clock: RealClock::new(), demo: None, error: None, finished: false, deadline: None }
+        App { config, clock: RealClock::new(), demo: None, error: None, finished: false, deadline: None, tour: None }
+    }
+
+    /// An app that runs `tour` (`timestep-lab measure`) and ends when it is done.
+    pub fn with_tour(config: RunConfig, tour: Tour) -> App {
+        App { tour: Some(tour), ..App::new(config) }
     }
 
     /// The error that ended the run, if any.
@@ -77,6 +86,12 @@ impl App {
         }
         self.finished = true;
         let Some(demo) = self.demo.as_mut() else { return };
+        if let Some(tour) = self.tour.take()
+            && let Err(err) = tour.finish(demo, &self.config)
+        {
+            log::error!("{err}");
+            self.error.get_or_insert(err);
+        }
         if let Some(path) = &self.config.screenshot {
             let written = match demo.gfx.device_lost() {
                 Some(_) => Err(CliError::Runtime("no screenshot: the GPU device was lost".to_owned())),
@@ -145,7 +160,10 @@ impl ApplicationHandler<UserEvent> for App {
             return;
         }
         match Demo::start(event_loop, &self.config, &self.clock) {
-            Ok(demo) => {
+            Ok(mut demo) => {
+                if let Some(tour) = self.tour.as_mut() {
+                    tour.start(&mut demo, &self.config, event_loop, self.clock.now());
+                }
                 self.deadline = self.config.exit_after.map(|d| self.clock.now().saturating_add(d));
                 demo.win.window.request_redraw();
                 self.demo = Some(demo);
@@ -176,7 +194,13 @@ impl ApplicationHandler<UserEvent> for App {
                 demo.set_redraw_wait(waited);
                 // A redraw queued before the window closed still arrives; its window may be gone.
                 if !self.finished && demo.renderable(now) {
-                    demo.frame(&self.clock);
+                    let shown = demo.frame(&self.clock);
+                    let tour_done = self.tour.as_mut().is_some_and(|tour| {
+                        tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now())
+                    });
+                    if tour_done {
+                        self.finish(event_loop);
+                    }
                 }
             }
             WindowEvent::Resized(size) => {

@@ -1,0 +1,778 @@
+//! `timestep-lab measure`: a scripted tour in the window that fills a report card.
+//!
+//! The tour drives the window's own [`crate::session::Session`] (through
+//! [`Demo::restart`]) through timed segments, each on a fresh world, and
+//! turns what each segment measured into the card of [`crate::report_card`]:
+//!
+//! ```text
+//! per monitor (--monitor N, or all: the window moves to each in turn)
+//!   probe  every supported present mode (+ the emulated grid), lockstep:
+//!          vsync verdict, measured refresh, present-interval histogram  ── probe-seconds each
+//!   runs   every strategy with vsync on (Fifo, or the emulated grid),   ── seconds-per-strategy each
+//!          then with vsync off (Immediate, else Mailbox; none: a note)
+//!   predictions: predict(measured refresh) for the same strategies and passes
+//! each segment: settle (SETTLE: the new present mode and strategy find their
+//!               rhythm; nothing recorded) ─► a fresh session ─► record ─► the session's RunReport
+//! at the end:  DIR/report.json, DIR/report.html, DIR/screenshot.png
+//! ```
+//!
+//! A progress line on stderr says which segment runs and how long is left.
+//! Esc, closing the window or Ctrl+C end the tour early: the card is still
+//! written with what was measured, and says that it was cut short.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
+
+use winit::event_loop::ActiveEventLoop;
+
+use crate::app::args::{Emulation, MAX_JITTER_US, MAX_WINDOW_SIDE, PresentModeRequest, RunConfig};
+use crate::app::demo::Demo;
+use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
+use crate::cli::{self, Bounds, EmulatedRefresh};
+use crate::error::CliError;
+use crate::frame::FrameReport;
+use crate::render::surface::present_mode_name;
+use crate::report_card::{
+    FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, predict,
+    write_report_html,
+};
+use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
+use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
+
+/// Time each segment runs before it is recorded: a new present mode
+/// reconfigures the surface, and its first frames say nothing about pacing.
+pub const SETTLE: Nanos = 300 * NANOS_PER_MS;
+
+/// Time the window gets to arrive on the next monitor before it is measured.
+pub const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
+
+/// `--seconds-per-strategy` and `--probe-seconds`: more than 0, at most 10 minutes.
+pub const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 600.0, unit: "s" };
+
+/// The files a tour writes into `--out`.
+pub const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
+
+/// Present modes probed, in this order, where the surface supports them.
+const PROBED_MODES: [wgpu::PresentMode; 4] =
+    [wgpu::PresentMode::Fifo, wgpu::PresentMode::FifoRelaxed, wgpu::PresentMode::Mailbox, wgpu::PresentMode::Immediate];
+
+/// Which monitors the tour visits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MonitorChoice {
+    /// Monitor N (numbered from 1).
+    One(usize),
+    /// Every monitor, in turn.
+    All,
+}
+
+fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(MonitorChoice::All);
+    }
+    cli::whole(1, u64::from(u32::MAX))(text)
+        .map(|n| MonitorChoice::One(usize::try_from(n).unwrap_or(usize::MAX)))
+        .map_err(|e| format!("{e}, or 'all'"))
+}
+
+/// A list of strategies: `all`, or ids separated by commas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyList(pub Vec<StrategyId>);
+
+fn parse_strategies(text: &str) -> Result<StrategyList, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(StrategyList(StrategyId::ALL.to_vec()));
+    }
+    let mut ids = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let id = StrategyId::parse(&name.to_ascii_lowercase()).map_err(|e| e.to_string())?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(StrategyList(ids))
+}
+
+/// Arguments of `timestep-lab measure`.
+///
+/// Runs a scripted tour in the window: each supported present mode is
+/// checked for vsync and its present intervals, then every strategy runs a
+/// few seconds with vsync on and again with vsync off. Writes report.json,
+/// report.html and screenshot.png into --out.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MeasureArgs {
+    /// Directory for report.json, report.html and screenshot.png (created if missing).
+    #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
+    pub out: PathBuf,
+
+    /// The monitor to measure (numbered from 1), or `all` to visit each in turn.
+    /// Default: the one the window opens on.
+    #[arg(long, value_name = "N|all", value_parser = parse_monitor)]
+    pub monitor: Option<MonitorChoice>,
+
+    /// How long each strategy runs in each vsync pass, seconds.
+    #[arg(long, value_name = "S", default_value = "3", value_parser = SEGMENT_SECONDS.nanos())]
+    pub seconds_per_strategy: Nanos,
+
+    /// How long each present mode is probed, seconds.
+    #[arg(long, value_name = "S", default_value = "2", value_parser = SEGMENT_SECONDS.nanos())]
+    pub probe_seconds: Nanos,
+
+    /// Strategies to run: `all`, or ids separated by commas (`interpolated,snapped`).
+    #[arg(long, value_name = "IDS|all", default_value = "all", value_parser = parse_strategies)]
+    pub strategies: StrategyList,
+
+    /// Skip the pass with vsync off.
+    #[arg(long)]
+    pub no_vsync_off: bool,
+
+    /// Simulation tick rate, Hz (e.g. 60, 59.94, 60000/1001).
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate)]
+    pub tick_rate: Rate,
+
+    /// Fuzzy timer variant.
+    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
+          value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
+    pub fuzzy_variant: FuzzyVariant,
+
+    /// Pace vsync-on presents to a virtual vblank grid at HZ, or per monitor as
+    /// 1=59.94,2=144 (see `run --emulate-refresh`).
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh)]
+    pub emulate_refresh: Option<EmulatedRefresh>,
+
+    /// Wake-up jitter of the emulated vblank, µs (needs --emulate-refresh).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
+    pub emulate_jitter_us: Option<u64>,
+
+    /// A name for this machine in the report (the host name is not read).
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+
+    /// Fullscreen on the measured monitor (borderless).
+    #[arg(long)]
+    pub fullscreen: bool,
+
+    /// Window size in physical pixels (`WIDTHxHEIGHT`).
+    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
+          value_parser = parse_size)]
+    pub window_size: [u32; 2],
+
+    /// Leave the overlay out (it costs frame time on a slow adapter).
+    #[arg(long)]
+    pub no_overlay: bool,
+
+    /// Noise seed (emulated jitter).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
+    pub seed: u64,
+}
+
+fn parse_size(text: &str) -> Result<[u32; 2], String> {
+    let bad = || format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)");
+    let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if !(1..=MAX_WINDOW_SIDE).contains(&w) || !(1..=MAX_WINDOW_SIDE).contains(&h) {
+        return Err(format!("{w}x{h}: each side must be 1–{MAX_WINDOW_SIDE}"));
+    }
+    Ok([w, h])
+}
+
+fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
+    CliError::Usage(format!("--{flag}: {message}"))
+}
+
+/// Runs `timestep-lab measure`.
+///
+/// # Errors
+/// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
+/// (checked before the window opens); [`CliError::Runtime`] as for `run`.
+pub fn run_measure(args: &MeasureArgs) -> Result<(), CliError> {
+    let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
+        (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
+        (None, None) => None,
+        (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
+    };
+    if args.out.is_file() {
+        return Err(usage("out", format!("'{}' is a file; give a directory", args.out.display())));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| usage("out", format!("cannot create '{}': {e}", args.out.display())))?;
+    for name in OUTPUTS {
+        cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
+    }
+    let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
+    let config = RunConfig {
+        strategy: first,
+        strategy_config: StrategyConfig {
+            tick_rate: args.tick_rate,
+            fuzzy_variant: args.fuzzy_variant,
+            ..StrategyConfig::default()
+        },
+        present_mode: PresentModeRequest::Auto,
+        sprites: crate::app::args::DEFAULT_SPRITES,
+        monitor: match args.monitor {
+            Some(MonitorChoice::One(n)) => Some(n - 1),
+            Some(MonitorChoice::All) => Some(0),
+            None => None,
+        },
+        fullscreen: args.fullscreen,
+        window_size: args.window_size,
+        exit_after: None,
+        stats_json: None,
+        screenshot: None,
+        emulation,
+        no_overlay: args.no_overlay,
+        seed: args.seed,
+    };
+    let tour = Tour::new(args);
+    crate::app::run_app(config, Some(tour))
+}
+
+/// What a segment runs in: a present mode, with or without the emulated grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mode {
+    present: wgpu::PresentMode,
+    emulated: bool,
+}
+
+/// One timed part of the tour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Lockstep in `mode`: vsync verdict and present intervals.
+    Probe(Mode),
+    /// `strategy` in `mode`, in the vsync pass `vsync`.
+    Run { strategy: StrategyId, vsync: bool, mode: Mode },
+    /// Move the window to the next monitor and start its card.
+    NextMonitor,
+    /// A [`Step::NextMonitor`] done (its monitor's steps follow it).
+    Moved,
+}
+
+/// The segment under way.
+#[derive(Clone, Debug)]
+struct Segment {
+    step: Step,
+    /// When recording starts (after [`SETTLE`]).
+    record_at: Nanos,
+    recording: bool,
+    ends: Nanos,
+    last_display: Option<Nanos>,
+    intervals: Vec<Nanos>,
+}
+
+/// `measure`'s tour: the plan, where it stands, and the card it fills.
+pub struct Tour {
+    out: PathBuf,
+    choice: Option<MonitorChoice>,
+    strategies: Vec<StrategyId>,
+    run_length: Nanos,
+    probe_length: Nanos,
+    vsync_off: bool,
+    name: Option<String>,
+    plan: Vec<Step>,
+    next: usize,
+    segment: Option<Segment>,
+    card: Option<ReportCard>,
+    monitor: Option<MonitorCard>,
+    /// Which monitors are still to visit after the current one.
+    monitors_left: usize,
+    /// The emulated grid on the monitor measured now.
+    emulated: Option<Rate>,
+    /// Time one monitor's steps take.
+    per_monitor: Nanos,
+    started: Nanos,
+    progress: Progress,
+}
+
+impl Tour {
+    /// A tour as `args` ask.
+    pub fn new(args: &MeasureArgs) -> Tour {
+        Tour {
+            out: args.out.clone(),
+            choice: args.monitor,
+            strategies: args.strategies.0.clone(),
+            run_length: args.seconds_per_strategy,
+            probe_length: args.probe_seconds,
+            vsync_off: !args.no_vsync_off,
+            name: args.name.clone(),
+            plan: Vec::new(),
+            next: 0,
+            segment: None,
+            card: None,
+            monitor: None,
+            monitors_left: 0,
+            emulated: None,
+            per_monitor: 0,
+            started: 0,
+            progress: Progress::new(),
+        }
+    }
+
+    /// The window is up: plan the tour and start its first segment.
+    pub fn start(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
+        let info = demo.gfx.gpu.adapter.get_info();
+        let driver = [info.driver.as_str(), info.driver_info.as_str()].join(" ").trim().to_owned();
+        self.card = Some(ReportCard {
+            created: Some(jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+            ..ReportCard::new(Machine {
+                name: self.name.clone(),
+                adapter: Some(info.name.clone()),
+                backend: Some(format!("{:?}", info.backend)),
+                driver: (!driver.is_empty()).then_some(driver),
+                ..Machine::this_build()
+            })
+        });
+        let count = event_loop.available_monitors().count().max(1);
+        self.monitors_left = match self.choice {
+            Some(MonitorChoice::All) => count - 1,
+            _ => 0,
+        };
+        self.plan = self.monitor_plan(demo);
+        // Each further monitor's steps are planned when the window is on it
+        // (its emulated grid may differ); the time left counts them as this one's.
+        self.plan.extend(std::iter::repeat_n(Step::NextMonitor, self.monitors_left));
+        self.per_monitor = self.plan.iter().map(|&s| self.length(s) + SETTLE).sum();
+        self.started = now;
+        self.monitor = Some(self.monitor_card(demo, event_loop));
+        self.begin(demo, config, event_loop, now);
+    }
+
+    /// The steps on the monitor the window is on.
+    fn monitor_plan(&self, demo: &Demo) -> Vec<Step> {
+        self.plan_for(demo.gfx.surface.supported_present_modes(), demo.emulated_here().is_some())
+    }
+
+    /// The steps on a monitor with these present modes, with or without an emulated grid.
+    fn plan_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
+        let real = |present| Mode { present, emulated: false };
+        let mut plan = Vec::new();
+        let emulated = Mode { present: PresentModeRequest::Auto.resolve(true), emulated: true };
+        if emulating {
+            plan.push(Step::Probe(emulated));
+        }
+        plan.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Step::Probe(real(m))));
+        let on = if emulating { emulated } else { real(wgpu::PresentMode::Fifo) };
+        plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: true, mode: on }));
+        let off =
+            [wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox].into_iter().find(|m| supported.contains(m));
+        if let (true, Some(off)) = (self.vsync_off, off) {
+            plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: false, mode: real(off) }));
+        }
+        plan
+    }
+
+    fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
+        self.emulated = demo.emulated_here();
+        let window = &demo.win.window;
+        let monitors: Vec<_> = event_loop.available_monitors().collect();
+        let current = window.current_monitor();
+        let index = current.as_ref().and_then(|c| monitors.iter().position(|m| m == c));
+        let info = current.as_ref().map(|m| MonitorInfo::of(index.unwrap_or(0), m));
+        let mut card = MonitorCard {
+            index: index.map_or(1, |i| i as u32 + 1),
+            name: info.as_ref().map(|i| i.name.clone()),
+            size_px: info.as_ref().map(|i| i.size),
+            scale_factor: current.as_ref().map(|m| m.scale_factor()),
+            reported_refresh_hz: info.as_ref().and_then(MonitorInfo::refresh_hz),
+            emulated_refresh_hz: self.emulated.map(Rate::hz),
+            ..MonitorCard::default()
+        };
+        if let Some(MonitorChoice::One(n)) = self.choice
+            && index.is_some_and(|i| i + 1 != n)
+        {
+            card.notes.push(format!("asked for monitor {n}, but the window is on monitor {}", card.index));
+        }
+        if info.is_none() {
+            card.notes.push("the platform does not say which monitor the window is on".to_owned());
+        }
+        card
+    }
+
+    fn total(&self) -> Nanos {
+        let later = self.plan.iter().filter(|s| **s == Step::NextMonitor).count() as u64;
+        self.plan.iter().filter(|s| **s != Step::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
+            + later * (MOVE_SETTLE + self.per_monitor)
+    }
+
+    fn length(&self, step: Step) -> Nanos {
+        match step {
+            Step::Probe(_) => self.probe_length,
+            Step::Run { .. } => self.run_length,
+            Step::NextMonitor | Step::Moved => MOVE_SETTLE.saturating_sub(SETTLE),
+        }
+    }
+
+    /// Starts the next step.
+    fn begin(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
+        let Some(&step) = self.plan.get(self.next) else { return };
+        self.next += 1;
+        match step {
+            Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now),
+            Step::Run { strategy, mode, .. } => apply(demo, config, mode, strategy, now),
+            Step::NextMonitor | Step::Moved => demo.win.next_monitor(event_loop),
+        }
+        self.progress.show(&self.describe(step), self.next, self.plan.len(), self.remaining(now));
+        self.segment = Some(Segment {
+            step,
+            record_at: now + SETTLE,
+            recording: false,
+            ends: now + SETTLE + self.length(step),
+            last_display: None,
+            intervals: Vec::new(),
+        });
+    }
+
+    fn remaining(&self, now: Nanos) -> Nanos {
+        self.total().saturating_sub(now.saturating_sub(self.started))
+    }
+
+    fn describe(&self, step: Step) -> String {
+        let monitor = self.monitor.as_ref().map_or(1, |m| m.index);
+        match step {
+            Step::Probe(mode) => format!("monitor {monitor}: probing {}", mode_label(mode, self.emulated_rate())),
+            Step::Run { strategy, vsync, mode } => format!(
+                "monitor {monitor}: {strategy}, vsync {} ({})",
+                if vsync { "on" } else { "off" },
+                mode_label(mode, self.emulated_rate())
+            ),
+            Step::NextMonitor | Step::Moved => "moving to the next monitor".to_owned(),
+        }
+    }
+
+    fn emulated_rate(&self) -> Option<f64> {
+        self.monitor.as_ref().and_then(|m| m.emulated_refresh_hz)
+    }
+
+    /// After each frame: record it, close the segment when its time is up.
+    /// Returns true when the tour is over.
+    pub fn after_frame(
+        &mut self,
+        demo: &mut Demo,
+        shown: Option<&FrameReport>,
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) -> bool {
+        let left = self.remaining(now);
+        let Some(segment) = self.segment.as_mut() else { return true };
+        if !segment.recording {
+            if now >= segment.record_at {
+                segment.recording = true;
+                if let Step::Probe(mode) | Step::Run { mode, .. } = segment.step {
+                    // A fresh session: the settling frames are in no figure.
+                    let strategy = demo.session.driver().strategy_id();
+                    apply(demo, config, mode, strategy, now);
+                }
+            }
+            return false;
+        }
+        if let Some(report) = shown {
+            if let Some(previous) = segment.last_display {
+                segment.intervals.push(report.display_time.saturating_sub(previous));
+            }
+            segment.last_display = Some(report.display_time);
+        }
+        let ends = segment.ends;
+        self.progress.tick(now, left);
+        if now < ends {
+            return false;
+        }
+        if let Some(segment) = self.segment.take() {
+            self.close(segment, demo, config, event_loop, now);
+        }
+        if self.next >= self.plan.len() {
+            return true;
+        }
+        self.begin(demo, config, event_loop, now);
+        false
+    }
+
+    /// Puts what `segment` measured on the card.
+    fn close(
+        &mut self,
+        segment: Segment,
+        demo: &mut Demo,
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) {
+        let emulated = self.emulated_rate();
+        match segment.step {
+            Step::Probe(mode) => {
+                let verdict = demo.session.verdict().clone();
+                let report = demo.session.report(now);
+                let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
+                if let Some(m) = self.monitor.as_mut() {
+                    m.present_modes.push(PresentModeCheck {
+                        mode: mode_label(mode, emulated),
+                        vsync: verdict.vsync,
+                        verdict: verdict.text,
+                        measured_refresh_hz: measured,
+                        intervals: IntervalStats::from_intervals(&segment.intervals),
+                    });
+                }
+            }
+            Step::Run { vsync, mode, strategy } => {
+                let mut report = demo.session.report(now);
+                report.model = "window".to_owned();
+                report.seed = config.seed;
+                let stats = IntervalStats::from_intervals(&segment.intervals);
+                let record = RunRecord {
+                    vsync_requested: Some(vsync),
+                    present_mode: Some(mode_label(mode, emulated)),
+                    ..RunRecord::from(&report)
+                };
+                let record = with_interval_stats(record, stats.as_ref());
+                if let Some(m) = self.monitor.as_mut() {
+                    // The trace shows interpolated (the default strategy) with vsync on,
+                    // else the first strategy of the pass.
+                    if vsync && (strategy == StrategyId::Interpolated || m.frame_trace.is_none()) {
+                        m.frame_trace = Some(FrameTrace::from_intervals(
+                            format!("{strategy}, vsync on ({})", record.present_mode.as_deref().unwrap_or("?")),
+                            &segment.intervals,
+                        ));
+                    }
+                    m.runs.push(record);
+                }
+            }
+            Step::NextMonitor => {
+                demo.follow_monitor(now);
+                self.finish_monitor(config);
+                self.monitor = Some(self.monitor_card(demo, event_loop));
+                let steps = self.monitor_plan(demo);
+                // In place of the placeholder just run: the time estimate stays whole.
+                let at = self.next;
+                self.plan.splice(at..at, steps);
+                self.plan[at - 1] = Step::Moved;
+            }
+            Step::Moved => {}
+        }
+    }
+
+    /// Adds the predictions to the current monitor's card and files it.
+    fn finish_monitor(&mut self, config: &RunConfig) {
+        let Some(mut m) = self.monitor.take() else { return };
+        // The refresh with vsync in effect: the first probe that found it and measured a rate.
+        // The emulated grid's probe measures the grid, not the monitor.
+        m.measured_refresh_hz = m
+            .present_modes
+            .iter()
+            .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
+            .find_map(|p| p.measured_refresh_hz);
+        let refresh = self
+            .emulated
+            .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
+            .or_else(|| m.reported_refresh_hz.and_then(rate_of_hz));
+        match refresh {
+            Some(rate) => {
+                for vsync in [true, false] {
+                    let ran: Vec<StrategyId> = self
+                        .strategies
+                        .iter()
+                        .copied()
+                        .filter(|s| m.runs.iter().any(|r| r.strategy == s.name() && r.vsync_requested == Some(vsync)))
+                        .collect();
+                    if !ran.is_empty() {
+                        m.predictions.extend(predict(rate, vsync, config.strategy_config, &ran));
+                    }
+                }
+            }
+            None => m.notes.push("no refresh rate was measured or reported: no predictions".to_owned()),
+        }
+        if let Some(card) = self.card.as_mut() {
+            card.monitors.push(m);
+        }
+    }
+
+    /// Writes the card, the page and the screenshot (with what was measured
+    /// so far, and a note, when the tour was cut short).
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] naming the file that could not be written.
+    pub fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
+        self.progress.done();
+        let done = self.next - usize::from(self.segment.is_some());
+        if self.next < self.plan.len() || self.segment.is_some() {
+            let note = format!("the tour was cut short: {done} of {} segments ran", self.plan.len());
+            log::warn!("{note}");
+            if let Some(m) = self.monitor.as_mut() {
+                m.notes.push(note);
+            }
+        }
+        self.finish_monitor(config);
+        let card = self.card.take().ok_or_else(|| CliError::Runtime("the tour never started".to_owned()))?;
+        let runtime = CliError::Runtime;
+        card.write(&self.out.join(OUTPUTS[0])).map_err(runtime)?;
+        write_report_html(&card, &self.out.join(OUTPUTS[1])).map_err(runtime)?;
+        demo.screenshot(&self.out.join(OUTPUTS[2]))?;
+        log::info!("measure: wrote {}", OUTPUTS.map(|f| self.out.join(f).display().to_string()).join(", "));
+        Ok(())
+    }
+}
+
+/// Sets `mode` and starts a fresh session running `strategy` in it.
+fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, now: Nanos) {
+    if demo.gfx.surface.present_mode() != mode.present {
+        let gfx = &mut demo.gfx;
+        let actual = gfx.surface.set_present_mode(&gfx.gpu.device, mode.present);
+        if actual != mode.present {
+            log::warn!(
+                "present mode {} refused; {} in effect",
+                present_mode_name(mode.present),
+                present_mode_name(actual)
+            );
+        }
+    }
+    demo.restart(strategy, mode.emulated, config, now);
+}
+
+/// `Fifo`, or `Immediate + emulated 59.94 Hz`.
+fn mode_label(mode: Mode, emulated_hz: Option<f64>) -> String {
+    let name = crate::app::gfx::mode_title(mode.present);
+    match (mode.emulated, emulated_hz) {
+        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::report_card::plots::trim(hz, 3)),
+        (true, None) => format!("{name} + emulated vblank"),
+        (false, _) => name.to_owned(),
+    }
+}
+
+/// An exact rate from a measured rate in Hz, to the millihertz (59.94 snaps to 60000/1001).
+fn rate_of_hz(hz: f64) -> Option<Rate> {
+    let mhz = (hz * 1000.0).round();
+    (mhz >= 1.0 && mhz <= f64::from(u32::MAX)).then(|| refresh_rate_from_millihertz(mhz as u32)).flatten()
+}
+
+/// The run's present-interval figures: the report's own where it has them,
+/// else the tour's statistics of the same frames.
+fn with_interval_stats(record: RunRecord, stats: Option<&IntervalStats>) -> RunRecord {
+    RunRecord {
+        present_interval_mean_ms: record.present_interval_mean_ms.or(stats.map(|s| s.mean_ms)),
+        present_interval_std_ms: record.present_interval_std_ms.or(stats.map(|s| s.std_ms)),
+        present_interval_p99_ms: record.present_interval_p99_ms.or(stats.map(|s| s.p99_ms)),
+        ..record
+    }
+}
+
+/// The progress line on stderr: rewritten in place on a terminal, one line
+/// per segment otherwise (a log file or a test's captured output).
+struct Progress {
+    terminal: bool,
+    shown_at: Nanos,
+    line: String,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress { terminal: std::io::stderr().is_terminal(), shown_at: 0, line: String::new() }
+    }
+
+    fn show(&mut self, what: &str, step: usize, steps: usize, left: Nanos) {
+        self.line = format!("[{step}/{steps}] {what}");
+        self.print(left);
+    }
+
+    /// Refreshes the time left, once a second, on a terminal.
+    fn tick(&mut self, now: Nanos, left: Nanos) {
+        if self.terminal && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
+            self.shown_at = now;
+            self.print(left);
+        }
+    }
+
+    fn print(&self, left: Nanos) {
+        let secs = left.div_ceil(NANOS_PER_SEC);
+        let text = format!("measure {}, {}:{:02} left", self.line, secs / 60, secs % 60);
+        let mut err = std::io::stderr().lock();
+        // The progress line is the command's output, not a diagnostic: it bypasses the log.
+        let _ = if self.terminal { write!(err, "\r\x1b[2K{text}") } else { writeln!(err, "{text}") };
+        let _ = err.flush();
+    }
+
+    fn done(&self) {
+        if self.terminal {
+            let _ = writeln!(std::io::stderr());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitor_is_a_number_from_one_or_all() {
+        assert_eq!(parse_monitor("2"), Ok(MonitorChoice::One(2)));
+        assert_eq!(parse_monitor("ALL"), Ok(MonitorChoice::All));
+        let err = parse_monitor("0").unwrap_err();
+        assert!(err.contains("out of range") && err.ends_with("or 'all'"), "{err}");
+    }
+
+    #[test]
+    fn strategies_are_all_or_a_comma_list_without_repeats() {
+        assert_eq!(parse_strategies("all").map(|l| l.0.len()), Ok(10));
+        assert_eq!(
+            parse_strategies("Snapped, interpolated,snapped"),
+            Ok(StrategyList(vec![StrategyId::Snapped, StrategyId::Interpolated]))
+        );
+        assert!(parse_strategies("warp").unwrap_err().contains("warp"), "names the unknown id");
+    }
+
+    #[test]
+    fn measured_rates_snap_to_exact_rates() {
+        assert_eq!(rate_of_hz(59.9401), Rate::new(60000, 1001).ok(), "59.940 Hz is NTSC's 60000/1001");
+        assert_eq!(rate_of_hz(144.0), Some(Rate::from_hz(144)));
+        assert_eq!(rate_of_hz(0.0), None);
+        assert_eq!(rate_of_hz(f64::NAN), None);
+    }
+
+    #[test]
+    fn a_run_keeps_its_own_interval_figures_and_fills_missing_ones() {
+        let stats = IntervalStats::from_intervals(&[16_000_000, 18_000_000]).expect("two intervals");
+        let filled = with_interval_stats(RunRecord::default(), Some(&stats));
+        assert_eq!((filled.present_interval_mean_ms, filled.present_interval_std_ms), (Some(17.0), Some(1.0)));
+        let own = RunRecord { present_interval_mean_ms: Some(5.0), ..RunRecord::default() };
+        assert_eq!(with_interval_stats(own, Some(&stats)).present_interval_mean_ms, Some(5.0));
+    }
+
+    #[test]
+    fn the_plan_probes_supported_modes_then_runs_each_strategy_twice() {
+        let args = MeasureArgs {
+            out: PathBuf::from("x"),
+            monitor: None,
+            seconds_per_strategy: NANOS_PER_SEC,
+            probe_seconds: NANOS_PER_SEC,
+            strategies: StrategyList(vec![StrategyId::Lockstep, StrategyId::Snapped]),
+            no_vsync_off: false,
+            tick_rate: Rate::from_hz(60),
+            fuzzy_variant: FuzzyVariant::Final,
+            emulate_refresh: None,
+            emulate_jitter_us: None,
+            name: None,
+            fullscreen: false,
+            window_size: [1280, 720],
+            no_overlay: false,
+            seed: 1,
+        };
+        let tour = Tour::new(&args);
+        let fifo = Mode { present: wgpu::PresentMode::Fifo, emulated: false };
+        let mailbox = Mode { present: wgpu::PresentMode::Mailbox, emulated: false };
+        let plan = tour.plan_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
+        assert_eq!(
+            plan,
+            [
+                Step::Probe(fifo),
+                Step::Probe(mailbox),
+                Step::Run { strategy: StrategyId::Lockstep, vsync: true, mode: fifo },
+                Step::Run { strategy: StrategyId::Snapped, vsync: true, mode: fifo },
+                Step::Run { strategy: StrategyId::Lockstep, vsync: false, mode: mailbox },
+                Step::Run { strategy: StrategyId::Snapped, vsync: false, mode: mailbox },
+            ],
+            "Immediate is not supported: the vsync-off pass uses Mailbox"
+        );
+        let only_fifo = tour.plan_for(&[wgpu::PresentMode::Fifo], true);
+        assert_eq!(
+            only_fifo.len(),
+            4,
+            "emulated probe, Fifo probe, two vsync-on runs, no vsync-off pass: {only_fifo:?}"
+        );
+        assert!(matches!(only_fifo[0], Step::Probe(Mode { emulated: true, .. })));
+    }
+}

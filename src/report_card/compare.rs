@@ -1,0 +1,647 @@
+//! `timestep-lab compare FILE…`: report cards and simulator runs side by side.
+//!
+//! Each file is recognised by its content: a report card (`report.json` of
+//! `measure`: an object with `"schema": "timestep-lab/report-card"`), a list
+//! of simulator runs (the array `simulate --format json` prints), or one run
+//! (the object `run --stats-json` writes). Anything else is a one-line error
+//! naming the file (exit code 2).
+//!
+//! Every monitor of a card is a column (`monitor 1 (59.94 Hz)`); simulator
+//! runs are grouped into columns by model, refresh and tick rate
+//! (`sim 144 Hz (desktop)`). When two columns would carry the same label,
+//! every label gets its file's name in front. There is one table per vsync
+//! pass (on, off), rows are strategies, and a cell holds three figures:
+//!
+//! ```text
+//! vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min
+//! strategy     | monitor 1 (60 Hz)     | sim 144 Hz (desktop)
+//! -------------+-----------------------+----------------------
+//! lockstep     |  0.00  n/a      0.0   |  0.00  n/a -42009.7 !
+//! fixed-fps    |  0.00  n/a      0.0 * |  2.64  n/a     -7.4
+//! variable     |  0.50  n/a     33.3   |  0.50  n/a     13.6 *
+//! monitor 1 (60 Hz): best fixed-fps (predicted: fixed-fps); the simulator agrees on 9 of 10 strategies; …
+//! sim 144 Hz (desktop): best variable
+//! ```
+//!
+//! The best strategy per column follows [`super::judge`]'s rule; below the
+//! table, every column from a report card gets a line saying whether its
+//! measurements agree with the simulator's predictions (the tolerances are
+//! [`super::judge`]'s too). `--html FILE` writes the same as a page with a
+//! bar chart per pass. Without `--html` no file is written: a command that
+//! prints a table should not leave files behind unasked.
+
+use super::html::{self, escape, pass_label, passes, strategy_order};
+use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
+use super::plots::{self, BarChart, BarSeries};
+use super::schema::{ReportCard, RunRecord, SCHEMA};
+use crate::cli::{self, Bounds};
+use crate::error::CliError;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `timestep-lab compare`.
+///
+/// Puts report cards (`report.json` from `measure`) and simulator runs
+/// (`simulate --format json`) side by side: a table per vsync pass with one
+/// column per monitor or simulated display, the best strategy of each
+/// column, and whether measurements agree with the simulator's predictions.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Report cards and simulator JSON files, in any mix and order.
+    #[arg(value_name = "FILE", required = true, value_parser = cli::file_name)]
+    pub files: Vec<PathBuf>,
+
+    /// Also write the comparison as a self-contained HTML page (inline SVG charts).
+    #[arg(long, value_name = "FILE.html", value_parser = cli::file_name)]
+    pub html: Option<PathBuf>,
+
+    /// The largest speed error (|drift|, ms per minute) a best strategy may have.
+    #[arg(long, value_name = "MS", default_value_t = MAX_DRIFT_MS_PER_MIN, allow_hyphen_values = true,
+          value_parser = parse_max_drift)]
+    pub max_drift: f64,
+}
+
+/// `--max-drift`: 0 to 60 000 ms per minute (all of it).
+pub const MAX_DRIFT_BOUNDS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 60_000.0, unit: "ms per minute" };
+
+/// `--max-drift`: a finite number of ms per minute within [`MAX_DRIFT_BOUNDS`].
+fn parse_max_drift(text: &str) -> Result<f64, String> {
+    MAX_DRIFT_BOUNDS.parse(text)
+}
+
+/// What one file holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A report card.
+    Card(ReportCard),
+    /// Simulator runs (or one window run).
+    Runs(Vec<RunRecord>),
+}
+
+/// Recognises `text` as a report card, a list of runs or one run.
+///
+/// # Errors
+/// One line saying what is wrong (without the file name).
+pub fn parse_source(text: &str) -> Result<Source, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let not_ours =
+        || "neither a report card (measure's report.json) nor simulator runs (simulate --format json)".to_owned();
+    match &value {
+        serde_json::Value::Object(map) if map.contains_key("schema") => {
+            let schema = map.get("schema").and_then(serde_json::Value::as_str);
+            if schema != Some(SCHEMA) {
+                return Err(not_ours());
+            }
+            ReportCard::from_json(text).map(Source::Card).map_err(|e| e.to_string())
+        }
+        serde_json::Value::Object(map) if map.get("strategy").is_some_and(serde_json::Value::is_string) => {
+            let run: RunRecord = serde_json::from_value(value).map_err(|e| format!("not a run: {e}"))?;
+            Ok(Source::Runs(vec![run]))
+        }
+        serde_json::Value::Array(items) => {
+            if items.is_empty() {
+                return Err("an empty list of runs".to_owned());
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    if !item.get("strategy").is_some_and(serde_json::Value::is_string) {
+                        return Err(format!("item {} is not a run (an object with a \"strategy\")", i + 1));
+                    }
+                    serde_json::from_value(item.clone()).map_err(|e| format!("run {}: {e}", i + 1))
+                })
+                .collect::<Result<Vec<RunRecord>, String>>()
+                .map(Source::Runs)
+        }
+        _ => Err(not_ours()),
+    }
+}
+
+/// Reads and recognises one file.
+///
+/// # Errors
+/// One line naming the file.
+pub fn load(path: &Path) -> Result<Source, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    parse_source(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One column: a monitor of a card, or a group of simulator runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// Its header (`monitor 1 (59.94 Hz)`, `sim 144 Hz (desktop)`).
+    pub label: String,
+    /// The refresh rate its runs count in, Hz.
+    pub refresh_hz: Option<f64>,
+    /// Its runs in this table's vsync pass.
+    pub runs: Vec<RunRecord>,
+    /// The simulator's predictions for them (report cards only).
+    pub predictions: Vec<RunRecord>,
+}
+
+impl Column {
+    /// The run of `strategy`, if any.
+    pub fn run(&self, strategy: &str) -> Option<&RunRecord> {
+        self.runs.iter().find(|r| r.strategy == strategy)
+    }
+
+    /// The best run's strategy under `max_drift`.
+    pub fn best(&self, max_drift: f64) -> Option<&str> {
+        judge::best(&self.runs, max_drift).map(|r| r.strategy.as_str())
+    }
+
+    /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`.
+    pub fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
+        let best = best.unwrap_or("none (every run is off speed or unmeasured)");
+        match self.agreement(max_drift) {
+            Some(a) => {
+                let predicted = a.best_predicted.as_deref().unwrap_or("none");
+                format!("{}: best {best} (predicted: {predicted}); {}", self.label, a.sentence())
+            }
+            None => format!("{}: best {best}", self.label),
+        }
+    }
+
+    /// How the runs agree with the predictions; `None` without predictions.
+    pub fn agreement(&self, max_drift: f64) -> Option<judge::Agreement> {
+        if self.predictions.is_empty() || self.runs.is_empty() {
+            return None;
+        }
+        let m: Vec<&RunRecord> = self.runs.iter().collect();
+        let p: Vec<&RunRecord> = self.predictions.iter().collect();
+        Some(judge::agreement(&m, &p, self.refresh_hz, max_drift))
+    }
+}
+
+/// One vsync pass: strategies × columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassTable {
+    /// The pass (`None`: runs whose vsync is unknown).
+    pub pass: Option<bool>,
+    /// Strategies, in key order.
+    pub rows: Vec<String>,
+    /// Columns that ran in this pass.
+    pub columns: Vec<Column>,
+}
+
+/// Everything `compare` shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// One line per file: what it held and which columns it gave.
+    pub files: Vec<String>,
+    /// One table per vsync pass, on before off.
+    pub tables: Vec<PassTable>,
+    /// The drift bound of the best-strategy rule, ms per minute.
+    pub max_drift: f64,
+    /// Things the reader should know (a strategy twice in a column: the first is shown).
+    pub warnings: Vec<String>,
+}
+
+/// A column before it is split by pass.
+struct Group {
+    file: String,
+    label: String,
+    refresh_hz: Option<f64>,
+    runs: Vec<RunRecord>,
+    predictions: Vec<RunRecord>,
+}
+
+fn hz_label(hz: Option<f64>) -> String {
+    hz.filter(|v| v.is_finite()).map_or_else(|| "? Hz".to_owned(), |v| format!("{} Hz", plots::trim(v, 2)))
+}
+
+fn groups_of(file: &str, source: &Source) -> Vec<Group> {
+    match source {
+        Source::Card(card) => card
+            .monitors
+            .iter()
+            .map(|m| {
+                let emulated = if m.emulated_refresh_hz.is_some() { " emulated" } else { "" };
+                Group {
+                    file: file.to_owned(),
+                    label: format!("monitor {} ({}{emulated})", m.index, hz_label(m.refresh_hz())),
+                    refresh_hz: m.refresh_hz(),
+                    runs: m.runs.clone(),
+                    predictions: m.predictions.clone(),
+                }
+            })
+            .collect(),
+        Source::Runs(runs) => {
+            let mut groups: Vec<Group> = Vec::new();
+            for run in runs {
+                let model = run.model.clone().unwrap_or_else(|| "unknown model".to_owned());
+                let tick =
+                    run.tick_rate.filter(|t| (t - 60.0).abs() > 1e-9).map(|t| format!(", tick {}", hz_label(Some(t))));
+                let label = if model == "window" {
+                    format!("window {}", hz_label(run.refresh_hz))
+                } else {
+                    format!("sim {} ({model}{})", hz_label(run.refresh_hz), tick.unwrap_or_default())
+                };
+                match groups.iter_mut().find(|g| g.label == label) {
+                    Some(g) => g.runs.push(run.clone()),
+                    None => groups.push(Group {
+                        file: file.to_owned(),
+                        label,
+                        refresh_hz: run.refresh_hz,
+                        runs: vec![run.clone()],
+                        predictions: Vec::new(),
+                    }),
+                }
+            }
+            groups
+        }
+    }
+}
+
+fn file_stem(file: &str) -> String {
+    Path::new(file).file_stem().map_or_else(|| file.to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+fn describe(file: &str, source: &Source, labels: &[String]) -> String {
+    let what = match source {
+        Source::Card(card) => {
+            let name = card.machine.name.as_deref().map(|n| format!(" of \"{n}\"")).unwrap_or_default();
+            format!("report card{name}, {} monitor(s)", card.monitors.len())
+        }
+        Source::Runs(runs) => format!("{} simulator run(s)", runs.len()),
+    };
+    format!("{file}: {what} -> {}", if labels.is_empty() { "no columns".to_owned() } else { labels.join(", ") })
+}
+
+/// Builds the comparison of `sources` (file name as given, content).
+pub fn compare(sources: &[(String, Source)], max_drift: f64) -> Comparison {
+    let mut groups: Vec<Group> = sources.iter().flat_map(|(file, source)| groups_of(file, source)).collect();
+    let duplicate =
+        |groups: &[Group]| groups.iter().enumerate().any(|(i, g)| groups[..i].iter().any(|h| h.label == g.label));
+    if duplicate(&groups) {
+        for g in &mut groups {
+            g.label = format!("{}: {}", file_stem(&g.file), g.label);
+        }
+    }
+    if duplicate(&groups) {
+        for g in &mut groups {
+            g.label = format!("{} [{}]", g.label, g.file);
+        }
+    }
+    let mut warnings = Vec::new();
+    for g in &groups {
+        for (i, r) in g.runs.iter().enumerate() {
+            if g.runs[..i].iter().any(|o| o.strategy == r.strategy && o.vsync_pass() == r.vsync_pass()) {
+                warnings.push(format!(
+                    "{}: {} runs twice with {} in column '{}'; the first is shown",
+                    g.file,
+                    r.strategy,
+                    pass_label(r.vsync_pass()),
+                    g.label
+                ));
+            }
+        }
+    }
+    let files = sources
+        .iter()
+        .map(|(file, source)| {
+            let labels: Vec<String> = groups.iter().filter(|g| &g.file == file).map(|g| g.label.clone()).collect();
+            describe(file, source, &labels)
+        })
+        .collect();
+    let tables = passes(groups.iter().flat_map(|g| &g.runs))
+        .into_iter()
+        .map(|pass| {
+            let columns: Vec<Column> = groups
+                .iter()
+                .map(|g| Column {
+                    label: g.label.clone(),
+                    refresh_hz: g.refresh_hz,
+                    runs: g.runs.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
+                    predictions: g.predictions.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
+                })
+                .filter(|c| !c.runs.is_empty())
+                .collect();
+            let rows = strategy_order(columns.iter().flat_map(|c| c.runs.iter().map(|r| r.strategy.as_str())));
+            PassTable { pass, rows, columns }
+        })
+        .collect();
+    Comparison { files, tables, max_drift, warnings }
+}
+
+/// The cell's three figures, formatted.
+fn cell_figures(run: &RunRecord) -> [String; 3] {
+    Metric::ALL.map(|m| m.format(m.value(run)))
+}
+
+/// `*` for the column's best, `!` for a run too far off speed, blank otherwise.
+fn mark(run: &RunRecord, best: Option<&str>, max_drift: f64) -> &'static str {
+    if best == Some(run.strategy.as_str()) {
+        "*"
+    } else if !judge::eligible(run, max_drift) {
+        "!"
+    } else {
+        " "
+    }
+}
+
+/// The rule and tolerances, one line each.
+fn rule_lines(max_drift: f64) -> [String; 2] {
+    [
+        format!(
+            "best (*): among runs with |drift| <= {} ms/min, fewest hitches/min (ties within {}), then least judder \
+             (ties within {} ms), then lowest latency",
+            plots::trim(max_drift, 3),
+            judge::HITCH_TIE_PER_MIN,
+            judge::JUDDER_TIE_MS
+        ),
+        format!(
+            "agreement: measured within the prediction +- (judder {} ms, hitches {}/min, latency one refresh) + {} % \
+             of the prediction",
+            judge::JUDDER_TOLERANCE.abs,
+            judge::HITCH_TOLERANCE.abs,
+            judge::JUDDER_TOLERANCE.rel * 100.0
+        ),
+    ]
+}
+
+impl Comparison {
+    /// The terminal tables.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for line in &self.files {
+            let _ = writeln!(out, "{line}");
+        }
+        for table in &self.tables {
+            let _ = writeln!(
+                out,
+                "\n{}: judder ms, hitches/min, latency ms; * best in column, ! |drift| > {} ms/min",
+                pass_label(table.pass),
+                plots::trim(self.max_drift, 3)
+            );
+            let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
+            // Each figure right-aligned to the widest of its kind in the table.
+            let mut figure_widths = [4_usize; 3];
+            for c in &table.columns {
+                for r in &c.runs {
+                    for (w, f) in figure_widths.iter_mut().zip(cell_figures(r)) {
+                        *w = (*w).max(f.chars().count());
+                    }
+                }
+            }
+            let [wj, wh, wl] = figure_widths;
+            let cell_width = wj + wh + wl + 4;
+            let widths: Vec<usize> = table.columns.iter().map(|c| c.label.chars().count().max(cell_width)).collect();
+            let mut header = format!("{:<name_width$}", "strategy");
+            for (c, w) in table.columns.iter().zip(&widths) {
+                let _ = write!(header, " | {:<w$}", c.label);
+            }
+            let _ = writeln!(out, "{}", header.trim_end());
+            let _ = write!(out, "{}", "-".repeat(name_width));
+            for w in &widths {
+                let _ = write!(out, "-+-{}", "-".repeat(*w));
+            }
+            out.push('\n');
+            let bests: Vec<Option<&str>> = table.columns.iter().map(|c| c.best(self.max_drift)).collect();
+            for row in &table.rows {
+                let mut line = format!("{row:<name_width$}");
+                for ((c, w), best) in table.columns.iter().zip(&widths).zip(&bests) {
+                    let cell = match c.run(row) {
+                        Some(r) => {
+                            let [j, h, l] = cell_figures(r);
+                            format!("{j:>wj$} {h:>wh$} {l:>wl$} {}", mark(r, *best, self.max_drift))
+                        }
+                        None => format!("{:>wj$}", "-"),
+                    };
+                    let _ = write!(line, " | {cell:<w$}");
+                }
+                let _ = writeln!(out, "{}", line.trim_end());
+            }
+            for (c, best) in table.columns.iter().zip(&bests) {
+                let _ = writeln!(out, "{}", c.verdict(*best, self.max_drift));
+            }
+        }
+        out.push('\n');
+        for line in rule_lines(self.max_drift) {
+            let _ = writeln!(out, "{line}");
+        }
+        out
+    }
+
+    /// The comparison as a self-contained HTML page.
+    ///
+    /// # Errors
+    /// Only if a plot cannot be drawn.
+    pub fn to_html(&self) -> Result<String, String> {
+        let mut body = String::new();
+        body.push_str("<h1>timestep-lab compare</h1>\n<ul class=\"sub\">");
+        for line in &self.files {
+            let _ = write!(body, "<li>{}</li>", escape(line));
+        }
+        body.push_str("</ul>\n");
+        let _ = writeln!(
+            body,
+            "<section class=\"card legend\"><h3 style=\"margin-top:0\">How to read this page</h3>\
+             <p>One table per vsync pass: a row per strategy, a column per monitor (from report cards) or simulated \
+             display (from <code>simulate --format json</code>). Each cell gives judder, hitches per minute and \
+             latency; the best strategy of each column is highlighted, a ! marks a run whose game speed is off by \
+             more than {} ms per minute. In the charts, shorter bars are better; the black tick on a monitor's bar \
+             is the simulator's prediction for it.</p>{}</section>",
+            plots::trim(self.max_drift, 3),
+            html::legend_html(self.max_drift)
+        );
+        for table in &self.tables {
+            self.table_html(&mut body, table)?;
+        }
+        if self.tables.is_empty() {
+            body.push_str("<section class=\"card\"><p>No runs to compare.</p></section>\n");
+        }
+        Ok(html::page("timestep-lab compare", &body))
+    }
+
+    fn table_html(&self, body: &mut String, table: &PassTable) -> Result<(), String> {
+        let _ = writeln!(body, "<section class=\"card\"><h2>{}</h2>", pass_label(table.pass));
+        body.push_str("<div class=\"tablewrap\"><table><tr><th class=\"l\">strategy</th>");
+        for c in &table.columns {
+            let _ = write!(body, "<th class=\"grp s\" colspan=\"3\">{}</th>", escape(&c.label));
+        }
+        body.push_str("</tr>\n<tr><th></th>");
+        for _ in &table.columns {
+            body.push_str("<th class=\"s\">judder ms</th><th>hitches/min</th><th>latency ms</th>");
+        }
+        body.push_str("</tr>\n");
+        let bests: Vec<Option<&str>> = table.columns.iter().map(|c| c.best(self.max_drift)).collect();
+        for row in &table.rows {
+            let _ = write!(body, "<tr><td class=\"l\"><b>{}</b></td>", escape(row));
+            for (c, best) in table.columns.iter().zip(&bests) {
+                match c.run(row) {
+                    Some(r) => {
+                        let m = mark(r, *best, self.max_drift);
+                        for (k, metric) in Metric::ALL.iter().enumerate() {
+                            let class = match (k, m) {
+                                (0, "*") => " class=\"best s\"",
+                                (_, "*") => " class=\"best\"",
+                                (0, _) => " class=\"s\"",
+                                _ => "",
+                            };
+                            let mut text = metric.format(metric.value(r));
+                            if text == "n/a" {
+                                text = "<span class=\"na\">n/a</span>".to_owned();
+                            }
+                            let suffix = match (k, m) {
+                                (2, "*") => " ★",
+                                (2, "!") => " <span class=\"no\">!</span>",
+                                _ => "",
+                            };
+                            let _ = write!(body, "<td{class}>{text}{suffix}</td>");
+                        }
+                    }
+                    None => body.push_str("<td class=\"s\" colspan=\"3\"><span class=\"na\">–</span></td>"),
+                }
+            }
+            body.push_str("</tr>\n");
+        }
+        body.push_str("</table></div>\n<ul>");
+        for (c, best) in table.columns.iter().zip(&bests) {
+            let _ = write!(body, "<li>{}</li>", escape(&c.verdict(*best, self.max_drift)));
+        }
+        body.push_str("</ul>\n");
+        let series = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| BarSeries {
+                name: c.label.clone(),
+                color: plots::PALETTE[i % plots::PALETTE.len()],
+                values: table.rows.iter().map(|r| html::bar_values(c.run(r))).collect(),
+                markers: table
+                    .rows
+                    .iter()
+                    .map(|r| html::bar_values(c.predictions.iter().find(|p| &p.strategy == r)))
+                    .collect(),
+            })
+            .collect::<Vec<_>>();
+        let marker_name = table.columns.iter().any(|c| !c.predictions.is_empty()).then(|| "prediction".to_owned());
+        let chart = BarChart { rows: table.rows.clone(), series, marker_name };
+        let svg =
+            plots::bars_svg(&chart, &format!("judder, hitches and latency per strategy, {}", pass_label(table.pass)))?;
+        let _ = writeln!(body, "<figure>{svg}</figure></section>");
+        Ok(())
+    }
+}
+
+/// Runs `compare`.
+///
+/// # Errors
+/// [`CliError::Usage`] for a file that cannot be read or recognised;
+/// [`CliError::Runtime`] when the output or the HTML cannot be written.
+pub fn run_compare(args: &CompareArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.html {
+        cli::check_writable(path).map_err(|e| CliError::Usage(format!("--html: {e}")))?;
+    }
+    let sources = args
+        .files
+        .iter()
+        .map(|path| load(path).map(|s| (path.display().to_string(), s)).map_err(CliError::Usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    let comparison = compare(&sources, args.max_drift);
+    if let Some(path) = &args.html {
+        let page = comparison.to_html().map_err(CliError::Runtime)?;
+        std::fs::write(path, page).map_err(|e| CliError::Runtime(format!("cannot write '{}': {e}", path.display())))?;
+        log::info!("compare: wrote {}", path.display());
+    }
+    for w in &comparison.warnings {
+        log::warn!("{w}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(comparison.to_text().as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_decides_what_a_file_is() {
+        assert!(
+            matches!(parse_source(r#"[{"strategy": "fuzzy", "judder_ms": null}]"#), Ok(Source::Runs(r)) if r.len() == 1)
+        );
+        assert!(matches!(parse_source(r#"{"strategy": "fuzzy", "fps": 60.0}"#), Ok(Source::Runs(_))));
+        let card = ReportCard::new(super::super::schema::Machine::this_build()).to_json().unwrap();
+        assert!(matches!(parse_source(&card), Ok(Source::Card(_))));
+        for (text, says) in [
+            ("{\"a\": 1}", "neither a report card"),
+            ("{\"schema\": \"other\", \"version\": 1}", "neither a report card"),
+            ("[]", "empty list"),
+            ("[1]", "item 1 is not a run"),
+            ("[{\"strategy\": \"x\", \"judder_ms\": \"high\"}]", "run 1:"),
+            ("{", "not valid JSON"),
+        ] {
+            match parse_source(text) {
+                Err(e) => assert!(e.contains(says) && !e.contains('\n'), "{text}: '{e}' should say '{says}'"),
+                Ok(s) => panic!("{text} was accepted as {s:?}"),
+            }
+        }
+    }
+
+    fn sim(strategy: &str, hz: f64, vsync: bool, judder: f64) -> RunRecord {
+        RunRecord {
+            strategy: strategy.to_owned(),
+            refresh_hz: Some(hz),
+            vsync: Some(vsync),
+            model: Some("desktop".to_owned()),
+            tick_rate: Some(60.0),
+            speed_ratio: Some(1.0),
+            judder_ms: Some(judder),
+            latency_ms: Some(20.0),
+            ..RunRecord::default()
+        }
+    }
+
+    #[test]
+    fn simulator_runs_group_into_one_column_per_display_and_one_table_per_pass() {
+        let runs = vec![
+            sim("snapped", 144.0, true, 0.3),
+            sim("catch-up", 144.0, true, 4.8),
+            sim("snapped", 60.0, true, 0.9),
+            sim("snapped", 60.0, false, 2.0),
+        ];
+        let c = compare(&[("runs.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
+        assert_eq!(c.tables.len(), 2);
+        let on = &c.tables[0];
+        assert_eq!(on.pass, Some(true));
+        let labels: Vec<&str> = on.columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["sim 144 Hz (desktop)", "sim 60 Hz (desktop)"]);
+        assert_eq!(on.rows, ["catch-up", "snapped"]);
+        assert_eq!(on.columns[0].best(MAX_DRIFT_MS_PER_MIN), Some("snapped"));
+        assert_eq!(c.tables[1].columns.len(), 1, "only 60 Hz ran with vsync off");
+        let text = c.to_text();
+        assert!(text.contains("catch-up | 4.80  n/a 20.0"), "{text}");
+        assert!(text.contains("snapped  | 0.30  n/a 20.0 *"), "{text}");
+    }
+
+    #[test]
+    fn equal_labels_from_two_files_get_the_file_names() {
+        let a = ("a/laptop.json".to_owned(), Source::Runs(vec![sim("snapped", 60.0, true, 0.3)]));
+        let b = ("b/desk.json".to_owned(), Source::Runs(vec![sim("snapped", 60.0, true, 0.5)]));
+        let c = compare(&[a, b], MAX_DRIFT_MS_PER_MIN);
+        let labels: Vec<&str> = c.tables[0].columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["laptop: sim 60 Hz (desktop)", "desk: sim 60 Hz (desktop)"]);
+    }
+
+    #[test]
+    fn a_strategy_twice_in_a_column_is_a_warning() {
+        let runs = vec![sim("snapped", 60.0, true, 0.3), sim("snapped", 60.0, true, 0.5)];
+        let c = compare(&[("r.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert_eq!(c.tables[0].columns[0].run("snapped").and_then(|r| r.judder_ms), Some(0.3), "the first is shown");
+    }
+
+    #[test]
+    fn max_drift_accepts_only_non_negative_finite_numbers() {
+        assert_eq!(parse_max_drift("60"), Ok(60.0));
+        for bad in ["-1", "NaN", "inf", "fast"] {
+            assert!(parse_max_drift(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! `report.html`: a report card as one self-contained page.
+//!
+//! No script, no stylesheet or font to fetch, no image file: the CSS is in
+//! a `<style>` element and every plot is an inline `<svg>` (see
+//! [`super::plots`]), so the page can be mailed, attached to an issue or
+//! opened years later offline. One light theme throughout.
+//!
+//! ```text
+//! header      machine, OS, adapter, version, date; how to read; the legend
+//! per monitor reported / measured / emulated refresh, notes
+//!             vsync per present mode (table), one present-interval histogram per mode
+//!             the frame-time trace
+//!             per vsync pass: best strategy, agreement with the simulator,
+//!                             judder | hitches/min | latency bars (measured blue,
+//!                             predicted amber, a black tick for the prediction)
+//!             every figure (table; measured row, predicted row beneath), patterns
+//! ```
+
+use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
+use super::plots::{self, BarChart, BarSeries};
+use super::schema::{MonitorCard, ReportCard, RunRecord};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page's style sheet (shared with `compare.html`).
+pub(crate) const CSS: &str = r#"
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #f3f4f6; color: #1f2937;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
+main { max-width: 1120px; margin: 0 auto; padding: 28px 20px 48px; }
+h1 { font-size: 26px; margin: 0 0 2px; letter-spacing: -0.01em; }
+h2 { font-size: 20px; margin: 0 0 6px; }
+h3 { font-size: 15px; margin: 22px 0 8px; color: #374151; }
+p { margin: 6px 0; }
+.sub { color: #6b7280; }
+section.card { background: #fff; border: 1px solid #e5e7eb; border-radius: 10px; padding: 18px 22px 20px;
+  margin: 18px 0; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.04); }
+.facts { display: flex; flex-wrap: wrap; gap: 6px 34px; margin: 10px 0 6px; }
+.fact span { display: block; color: #6b7280; font-size: 11.5px; text-transform: uppercase; letter-spacing: 0.05em; }
+.fact b { font-size: 21px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.note { color: #6b7280; font-size: 13px; }
+.verdict { background: #f0f7ff; border-left: 3px solid #2563eb; padding: 6px 10px; border-radius: 4px; }
+.tablewrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 13px; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eef0f3; text-align: right; white-space: nowrap; }
+th { font-weight: 600; color: #4b5563; background: #f9fafb; border-bottom: 1px solid #e5e7eb; }
+th.l, td.l { text-align: left; }
+td.wrap { white-space: normal; text-align: left; }
+th.grp { text-align: center; }
+th.s, td.s { border-left: 1px solid #e5e7eb; }
+table.figures th, table.figures td { padding: 4px 6px; }
+tr.group th { background: #eef2f7; text-align: left; color: #1f2937; }
+tr.pred td { color: #92400e; background: #fffbeb; font-size: 12px; }
+tr.pred td.l { padding-left: 18px; }
+td.best { font-weight: 700; background: #ecfdf5; }
+.na { color: #9ca3af; }
+.yes { color: #15803d; font-weight: 600; }
+.no { color: #b91c1c; font-weight: 600; }
+.unknown { color: #6b7280; font-weight: 600; }
+svg.plot { width: 100%; height: auto; display: block; }
+svg.plot text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
+.grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(430px, 1fr)); gap: 10px 18px; }
+figure { margin: 0; }
+figcaption { font-size: 12.5px; color: #6b7280; margin: 0 0 4px; }
+.legend dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 8px 0 0; }
+.legend dt { font-weight: 600; }
+.legend dd { margin: 0; }
+code, .mono { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, monospace; font-size: 12px; }
+details { margin-top: 10px; }
+summary { cursor: pointer; color: #374151; }
+nav a { color: #2563eb; margin-right: 14px; text-decoration: none; }
+"#;
+
+/// A whole page around `body`.
+pub(crate) fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n</body>\n</html>\n",
+        escape(title)
+    )
+}
+
+/// A figure or `n/a`, with `decimals` decimals.
+pub(crate) fn num(value: Option<f64>, decimals: usize) -> String {
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => format!("{v:.decimals$}"),
+        None => "<span class=\"na\">n/a</span>".to_owned(),
+    }
+}
+
+/// A count or `n/a`.
+pub(crate) fn count(value: Option<u64>) -> String {
+    value.map_or_else(|| "<span class=\"na\">n/a</span>".to_owned(), |v| v.to_string())
+}
+
+/// `60 Hz`, `59.94 Hz` or `n/a`.
+pub(crate) fn hz(value: Option<f64>) -> String {
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => format!("{} Hz", plots::trim(v, 2)),
+        None => "<span class=\"na\">n/a</span>".to_owned(),
+    }
+}
+
+/// The legend: one line per metric and how the verdicts are reached.
+pub(crate) fn legend_html(max_drift: f64) -> String {
+    format!(
+        "<dl>\
+         <dt>judder</dt><dd>RMS of the per-frame motion error: how far each frame's step differs from steady motion \
+         (ms of game time; multiply by an object's speed for pixels).</dd>\
+         <dt>hitches</dt><dd>frames whose motion is off by at least half a refresh, or that stall the display by \
+         that much; counted per minute of display time.</dd>\
+         <dt>latency</dt><dd>input to photon: from the moment the shown update read its input to the moment the \
+         frame is on screen (mean).</dd>\
+         <dt>drift</dt><dd>speed error: ms of game time gained (+) or lost (−) per minute of real time.</dd>\
+         <dt>present interval</dt><dd>time between presents; one sharp spike at the refresh period means the \
+         display paces the frames (vsync in effect).</dd>\
+         <dt>best</dt><dd>among runs with |drift| ≤ {} ms/min: fewest hitches/min (ties within {}), then least \
+         judder (ties within {} ms), then lowest latency.</dd>\
+         <dt>agrees</dt><dd>measured within the prediction ± (judder {} ms, hitches {}/min, latency one refresh) \
+         + {} % of the prediction, on every figure both have.</dd>\
+         <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd>\
+         </dl>",
+        plots::trim(max_drift, 3),
+        judge::HITCH_TIE_PER_MIN,
+        judge::JUDDER_TIE_MS,
+        judge::JUDDER_TOLERANCE.abs,
+        judge::HITCH_TOLERANCE.abs,
+        judge::JUDDER_TOLERANCE.rel * 100.0,
+    )
+}
+
+/// The vsync passes present in `runs`, in the order on, off, unknown.
+pub(crate) fn passes<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Vec<Option<bool>> {
+    let found: Vec<Option<bool>> = runs.into_iter().map(RunRecord::vsync_pass).collect();
+    [Some(true), Some(false), None].into_iter().filter(|p| found.contains(p)).collect()
+}
+
+/// `vsync on`, `vsync off`, `vsync unknown`.
+pub(crate) fn pass_label(pass: Option<bool>) -> &'static str {
+    match pass {
+        Some(true) => "vsync on",
+        Some(false) => "vsync off",
+        None => "vsync unknown",
+    }
+}
+
+/// Strategy names in registry (key) order, then any unknown ones in order of appearance.
+pub(crate) fn strategy_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut order: Vec<String> = crate::strategy::StrategyId::ALL
+        .iter()
+        .map(|id| id.name())
+        .filter(|n| names.contains(n))
+        .map(str::to_owned)
+        .collect();
+    for n in names {
+        if !order.iter().any(|o| o == n) {
+            order.push(n.to_owned());
+        }
+    }
+    order
+}
+
+/// The three bar values of a run.
+pub(crate) fn bar_values(run: Option<&RunRecord>) -> [Option<f64>; 3] {
+    Metric::ALL.map(|m| run.and_then(|r| m.value(r)))
+}
+
+/// The HTML of `card`.
+///
+/// # Errors
+/// Only if a plot cannot be drawn.
+pub fn report_html(card: &ReportCard) -> Result<String, String> {
+    let mut body = String::new();
+    let m = &card.machine;
+    let _ = writeln!(body, "<h1>timestep-lab report card</h1>");
+    let mut sub = vec![m.name.clone().unwrap_or_else(|| "unnamed machine".to_owned()), m.os.clone()];
+    let gpu = [m.adapter.as_deref(), m.backend.as_deref(), m.driver.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !gpu.is_empty() {
+        sub.push(gpu);
+    }
+    sub.push(format!("timestep-lab {}", m.app_version));
+    if let Some(created) = &card.created {
+        sub.push(created.clone());
+    }
+    let sub: Vec<String> = sub.iter().map(|s| escape(s)).collect();
+    let _ = writeln!(body, "<p class=\"sub\">{}</p>", sub.join(" · "));
+    if card.monitors.len() > 1 {
+        body.push_str("<nav>");
+        for mon in &card.monitors {
+            let _ = write!(body, "<a href=\"#monitor-{}\">{}</a>", mon.index, escape(&monitor_title(mon)));
+        }
+        body.push_str("</nav>\n");
+    }
+    let _ = writeln!(
+        body,
+        "<section class=\"card legend\"><h3 style=\"margin-top:0\">How to read this card</h3>\
+         <p>For each monitor: what the display does (its refresh, whether vsync is in effect in each present mode, \
+         how evenly frames are presented), then how every loop strategy fared on it. Bars are <b>measured</b> \
+         (blue) beside the simulator's <b>prediction</b> for a typical desktop at the same refresh (amber; the \
+         black tick on each blue bar). Shorter is better in every panel; ★ marks the best strategy.</p>{}</section>",
+        legend_html(MAX_DRIFT_MS_PER_MIN)
+    );
+    if card.monitors.is_empty() {
+        body.push_str("<section class=\"card\"><p>No monitor was measured.</p></section>\n");
+    }
+    for mon in &card.monitors {
+        monitor_html(&mut body, mon)?;
+    }
+    Ok(page("timestep-lab report card", &body))
+}
+
+/// Writes `card` as a self-contained HTML page to `path`.
+///
+/// # Errors
+/// A one-line message naming the file when it cannot be written.
+pub fn write_report_html(card: &ReportCard, path: &Path) -> Result<(), String> {
+    let html = report_html(card)?;
+    std::fs::write(path, html).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}
+
+fn monitor_title(mon: &MonitorCard) -> String {
+    match &mon.name {
+        Some(name) => format!("Monitor {} · {name}", mon.index),
+        None => format!("Monitor {}", mon.index),
+    }
+}
+
+fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "<span class=\"yes\">yes</span>",
+        Some(false) => "<span class=\"no\">no</span>",
+        None => "<span class=\"unknown\">cannot tell</span>",
+    }
+}
+
+fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
+    let _ = writeln!(body, "<section class=\"card\" id=\"monitor-{}\">", mon.index);
+    let _ = writeln!(body, "<h2>{}</h2>", escape(&monitor_title(mon)));
+    body.push_str("<div class=\"facts\">");
+    let fact = |body: &mut String, name: &str, value: String| {
+        let _ = write!(body, "<div class=\"fact\"><span>{name}</span><b>{value}</b></div>");
+    };
+    fact(body, "reported refresh", hz(mon.reported_refresh_hz));
+    fact(body, "measured refresh", hz(mon.measured_refresh_hz));
+    if mon.emulated_refresh_hz.is_some() {
+        fact(body, "emulated refresh", hz(mon.emulated_refresh_hz));
+    }
+    if let Some([w, h]) = mon.size_px {
+        let scale = mon.scale_factor.map(|s| format!(" @ {}×", plots::trim(s, 2))).unwrap_or_default();
+        fact(body, "size", format!("{w}×{h}{scale}"));
+    }
+    body.push_str("</div>\n");
+    for note in &mon.notes {
+        let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(note));
+    }
+
+    let _ = writeln!(body, "<h3>Vsync by present mode</h3>");
+    if mon.present_modes.is_empty() {
+        body.push_str("<p class=\"note\">No present mode was checked.</p>\n");
+    } else {
+        body.push_str(
+            "<div class=\"tablewrap\"><table><tr><th class=\"l\">present mode</th><th>vsync in effect</th>\
+             <th>measured refresh</th><th>presents</th><th>interval mean ms</th><th>σ ms</th><th>p99 ms</th>\
+             <th class=\"l\">verdict</th></tr>\n",
+        );
+        for pm in &mon.present_modes {
+            let s = pm.intervals.as_ref();
+            let _ = writeln!(
+                body,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td class=\"wrap\">{}</td></tr>",
+                escape(&pm.mode),
+                yes_no(pm.vsync),
+                hz(pm.measured_refresh_hz),
+                count(s.map(|s| s.count)),
+                num(s.map(|s| s.mean_ms), 3),
+                num(s.map(|s| s.std_ms), 3),
+                num(s.map(|s| s.p99_ms), 3),
+                escape(&pm.verdict)
+            );
+        }
+        body.push_str("</table></div>\n<div class=\"grid2\">\n");
+        for pm in &mon.present_modes {
+            match &pm.intervals {
+                Some(stats) => {
+                    let label = format!("{}: present-interval histogram", pm.mode);
+                    let svg = plots::histogram_svg(stats, mon.refresh_hz(), &label)?;
+                    let _ = writeln!(
+                        body,
+                        "<figure><figcaption>{}: present intervals ({} presents)</figcaption>{svg}</figure>",
+                        escape(&pm.mode),
+                        stats.count
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        body,
+                        "<figure><figcaption>{}: no presents measured</figcaption></figure>",
+                        escape(&pm.mode)
+                    );
+                }
+            }
+        }
+        body.push_str("</div>\n");
+    }
+
+    if let Some(trace) = mon.frame_trace.as_ref().filter(|t| !t.intervals_ms.is_empty()) {
+        let _ = writeln!(body, "<h3>Frame times</h3>");
+        let svg = plots::trace_svg(trace, mon.refresh_hz(), &format!("display intervals of {}", trace.label))?;
+        let _ = writeln!(
+            body,
+            "<figure><figcaption>Display interval of each frame, {} ({} frames); red: the refresh period.\
+             </figcaption>{svg}</figure>",
+            escape(&trace.label),
+            trace.intervals_ms.len()
+        );
+    }
+
+    let all_runs = mon.runs.iter().chain(&mon.predictions);
+    let passes = passes(all_runs);
+    if passes.is_empty() {
+        body.push_str("<h3>Strategies</h3><p class=\"note\">No strategy was run.</p>\n");
+    }
+    for &pass in &passes {
+        strategies_html(body, mon, pass)?;
+    }
+    if !passes.is_empty() {
+        figures_table(body, mon, &passes);
+    }
+    body.push_str("</section>\n");
+    Ok(())
+}
+
+fn in_pass(runs: &[RunRecord], pass: Option<bool>) -> Vec<&RunRecord> {
+    runs.iter().filter(|r| r.vsync_pass() == pass).collect()
+}
+
+fn find<'a>(runs: &[&'a RunRecord], strategy: &str) -> Option<&'a RunRecord> {
+    runs.iter().copied().find(|r| r.strategy == strategy)
+}
+
+fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> Result<(), String> {
+    let measured = in_pass(&mon.runs, pass);
+    let predicted = in_pass(&mon.predictions, pass);
+    let rows = strategy_order(measured.iter().chain(&predicted).map(|r| r.strategy.as_str()));
+    let agreement = judge::agreement(&measured, &predicted, mon.refresh_hz(), MAX_DRIFT_MS_PER_MIN);
+    let _ = writeln!(body, "<h3>Strategies, {}</h3>", pass_label(pass));
+    let best = agreement.best_measured.clone();
+    let mut verdict = match &best {
+        Some(b) => format!("Best here: <b>{}</b>.", escape(b)),
+        None if measured.is_empty() => "No measured runs.".to_owned(),
+        None => "No measured run keeps the right speed, so none is best.".to_owned(),
+    };
+    if !predicted.is_empty() && !measured.is_empty() {
+        let predicted_best = agreement.best_predicted.as_deref().unwrap_or("none");
+        let _ = write!(
+            verdict,
+            " The simulator predicts <b>{}</b>; {}.",
+            escape(predicted_best),
+            escape(&agreement.sentence().replacen("the simulator ", "it ", 1))
+        );
+    }
+    let _ = writeln!(body, "<p class=\"verdict\">{verdict}</p>");
+    let names: Vec<String> =
+        rows.iter().map(|r| if best.as_deref() == Some(r.as_str()) { format!("{r} ★") } else { r.clone() }).collect();
+    let mut series = Vec::new();
+    if !measured.is_empty() {
+        series.push(BarSeries {
+            name: "measured".to_owned(),
+            color: plots::MEASURED,
+            values: rows.iter().map(|r| bar_values(find(&measured, r))).collect(),
+            markers: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),
+        });
+    }
+    if !predicted.is_empty() {
+        series.push(BarSeries {
+            name: "predicted (simulator, desktop model)".to_owned(),
+            color: plots::PREDICTED,
+            values: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),
+            markers: Vec::new(),
+        });
+    }
+    let marker_name = (!measured.is_empty() && !predicted.is_empty()).then(|| "prediction".to_owned());
+    let chart = BarChart { rows: names, series, marker_name };
+    let svg = plots::bars_svg(&chart, &format!("judder, hitches and latency per strategy, {}", pass_label(pass)))?;
+    let _ = writeln!(body, "<figure>{svg}</figure>");
+    Ok(())
+}
+
+/// The figures table's column groups: a heading and its columns.
+const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
+    ("judder ms", &["RMS", "p99"]),
+    ("hitches", &["count", "per min", "max ms"]),
+    ("latency ms", &["mean", "p95", "max"]),
+    ("speed", &["drift ms/min"]),
+    ("refreshes", &["doubles", "skips", "repeats"]),
+    ("present interval ms", &["mean ± σ", "p99"]),
+];
+
+fn figure_cells(r: &RunRecord) -> String {
+    let present = match (r.present_interval_mean_ms, r.present_interval_std_ms) {
+        (Some(m), Some(s)) if m.is_finite() && s.is_finite() => format!("{m:.2} ± {s:.2}"),
+        (m, _) => num(m, 2),
+    };
+    let groups: [Vec<String>; 6] = [
+        vec![num(r.judder_ms, 2), num(r.judder_p99_ms, 2)],
+        vec![count(r.hitches), num(r.hitches_per_min(), 1), num(r.max_hitch_ms, 1)],
+        vec![num(r.latency_ms, 1), num(r.latency_p95_ms, 1), num(r.latency_max_ms, 1)],
+        vec![num(r.drift_ms_per_min(), 1)],
+        vec![count(r.double_updates), count(r.skipped_renders), count(r.repeated_frames)],
+        vec![present, num(r.present_interval_p99_ms, 2)],
+    ];
+    let mut out = String::new();
+    for group in groups {
+        for (i, cell) in group.iter().enumerate() {
+            let class = if i == 0 { " class=\"s\"" } else { "" };
+            let _ = write!(out, "<td{class}>{cell}</td>");
+        }
+    }
+    out
+}
+
+fn figures_table(body: &mut String, mon: &MonitorCard, passes: &[Option<bool>]) {
+    let _ = writeln!(body, "<h3>All figures</h3>");
+    body.push_str("<div class=\"tablewrap\"><table class=\"figures\"><tr><th class=\"l\" rowspan=\"2\">strategy</th>");
+    for (name, columns) in FIGURE_GROUPS {
+        let _ = write!(body, "<th class=\"grp s\" colspan=\"{}\">{name}</th>", columns.len());
+    }
+    body.push_str("</tr>\n<tr>");
+    for (_, columns) in FIGURE_GROUPS {
+        for (i, c) in columns.iter().enumerate() {
+            let class = if i == 0 { " class=\"s\"" } else { "" };
+            let _ = write!(body, "<th{class}>{c}</th>");
+        }
+    }
+    body.push_str("</tr>\n");
+    let width = 1 + FIGURE_GROUPS.iter().map(|(_, c)| c.len()).sum::<usize>();
+    let mut patterns = String::new();
+    for &pass in passes {
+        let measured = in_pass(&mon.runs, pass);
+        let predicted = in_pass(&mon.predictions, pass);
+        let best = judge::best(measured.iter().copied(), MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.clone());
+        let mut modes: Vec<&str> = measured.iter().filter_map(|r| r.present_mode.as_deref()).collect();
+        modes.dedup();
+        let modes = if modes.is_empty() { String::new() } else { format!(" · {}", escape(&modes.join(", "))) };
+        let _ = writeln!(body, "<tr class=\"group\"><th colspan=\"{width}\">{}{modes}</th></tr>", pass_label(pass));
+        for name in strategy_order(measured.iter().chain(&predicted).map(|r| r.strategy.as_str())) {
+            let star = if best.as_deref() == Some(name.as_str()) { " ★" } else { "" };
+            if let Some(r) = find(&measured, &name) {
+                let _ =
+                    writeln!(body, "<tr><td class=\"l\"><b>{}</b>{star}</td>{}</tr>", escape(&name), figure_cells(r));
+                if let Some(p) = r.pattern.as_deref().filter(|p| !p.is_empty()) {
+                    let _ = writeln!(patterns, "{:<14} {:<10} {}", escape(&name), pass_label(pass), escape(p));
+                }
+            }
+            if let Some(p) = find(&predicted, &name) {
+                let label = if find(&measured, &name).is_some() {
+                    "predicted".to_owned()
+                } else {
+                    format!("{} (predicted)", escape(&name))
+                };
+                let _ = writeln!(body, "<tr class=\"pred\"><td class=\"l\">{label}</td>{}</tr>", figure_cells(p));
+            }
+        }
+    }
+    body.push_str("</table></div>\n");
+    if !patterns.is_empty() {
+        let _ = writeln!(
+            body,
+            "<details><summary>Update patterns of the measured runs (updates shown per refresh, first 200 refreshes)\
+             </summary><pre class=\"mono\">{patterns}</pre></details>"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_covers_the_five_special_characters() {
+        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    }
+
+    #[test]
+    fn strategies_come_in_key_order_then_unknown_ones() {
+        let order = strategy_order(["snapped", "warp", "lockstep", "snapped"]);
+        assert_eq!(order, ["lockstep", "snapped", "warp"]);
+    }
+
+    #[test]
+    fn an_empty_card_still_makes_a_page() {
+        let html = report_html(&ReportCard::new(super::super::schema::Machine::this_build())).unwrap();
+        assert!(html.contains("No monitor was measured."));
+        assert!(!html.contains("<svg"));
+    }
+}

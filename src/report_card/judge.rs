@@ -1,0 +1,341 @@
+//! The rules a report card and `compare` judge by: which strategy is best on
+//! a display, and whether a measurement agrees with the simulator's prediction.
+//!
+//! **Best.** Among the runs whose speed error |drift| is at most
+//! [`MAX_DRIFT_MS_PER_MIN`] (a game at the wrong speed is not a candidate,
+//! however smooth), keep those with the fewest hitches per minute (within
+//! [`HITCH_TIE_PER_MIN`]), then those with the least judder (within
+//! [`JUDDER_TIE_MS`]), then take the lowest latency. A figure nobody
+//! measured does not decide: a step where a candidate lacks it keeps only
+//! the candidates that have it, and is skipped when none has it.
+//!
+//! ```text
+//!               drift  hitches/min  judder  latency
+//! catch-up        -3       4.0       1.90     17.0     out at step 2 (4 > 0 + 0.5)
+//! interpolated    -3       0.0       0.20     33.3     kept, kept, latency 33.3
+//! snapped         -2       0.0       0.30     25.0     kept, kept (0.30 ≤ 0.20 + 0.25), latency 25.0 → best
+//! lockstep      +140       0.0       0.00      8.0     out at step 1 (drift)
+//! ```
+//!
+//! **Agreement.** A measured run and its prediction (same strategy and vsync
+//! pass) agree when judder, hitches per minute and latency each lie within
+//! `abs + rel · |predicted|` of the prediction ([`JUDDER_TOLERANCE`],
+//! [`HITCH_TOLERANCE`]; latency's absolute part is one refresh period, the
+//! frame of queueing a model most easily gets wrong). Figures missing on
+//! either side are not compared.
+
+use super::schema::RunRecord;
+use std::fmt::Write as _;
+
+/// The largest speed error a best strategy may have, ms per minute (0.2 %):
+/// wide enough for Glaiel's fuzzy timer on a 59.94 Hz display (60 ms/min
+/// slow), narrow enough to rule out lockstep away from the tick rate.
+pub const MAX_DRIFT_MS_PER_MIN: f64 = 120.0;
+
+/// Hitch rates this close count as equal, per minute.
+pub const HITCH_TIE_PER_MIN: f64 = 0.5;
+
+/// Judder this close counts as equal, ms: a quarter pixel for an object
+/// moving 1000 px/s, below what anyone sees.
+pub const JUDDER_TIE_MS: f64 = 0.25;
+
+/// How far a measurement may lie from its prediction and still agree: `abs + rel · |predicted|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// The absolute part, in the metric's unit.
+    pub abs: f64,
+    /// The relative part, a fraction of the prediction.
+    pub rel: f64,
+}
+
+/// Judder agrees within 0.5 ms + 25 %.
+pub const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25 };
+
+/// Hitches agree within 3 per minute + 25 % (a few seconds of measurement
+/// hold one or two hitches: one hitch in a 20 s run is 3 per minute).
+pub const HITCH_TOLERANCE: Tolerance = Tolerance { abs: 3.0, rel: 0.25 };
+
+/// Latency's relative part; its absolute part is one refresh period.
+pub const LATENCY_REL_TOLERANCE: f64 = 0.25;
+
+/// The most differences [`Agreement::sentence`] names (the table and the bars show them all).
+pub const SENTENCE_DIFFERENCES: usize = 3;
+
+/// Latency's absolute tolerance when the refresh rate is unknown: one 60 Hz period, ms.
+const FALLBACK_PERIOD_MS: f64 = 1000.0 / 60.0;
+
+/// The three figures a strategy is judged by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// RMS per-frame motion error, ms.
+    Judder,
+    /// Hitches per minute.
+    Hitches,
+    /// Mean input-to-photon latency, ms.
+    Latency,
+}
+
+impl Metric {
+    /// The three, in the order cells and plots show them.
+    pub const ALL: [Metric; 3] = [Metric::Judder, Metric::Hitches, Metric::Latency];
+
+    /// The run's figure for this metric.
+    pub fn value(self, run: &RunRecord) -> Option<f64> {
+        match self {
+            Metric::Judder => run.judder_ms,
+            Metric::Hitches => run.hitches_per_min(),
+            Metric::Latency => run.latency_ms,
+        }
+        .filter(|v| v.is_finite())
+    }
+
+    /// Short name with unit: `judder ms`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Judder => "judder ms",
+            Metric::Hitches => "hitches/min",
+            Metric::Latency => "latency ms",
+        }
+    }
+
+    /// The figure formatted for a cell: judder to 0.01 ms, hitches to 0.1, latency to 0.1 ms.
+    pub fn format(self, value: Option<f64>) -> String {
+        match (self, value) {
+            (_, None) => "n/a".to_owned(),
+            (Metric::Judder, Some(v)) => format!("{v:.2}"),
+            (_, Some(v)) => format!("{v:.1}"),
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            Metric::Judder | Metric::Latency => " ms",
+            Metric::Hitches => "/min",
+        }
+    }
+}
+
+/// Whether `run` may be best under a drift bound: its |drift| is known and within it.
+pub fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
+    run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min)
+}
+
+/// Keeps the candidates within `tie` of the lowest `metric`; skips the step when none has the figure.
+fn keep_lowest(candidates: Vec<&RunRecord>, metric: Metric, tie: f64) -> Vec<&RunRecord> {
+    let Some(lowest) = candidates.iter().filter_map(|r| metric.value(r)).reduce(f64::min) else {
+        return candidates;
+    };
+    candidates.into_iter().filter(|r| metric.value(r).is_some_and(|v| v <= lowest + tie)).collect()
+}
+
+/// The best run by the module's rule, or `None` when no run is eligible.
+pub fn best<'a>(runs: impl IntoIterator<Item = &'a RunRecord>, max_drift_ms_per_min: f64) -> Option<&'a RunRecord> {
+    let candidates: Vec<&RunRecord> = runs.into_iter().filter(|r| eligible(r, max_drift_ms_per_min)).collect();
+    let candidates = keep_lowest(candidates, Metric::Hitches, HITCH_TIE_PER_MIN);
+    let candidates = keep_lowest(candidates, Metric::Judder, JUDDER_TIE_MS);
+    // Equal latency (or none known): the first in the caller's order.
+    let candidates = keep_lowest(candidates, Metric::Latency, 0.0);
+    candidates.into_iter().next()
+}
+
+/// One figure on which a measurement and its prediction disagree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// Strategy id.
+    pub strategy: String,
+    /// Which figure.
+    pub metric: Metric,
+    /// The measured value.
+    pub measured: f64,
+    /// The predicted value.
+    pub predicted: f64,
+}
+
+/// How a set of measured runs compares with the simulator's predictions.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Agreement {
+    /// Strategies with both a measured run and a prediction.
+    pub compared: usize,
+    /// Of those, how many agree on every figure both have.
+    pub agreeing: usize,
+    /// Every figure that does not agree, in run order.
+    pub differences: Vec<Difference>,
+    /// The best measured strategy.
+    pub best_measured: Option<String>,
+    /// The best predicted strategy.
+    pub best_predicted: Option<String>,
+}
+
+/// Whether `measured` lies within `tol` of `predicted`.
+pub fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
+    (measured - predicted).abs() <= tol.abs + tol.rel * predicted.abs()
+}
+
+/// The tolerance for `metric` on a display of `refresh_hz`.
+pub fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
+    match metric {
+        Metric::Judder => JUDDER_TOLERANCE,
+        Metric::Hitches => HITCH_TOLERANCE,
+        Metric::Latency => Tolerance {
+            abs: refresh_hz.filter(|hz| *hz > 0.0).map_or(FALLBACK_PERIOD_MS, |hz| 1000.0 / hz),
+            rel: LATENCY_REL_TOLERANCE,
+        },
+    }
+}
+
+/// Compares measured runs with predictions of the same strategy (one vsync pass) on a display of `refresh_hz`.
+pub fn agreement(
+    measured: &[&RunRecord],
+    predicted: &[&RunRecord],
+    refresh_hz: Option<f64>,
+    max_drift_ms_per_min: f64,
+) -> Agreement {
+    let mut result = Agreement {
+        best_measured: best(measured.iter().copied(), max_drift_ms_per_min).map(|r| r.strategy.clone()),
+        best_predicted: best(predicted.iter().copied(), max_drift_ms_per_min).map(|r| r.strategy.clone()),
+        ..Agreement::default()
+    };
+    for m in measured {
+        let Some(p) = predicted.iter().find(|p| p.strategy == m.strategy) else { continue };
+        result.compared += 1;
+        let before = result.differences.len();
+        for metric in Metric::ALL {
+            if let (Some(mv), Some(pv)) = (metric.value(m), metric.value(p))
+                && !within(mv, pv, tolerance(metric, refresh_hz))
+            {
+                result.differences.push(Difference {
+                    strategy: m.strategy.clone(),
+                    metric,
+                    measured: mv,
+                    predicted: pv,
+                });
+            }
+        }
+        if result.differences.len() == before {
+            result.agreeing += 1;
+        }
+    }
+    result
+}
+
+impl Agreement {
+    /// One line: `the simulator agrees on 9 of 10 strategies; differs: paced judder 4.20 vs 1.10 ms`.
+    pub fn sentence(&self) -> String {
+        if self.compared == 0 {
+            return "no predictions to compare with".to_owned();
+        }
+        let mut s = format!("the simulator agrees on {} of {} strategies", self.agreeing, self.compared);
+        if !self.differences.is_empty() {
+            s.push_str("; differs: ");
+            for (i, d) in self.differences.iter().take(SENTENCE_DIFFERENCES).enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                let name = d.metric.label().split(' ').next().unwrap_or_default();
+                let (m, p) = (d.metric.format(Some(d.measured)), d.metric.format(Some(d.predicted)));
+                let _ = write!(s, "{sep}{} {name} {m} vs {p}{}", d.strategy, d.metric.unit());
+            }
+            if let Some(more) = self.differences.len().checked_sub(SENTENCE_DIFFERENCES).filter(|m| *m > 0) {
+                let _ = write!(s, " and {more} more");
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(strategy: &str, drift: f64, hitches: f64, judder: f64, latency: f64) -> RunRecord {
+        RunRecord {
+            strategy: strategy.to_owned(),
+            drift_ms_per_min: Some(drift),
+            hitches_per_min: Some(hitches),
+            judder_ms: Some(judder),
+            latency_ms: Some(latency),
+            ..RunRecord::default()
+        }
+    }
+
+    fn table() -> Vec<RunRecord> {
+        vec![
+            run("catch-up", -3.0, 4.0, 1.9, 17.0),
+            run("interpolated", -3.0, 0.0, 0.2, 33.3),
+            run("snapped", -2.0, 0.0, 0.3, 25.0),
+            run("lockstep", 140.0, 0.0, 0.0, 8.0),
+        ]
+    }
+
+    #[test]
+    fn the_worked_example_picks_snapped() {
+        let runs = table();
+        assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("snapped"));
+    }
+
+    #[test]
+    fn a_looser_drift_bound_lets_lockstep_win() {
+        let runs = table();
+        assert_eq!(best(&runs, 200.0).map(|r| r.strategy.as_str()), Some("lockstep"), "0 hitches, 0 judder, 8 ms");
+    }
+
+    #[test]
+    fn judder_beyond_the_tie_decides_before_latency() {
+        let runs = vec![run("interpolated", 0.0, 0.0, 0.2, 33.3), run("snapped", 0.0, 0.0, 0.46, 25.0)];
+        assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("interpolated"));
+    }
+
+    #[test]
+    fn unknown_hitches_do_not_decide_and_unknown_drift_is_not_eligible() {
+        let mut runs = table();
+        for r in &mut runs {
+            r.hitches_per_min = None;
+        }
+        // Without hitches: judder 0.2 and 0.3 tie, catch-up's 1.9 does not; snapped's latency wins.
+        assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("snapped"));
+        runs[2].drift_ms_per_min = None;
+        runs[2].speed_ratio = None;
+        assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("interpolated"));
+        assert_eq!(best(&[RunRecord::default()], MAX_DRIFT_MS_PER_MIN), None, "no figures, no best");
+    }
+
+    #[test]
+    fn agreement_is_within_abs_plus_rel_of_the_prediction() {
+        assert!(within(1.0, 0.4, JUDDER_TOLERANCE), "0.6 ≤ 0.5 + 0.1");
+        assert!(!within(1.2, 0.4, JUDDER_TOLERANCE), "0.8 > 0.6");
+        // Latency at 60 Hz: 16.667 + 25 % of 20 = 21.667 ms.
+        let tol = tolerance(Metric::Latency, Some(60.0));
+        assert!(within(41.6, 20.0, tol) && !within(41.7, 20.0, tol));
+    }
+
+    #[test]
+    fn a_measurement_that_differs_is_named_with_its_figures() {
+        let measured = table();
+        let mut predicted = table();
+        predicted[0].judder_ms = Some(0.4);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!((a.compared, a.agreeing), (4, 3));
+        assert_eq!(a.differences.len(), 1);
+        assert_eq!(a.sentence(), "the simulator agrees on 3 of 4 strategies; differs: catch-up judder 1.90 vs 0.40 ms");
+        assert_eq!((a.best_measured.as_deref(), a.best_predicted.as_deref()), (Some("snapped"), Some("snapped")));
+    }
+
+    #[test]
+    fn the_sentence_names_three_differences_and_counts_the_rest() {
+        let measured = table();
+        let mut predicted = table();
+        predicted[0].judder_ms = Some(0.4);
+        predicted[1].judder_ms = Some(3.0);
+        predicted[2].latency_ms = Some(80.0);
+        predicted[3].judder_ms = Some(2.0);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!((a.agreeing, a.differences.len()), (0, 4));
+        assert_eq!(
+            a.sentence(),
+            "the simulator agrees on 0 of 4 strategies; differs: catch-up judder 1.90 vs 0.40 ms, \
+             interpolated judder 0.20 vs 3.00 ms, snapped latency 25.0 vs 80.0 ms and 1 more"
+        );
+    }
+}

@@ -1,0 +1,43 @@
+//! Report cards: what a `measure` tour found on each monitor, as `report.json`
+//! and `report.html`, and `compare` to put cards and simulator runs side by side.
+//!
+//! The tour (in the window shell) drives the real display and fills a
+//! [`ReportCard`]; this module owns everything after that:
+//!
+//! ```text
+//! measure tour ──► ReportCard ──► report.json      (schema: versioned, documented field by field)
+//!   per monitor:     │        └──► report.html      (self-contained: inline SVG, no script)
+//!   present modes    │
+//!   frame trace      └── predictions: predict(measured refresh, vsync, config, strategies)
+//!   measured runs                     = the virtual monitor's desktop model, same strategies
+//!
+//! compare A.json B.json sim.json ──► a table per vsync pass: strategies × monitors / simulated displays,
+//!                                    the best strategy per column, measured vs predicted ──► compare.html
+//! ```
+//!
+//! - [`schema`]: the types of `report.json` ([`ReportCard`], [`MonitorCard`],
+//!   [`PresentModeCheck`], [`IntervalStats`], [`FrameTrace`], [`RunRecord`]).
+//! - [`stats`]: present-interval mean, σ, p99 and histogram from integer ns.
+//! - [`predict`]: the simulator's prediction for a measured display.
+//! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
+//! - [`html`] and [`plots`]: the page and its SVG plots.
+//! - [`compare`]: `timestep-lab compare`.
+//! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
+
+pub mod compare;
+pub mod html;
+pub mod judge;
+pub mod plots;
+pub mod predict;
+pub mod schema;
+pub mod stats;
+pub mod synthetic;
+
+pub use compare::{CompareArgs, run_compare};
+pub use html::{report_html, write_report_html};
+pub use predict::predict;
+pub use schema::{
+    FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA,
+    SchemaError, VERSION,
+};
+pub use synthetic::{SyntheticMonitor, synthetic_card};

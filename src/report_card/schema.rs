@@ -1,0 +1,504 @@
+//! `report.json`: the report card's types, version 1.
+//!
+//! One file describes one machine and the monitors a `measure` tour ran on.
+//! Every figure is a plain JSON number; an unknown or undefined figure is
+//! `null`, never `NaN`, `0` or a missing key in files this version writes.
+//! Readers ignore keys they do not know (a later timestep-lab may add
+//! optional ones without a version bump); a key that changes meaning or
+//! disappears bumps [`VERSION`], and an older reader refuses the file with
+//! a one-line error instead of reading it wrong. `docs/report-card.md` is
+//! the same documentation for people who never open the source.
+//!
+//! ```text
+//! ReportCard
+//! ├─ schema "timestep-lab/report-card", version 1, created
+//! ├─ machine: name, os, adapter, backend, driver, app_version
+//! └─ monitors[]: index, name, size_px, scale_factor,
+//!    │           reported / measured / emulated refresh (Hz), notes[]
+//!    ├─ present_modes[]: mode, vsync (verdict), verdict, measured refresh,
+//!    │                   intervals: count, mean/std/p99/min/max ms, histogram
+//!    ├─ frame_trace: label, intervals_ms[] (a few hundred display intervals)
+//!    ├─ runs[]:        RunRecord, one per strategy × vsync pass, measured
+//!    └─ predictions[]: RunRecord, the simulator's `desktop` model at the
+//!                      measured refresh, same strategies and passes
+//! ```
+//!
+//! A [`RunRecord`] carries the field names of `simulate --format json` and
+//! `run --stats-json` (their [`RunReport`]), every figure optional, so the
+//! objects those commands print load as run records as they are.
+
+use crate::monitor::{IntervalHistogram, RunReport};
+use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
+
+/// The `schema` value of every report card.
+pub const SCHEMA: &str = "timestep-lab/report-card";
+
+/// The version this timestep-lab writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// How many display intervals a [`FrameTrace`] keeps: enough to see a
+/// pattern repeat at 240 Hz for a second, small enough for a readable plot.
+pub const TRACE_LEN: usize = 300;
+
+/// A report card: one machine, the monitors measured on it. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportCard {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The format version, [`VERSION`] for files this timestep-lab writes.
+    pub version: u32,
+    /// When the tour ran: an RFC 3339 UTC timestamp (`2025-11-23T08:30:00Z`), or null.
+    #[serde(default)]
+    pub created: Option<String>,
+    /// The machine the tour ran on.
+    pub machine: Machine,
+    /// Every monitor the tour measured, in tour order.
+    #[serde(default)]
+    pub monitors: Vec<MonitorCard>,
+}
+
+impl ReportCard {
+    /// An empty card of the current version for `machine`.
+    pub fn new(machine: Machine) -> ReportCard {
+        ReportCard { schema: SCHEMA.to_owned(), version: VERSION, created: None, machine, monitors: Vec::new() }
+    }
+
+    /// Reads a card from JSON text, checking its schema and version first.
+    ///
+    /// # Errors
+    /// Not JSON, not a report card, a version this timestep-lab does not
+    /// know, or a field of the wrong type (the message says which line).
+    pub fn from_json(text: &str) -> Result<ReportCard, SchemaError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(SchemaError::NotJson)?;
+        check_header(&value)?;
+        serde_json::from_str(text).map_err(SchemaError::Invalid)
+    }
+
+    /// The card as pretty-printed JSON with a final newline.
+    ///
+    /// # Errors
+    /// Only if serialization fails, which plain numbers and strings do not.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Reads a card from a file.
+    ///
+    /// # Errors
+    /// A one-line message naming the file: unreadable, or any [`ReportCard::from_json`] error.
+    pub fn read(path: &std::path::Path) -> Result<ReportCard, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        ReportCard::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Writes the card as `report.json` (or wherever `path` says).
+    ///
+    /// # Errors
+    /// A one-line message naming the file when it cannot be written.
+    pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
+        let text = self.to_json().map_err(|e| format!("cannot encode the report card: {e}"))?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    }
+}
+
+/// Checks that `value` is a report card of a version this build reads.
+///
+/// # Errors
+/// [`SchemaError::NotACard`], [`SchemaError::FutureVersion`] or [`SchemaError::BadVersion`].
+pub fn check_header(value: &serde_json::Value) -> Result<(), SchemaError> {
+    let schema = value.get("schema").and_then(serde_json::Value::as_str);
+    if schema != Some(SCHEMA) {
+        return Err(SchemaError::NotACard(schema.map(str::to_owned)));
+    }
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v > u64::from(VERSION) => Err(SchemaError::FutureVersion(v)),
+        Some(v) if v >= 1 => Ok(()),
+        _ => Err(SchemaError::BadVersion(value.get("version").map_or_else(|| "missing".to_owned(), |v| v.to_string()))),
+    }
+}
+
+/// Why a text is not a report card this build can read.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The text is not JSON.
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// JSON, but without `"schema": "timestep-lab/report-card"`.
+    #[error("not a timestep-lab report card (its \"schema\" is {}, expected \"{SCHEMA}\")", .0.as_deref().map_or_else(|| "missing".to_owned(), |s| format!("\"{s}\"")))]
+    NotACard(Option<String>),
+    /// Written by a newer timestep-lab.
+    #[error("report card version {0} is newer than this timestep-lab reads (version {VERSION}); update timestep-lab")]
+    FutureVersion(u64),
+    /// `version` missing, zero or not a whole number.
+    #[error("report card \"version\" is {0}, expected a whole number from 1 to {VERSION}")]
+    BadVersion(String),
+    /// A field has the wrong type or a required one is missing.
+    #[error("report card does not match version {VERSION}: {0}")]
+    Invalid(serde_json::Error),
+}
+
+/// The machine a tour ran on.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Machine {
+    /// A label for the machine (host name, or what the user called it); null if not given.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Operating system and CPU architecture (`linux x86_64`).
+    pub os: String,
+    /// The GPU adapter (`NVIDIA GeForce RTX 3060`, `llvmpipe (LLVM 15.0.6, 256 bits)`).
+    #[serde(default)]
+    pub adapter: Option<String>,
+    /// The graphics API in use (`Vulkan`, `Metal`, `Dx12`, `Gl`).
+    #[serde(default)]
+    pub backend: Option<String>,
+    /// The driver and its version, as the adapter reports them.
+    #[serde(default)]
+    pub driver: Option<String>,
+    /// The timestep-lab version that wrote the card.
+    pub app_version: String,
+}
+
+impl Machine {
+    /// This machine's OS and architecture and this build's version; no name, adapter or driver yet.
+    pub fn this_build() -> Machine {
+        Machine {
+            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            app_version: env!("CARGO_PKG_VERSION").to_owned(),
+            ..Machine::default()
+        }
+    }
+}
+
+/// One monitor and everything measured on it.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct MonitorCard {
+    /// The number `measure --monitor N` takes for this monitor.
+    pub index: u32,
+    /// The monitor's name as the OS gives it; null if it has none.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Width and height in physical pixels.
+    #[serde(default)]
+    pub size_px: Option<[u32; 2]>,
+    /// The OS's scale factor (1, 1.25, 2…).
+    #[serde(default)]
+    pub scale_factor: Option<f64>,
+    /// The refresh rate the monitor reports, Hz (null on Xvfb and some Wayland compositors).
+    #[serde(default)]
+    pub reported_refresh_hz: Option<f64>,
+    /// The refresh rate measured from present timestamps with vsync in effect, Hz.
+    #[serde(default)]
+    pub measured_refresh_hz: Option<f64>,
+    /// The emulated vblank grid the tour ran on instead (`--emulate-refresh`), Hz; null for a real one.
+    #[serde(default)]
+    pub emulated_refresh_hz: Option<f64>,
+    /// What the tour found per present mode, in the order it tried them.
+    #[serde(default)]
+    pub present_modes: Vec<PresentModeCheck>,
+    /// A sample of display intervals from one run, for the frame-time plot.
+    #[serde(default)]
+    pub frame_trace: Option<FrameTrace>,
+    /// The measured runs: one per strategy × vsync pass.
+    #[serde(default)]
+    pub runs: Vec<RunRecord>,
+    /// The simulator's predictions for the same strategies and passes at this monitor's refresh.
+    #[serde(default)]
+    pub predictions: Vec<RunRecord>,
+    /// Anything the tour wants the reader to know (a present mode it could not get, a run cut short).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl MonitorCard {
+    /// The refresh rate the runs were counted in: the emulated grid, else the measured, else the reported rate.
+    pub fn refresh_hz(&self) -> Option<f64> {
+        self.emulated_refresh_hz.or(self.measured_refresh_hz).or(self.reported_refresh_hz)
+    }
+}
+
+/// What one present mode did on a monitor.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct PresentModeCheck {
+    /// The present mode (`Fifo`, `FifoRelaxed`, `Mailbox`, `Immediate`).
+    pub mode: String,
+    /// Whether vsync was in effect: the verdict; null when it could not tell.
+    #[serde(default)]
+    pub vsync: Option<bool>,
+    /// The verdict as one sentence (the overlay's), e.g. "Fifo: frames every 16.7 ms, vsync in effect".
+    #[serde(default)]
+    pub verdict: String,
+    /// The refresh rate measured in this mode, Hz (1 / median present interval).
+    #[serde(default)]
+    pub measured_refresh_hz: Option<f64>,
+    /// Present-interval statistics; null when no frame was presented.
+    #[serde(default)]
+    pub intervals: Option<IntervalStats>,
+}
+
+/// Statistics of present (or display) intervals.
+///
+/// `std_ms` is the population standard deviation (divided by n); `p99_ms` is
+/// the nearest-rank 99th percentile: the value at rank ⌈0.99·n⌉ of the sorted intervals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntervalStats {
+    /// Intervals measured.
+    pub count: u64,
+    /// Mean interval, ms.
+    pub mean_ms: f64,
+    /// Standard deviation, ms.
+    pub std_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Shortest interval, ms.
+    pub min_ms: f64,
+    /// Longest interval, ms.
+    pub max_ms: f64,
+    /// The distribution.
+    pub histogram: Histogram,
+}
+
+/// Counts of intervals in equal bins: bin `k` holds intervals in
+/// `[start_ms + k·bin_ms, start_ms + (k+1)·bin_ms)`; `above` counts the ones
+/// past the last bin (long stalls, kept out of the plot's range).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Lower edge of the first bin, ms.
+    pub start_ms: f64,
+    /// Width of every bin, ms.
+    pub bin_ms: f64,
+    /// Intervals per bin.
+    pub counts: Vec<u64>,
+    /// Intervals at or past `start_ms + counts.len()·bin_ms`.
+    #[serde(default)]
+    pub above: u64,
+}
+
+/// The core's present-interval histogram of one run, as `simulate --format json`
+/// writes it: `counts[i]` intervals in `[i, i + 1) · bin_ms` ms (0.25 ms bins,
+/// empty bins after the last filled one left out), `overflow` at 50 ms or more.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct FixedHistogram {
+    /// Bin width, ms.
+    pub bin_ms: f64,
+    /// Intervals per bin, from 0 ms.
+    pub counts: Vec<u64>,
+    /// Intervals past the last bin.
+    pub overflow: u64,
+}
+
+impl From<&IntervalHistogram> for FixedHistogram {
+    fn from(h: &IntervalHistogram) -> FixedHistogram {
+        FixedHistogram { bin_ms: h.bin_ms, counts: h.counts.clone(), overflow: h.overflow }
+    }
+}
+
+/// A sample of display intervals from one run, for the frame-time plot.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct FrameTrace {
+    /// Which run the sample comes from (`interpolated, Fifo`).
+    pub label: String,
+    /// Intervals between consecutive frames' display times, ms, in order (at most [`TRACE_LEN`]), rounded to 1 µs.
+    pub intervals_ms: Vec<f64>,
+}
+
+impl FrameTrace {
+    /// The first [`TRACE_LEN`] of `intervals` (ns), rounded to whole microseconds.
+    pub fn from_intervals(label: impl Into<String>, intervals: &[Nanos]) -> FrameTrace {
+        let intervals_ms = intervals.iter().take(TRACE_LEN).map(|&ns| micros_as_ms(ns)).collect();
+        FrameTrace { label: label.into(), intervals_ms }
+    }
+}
+
+/// `ns` rounded to a whole microsecond, in ms: 16 666 667 ns → 16.667.
+pub(crate) fn micros_as_ms(ns: Nanos) -> f64 {
+    (ns.saturating_add(500) / 1000) as f64 / 1000.0
+}
+
+/// One run's figures: a measured run, a prediction, or a simulator run.
+///
+/// The names are [`RunReport`]'s (`simulate --format json`). Every figure is
+/// optional: files from before a figure existed, and runs where it is
+/// undefined (no frames), give `null`. Read hitches per minute and drift
+/// through [`RunRecord::hitches_per_min`] and [`RunRecord::drift_ms_per_min`],
+/// which derive them from older fields when a file lacks them.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunRecord {
+    /// Strategy id (`catch-up`).
+    pub strategy: String,
+    /// Vsync: the simulator's setting, or a window's verdict (null: could not tell).
+    pub vsync: Option<bool>,
+    /// The vsync pass of the tour this run belongs to (on/off as asked for); null for simulator runs.
+    pub vsync_requested: Option<bool>,
+    /// The present mode in effect (`Fifo`); null for simulator runs.
+    pub present_mode: Option<String>,
+    /// Simulation tick rate, Hz.
+    pub tick_rate: Option<f64>,
+    /// The refresh rate the pattern counts in, Hz.
+    pub refresh_hz: Option<f64>,
+    /// `window` for a measured run, the simulator model (`desktop`) otherwise.
+    pub model: Option<String>,
+    /// The simulator's noise seed.
+    pub seed: Option<u64>,
+    /// World updates run.
+    pub total_updates: Option<u64>,
+    /// Refreshes covered (the pattern's length).
+    pub vsyncs: Option<u64>,
+    /// Refreshes showing more than one update.
+    pub double_updates: Option<u64>,
+    /// Refreshes without a new frame.
+    pub skipped_renders: Option<u64>,
+    /// Frames showing the same picture as the frame before.
+    pub repeated_frames: Option<u64>,
+    /// Simulated time, s.
+    pub game_time_s: Option<f64>,
+    /// Display time covered, s.
+    pub system_time_s: Option<f64>,
+    /// Game speed over real speed (1 = right).
+    pub speed_ratio: Option<f64>,
+    /// Speed error, ms of game time gained (+) or lost (−) per minute.
+    pub drift_ms_per_min: Option<f64>,
+    /// Judder: RMS of the per-frame motion error, ms.
+    pub judder_ms: Option<f64>,
+    /// 99th percentile of the per-frame motion error's size, ms.
+    pub judder_p99_ms: Option<f64>,
+    /// Frames off by at least half a refresh, or stalls.
+    pub hitches: Option<u64>,
+    /// The largest hitch, ms.
+    pub max_hitch_ms: Option<f64>,
+    /// Hitches per minute of display time.
+    pub hitches_per_min: Option<f64>,
+    /// Input-to-photon latency, mean, ms.
+    pub latency_ms: Option<f64>,
+    /// Latency, 95th percentile, ms.
+    pub latency_p95_ms: Option<f64>,
+    /// Latency, worst, ms.
+    pub latency_max_ms: Option<f64>,
+    /// Present interval, mean, ms.
+    pub present_interval_mean_ms: Option<f64>,
+    /// Present interval, standard deviation, ms.
+    pub present_interval_std_ms: Option<f64>,
+    /// Present interval, 99th percentile, ms.
+    pub present_interval_p99_ms: Option<f64>,
+    /// Present intervals in the core's fixed 0.25 ms bins (`simulate --format json`'s
+    /// `present_interval_histogram`); null where the run has none.
+    pub present_interval_histogram: Option<FixedHistogram>,
+    /// Updates per refresh, the first 200 refreshes (`1111211110…`).
+    pub pattern: Option<String>,
+}
+
+/// A float figure, `None` when undefined (NaN or infinite).
+fn defined(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+impl From<&RunReport> for RunRecord {
+    /// Every figure a [`RunReport`] has; NaN becomes `None`.
+    fn from(r: &RunReport) -> RunRecord {
+        // Written against the report's fields one by one (no `..`), so a
+        // field added to `RunReport` is a line added here.
+        RunRecord {
+            strategy: r.strategy.clone(),
+            vsync: r.vsync,
+            vsync_requested: None,
+            present_mode: r.display.as_ref().map(|d| d.present_mode_actual.clone()),
+            tick_rate: defined(r.tick_rate),
+            refresh_hz: defined(r.refresh_hz),
+            model: (!r.model.is_empty()).then(|| r.model.clone()),
+            seed: Some(r.seed),
+            total_updates: Some(r.total_updates),
+            vsyncs: Some(r.vsyncs),
+            double_updates: Some(r.double_updates),
+            skipped_renders: Some(r.skipped_renders),
+            repeated_frames: Some(r.repeated_frames),
+            game_time_s: defined(r.game_time_s),
+            system_time_s: defined(r.system_time_s),
+            speed_ratio: defined(r.speed_ratio),
+            drift_ms_per_min: defined(r.drift_ms_per_min),
+            judder_ms: defined(r.judder_ms),
+            judder_p99_ms: defined(r.judder_p99_ms),
+            hitches: Some(r.hitches),
+            max_hitch_ms: defined(r.max_hitch_ms),
+            hitches_per_min: defined(r.hitches_per_min),
+            latency_ms: defined(r.latency_ms),
+            latency_p95_ms: defined(r.latency_p95_ms),
+            latency_max_ms: defined(r.latency_max_ms),
+            present_interval_mean_ms: defined(r.present_interval_mean_ms),
+            present_interval_std_ms: defined(r.present_interval_std_ms),
+            present_interval_p99_ms: defined(r.present_interval_p99_ms),
+            present_interval_histogram: r.present_interval_histogram.as_ref().map(FixedHistogram::from),
+            pattern: Some(r.pattern.clone()),
+        }
+    }
+}
+
+impl RunRecord {
+    /// The vsync pass this run belongs to: the pass asked for, else the vsync it ran with.
+    pub fn vsync_pass(&self) -> Option<bool> {
+        self.vsync_requested.or(self.vsync)
+    }
+
+    /// Speed error in ms per minute: the recorded figure, else `(speed_ratio − 1) · 60 000`.
+    pub fn drift_ms_per_min(&self) -> Option<f64> {
+        self.drift_ms_per_min.or_else(|| self.speed_ratio.map(|s| (s - 1.0) * 60_000.0)).and_then(defined)
+    }
+
+    /// Hitches per minute: the recorded figure, else hitches over the display time covered.
+    pub fn hitches_per_min(&self) -> Option<f64> {
+        self.hitches_per_min
+            .or_else(|| match (self.hitches, self.system_time_s) {
+                (Some(h), Some(s)) if s > 0.0 => Some(h as f64 * 60.0 / s),
+                _ => None,
+            })
+            .and_then(defined)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn micros_as_ms_rounds_to_the_nearest_microsecond() {
+        assert_eq!(micros_as_ms(16_666_667), 16.667);
+        assert_eq!(micros_as_ms(16_666_499), 16.666);
+        assert_eq!(micros_as_ms(0), 0.0);
+    }
+
+    #[test]
+    fn drift_is_derived_from_the_speed_ratio_when_missing() {
+        let run = RunRecord { speed_ratio: Some(1000.0 / 1001.0), ..RunRecord::default() };
+        let drift = run.drift_ms_per_min().expect("derived from the speed ratio");
+        assert!((drift - (-60_000.0 / 1001.0)).abs() < 1e-9, "59.94 Hz lockstep loses 59.94 ms a minute: {drift}");
+        let recorded = RunRecord { drift_ms_per_min: Some(3.0), ..run };
+        assert_eq!(recorded.drift_ms_per_min(), Some(3.0), "a recorded figure wins");
+    }
+
+    #[test]
+    fn hitches_per_minute_are_derived_from_hitches_and_display_time() {
+        let run = RunRecord { hitches: Some(3), system_time_s: Some(30.0), ..RunRecord::default() };
+        assert_eq!(run.hitches_per_min(), Some(6.0), "3 hitches in 30 s");
+        assert_eq!(RunRecord { system_time_s: Some(0.0), ..run }.hitches_per_min(), None, "no time, no rate");
+    }
+
+    #[test]
+    fn a_nan_report_figure_becomes_none() {
+        let record = RunRecord::from(&RunReport { strategy: "fuzzy".into(), ..RunReport::default() });
+        assert_eq!(record.judder_ms, None);
+        assert_eq!(record.refresh_hz, None);
+        assert_eq!(record.total_updates, Some(0));
+    }
+
+    #[test]
+    fn a_card_without_schema_or_with_version_0_is_refused() {
+        let no_schema = serde_json::json!({"version": 1});
+        assert!(matches!(check_header(&no_schema), Err(SchemaError::NotACard(None))));
+        let zero = serde_json::json!({"schema": SCHEMA, "version": 0});
+        assert!(matches!(check_header(&zero), Err(SchemaError::BadVersion(v)) if v == "0"));
+        let text = serde_json::json!({"schema": SCHEMA, "version": "1"});
+        assert!(matches!(check_header(&text), Err(SchemaError::BadVersion(_))), "a string is not a version");
+    }
+}

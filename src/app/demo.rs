@@ -4,11 +4,16 @@
 //! ```text
 //!   Demo::frame ─► WindowHost (clock, gfx, hud) ─► session.run_frame ─► session.record
 //!               └► session.fill_hud(hud) ─► next frame's overlay
-//!   Demo::act   ─► Action (from the key table) ─► session / window / gfx
+//!   lane mode:  ─► lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record(display time)
+//!               (the demo's session is paused meanwhile: see `app::lanes`)
+//!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx
 //! ```
 //!
 //! The session holds every number; this type holds only what is platform
-//! (window, GPU) or demo (ghosts, load, player input).
+//! (window, GPU) or demo (ghosts, load, player input, lane mode).
+
+use std::fs::File;
+use std::io::BufWriter;
 
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
@@ -18,15 +23,18 @@ use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::Gfx;
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
+use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::load::LoadPreset;
-use crate::app::stats::StatsJson;
+use crate::app::stats::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
 use crate::hud::HudData;
+use crate::render::Letterbox;
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, Instance, World, WorldConfig};
+use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
@@ -44,6 +52,13 @@ struct Controls {
     rng: SplitMix64,
     input: Input,
     modifiers: ModifiersState,
+}
+
+/// Lane mode while it is on.
+struct LaneMode {
+    lanes: Lanes,
+    /// Whether the demo's own session was paused before (it is paused meanwhile).
+    demo_was_paused: bool,
 }
 
 /// The demo once its window is up.
@@ -65,6 +80,18 @@ pub struct Demo {
     log_at: Nanos,
     /// When the paused demo last drew its still picture.
     still_at: Nanos,
+    /// Lane mode, when on.
+    lanes: Option<LaneMode>,
+    /// The strategies lane mode shows, in lane order.
+    lane_ids: Vec<StrategyId>,
+    /// The reports of the last lane mode, kept for `--stats-json` when it ends.
+    lane_reports: Vec<LaneReport>,
+    /// Where the pointer is, window pixels (a click selects the lane under it).
+    pointer: Option<[f32; 2]>,
+    /// `--frame-log`.
+    frame_log: Option<FrameLog<BufWriter<File>>>,
+    /// `--seed`, for the lanes' reports.
+    seed: u64,
 }
 
 impl Demo {
@@ -115,6 +142,12 @@ impl Demo {
             cpu: CpuSampler::new(),
             log_at: now,
             still_at: now,
+            lanes: None,
+            lane_ids: StrategyId::ALL.to_vec(),
+            lane_reports: Vec::new(),
+            pointer: None,
+            frame_log: None,
+            seed: config.seed,
         };
         demo.refresh_hud(now);
         Ok(demo)
@@ -130,6 +163,10 @@ impl Demo {
     /// paused demo redraws its still picture once per refresh (60 Hz when
     /// the refresh is unknown) instead of as fast as the present returns.
     pub fn wake(&self) -> Option<Nanos> {
+        if self.lanes.is_some() {
+            // Lane mode is display-paced: frames as fast as presents (or the emulated grid) allow.
+            return None;
+        }
         if self.session.paused() {
             let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
             return Some(self.still_at.saturating_add(period));
@@ -137,8 +174,12 @@ impl Demo {
         self.session.wake()
     }
 
-    /// One frame: the active strategy's, or the still picture while paused.
+    /// One frame: the active strategy's, the still picture while paused, or every lane's.
     pub fn frame(&mut self, clock: &RealClock) {
+        if self.lanes.is_some() {
+            self.lane_frame(clock);
+            return;
+        }
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
@@ -164,11 +205,46 @@ impl Demo {
         let outcome = host.outcome;
         self.gfx.collect_times();
         if let Some(report) = report {
+            if let Some(log) = self.frame_log.as_mut() {
+                log.frame_started(report.start);
+            }
             self.session.record(&report, outcome.presented());
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
             }
         }
+        self.after_frame(&outcome, clock.now());
+    }
+
+    /// One lane-mode frame: every lane runs at the same start, one draw shows
+    /// them all, every lane records the same display time. See `app::lanes`.
+    fn lane_frame(&mut self, clock: &RealClock) {
+        let Some(mode) = self.lanes.as_mut() else { return };
+        let start = clock.now();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.frame_started(start);
+        }
+        self.instances.clear();
+        mode.lanes.run_frame(start, &mut self.instances);
+        let scene = SceneParams {
+            playfield: PLAYFIELD,
+            ghosts: false,
+            display_lead: 0,
+            load: self.controls.load.cost(&mut self.controls.rng),
+        };
+        let mut host = WindowHost::new(
+            clock,
+            &mut self.gfx,
+            &self.win.window,
+            &self.hud,
+            &mut self.instances,
+            self.vsync.as_mut(),
+            scene,
+        );
+        let display_time = host.show_instances();
+        let outcome = host.outcome;
+        self.gfx.collect_times();
+        mode.lanes.record(display_time, outcome.presented);
         self.after_frame(&outcome, clock.now());
     }
 
@@ -181,7 +257,7 @@ impl Demo {
             Some(SkipReason::Occluded | SkipReason::ZeroSize) => {
                 log::debug!("window hidden or empty; rendering stops until it is back");
                 self.win.idle_until = Some(now + IDLE_RETRY);
-                self.session.interrupt();
+                self.interrupt();
             }
             Some(reason) => log::debug!("frame skipped: {reason:?}"),
             None => {}
@@ -199,6 +275,16 @@ impl Demo {
 
     fn log_stats(&self) {
         let hud = &self.hud;
+        if !hud.lanes.is_empty() {
+            let lanes: Vec<String> = hud
+                .lanes
+                .iter()
+                .filter(|l| !l.needs_loop)
+                .map(|l| format!("{} {:.2}/{:.1}", l.strategy, l.judder_ms, l.latency_ms))
+                .collect();
+            log::info!("lanes (judder/latency ms): {}", lanes.join(", "));
+            return;
+        }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         log::info!(
             "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder {:.2} ms, latency {:.2} ms, speed {:.3}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
@@ -222,12 +308,92 @@ impl Demo {
         self.session.fill_hud(&mut self.hud, now);
         self.hud.ghosts = self.controls.ghosts;
         self.hud.load_preset = self.controls.load.label();
+        match &self.lanes {
+            Some(mode) => mode.lanes.fill_labels(&mut self.hud.lanes),
+            None => self.hud.lanes.clear(),
+        }
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
     pub fn follow_monitor(&mut self, now: Nanos) {
         if let Some(monitor) = self.win.follow_monitor(false) {
+            if let Some(mode) = self.lanes.as_mut() {
+                mode.lanes.set_display(Some(&monitor.label), monitor.reported, now);
+            }
             self.session.set_display(Some(monitor.label), monitor.reported, now);
+        }
+    }
+
+    /// Frames stopped for a while (hidden, minimised, resized).
+    pub fn interrupt(&mut self) {
+        self.session.interrupt();
+        if let Some(mode) = self.lanes.as_mut() {
+            mode.lanes.interrupt();
+        }
+    }
+
+    /// Turns lane mode on: a lane per strategy of the lane list, each a fresh
+    /// session and world from now; the demo's session pauses.
+    pub fn enter_lanes(&mut self, now: Nanos) {
+        if self.lanes.is_some() {
+            return;
+        }
+        let config = *self.session.driver().config();
+        let mut lanes = Lanes::new(&self.lane_ids, config, self.session.display(), PLAYFIELD, now);
+        lanes.select_strategy(self.session.driver().strategy_id());
+        self.instances.reserve(lanes.max_instances());
+        let demo_was_paused = self.session.paused();
+        self.session.set_paused(true, now);
+        log::info!("lane mode: {} lanes", lanes.len());
+        self.hud.lane_playfield = PLAYFIELD;
+        self.lanes = Some(LaneMode { lanes, demo_was_paused });
+        self.refresh_hud(now);
+    }
+
+    /// Turns lane mode off; the demo's session resumes (timing reset), with
+    /// `adopt`'s strategy when given.
+    pub fn leave_lanes(&mut self, adopt: Option<StrategyId>, now: Nanos) {
+        let Some(mut mode) = self.lanes.take() else { return };
+        self.lane_reports = mode.lanes.reports(now, self.seed);
+        if let Some(id) = adopt {
+            self.session.set_strategy(id, now);
+            log::info!("lane mode off: the loop runs {id}");
+        } else {
+            log::info!("lane mode off");
+        }
+        self.session.set_paused(mode.demo_was_paused && adopt.is_none(), now);
+        self.refresh_hud(now);
+    }
+
+    /// Whether lane mode is on.
+    pub fn in_lanes(&self) -> bool {
+        self.lanes.is_some()
+    }
+
+    /// The pointer moved to window pixel `position`.
+    pub fn pointer_moved(&mut self, position: [f32; 2]) {
+        self.pointer = Some(position);
+    }
+
+    /// A left click: in lane mode, selects the lane under the pointer.
+    pub fn click(&mut self, now: Nanos) {
+        let (Some(mode), Some(pixel)) = (self.lanes.as_mut(), self.pointer) else { return };
+        let letterbox = Letterbox::fit(PLAYFIELD, self.gfx.surface.size());
+        if let Some(point) = playfield_point(&letterbox, pixel)
+            && mode.lanes.select_at(point)
+        {
+            self.refresh_hud(now);
+        }
+    }
+
+    /// Writes the last row of `--frame-log` and flushes it.
+    ///
+    /// # Errors
+    /// See [`FrameLog::finish`].
+    pub fn finish_frame_log(&mut self, now: Nanos) -> Result<(), CliError> {
+        match self.frame_log.as_mut() {
+            Some(log) => log.finish(now),
+            None => Ok(()),
         }
     }
 
@@ -258,6 +424,10 @@ impl Demo {
         if !pressed {
             return false;
         }
+        if self.lanes.is_some() && self.act_in_lanes(action, now) {
+            self.refresh_hud(now);
+            return false;
+        }
         match action {
             Action::Strategy(id) => {
                 self.session.set_strategy(id, now);
@@ -265,11 +435,17 @@ impl Demo {
             }
             Action::CyclePresentMode => {
                 let mode = self.gfx.cycle_present_mode();
+                if let Some(lanes) = self.lanes.as_mut() {
+                    lanes.lanes.set_present_mode(&mode, now);
+                }
                 self.session.set_present_mode(mode, now);
             }
             Action::TickRateUp | Action::TickRateDown => {
                 let current = self.session.driver().config().tick_rate.hz();
                 if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
+                    if let Some(lanes) = self.lanes.as_mut() {
+                        lanes.lanes.set_tick_rate(Rate::from_hz(hz), now);
+                    }
                     self.session.set_tick_rate(Rate::from_hz(hz), now);
                     log::info!("tick rate: {hz} Hz");
                 }
@@ -291,10 +467,38 @@ impl Demo {
             Action::ToggleOverlay => self.gfx.overlay.set_visible(!self.gfx.overlay.visible()),
             Action::ToggleHelp => self.hud.show_help = !self.hud.show_help,
             Action::Quit => return true,
+            Action::ToggleLanes => self.enter_lanes(now),
+            Action::NextLane | Action::PreviousLane | Action::AdoptLane => {
+                log::info!("{}: only in lane mode (C)", action.help());
+            }
             Action::Move(_) | Action::Kick => {}
         }
         self.refresh_hud(now);
         false
+    }
+
+    /// The keys that act differently in lane mode; returns false for the
+    /// others, which act as usual (window, overlay, vsync, tick rate, load).
+    fn act_in_lanes(&mut self, action: Action, now: Nanos) -> bool {
+        let Some(mode) = self.lanes.as_mut() else { return false };
+        match action {
+            Action::ToggleLanes => self.leave_lanes(None, now),
+            Action::AdoptLane => {
+                let adopt = mode.lanes.selected();
+                self.leave_lanes(adopt, now);
+            }
+            Action::NextLane => mode.lanes.select_next(),
+            Action::PreviousLane => mode.lanes.select_previous(),
+            Action::Strategy(id) => {
+                if !mode.lanes.select_strategy(id) {
+                    log::info!("no lane shows {id}");
+                }
+            }
+            Action::ResetWorld => mode.lanes.reset_worlds(),
+            Action::TogglePause | Action::ToggleGhosts => log::info!("{}: not in lane mode", action.help()),
+            _ => return false,
+        }
+        true
     }
 
     /// Saves the screenshot `--screenshot` asked for.
@@ -302,6 +506,10 @@ impl Demo {
     /// # Errors
     /// See [`Gfx::screenshot`].
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
+        if self.lanes.is_some() {
+            // The instance buffer holds the last lane frame's sprites.
+            return self.gfx.screenshot_instances(&self.instances, PLAYFIELD, path);
+        }
         let view = self.session.last_view();
         self.gfx.screenshot(self.session.world(), view, PLAYFIELD, path)
     }
@@ -318,6 +526,10 @@ impl Demo {
             gpu_timed_frames: self.gfx.run_times.frames,
             gpu_scene_ms: self.gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: self.gfx.run_times.overlay_mean_ms(),
+            lanes: match self.lanes.as_mut() {
+                Some(mode) => mode.lanes.reports(now, config.seed),
+                None => self.lane_reports.clone(),
+            },
         }
     }
 }

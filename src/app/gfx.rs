@@ -220,15 +220,28 @@ impl Gfx {
         playfield: [f32; 2],
         path: &std::path::Path,
     ) -> Result<(), CliError> {
+        let mut instances: Vec<Instance> = Vec::with_capacity(world.max_instances());
+        world.write_instances(view, &mut instances);
+        self.screenshot_instances(&instances, playfield, path)
+    }
+
+    /// [`Gfx::screenshot`] of prepared sprites (lane mode's last frame).
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] when the image cannot be read back or written.
+    pub fn screenshot_instances(
+        &mut self,
+        instances: &[Instance],
+        playfield: [f32; 2],
+        path: &std::path::Path,
+    ) -> Result<(), CliError> {
         let [w, h] = self.surface.size();
         let (w, h) = if w < 16 || h < 16 { (playfield[0] as u32, playfield[1] as u32) } else { (w, h) };
         let device = &self.gpu.device;
         let queue = &self.gpu.queue;
         let target = Offscreen::new(device, w, h);
         let mut sprites = SpriteRenderer::new(device, queue, target.format());
-        let mut instances: Vec<Instance> = Vec::with_capacity(world.max_instances());
-        world.write_instances(view, &mut instances);
-        sprites.prepare(device, queue, &instances, playfield, target.size());
+        sprites.prepare(device, queue, instances, playfield, target.size());
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("screenshot") });
         sprites.draw(&mut encoder, target.view());
         queue.submit([encoder.finish()]);

@@ -12,7 +12,9 @@
 //! ```
 //!
 //! The panel is laid out for a 400-point column in the top-left corner; F1 opens the key table in
-//! the top-right corner.
+//! the top-right corner. In lane mode ([`HudData::lanes`] not empty) the panel gives way to one
+//! label per lane, in the label column at the lane's left, mapped through the same letterbox as
+//! the sprites.
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +24,7 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
-use crate::hud::HudData;
+use crate::hud::{HudData, LaneLabel};
 
 /// Width of the panel's content column, in points.
 const PANEL_WIDTH: f32 = 400.0;
@@ -222,7 +224,11 @@ impl Overlay {
         let Self { ctx, points, .. } = self;
         ctx.run_ui(raw_input, |ui| {
             let ctx = ui.ctx().clone();
-            stats_panel(&ctx, hud, points);
+            if hud.lanes.is_empty() {
+                stats_panel(&ctx, hud, points);
+            } else {
+                lane_labels(&ctx, hud);
+            }
             if hud.show_help {
                 help_panel(&ctx, hud);
             }
@@ -324,6 +330,79 @@ fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) 
                 ui.label(caption("F1 help · H hide", DIM));
             });
         });
+}
+
+/// Lane mode: a label in each lane's label column (strategy, judder, hitches, latency, pattern),
+/// the selected lane outlined.
+fn lane_labels(ctx: &egui::Context, hud: &HudData) {
+    let screen = ctx.viewport_rect();
+    let [pw, ph] = hud.lane_playfield;
+    if pw <= 0.0 || ph <= 0.0 {
+        return;
+    }
+    // The sprites' letterbox, in points: the largest centred rectangle of the playfield's aspect.
+    let scale = (screen.width() / pw).min(screen.height() / ph);
+    let origin = screen.center() - egui::vec2(0.5 * pw * scale, 0.5 * ph * scale);
+    let to_screen = |x: f32, y: f32| origin + egui::vec2(x * scale, y * scale);
+    for (i, lane) in hud.lanes.iter().enumerate() {
+        let [x, y, w, h] = lane.rect;
+        let whole = egui::Rect::from_min_max(to_screen(x, y), to_screen(x + w, y + h));
+        let column = egui::Rect::from_min_size(whole.min, egui::vec2(lane.label_width * scale, whole.height()));
+        egui::Area::new(egui::Id::unique(("timestep_lab_lane", i)))
+            .fixed_pos(column.min)
+            .movable(false)
+            .interactable(false)
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                ui.set_clip_rect(column);
+                let stroke = if lane.selected { egui::Stroke::new(2.0, ACCENT) } else { egui::Stroke::NONE };
+                egui::Frame::new().fill(PANEL_FILL).stroke(stroke).inner_margin(egui::Margin::symmetric(8, 3)).show(
+                    ui,
+                    |ui| {
+                        ui.spacing_mut().item_spacing.y = 1.0;
+                        ui.set_width(column.width() - 16.0);
+                        ui.set_height(column.height() - 6.0);
+                        lane_label(ui, lane);
+                    },
+                );
+            });
+        if lane.selected {
+            let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("lane_selection")));
+            painter.rect_stroke(whole, 0.0, egui::Stroke::new(2.0, ACCENT), egui::StrokeKind::Inside);
+        }
+    }
+}
+
+fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(or_dash(lane.strategy)).monospace().size(13.0).strong().color(ACCENT));
+        if lane.selected && !lane.needs_loop {
+            ui.label(caption("selected · Enter runs the loop with it", LABEL));
+        }
+    });
+    if lane.needs_loop {
+        ui.label(RichText::new("needs the loop — Enter").monospace().color(WARN));
+        ui.label(caption("it decides when frames happen: shown frozen", LABEL));
+        return;
+    }
+    let number = |v: f64, unit: &str| if v.is_finite() { format!("{v:.2} {unit}") } else { "—".to_owned() };
+    let hitches = lane.hitches_per_min.map_or_else(|| "—".to_owned(), |h| format!("{h:.1}"));
+    ui.label(
+        caption(
+            format!(
+                "judder {} · hitches {hitches}/min · latency {}",
+                number(lane.judder_ms, "ms"),
+                number(lane.latency_ms, "ms")
+            ),
+            VALUE,
+        )
+        .monospace(),
+    );
+    if lane.pattern.is_empty() {
+        ui.label(RichText::new("—").monospace().color(DIM));
+    } else {
+        ui.label(pattern_job(&lane.pattern));
+    }
 }
 
 /// A panel egui has not seen yet is laid out invisibly to learn its size; asking for a second

@@ -1,12 +1,15 @@
 //! `timestep-lab`: the windowed demo (`run`, the default) and the headless
 //! virtual monitor (`simulate`).
 //!
-//! Errors caused by the user's input (a bad rate, an unknown strategy, an
-//! unreadable trace) end the process with exit code 2 and one line on
-//! stderr; everything else that fails ends it with exit code 1.
+//! Errors caused by the user's input (a bad flag value, an unknown strategy,
+//! an unreadable trace, an output file that cannot be written) end the
+//! process with exit code 2 and one line on stderr naming the flag;
+//! everything else that fails ends it with exit code 1. `--help` and
+//! `--version` print to stdout and exit 0.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use timestep_lab::error::CliError;
 
 /// See, measure and compare game-loop timing strategies.
 ///
@@ -29,9 +32,24 @@ enum Command {
     Simulate(timestep_lab::simulate::SimulateArgs),
 }
 
+/// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
+fn fail(err: &CliError) -> ExitCode {
+    eprintln!("timestep-lab: {err}");
+    ExitCode::from(err.exit_code())
+}
+
 fn main() -> ExitCode {
     timestep_lab::render::heap::keep_freed_heap_memory();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version: clap's own output on stdout, exit 0.
+        Err(err) if !err.use_stderr() => {
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) => return fail(&CliError::from_clap(&err)),
+    };
+    timestep_lab::app::init_logger();
     let result = match cli.command {
         Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),
         Some(Command::Run(args)) => timestep_lab::app::run(&args),
@@ -39,9 +57,6 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("timestep-lab: {err}");
-            ExitCode::from(err.exit_code())
-        }
+        Err(err) => fail(&err),
     }
 }

@@ -1,34 +1,59 @@
 //! `timestep-lab simulate`: the shell around the virtual monitor.
 //!
-//! Parses and validates the flags (every bad value is a one-line
-//! [`CliError::Usage`], exit code 2), runs every strategy × refresh
-//! combination, and prints a table, CSV or JSON; optionally a timeline per
-//! run, an SVG plot, and a progress bar on stderr for runs that take more
-//! than a second. The virtual monitor itself lives in `timestep-core`; this
-//! shell looks at the real clock only to decide whether to show progress.
+//! clap parses the flags into their types ([`crate::cli`]); [`SimulateArgs::invocation`]
+//! builds one run per strategy × refresh (× start phase in a `--phases`
+//! sweep) and refuses, before any work, runs over the frame budget and
+//! output files that cannot be written. Every run is then simulated and
+//! printed as a table, CSV or JSON; optionally a timeline per run, an SVG
+//! plot, and a progress bar on stderr for runs that take more than a second.
+//! The virtual monitor itself lives in `timestep-core`; this shell looks at
+//! the real clock only to decide whether to show progress.
+//!
+//! Start phase: where the first frame starts relative to the display's
+//! refresh grid. `--start-time` sets the clock's reading (a machine up for
+//! 30 days), `--start-phase` the offset from a vblank; the run starts at the
+//! first instant at or after `--start-time` that lies that far after a vblank
+//! ([`start_after_vblank`]):
+//!
+//! ```text
+//! vblanks        |·········|·········|·········|
+//! --start-time        ^
+//! vblank (default)         ^ first frame
+//! 0.004                    |-4 ms-^ first frame
+//! ```
 
+use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use crate::monitor::{
-    Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, simulate_world, to_csv, to_json, to_table,
+    FIELDS, MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, simulate_world,
+    start_after_vblank, to_csv, to_json, to_table,
 };
+use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
-use crate::time::{Rate, ms_to_nanos, secs_to_nanos};
+use crate::time::{Nanos, Rate, nanos_to_ms};
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Lowest tick and refresh rate accepted, Hz.
-pub const MIN_HZ: f64 = 1.0;
-/// Highest tick and refresh rate accepted, Hz.
-pub const MAX_HZ: f64 = 1000.0;
-/// Largest `--render-ms` / `--update-ms`: ten seconds per step is a stalled
-/// machine, not a model.
-pub const MAX_COST_MS: f64 = 10_000.0;
-/// Largest `--start-time`, s (about 31 years; u64 nanoseconds reach 584).
-pub const MAX_START_S: f64 = 1e9;
-/// Largest `--seconds`: a simulated year.
-pub const MAX_SECONDS: f64 = 365.0 * 86_400.0;
+/// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
+pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: "ms" };
+/// `--start-time`: about 31 years (u64 nanoseconds reach 584).
+pub const START_TIME: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1e9, unit: "s" };
+/// `--seconds`: a simulated year at most; the frame budget
+/// ([`crate::monitor::MAX_FRAMES`]) is the tighter limit on most models.
+pub const SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 365.0 * 86_400.0, unit: "s" };
+/// `--start-phase SECONDS`: up to a whole period of the slowest display (1 Hz).
+pub const PHASE: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1.0, unit: "s" };
+/// Most start phases in a sweep: 1000 draws pin a mean to a few tenths of a percent of its range.
+pub const MAX_PHASES: u64 = 1000;
+/// Updates when neither `--updates` nor `--seconds` is given (and no trace).
+pub const DEFAULT_UPDATES: u64 = 10_000;
+
+/// Salt of the stream the random start phases are drawn from: the model's
+/// noise (seeded by the same `--seed`) stays the same whatever the phase.
+const PHASE_STREAM: u64 = 0x5048_4153_4553; // "PHASES"
 
 /// Arguments of `timestep-lab simulate`.
 ///
@@ -38,77 +63,127 @@ pub const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_long_help = MODEL_HELP)]
 pub struct SimulateArgs {
-    /// Strategies to run: comma-separated ids or `all`
-    /// (lockstep, fixed-fps, variable, catch-up, interpolated, extrapolated, fuzzy, snapped, paced, auto).
-    #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up")]
-    pub strategy: String,
+    /// Strategies to run: comma-separated ids or `all`.
+    #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up",
+          value_parser = parse_strategies, help = strategies_help())]
+    pub strategy: Strategies,
 
-    /// Display refresh rates, comma-separated (59.94 is the exact 60000/1001);
-    /// 1–1000 Hz. Default: the model's (60; seed000: 62.5).
-    #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true)]
-    pub refresh: Option<String>,
+    /// Display refresh rates, comma-separated.
+    #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true, value_delimiter = ',', value_parser = cli::rate,
+          help = cli::rate_help(
+              "Display refresh rates, comma-separated",
+              " (59.94 is the exact 60000/1001). Default: the model's (60; seed000: 62.5)"))]
+    pub refresh: Option<Vec<Rate>>,
 
     /// Vsync on or off. Default: the model's (on; seed000: off).
-    #[arg(long, value_name = "on|off", allow_hyphen_values = true)]
-    pub vsync: Option<String>,
+    #[arg(long, value_name = "on|off", allow_hyphen_values = true, ignore_case = true)]
+    pub vsync: Option<Vsync>,
 
-    /// Simulation tick rate, 1–1000 Hz.
-    #[arg(long, value_name = "HZ", allow_hyphen_values = true, default_value = "60")]
-    pub tick_rate: String,
+    /// Simulation tick rate.
+    #[arg(long, value_name = "HZ", allow_hyphen_values = true, default_value = "60", value_parser = cli::rate,
+          help = cli::rate_help("Simulation tick rate", ""))]
+    pub tick_rate: Rate,
 
-    /// Machine and display model: glaiel, desktop, slow, spiky or seed000 (see below).
-    #[arg(long, value_name = "MODEL", allow_hyphen_values = true, default_value = "glaiel")]
-    pub model: String,
+    /// Machine and display model (see below).
+    #[arg(long, value_name = "MODEL", allow_hyphen_values = true, ignore_case = true, default_value = "glaiel",
+          value_parser = cli::one_of(&Preset::ALL, Preset::name))]
+    pub model: Preset,
 
-    /// Stop once this many updates have run (checked at frame start). Default 10000.
-    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "seconds")]
-    pub updates: Option<String>,
+    /// Stop once this many updates have run (checked at frame start).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "seconds",
+          value_parser = cli::whole(1, u64::MAX), help = updates_help())]
+    pub updates: Option<u64>,
 
     /// Stop once this much simulated clock time has passed, instead of --updates.
-    #[arg(long, value_name = "S", allow_hyphen_values = true)]
-    pub seconds: Option<String>,
+    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = SECONDS.nanos(), help = seconds_help())]
+    pub seconds: Option<Nanos>,
 
-    /// Seed of the model's noise; the same seed gives the same run, bit for bit.
-    #[arg(long, value_name = "N", allow_hyphen_values = true, default_value = "0")]
-    pub seed: String,
+    /// Seed of the model's noise (and of random start phases); the same seed gives the same run, bit for bit.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, default_value = "0", value_parser = cli::whole(0, u64::MAX))]
+    pub seed: u64,
 
-    /// Clock reading at the start, seconds (e.g. 2592000 for a machine up for 30 days).
-    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true, default_value = "0")]
-    pub start_time: String,
+    /// Clock reading at the start, seconds (e.g. 2592000 for a machine up for 30 days);
+    /// the run starts at the first instant from here that has the --start-phase.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true, default_value = "0",
+          value_parser = START_TIME.nanos())]
+    pub start_time: Nanos,
 
-    /// Render cost, ms: centres the model's render cost here, keeping its noise.
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    pub render_ms: Option<String>,
+    /// Where the first frame starts relative to the refresh grid: on a `vblank` (the article's
+    /// setting), at a `random` point of the period drawn from --seed, or SECONDS (0–1) after a vblank.
+    #[arg(long, value_name = "vblank|random|SECONDS", allow_hyphen_values = true, default_value = "vblank",
+          value_parser = parse_start_phase)]
+    pub start_phase: StartPhase,
 
-    /// Update cost, ms: centres the model's update cost here, keeping its noise.
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    pub update_ms: Option<String>,
+    /// Run each strategy × refresh at N random start phases (1–1000, drawn from --seed; the model's
+    /// noise stays the same) and report the mean and the range [min–max] of every numeric column.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = cli::whole(1, MAX_PHASES),
+          conflicts_with_all = ["start_phase", "timeline", "plot"])]
+    pub phases: Option<u64>,
 
-    /// Which of Glaiel's fuzzy timers `fuzzy` runs: 60-62, 59-61 or final.
-    #[arg(long, value_name = "V", allow_hyphen_values = true, default_value = "final")]
-    pub fuzzy_variant: String,
+    /// Render cost, ms (0–10000): centres the model's render cost here, keeping its noise.
+    #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = COST_MS.nanos())]
+    pub render_ms: Option<Nanos>,
+
+    /// Update cost, ms (0–10000): centres the model's update cost here, keeping its noise.
+    #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = COST_MS.nanos())]
+    pub update_ms: Option<Nanos>,
+
+    /// Which of Glaiel's fuzzy timers `fuzzy` runs.
+    #[arg(long, value_name = "V", allow_hyphen_values = true, ignore_case = true, default_value = "final",
+          value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
+    pub fuzzy_variant: FuzzyVariant,
 
     /// Turn off `fuzzy`'s vsync detection (the article's raw timer: never falls back to strict stepping).
     #[arg(long)]
     pub no_vsync_detect: bool,
 
     /// Output: `table` (for people, with pattern lines), `json` (an array of objects) or `csv`.
-    #[arg(long, value_name = "table|json|csv", allow_hyphen_values = true, default_value = "table")]
-    pub format: String,
+    #[arg(
+        long,
+        value_name = "table|json|csv",
+        allow_hyphen_values = true,
+        ignore_case = true,
+        default_value = "table"
+    )]
+    pub format: Format,
 
     /// Print each run's first 200 events in seed 000's notation (R render, U update, W wait; ms).
     /// With json/csv the timelines go to stderr.
     #[arg(long)]
     pub timeline: bool,
 
-    /// Write an SVG comparing judder, doubles/skips and drift of all runs.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Write an SVG comparing judder, doubles/skips and drift of all runs
+    /// (checked before the runs; an existing file is replaced).
+    #[arg(long, value_name = "FILE.svg", value_parser = cli::file_name)]
     pub plot: Option<PathBuf>,
 
     /// Replay measured frame times instead of the model: one frame time in ms per row
     /// (header optional), or a PresentMon CSV (its MsBetweenPresents column). Runs through it once.
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
+}
+
+fn strategies_help() -> String {
+    let names: Vec<&str> = StrategyId::ALL.iter().map(|s| s.name()).collect();
+    format!("Strategies to run: comma-separated ids or `all` ({})", names.join(", "))
+}
+
+fn updates_help() -> String {
+    format!(
+        "Stop once this many updates have run (checked at frame start). Default {DEFAULT_UPDATES}. A run may take at \
+         most {MAX_FRAMES} frames: longer runs are refused before they start, naming the most that fit"
+    )
+}
+
+fn seconds_help() -> String {
+    // The longest run of the default setting (glaiel, catch-up @ 60 Hz), as an example.
+    let fps = RunSpec::new(StrategyId::CatchUp, Preset::Glaiel).frame_rate_bound();
+    format!(
+        "Stop once this much simulated clock time has passed, instead of --updates: at most {} s and {MAX_FRAMES} \
+         frames (about {:.0} days at 60 Hz)",
+        SECONDS.max,
+        MAX_FRAMES as f64 / fps / 86_400.0
+    )
 }
 
 const MODEL_HELP: &str = "\
@@ -133,10 +208,11 @@ Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
   timestep-lab simulate --strategy fuzzy --fuzzy-variant 60-62 --refresh 59.94 --no-vsync-detect
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
-  timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline";
+  timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline
+  timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20";
 
 /// Output format of `simulate`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Aligned table plus pattern lines.
     Table,
@@ -146,11 +222,67 @@ pub enum Format {
     Csv,
 }
 
+/// `--vsync on|off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vsync {
+    /// Present waits for the display.
+    On,
+    /// Present shows the frame at once.
+    Off,
+}
+
+/// `--strategy`: the strategies to run, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strategies(pub Vec<StrategyId>);
+
+/// `all` or comma-separated strategy ids.
+fn parse_strategies(text: &str) -> Result<Strategies, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(Strategies(StrategyId::ALL.to_vec()));
+    }
+    let ids = text.split(',').map(|name| StrategyId::parse(name).map_err(|e| e.to_string()));
+    ids.collect::<Result<Vec<_>, _>>().map(Strategies)
+}
+
+/// `--start-phase`: where a run starts relative to the display's refresh grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartPhase {
+    /// On a vblank (the article's runs).
+    Vblank,
+    /// At a point of the refresh period drawn from the seed.
+    Random,
+    /// This long after a vblank.
+    After(Nanos),
+}
+
+fn parse_start_phase(text: &str) -> Result<StartPhase, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "vblank" => Ok(StartPhase::Vblank),
+        "random" => Ok(StartPhase::Random),
+        _ => PHASE.nanos()(text)
+            .map(StartPhase::After)
+            .map_err(|e| format!("expected vblank, random or a number of seconds: {e}")),
+    }
+}
+
+/// The `i`-th random start phase of `seed` at `refresh`: a point drawn
+/// uniformly from one refresh period. The i-th draw is the same fraction of
+/// the period at every refresh rate, so runs of a sweep compare at equal phases.
+pub fn random_phase(seed: u64, i: u64, refresh: Rate) -> Nanos {
+    let mut rng = SplitMix64::new(seed ^ PHASE_STREAM);
+    let u = (0..=i).map(|_| rng.next_f64()).last().unwrap_or(0.0);
+    (u * refresh.period() as f64) as Nanos
+}
+
 /// A validated `simulate` invocation.
 #[derive(Clone, Debug)]
 pub struct Invocation {
-    /// One spec per strategy × refresh, in the order given.
+    /// One spec per strategy × refresh (× phase), in the order given.
     pub runs: Vec<RunSpec>,
+    /// In a `--phases N` sweep, N: the runs come in groups of N phases of one strategy × refresh.
+    pub phases: Option<usize>,
+    /// The start phase of each run after its vblank, ns (parallel to `runs`).
+    pub start_phases: Vec<Nanos>,
     /// How to print.
     pub format: Format,
     /// Print timelines.
@@ -163,125 +295,81 @@ fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
 }
 
-/// A rate within [`MIN_HZ`, `MAX_HZ`].
-fn parse_hz(flag: &str, text: &str) -> Result<Rate, CliError> {
-    let rate = Rate::parse(text).map_err(|e| usage(format!("--{flag}: {e}")))?;
-    if !(MIN_HZ..=MAX_HZ).contains(&rate.hz()) {
-        return Err(usage(format!("--{flag}: {} is outside {MIN_HZ}–{MAX_HZ} Hz", text.trim())));
-    }
-    Ok(rate)
-}
-
-/// A finite number within `lo..=hi`, for flag `flag`.
-fn parse_number(flag: &str, text: &str, lo: f64, hi: f64, lo_inclusive: bool) -> Result<f64, CliError> {
-    let value: f64 = text.trim().parse().map_err(|_| usage(format!("--{flag}: '{text}' is not a number")))?;
-    let above_lo = if lo_inclusive { value >= lo } else { value > lo };
-    if !value.is_finite() || !above_lo || value > hi {
-        let low = if lo_inclusive { format!("at least {lo}") } else { format!("more than {lo}") };
-        return Err(usage(format!("--{flag}: {text} must be a finite number, {low} and at most {hi}")));
-    }
-    Ok(value)
-}
-
-fn parse_strategies(text: &str) -> Result<Vec<StrategyId>, CliError> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(StrategyId::ALL.to_vec());
-    }
-    let ids = text
-        .split(',')
-        .map(|name| StrategyId::parse(name).map_err(|e| usage(format!("--strategy: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ids)
-}
-
 impl SimulateArgs {
-    /// Validates every flag and builds the runs.
+    /// Builds the runs, and checks before any work what spans flags: that
+    /// each run fits the frame budget and that the plot can be written.
     ///
     /// # Errors
     /// [`CliError::Usage`] naming the first bad flag (or trace row).
     pub fn invocation(&self) -> Result<Invocation, CliError> {
-        let strategies = parse_strategies(&self.strategy)?;
-        let preset = Preset::parse(&self.model).map_err(|e| usage(format!("--model: {e}")))?;
-        let mut model = preset.model();
-        let refreshes = match &self.refresh {
-            Some(list) => list.split(',').map(|hz| parse_hz("refresh", hz)).collect::<Result<Vec<_>, _>>()?,
-            None => vec![model.default_refresh],
-        };
-        let vsync = match self.vsync.as_deref().map(str::trim) {
-            None => model.default_vsync,
-            Some(v) if v.eq_ignore_ascii_case("on") => true,
-            Some(v) if v.eq_ignore_ascii_case("off") => false,
-            Some(v) => return Err(usage(format!("--vsync: '{v}' is not on or off"))),
-        };
-        let tick_rate = parse_hz("tick-rate", &self.tick_rate)?;
-        let fuzzy_variant =
-            FuzzyVariant::parse(&self.fuzzy_variant).map_err(|e| usage(format!("--fuzzy-variant: {e}")))?;
-        let seed: u64 = self
-            .seed
-            .trim()
-            .parse()
-            .map_err(|_| usage(format!("--seed: '{}' is not a whole number 0–{}", self.seed, u64::MAX)))?;
-        let start = secs_to_nanos(parse_number("start-time", &self.start_time, 0.0, MAX_START_S, true)?);
-        if let Some(ms) = &self.render_ms {
-            model = model.with_render(ms_to_nanos(parse_number("render-ms", ms, 0.0, MAX_COST_MS, true)?));
+        let mut model = self.model.model();
+        let refreshes = self.refresh.clone().unwrap_or_else(|| vec![model.default_refresh]);
+        let vsync = self.vsync.map_or(model.default_vsync, |v| v == Vsync::On);
+        if let Some(ns) = self.render_ms {
+            model = model.with_render(ns);
         }
-        if let Some(ms) = &self.update_ms {
-            model = model.with_update(ms_to_nanos(parse_number("update-ms", ms, 0.0, MAX_COST_MS, true)?));
+        if let Some(ns) = self.update_ms {
+            model = model.with_update(ns);
         }
         let trace = match &self.trace {
             Some(path) => Some(Arc::<[u64]>::from(crate::monitor::read_trace(path).map_err(usage)?)),
             None => None,
         };
-        let stop = match (&self.updates, &self.seconds) {
-            (Some(n), _) => {
-                let n: u64 = n
-                    .trim()
-                    .parse()
-                    .map_err(|_| usage(format!("--updates: '{n}' is not a whole number of updates")))?;
-                if n == 0 {
-                    return Err(usage("--updates: must be at least 1"));
-                }
-                Stop::Updates(n)
-            }
-            (None, Some(s)) => Stop::Duration(secs_to_nanos(parse_number("seconds", s, 0.0, MAX_SECONDS, false)?)),
-            (None, None) if trace.is_some() => Stop::TraceEnd,
-            (None, None) => Stop::Updates(10_000),
-        };
-        if stop == Stop::Duration(0) {
-            return Err(usage("--seconds: must be at least 1 ns"));
-        }
-        let format = match self.format.trim().to_ascii_lowercase().as_str() {
-            "table" => Format::Table,
-            "json" => Format::Json,
-            "csv" => Format::Csv,
-            other => return Err(usage(format!("--format: '{other}' is not table, json or csv"))),
+        let (stop, stop_flag) = match (self.updates, self.seconds) {
+            (Some(n), _) => (Stop::Updates(n), "--updates"),
+            (None, Some(0)) => return Err(usage("--seconds: must be at least 1 ns")),
+            (None, Some(d)) => (Stop::Duration(d), "--seconds"),
+            (None, None) if trace.is_some() => (Stop::TraceEnd, "--trace"),
+            (None, None) => (Stop::Updates(DEFAULT_UPDATES), "--updates"),
         };
         let config = StrategyConfig {
-            tick_rate,
-            fuzzy_variant,
+            tick_rate: self.tick_rate,
+            fuzzy_variant: self.fuzzy_variant,
             vsync_detect: !self.no_vsync_detect,
             ..StrategyConfig::default()
         };
-        let runs = strategies
-            .iter()
-            .flat_map(|&strategy| {
-                let trace = trace.clone();
-                refreshes.iter().map(move |&refresh| RunSpec {
-                    strategy,
-                    config,
-                    model,
-                    refresh,
-                    vsync,
-                    seed,
-                    start,
-                    stop,
-                    timeline: if self.timeline { TIMELINE_EVENTS } else { 0 },
-                    trace: trace.clone(),
-                    step_limit: None,
-                })
-            })
-            .collect();
-        Ok(Invocation { runs, format, timeline: self.timeline, plot: self.plot.clone() })
+        let phases = self.phases.map(|n| n as usize);
+        let mut runs = Vec::new();
+        let mut start_phases = Vec::new();
+        for &strategy in &self.strategy.0 {
+            for &refresh in &refreshes {
+                let phase_list: Vec<Nanos> = match (phases, self.start_phase) {
+                    (Some(n), _) => (0..n as u64).map(|i| random_phase(self.seed, i, refresh)).collect(),
+                    (None, StartPhase::Vblank) => vec![0],
+                    (None, StartPhase::Random) => vec![random_phase(self.seed, 0, refresh)],
+                    (None, StartPhase::After(p)) => vec![p],
+                };
+                for phase in phase_list {
+                    let spec = RunSpec {
+                        strategy,
+                        config,
+                        model,
+                        refresh,
+                        vsync,
+                        seed: self.seed,
+                        start: start_after_vblank(refresh, self.start_time, phase),
+                        stop,
+                        timeline: if self.timeline { TIMELINE_EVENTS } else { 0 },
+                        trace: trace.clone(),
+                        step_limit: None,
+                    };
+                    spec.check_budget().map_err(|e| usage(format!("{stop_flag}: {e}")))?;
+                    runs.push(spec);
+                    start_phases.push(phase);
+                }
+            }
+        }
+        if let Some(path) = &self.plot {
+            cli::check_writable(path).map_err(|e| usage(format!("--plot: {e}")))?;
+        }
+        Ok(Invocation {
+            runs,
+            phases,
+            start_phases,
+            format: self.format,
+            timeline: self.timeline,
+            plot: self.plot.clone(),
+        })
     }
 }
 
@@ -335,13 +423,206 @@ fn run_one(spec: &RunSpec) -> RunOutcome {
     outcome
 }
 
+/// The columns that name a group of a sweep: the same in each of its runs.
+const GROUP_COLUMNS: [&str; 6] = ["strategy", "refresh_hz", "vsync", "tick_rate", "model", "seed"];
+
+/// Mean, least and greatest value of one column over the runs of a sweep;
+/// `None` (JSON `null`) where no run defines it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Spread {
+    /// Arithmetic mean.
+    pub mean: Option<f64>,
+    /// Least value.
+    pub min: Option<f64>,
+    /// Greatest value.
+    pub max: Option<f64>,
+}
+
+impl Spread {
+    /// Over the defined (finite) values.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+        let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+        if values.is_empty() {
+            return Spread { mean: None, min: None, max: None };
+        }
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Spread { mean: Some(mean), min: Some(min), max: Some(max) }
+    }
+}
+
+/// One strategy × refresh of a `--phases N` sweep: the group columns of
+/// its runs, then `phases` (N), `phase_ms` (the start phases) and every
+/// other numeric report column as a [`Spread`], in report order. The pattern
+/// (a string) is left out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepRow {
+    /// `(column, value)` of [`GROUP_COLUMNS`], as the report's JSON has them.
+    pub group: Vec<(&'static str, serde_json::Value)>,
+    /// Runs in the group.
+    pub phases: usize,
+    /// `(column, spread)`, `phase_ms` first.
+    pub spreads: Vec<(&'static str, Spread)>,
+}
+
+impl SweepRow {
+    /// Folds the reports of one group (all of one strategy × refresh).
+    pub fn of(reports: &[RunReport], start_phases: &[Nanos]) -> SweepRow {
+        let objects: Vec<serde_json::Value> =
+            reports.iter().map(|r| serde_json::to_value(r).unwrap_or_default()).collect();
+        let first = objects.first().cloned().unwrap_or_default();
+        let group = GROUP_COLUMNS.iter().map(|&c| (c, first[c].clone())).collect();
+        let mut spreads = vec![("phase_ms", Spread::of(start_phases.iter().map(|&p| nanos_to_ms(p))))];
+        for column in FIELDS.iter().filter(|c| !GROUP_COLUMNS.contains(c)) {
+            // Numbers only; undefined values (NaN) are `null` in the report's JSON.
+            if first[*column].is_number() || first[*column].is_null() {
+                spreads.push((column, Spread::of(objects.iter().map(|o| o[*column].as_f64().unwrap_or(f64::NAN)))));
+            }
+        }
+        SweepRow { group, phases: reports.len(), spreads }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        for (column, value) in &self.group {
+            object.insert((*column).to_owned(), value.clone());
+        }
+        object.insert("phases".to_owned(), self.phases.into());
+        for (column, spread) in &self.spreads {
+            object.insert((*column).to_owned(), serde_json::to_value(spread).unwrap_or_default());
+        }
+        serde_json::Value::Object(object)
+    }
+}
+
+/// A group value as a table or CSV cell (`catch-up`, `59.94`, `on`).
+fn group_cell(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Bool(b) => if *b { "on" } else { "off" }.to_owned(),
+        serde_json::Value::Number(n) => {
+            let text = format!("{:.3}", n.as_f64().unwrap_or(f64::NAN));
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Decimals a column is printed with: as the run table (counts whole,
+/// `speed_ratio` 5, the rest 3); a mean of counts gets 1.
+fn decimals(column: &str, whole: bool) -> usize {
+    match column {
+        _ if whole => 0,
+        "speed_ratio" => 5,
+        _ => 3,
+    }
+}
+
+fn number(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "NaN".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
+/// The sweep as a table: one row per strategy × refresh, `mean [min–max]` per numeric column.
+fn sweep_table(rows: &[SweepRow], whole_columns: &[&str]) -> String {
+    let Some(first) = rows.first() else { return String::new() };
+    let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
+    header.push("phases".to_owned());
+    header.extend(first.spreads.iter().map(|(c, _)| (*c).to_owned()));
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
+            line.push(row.phases.to_string());
+            for (column, spread) in &row.spreads {
+                let whole = whole_columns.contains(column);
+                let (mean_decimals, range_decimals) =
+                    if whole { (1, 0) } else { (decimals(column, false), decimals(column, false)) };
+                line.push(format!(
+                    "{} [{}–{}]",
+                    number(spread.mean, mean_decimals),
+                    number(spread.min, range_decimals),
+                    number(spread.max, range_decimals)
+                ));
+            }
+            line
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| cells.iter().map(|r| r[c].chars().count()).chain([header[c].chars().count()]).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for line in std::iter::once(&header).chain(&cells) {
+        let mut text = String::new();
+        for (c, cell) in line.iter().enumerate() {
+            let w = widths[c];
+            // Names left-aligned (strategy, model), numbers right-aligned, as the run table.
+            if c == 0 || c == 4 {
+                let _ = write!(text, "{cell:<w$}  ");
+            } else {
+                let _ = write!(text, "{cell:>w$}  ");
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The sweep as CSV: the group columns, `phases`, then `<column>_mean`,
+/// `<column>_min`, `<column>_max` per numeric column (empty where undefined).
+fn sweep_csv(rows: &[SweepRow]) -> String {
+    let Some(first) = rows.first() else { return String::new() };
+    let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
+    header.push("phases".to_owned());
+    for (column, _) in &first.spreads {
+        header.extend(["mean", "min", "max"].map(|s| format!("{column}_{s}")));
+    }
+    let mut out = header.join(",");
+    out.push('\n');
+    for row in rows {
+        let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
+        line.push(row.phases.to_string());
+        for (_, spread) in &row.spreads {
+            line.extend([spread.mean, spread.min, spread.max].map(|v| v.map(|v| v.to_string()).unwrap_or_default()));
+        }
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Counts in the report (integers in its JSON): their means get one decimal, their ranges none.
+fn whole_columns(reports: &[RunReport]) -> Vec<&'static str> {
+    let Some(first) = reports.first().and_then(|r| serde_json::to_value(r).ok()) else { return Vec::new() };
+    FIELDS.iter().copied().filter(|c| first[*c].is_u64() || first[*c].is_i64()).collect()
+}
+
 /// Renders the invocation's output (stdout text, stderr text).
 fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(String, String), CliError> {
     let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-    let mut out = match invocation.format {
-        Format::Table => to_table(&reports),
-        Format::Csv => to_csv(&reports),
-        Format::Json => to_json(&reports).map_err(|e| CliError::Runtime(format!("cannot write JSON: {e}")))?,
+    let json_error = |e: serde_json::Error| CliError::Runtime(format!("cannot write JSON: {e}"));
+    let mut out = match (invocation.phases, invocation.format) {
+        (None, Format::Table) => to_table(&reports),
+        (None, Format::Csv) => to_csv(&reports),
+        (None, Format::Json) => to_json(&reports).map_err(json_error)?,
+        (Some(n), format) => {
+            let rows: Vec<SweepRow> = reports
+                .chunks(n)
+                .zip(invocation.start_phases.chunks(n))
+                .map(|(group, phases)| SweepRow::of(group, phases))
+                .collect();
+            match format {
+                Format::Table => sweep_table(&rows, &whole_columns(&reports)),
+                Format::Csv => sweep_csv(&rows),
+                Format::Json => {
+                    let array = serde_json::Value::Array(rows.iter().map(SweepRow::json).collect());
+                    let mut text = serde_json::to_string_pretty(&array).map_err(json_error)?;
+                    text.push('\n');
+                    text
+                }
+            }
+        }
     };
     let mut err = String::new();
     if invocation.timeline {
@@ -351,40 +632,50 @@ fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(St
             target.push_str(&format!("timeline {}: {}\n", report.label(), outcome.timeline));
         }
     }
-    for outcome in outcomes.iter().filter(|o| o.truncated) {
-        err.push_str(&format!(
-            "timestep-lab: warning: {} @ {} stopped early after {} frames (time barely moves in this model)\n",
-            outcome.spec.strategy, outcome.spec.refresh, outcome.frames
-        ));
+    for outcome in outcomes {
+        if let Some(reason) = outcome.truncated {
+            err.push_str(&format!(
+                "timestep-lab: warning: {} @ {} stopped early after {} frames: {reason}\n",
+                outcome.spec.strategy, outcome.spec.refresh, outcome.frames
+            ));
+        }
     }
     Ok((out, err))
 }
 
 /// Runs `simulate`.
 ///
+/// Bad flags and unwritable outputs are refused before the first run. After
+/// the runs, everything that can be written is: the table (or CSV, JSON) is
+/// printed even when the plot then fails.
+///
 /// # Errors
-/// [`CliError::Usage`] for bad flags or an unusable trace; [`CliError::Runtime`]
-/// when the output or the plot cannot be written.
+/// [`CliError::Usage`] for bad flags, an unusable trace, a run over the
+/// frame budget or an unwritable plot path; [`CliError::Runtime`] when the
+/// output or the plot cannot be written after the runs.
 pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
     let invocation = args.invocation()?;
-    log::info!("simulate: {} run(s)", invocation.runs.len());
+    log::debug!("simulate: {} run(s)", invocation.runs.len());
     let outcomes: Vec<RunOutcome> = invocation.runs.iter().map(run_one).collect();
     let (out, err) = render_output(&invocation, &outcomes)?;
-    if let Some(path) = &invocation.plot {
-        let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-        crate::plot::write_plot(path, &reports).map_err(CliError::Runtime)?;
-    }
     // Written through `io::Write`, not `print!`: a closed pipe (`| head`) is
     // an error to report, not a panic.
     let mut stdout = std::io::stdout().lock();
-    stdout
+    let printed = stdout
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")));
     if !err.is_empty() {
         let _ = std::io::stderr().write_all(err.as_bytes());
     }
-    Ok(())
+    let plotted = match &invocation.plot {
+        Some(path) => {
+            let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
+            crate::plot::write_plot(path, &reports).map_err(CliError::Runtime)
+        }
+        None => Ok(()),
+    };
+    printed.and(plotted)
 }
 
 #[cfg(test)]
@@ -398,13 +689,28 @@ mod tests {
         args: SimulateArgs,
     }
 
-    fn args(list: &[&str]) -> SimulateArgs {
-        Wrapper::parse_from(std::iter::once("simulate").chain(list.iter().copied())).args
+    fn parse(list: &[&str]) -> Result<SimulateArgs, clap::Error> {
+        Wrapper::try_parse_from(std::iter::once("simulate").chain(list.iter().copied())).map(|w| w.args)
+    }
+
+    fn invocation(list: &[&str]) -> Invocation {
+        parse(list).expect("valid flags").invocation().expect("a valid invocation")
+    }
+
+    /// The one-line message of a bad command line, whether clap or `invocation` finds it.
+    fn usage_message(list: &[&str]) -> String {
+        match parse(list) {
+            Err(err) => CliError::from_clap(&err).to_string(),
+            Ok(args) => match args.invocation() {
+                Err(CliError::Usage(msg)) => msg,
+                other => panic!("{list:?} should be a usage error, got {other:?}"),
+            },
+        }
     }
 
     #[test]
     fn defaults_are_catch_up_on_the_glaiel_model_for_ten_thousand_updates() {
-        let inv = args(&[]).invocation().unwrap();
+        let inv = invocation(&[]);
         assert_eq!(inv.runs.len(), 1);
         let run = &inv.runs[0];
         assert_eq!(run.strategy, StrategyId::CatchUp);
@@ -413,56 +719,158 @@ mod tests {
         assert!(run.vsync);
         assert_eq!(run.refresh, Rate::from_hz(60));
         assert_eq!(run.config.tick_rate, Rate::from_hz(60));
+        assert_eq!(run.start, 0, "on vblank 0, as the article");
         assert_eq!(inv.format, Format::Table);
+        assert_eq!(inv.phases, None);
     }
 
     #[test]
     fn strategies_times_refreshes_give_one_run_each() {
-        let inv = args(&["--strategy", "catch-up,fuzzy", "--refresh", "60,59.94,144"]).invocation().unwrap();
+        let inv = invocation(&["--strategy", "catch-up,fuzzy", "--refresh", "60,59.94,144"]);
         assert_eq!(inv.runs.len(), 6);
         assert_eq!(inv.runs[1].refresh, Rate::new(60000, 1001).unwrap());
-        assert_eq!(args(&["--strategy", "all"]).invocation().unwrap().runs.len(), 10);
+        assert_eq!(invocation(&["--strategy", "all"]).runs.len(), 10);
     }
 
     #[test]
     fn seed000_defaults_to_vsync_off_at_62_5_hz() {
-        let run = args(&["--model", "seed000"]).invocation().unwrap().runs.remove(0);
+        let run = invocation(&["--model", "seed000"]).runs.remove(0);
         assert!(!run.vsync);
         assert_eq!(run.refresh.period(), 16_000_000);
     }
 
     #[test]
-    fn bad_values_are_usage_errors() {
-        let cases: &[&[&str]] = &[
-            &["--tick-rate", "0"],
-            &["--tick-rate", "-60"],
-            &["--tick-rate", "NaN"],
-            &["--tick-rate", "inf"],
-            &["--tick-rate", "5000"],
-            &["--refresh", "0"],
-            &["--refresh", "60,abc"],
-            &["--refresh", "1001"],
-            &["--strategy", "warp"],
-            &["--model", "laptop"],
-            &["--updates", "0"],
-            &["--updates", "-3"],
-            &["--seconds", "0"],
-            &["--seconds", "-1"],
-            &["--seconds", "NaN"],
-            &["--render-ms", "-1"],
-            &["--render-ms", "inf"],
-            &["--update-ms", "abc"],
-            &["--vsync", "maybe"],
-            &["--format", "xml"],
-            &["--fuzzy-variant", "61-63"],
-            &["--seed", "-1"],
-            &["--start-time", "-5"],
+    fn closed_sets_keep_their_spellings_in_any_case() {
+        let inv = invocation(&["--vsync", "OFF", "--format", "Json", "--model", "Desktop", "--fuzzy-variant", "59-61"]);
+        assert!(!inv.runs[0].vsync);
+        assert_eq!(inv.format, Format::Json);
+        assert_eq!(inv.runs[0].model.preset, Preset::Desktop);
+        assert_eq!(inv.runs[0].config.fuzzy_variant, FuzzyVariant::Fuzzy5961);
+    }
+
+    #[test]
+    fn bad_values_are_one_line_usage_errors_naming_the_flag() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--tick-rate", "0"], "--tick-rate: 0 is not a positive"),
+            (&["--tick-rate", "-60"], "--tick-rate: -60 is not a positive"),
+            (&["--tick-rate", "NaN"], "--tick-rate: NaN is not a positive"),
+            (&["--tick-rate", "inf"], "--tick-rate: inf is not a positive"),
+            (&["--tick-rate", "5000"], "--tick-rate: 5000 is outside 1–1000 Hz"),
+            (&["--tick-rate", "99999999999999999999"], "--tick-rate: 99999999999999999999 is outside 1–1000 Hz"),
+            (&["--refresh", "0"], "--refresh: 0 is not a positive"),
+            (&["--refresh", "60,abc"], "--refresh: 'abc' is not a rate"),
+            (&["--refresh", "1001"], "--refresh: 1001 is outside 1–1000 Hz"),
+            (&["--strategy", "warp"], "--strategy: unknown strategy 'warp'"),
+            (&["--model", "laptop"], "--model: 'laptop' is not one of glaiel, desktop, slow, spiky, seed000"),
+            (&["--updates", "0"], "--updates: 0 is out of range"),
+            (&["--updates", "-3"], "--updates: '-3' is not a whole number"),
+            (&["--seconds", "0"], "--seconds: 0 s is out of range"),
+            (&["--seconds", "-1"], "--seconds: -1 s is out of range"),
+            (&["--seconds", "NaN"], "--seconds: NaN s is out of range"),
+            (&["--seconds", "1e-10"], "--seconds: must be at least 1 ns"),
+            (&["--render-ms", "-1"], "--render-ms: -1 ms is out of range"),
+            (&["--render-ms", "inf"], "--render-ms: inf ms is out of range"),
+            (&["--update-ms", "abc"], "--update-ms: 'abc' is not a number of ms"),
+            (&["--vsync", "maybe"], "--vsync: 'maybe' is not one of on, off"),
+            (&["--format", "xml"], "--format: 'xml' is not one of table, json, csv"),
+            (&["--fuzzy-variant", "61-63"], "--fuzzy-variant: '61-63' is not one of 60-62, 59-61, final"),
+            (&["--seed", "-1"], "--seed: '-1' is not a whole number 0–18446744073709551615"),
+            (&["--start-time", "-5"], "--start-time: -5 s is out of range"),
+            (&["--start-phase", "late"], "--start-phase: expected vblank, random or a number of seconds"),
+            (&["--start-phase", "2"], "--start-phase: expected vblank, random or a number of seconds: 2 s is out"),
+            (&["--phases", "0"], "--phases: 0 is out of range: it must be 1–1000"),
+            (&["--phases", "3", "--start-phase", "random"], "--phases cannot be used with --start-phase"),
+            (&["--phases", "3", "--timeline"], "--phases cannot be used with --timeline"),
+            (&["--updates", "5", "--seconds", "1"], "--updates cannot be used with --seconds"),
         ];
-        for case in cases {
-            match args(case).invocation() {
-                Err(CliError::Usage(msg)) => assert!(!msg.contains('\n'), "{case:?}: multi-line message {msg}"),
-                other => panic!("{case:?} should be a usage error, got {other:?}"),
-            }
+        for (list, expected) in cases {
+            let msg = usage_message(list);
+            assert!(msg.starts_with(expected), "{list:?}: '{msg}' should start with '{expected}'");
+            assert!(!msg.contains('\n'), "{list:?}: '{msg}' is one line");
         }
+    }
+
+    #[test]
+    fn a_run_over_the_frame_budget_is_refused_with_the_longest_that_fits() {
+        let msg = usage_message(&["--seconds", "31536000"]);
+        assert!(msg.starts_with("--seconds: catch-up @ 60 Hz would take about 1.9e9 frames"), "{msg}");
+        assert!(msg.contains(&format!("over the limit of {} frames per run", crate::monitor::MAX_FRAMES)), "{msg}");
+        let msg = usage_message(&["--updates", "18446744073709551615", "--strategy", "lockstep"]);
+        assert!(msg.starts_with("--updates: lockstep @ 60 Hz would take about"), "{msg}");
+        assert!(msg.contains("updates fit)"), "names the most updates that fit: {msg}");
+    }
+
+    #[test]
+    fn start_phases_set_where_the_first_frame_starts() {
+        let start = |list: &[&str]| invocation(list).runs[0].start;
+        assert_eq!(start(&["--start-phase", "vblank"]), 0);
+        assert_eq!(start(&["--start-phase", "0.005"]), 5_000_000);
+        assert_eq!(start(&["--start-time", "0.005"]), 16_666_667, "the next vblank after the clock's start");
+        assert_eq!(start(&["--start-time", "0.005", "--start-phase", "0.005"]), 5_000_000);
+        assert_eq!(start(&["--start-time", "0.0051", "--start-phase", "0.005"]), 21_666_667);
+        let random = start(&["--start-phase", "random", "--seed", "7"]);
+        assert_eq!(random, random_phase(7, 0, Rate::from_hz(60)), "drawn from the seed");
+        assert!(random < 16_666_667, "within one period: {random}");
+        assert_ne!(random, start(&["--start-phase", "random", "--seed", "8"]), "another seed, another phase");
+    }
+
+    #[test]
+    fn a_sweep_runs_each_strategy_and_refresh_at_n_phases() {
+        let inv = invocation(&["--strategy", "catch-up,fuzzy", "--refresh", "60,144", "--phases", "3"]);
+        assert_eq!(inv.runs.len(), 12, "2 strategies × 2 refreshes × 3 phases");
+        assert_eq!(inv.phases, Some(3));
+        let phases: Vec<Nanos> = inv.start_phases[..3].to_vec();
+        assert_eq!(inv.start_phases[6..9], phases, "fuzzy @ 60 runs at catch-up @ 60's phases");
+        assert!(phases.iter().all(|&p| p < 16_666_667), "{phases:?}");
+        assert!(phases[0] != phases[1] && phases[1] != phases[2], "{phases:?}");
+        assert!(inv.runs.iter().all(|r| r.seed == 0), "the model's noise stays the same");
+    }
+
+    fn report(strategy: &str, doubles: u64, judder: f64) -> RunReport {
+        RunReport {
+            strategy: strategy.into(),
+            refresh_hz: 60.0,
+            vsync: Some(true),
+            tick_rate: 60.0,
+            model: "glaiel".into(),
+            seed: 0,
+            total_updates: 600,
+            vsyncs: 600,
+            double_updates: doubles,
+            skipped_renders: doubles,
+            repeated_frames: 0,
+            game_time_s: 10.0,
+            system_time_s: 10.0,
+            speed_ratio: 1.0,
+            judder_ms: judder,
+            latency_ms: f64::NAN,
+            pattern: "1111".into(),
+            display: None,
+        }
+    }
+
+    #[test]
+    fn a_sweep_row_holds_the_mean_and_range_of_every_numeric_column() {
+        let row = SweepRow::of(
+            &[report("catch-up", 0, 1.0), report("catch-up", 150, 4.0), report("catch-up", 30, 1.0)],
+            &[0, 1_000_000, 8_000_000],
+        );
+        assert_eq!(row.phases, 3);
+        assert_eq!(row.group[0], ("strategy", serde_json::json!("catch-up")));
+        let spread = |c: &str| row.spreads.iter().find(|(name, _)| *name == c).map(|(_, s)| *s).expect(c);
+        assert_eq!(spread("phase_ms"), Spread { mean: Some(3.0), min: Some(0.0), max: Some(8.0) });
+        assert_eq!(spread("double_updates"), Spread { mean: Some(60.0), min: Some(0.0), max: Some(150.0) });
+        assert_eq!(spread("judder_ms"), Spread { mean: Some(2.0), min: Some(1.0), max: Some(4.0) });
+        assert_eq!(spread("latency_ms"), Spread { mean: None, min: None, max: None }, "undefined in every run");
+        assert!(row.spreads.iter().all(|(c, _)| *c != "pattern" && *c != "seed"), "{row:?}");
+        let table = sweep_table(std::slice::from_ref(&row), &whole_columns(&[report("x", 0, 0.0)]));
+        assert!(table.contains("60.0 [0–150]"), "{table}");
+        assert!(table.contains("2.000 [1.000–4.000]"), "{table}");
+        let csv = sweep_csv(&[row]);
+        assert!(
+            csv.lines().next().is_some_and(|h| h.contains("double_updates_mean,double_updates_min,double_updates_max")),
+            "{csv}"
+        );
+        assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("catch-up,60,on,60,glaiel,0,3,3,0,8,")), "{csv}");
     }
 }

@@ -50,6 +50,20 @@ fn bad_flag_values_exit_2_with_one_line_on_stderr() {
         (&["--format", "yaml"], "--format"),
         (&["--fuzzy-variant", "58-60"], "--fuzzy-variant"),
         (&["--start-time", "-1"], "--start-time"),
+        // The one supported range, 1–1000 Hz, in every rate message (not the parser's old 0.001..=10000).
+        (&["--tick-rate", "99999999999999999999"], "--tick-rate: 99999999999999999999 is outside 1–1000 Hz"),
+        (&["--refresh", "60,0.5"], "--refresh: 0.5 is outside 1–1000 Hz"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--start-phase", "soon"], "--start-phase"),
+        (&["--start-phase", "-0.001"], "--start-phase"),
+        (&["--start-phase", "1.5"], "--start-phase"),
+        (&["--phases", "0"], "--phases"),
+        (&["--phases", "1001"], "--phases"),
+        (&["--phases", "3", "--start-phase", "0.002"], "cannot be used with"),
+        (&["--phases", "3", "--plot", "x.svg"], "--phases"),
+        (&["--updates", "10", "--seconds", "1"], "--updates cannot be used with --seconds"),
+        (&["--plot", ""], "--plot"),
+        (&["--no-such-flag"], "--no-such-flag"),
     ];
     for (args, mentions) in cases {
         assert_usage_error(args, mentions);
@@ -196,12 +210,38 @@ fn help_documents_every_flag_and_every_model() {
         "--timeline",
         "--plot",
         "--trace",
+        "--start-phase",
+        "--phases",
     ] {
         assert!(help.contains(flag), "--help should document {flag}");
     }
     for model in ["glaiel", "desktop", "slow", "spiky", "seed000"] {
         assert!(help.contains(&format!("  {model}")), "--help should describe the {model} model");
     }
+    assert!(help.contains("Simulation tick rate, 1–1000 Hz"), "the range comes from the one constant:\n{help}");
+    assert!(!help.contains("0.001") && !help.contains("10000 Hz"), "no other range:\n{help}");
+}
+
+#[test]
+fn version_and_help_print_to_stdout_and_exit_0() {
+    for args in [&["--version"][..], &["--help"], &["simulate", "--help"], &["run", "--help"], &["-h"]] {
+        let out = cli_support::run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{args:?} prints to stdout");
+        assert!(out.stderr.is_empty(), "{args:?}: nothing on stderr");
+    }
+}
+
+#[test]
+fn simulate_installs_the_logger_too() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
+        .args(["simulate", "--updates", "60"])
+        .env("RUST_LOG", "debug")
+        .output()
+        .expect("the binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("simulate: 1 run(s)"), "simulate's log reaches stderr: {stderr}");
 }
 
 #[test]
@@ -215,4 +255,18 @@ fn a_clock_starting_thirty_days_in_gives_the_same_figures_as_one_starting_at_zer
     let (zero, month) = (run("0"), run("2592000"));
     // Same columns except nothing: refresh boundaries at 30 days are whole 60 Hz periods.
     assert_eq!(zero, month);
+}
+
+#[test]
+fn at_59_94_hz_a_clock_thirty_days_in_still_starts_on_a_vblank() {
+    // 30 days is no whole number of 60000/1001 Hz periods: if the clock's
+    // origin set the phase, the run would start 6.08 ms after a vblank and
+    // differ (21 doubles instead of 20 with this seed).
+    let run = |start: &str| {
+        let args = ["--strategy", "catch-up", "--refresh", "59.94", "--start-time", start, "--format", "csv"];
+        let out = simulate(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(run("0"), run("2592000"));
 }

@@ -1,14 +1,18 @@
-//! `timestep-lab run`: the command line, and its validation into a [`RunConfig`].
+//! `timestep-lab run`: the command line, and its checks into a [`RunConfig`].
 //!
-//! Values are taken as text and checked here rather than by clap's typed
-//! parsers, so every bad value ends the process the same way: one line on
-//! stderr naming the flag, exit code 2.
+//! clap parses every value into its type ([`crate::cli`]'s parsers), so a
+//! bad value is clap's error, printed by `main` as one line naming the flag
+//! with exit code 2. [`RunConfig::from_args`] adds the checks that span flags
+//! or touch the file system (output files are checked before the window opens).
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
+
+use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
-use crate::time::{Nanos, Rate, secs_to_nanos};
+use crate::time::{Nanos, Rate};
 
 /// Extra load sprites when `--sprites` is not given: enough to make the
 /// renderer do some work, few enough for a software adapter at 60 fps.
@@ -17,70 +21,81 @@ pub const DEFAULT_SPRITES: u32 = 100;
 /// Most extra sprites accepted (the renderer's benchmarks go to 100k).
 pub const MAX_SPRITES: u32 = 1_000_000;
 
-/// Tick rates accepted, in Hz.
-pub const TICK_RATE_RANGE: std::ops::RangeInclusive<f64> = 1.0..=1000.0;
-
 /// Largest emulated vblank jitter: a tenth of a second is already absurd.
 pub const MAX_JITTER_US: u64 = 100_000;
 
+/// Largest window side accepted, logical pixels.
+pub const MAX_WINDOW_SIDE: u32 = 16_384;
+
+/// `--exit-after`: more than 0 and at most 10⁷ s (116 days; a scripted run
+/// of months is a typo, and the real clock's u64 nanoseconds reach 584 years).
+pub const EXIT_AFTER: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: "s" };
+
 /// Arguments of `timestep-lab run` (the default command).
-#[derive(clap::Args, Debug, Clone, Default)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Loop strategy at start: lockstep, fixed-fps, variable, catch-up,
-    /// interpolated, extrapolated, fuzzy, snapped, paced, auto (keys 1–0 switch later)
-    #[arg(long, allow_hyphen_values = true, value_name = "ID", default_value = "interpolated")]
-    pub strategy: String,
+    /// Loop strategy at start (keys 1–0 switch later)
+    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "ID", default_value = "interpolated",
+          value_parser = cli::one_of(&StrategyId::ALL, StrategyId::name))]
+    pub strategy: StrategyId,
 
-    /// Simulation tick rate in Hz, 1–1000 (e.g. 60, 59.94, 60000/1001)
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60")]
-    pub tick_rate: String,
+    /// Simulation tick rate in Hz.
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate,
+          help = cli::rate_help("Simulation tick rate", " (e.g. 60, 59.94, 60000/1001)"))]
+    pub tick_rate: Rate,
 
-    /// Present mode at start: fifo (vsync), mailbox, immediate, fifo-relaxed,
-    /// or auto (fifo; a non-blocking mode when --emulate-refresh is on)
-    #[arg(long, allow_hyphen_values = true, value_name = "MODE", default_value = "auto")]
-    pub present_mode: String,
+    /// Present mode at start; auto is fifo, or a non-blocking mode when
+    /// --emulate-refresh is on (fifo is also spelled vsync)
+    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "MODE", default_value = "auto")]
+    pub present_mode: PresentModeRequest,
 
     /// Extra load sprites on top of the demo's movers
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = DEFAULT_SPRITES.to_string())]
-    pub sprites: String,
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = DEFAULT_SPRITES,
+          value_parser = cli::whole(0, u64::from(MAX_SPRITES)).map(|n| u32::try_from(n).unwrap_or(MAX_SPRITES)))]
+    pub sprites: u32,
 
     /// Open the window on monitor N (1-based, as listed in the log at startup)
-    #[arg(long, allow_hyphen_values = true, value_name = "N")]
-    pub monitor: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_name = "N",
+          value_parser = cli::whole(1, u64::from(u32::MAX)).map(|n| usize::try_from(n).unwrap_or(usize::MAX)))]
+    pub monitor: Option<usize>,
 
     /// Initial window size in logical pixels, e.g. 1280x720 (the software
     /// adapter's frame time grows with the pixel count)
-    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720")]
-    pub window_size: String,
+    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    pub window_size: [u32; 2],
 
     /// Start in borderless fullscreen (on --monitor N, else the current monitor)
     #[arg(long)]
     pub fullscreen: bool,
 
-    /// Quit after this many seconds (for scripted runs and tests)
-    #[arg(long, allow_hyphen_values = true, value_name = "SECONDS")]
-    pub exit_after: Option<String>,
+    /// Quit after this many seconds, at most 10000000 (for scripted runs and tests)
+    #[arg(long, allow_hyphen_values = true, value_name = "SECONDS", value_parser = EXIT_AFTER.nanos())]
+    pub exit_after: Option<Nanos>,
 
-    /// Write run statistics as JSON to FILE at exit (field names as `simulate --format json`)
-    #[arg(long, value_name = "FILE")]
+    /// Write run statistics as JSON to FILE at exit (field names as `simulate --format json`);
+    /// checked before the window opens, an existing file is replaced
+    #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
     pub stats_json: Option<PathBuf>,
 
-    /// Render the world offscreen at exit and save it as a PNG
-    #[arg(long, value_name = "FILE.png")]
+    /// Render the world offscreen at exit and save it as a PNG (the name must end in .png)
+    #[arg(long, value_name = "FILE.png", value_parser = cli::png_file_name)]
     pub screenshot: Option<PathBuf>,
 
-    /// Pace presents to a virtual vblank grid at HZ (e.g. 59.94, 144) over a
-    /// non-blocking present mode, to study vsync on displays without it
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ")]
-    pub emulate_refresh: Option<String>,
+    /// Pace presents to a virtual vblank grid at HZ over a non-blocking present mode.
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", value_parser = cli::rate,
+          help = cli::rate_help(
+              "Pace presents to a virtual vblank grid at HZ",
+              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it"))]
+    pub emulate_refresh: Option<Rate>,
 
-    /// Random wake-up jitter of the emulated vblank, ± N microseconds (needs --emulate-refresh)
-    #[arg(long, allow_hyphen_values = true, value_name = "N")]
-    pub emulate_jitter_us: Option<String>,
+    /// Random wake-up jitter of the emulated vblank, ± N microseconds, at most 100000 (needs --emulate-refresh)
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
+    pub emulate_jitter_us: Option<u64>,
 
-    /// Variant of the fuzzy timer: 60-62, 59-61 or final
-    #[arg(long, allow_hyphen_values = true, value_name = "VARIANT", default_value = "final")]
-    pub fuzzy_variant: String,
+    /// Variant of the fuzzy timer
+    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
+          value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
+    pub fuzzy_variant: FuzzyVariant,
 
     /// Turn off fuzzy's vsync detection (the article's raw timer)
     #[arg(long)]
@@ -91,8 +106,8 @@ pub struct RunArgs {
     pub no_overlay: bool,
 
     /// Seed of the emulated jitter and the random load spikes
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1")]
-    pub seed: String,
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
+    pub seed: u64,
 }
 
 /// The present mode asked for on the command line.
@@ -104,24 +119,29 @@ pub enum PresentModeRequest {
     Mode(wgpu::PresentMode),
 }
 
-impl PresentModeRequest {
-    /// Parses `fifo|mailbox|immediate|fifo-relaxed|auto`.
-    ///
-    /// # Errors
-    /// Any other text.
-    pub fn parse(text: &str) -> Result<PresentModeRequest, CliError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(PresentModeRequest::Auto),
-            "fifo" | "vsync" => Ok(PresentModeRequest::Mode(wgpu::PresentMode::Fifo)),
-            "mailbox" => Ok(PresentModeRequest::Mode(wgpu::PresentMode::Mailbox)),
-            "immediate" => Ok(PresentModeRequest::Mode(wgpu::PresentMode::Immediate)),
-            "fifo-relaxed" | "fiforelaxed" => Ok(PresentModeRequest::Mode(wgpu::PresentMode::FifoRelaxed)),
-            other => Err(CliError::Usage(format!(
-                "--present-mode: unknown mode '{other}' (expected fifo, mailbox, immediate, fifo-relaxed or auto)"
-            ))),
-        }
+impl clap::ValueEnum for PresentModeRequest {
+    fn value_variants<'a>() -> &'a [Self] {
+        use wgpu::PresentMode::{Fifo, FifoRelaxed, Immediate, Mailbox};
+        &[
+            PresentModeRequest::Mode(Fifo),
+            PresentModeRequest::Mode(Mailbox),
+            PresentModeRequest::Mode(Immediate),
+            PresentModeRequest::Mode(FifoRelaxed),
+            PresentModeRequest::Auto,
+        ]
     }
 
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let value = clap::builder::PossibleValue::new(self.label());
+        Some(match self {
+            PresentModeRequest::Mode(wgpu::PresentMode::Fifo) => value.alias("vsync"),
+            PresentModeRequest::Mode(wgpu::PresentMode::FifoRelaxed) => value.alias("fiforelaxed"),
+            _ => value,
+        })
+    }
+}
+
+impl PresentModeRequest {
     /// The concrete mode to ask the surface for. Emulation needs presents
     /// that do not block on a real vblank, or the two grids would beat.
     pub fn resolve(self, emulating: bool) -> wgpu::PresentMode {
@@ -185,108 +205,55 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
     CliError::Usage(format!("--{flag}: {message}"))
 }
 
-fn parse_u64(flag: &str, text: &str) -> Result<u64, CliError> {
-    text.trim().parse().map_err(|_| usage(flag, format!("'{text}' is not a whole number")))
-}
-
-/// Largest window side accepted, logical pixels.
-const MAX_WINDOW_SIDE: u32 = 16_384;
-
-fn parse_size(text: &str) -> Result<[u32; 2], CliError> {
-    let bad = || usage("window-size", format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)"));
+/// `WIDTHxHEIGHT`, each side 1–[`MAX_WINDOW_SIDE`].
+fn parse_size(text: &str) -> Result<[u32; 2], String> {
+    let bad = || format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)");
     let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;
     if !(1..=MAX_WINDOW_SIDE).contains(&w) || !(1..=MAX_WINDOW_SIDE).contains(&h) {
-        return Err(usage("window-size", format!("{w}x{h}: each side must be 1–{MAX_WINDOW_SIDE}")));
+        return Err(format!("{w}x{h}: each side must be 1–{MAX_WINDOW_SIDE}"));
     }
     Ok([w, h])
 }
 
 impl RunConfig {
-    /// Checks every value.
+    /// Checks what spans flags, and that the output files can be written
+    /// (before the window opens, so a long run cannot lose its results).
     ///
     /// # Errors
     /// [`CliError::Usage`] naming the first bad flag.
     pub fn from_args(args: &RunArgs) -> Result<RunConfig, CliError> {
-        let strategy = StrategyId::parse(&args.strategy).map_err(|e| usage("strategy", e))?;
-        let tick_rate = Rate::parse(&args.tick_rate).map_err(|e| usage("tick-rate", e))?;
-        if !TICK_RATE_RANGE.contains(&tick_rate.hz()) {
-            return Err(usage("tick-rate", format!("{tick_rate} is outside 1–1000 Hz")));
-        }
-        let fuzzy_variant = FuzzyVariant::parse(&args.fuzzy_variant).map_err(|e| usage("fuzzy-variant", e))?;
         let strategy_config = StrategyConfig {
-            tick_rate,
-            fuzzy_variant,
+            tick_rate: args.tick_rate,
+            fuzzy_variant: args.fuzzy_variant,
             vsync_detect: !args.no_vsync_detect,
             ..StrategyConfig::default()
         };
-        let present_mode = PresentModeRequest::parse(&args.present_mode)?;
-        let sprites = parse_u64("sprites", &args.sprites)?;
-        if sprites > u64::from(MAX_SPRITES) {
-            return Err(usage("sprites", format!("{sprites} is more than {MAX_SPRITES}")));
-        }
-        let monitor = match &args.monitor {
-            None => None,
-            Some(text) => match parse_u64("monitor", text)? {
-                0 => return Err(usage("monitor", "monitors are numbered from 1")),
-                n => Some(usize::try_from(n - 1).unwrap_or(usize::MAX)),
-            },
-        };
-        let exit_after = match &args.exit_after {
-            None => None,
-            Some(text) => {
-                let secs: f64 = text
-                    .trim()
-                    .parse()
-                    .map_err(|_| usage("exit-after", format!("'{text}' is not a number of seconds")))?;
-                if !secs.is_finite() || secs <= 0.0 || secs > 1e7 {
-                    return Err(usage("exit-after", format!("{text} must be a positive number of seconds")));
-                }
-                Some(secs_to_nanos(secs))
-            }
-        };
-        let jitter_us = match &args.emulate_jitter_us {
-            None => 0,
-            Some(text) => parse_u64("emulate-jitter-us", text)?,
-        };
-        if jitter_us > MAX_JITTER_US {
-            return Err(usage("emulate-jitter-us", format!("{jitter_us} µs is more than {MAX_JITTER_US} µs")));
-        }
-        let emulation = match &args.emulate_refresh {
-            None if args.emulate_jitter_us.is_some() => {
-                return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ"));
-            }
-            None => None,
-            Some(text) => {
-                let rate = Rate::parse(text).map_err(|e| usage("emulate-refresh", e))?;
-                if !(1.0..=1000.0).contains(&rate.hz()) {
-                    return Err(usage("emulate-refresh", format!("{rate} is outside 1–1000 Hz")));
-                }
-                Some(Emulation { rate, jitter: jitter_us * 1000 })
-            }
+        let emulation = match (args.emulate_refresh, args.emulate_jitter_us) {
+            (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
+            (None, None) => None,
+            (Some(rate), jitter_us) => Some(Emulation { rate, jitter: jitter_us.unwrap_or(0) * 1000 }),
         };
         for (flag, path) in [("stats-json", &args.stats_json), ("screenshot", &args.screenshot)] {
-            if let Some(path) = path
-                && path.as_os_str().is_empty()
-            {
-                return Err(usage(flag, "the file name is empty"));
+            if let Some(path) = path {
+                cli::check_writable(path).map_err(|e| usage(flag, e))?;
             }
         }
         Ok(RunConfig {
-            strategy,
+            strategy: args.strategy,
             strategy_config,
-            present_mode,
-            sprites: u32::try_from(sprites).unwrap_or(MAX_SPRITES),
-            monitor,
+            present_mode: args.present_mode,
+            sprites: args.sprites,
+            monitor: args.monitor.map(|n| n - 1),
             fullscreen: args.fullscreen,
-            window_size: parse_size(&args.window_size)?,
-            exit_after,
+            window_size: args.window_size,
+            exit_after: args.exit_after,
             stats_json: args.stats_json.clone(),
             screenshot: args.screenshot.clone(),
             emulation,
             no_overlay: args.no_overlay,
-            seed: parse_u64("seed", &args.seed)?,
+            seed: args.seed,
         })
     }
 }
@@ -294,64 +261,111 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
-    fn args() -> RunArgs {
-        RunArgs {
-            strategy: "interpolated".into(),
-            tick_rate: "60".into(),
-            present_mode: "auto".into(),
-            sprites: "100".into(),
-            fuzzy_variant: "final".into(),
-            seed: "1".into(),
-            window_size: "1280x720".into(),
-            ..RunArgs::default()
-        }
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: RunArgs,
     }
 
-    fn usage_message(args: &RunArgs) -> String {
-        match RunConfig::from_args(args) {
-            Err(CliError::Usage(msg)) => msg,
-            other => panic!("expected a usage error, got {other:?}"),
-        }
+    fn parse(list: &[&str]) -> Result<RunArgs, clap::Error> {
+        Wrapper::try_parse_from(std::iter::once("run").chain(list.iter().copied())).map(|w| w.args)
+    }
+
+    fn config(list: &[&str]) -> RunConfig {
+        RunConfig::from_args(&parse(list).expect("valid flags")).expect("a valid config")
     }
 
     #[test]
     fn defaults_are_valid() {
-        let config = RunConfig::from_args(&args()).expect("defaults parse");
+        let config = config(&[]);
         assert_eq!(config.strategy, StrategyId::Interpolated);
         assert_eq!(config.strategy_config.tick_rate, Rate::from_hz(60));
         assert_eq!(config.present_mode, PresentModeRequest::Auto);
+        assert_eq!(config.sprites, DEFAULT_SPRITES);
+        assert_eq!(config.window_size, [1280, 720]);
         assert_eq!(config.emulation, None);
+        assert_eq!(config.seed, 1);
     }
 
     #[test]
     fn emulation_parses_ntsc_rates_and_jitter() {
-        let a = RunArgs { emulate_refresh: Some("59.94".into()), emulate_jitter_us: Some("250".into()), ..args() };
-        let config = RunConfig::from_args(&a).expect("valid");
+        let config = config(&["--emulate-refresh", "59.94", "--emulate-jitter-us", "250"]);
         assert_eq!(config.emulation, Some(Emulation { rate: Rate::new(60000, 1001).unwrap(), jitter: 250_000 }));
     }
 
     #[test]
+    fn names_keep_their_spellings_aliases_and_any_case() {
+        assert_eq!(
+            config(&["--present-mode", "vsync"]).present_mode,
+            PresentModeRequest::Mode(wgpu::PresentMode::Fifo)
+        );
+        let relaxed = PresentModeRequest::Mode(wgpu::PresentMode::FifoRelaxed);
+        assert_eq!(config(&["--present-mode", "FiFoRelaxed"]).present_mode, relaxed);
+        assert_eq!(config(&["--present-mode", "fifo-relaxed"]).present_mode, relaxed);
+        assert_eq!(config(&["--strategy", "Catch-Up"]).strategy, StrategyId::CatchUp);
+        assert_eq!(config(&["--fuzzy-variant", "60-62"]).strategy_config.fuzzy_variant, FuzzyVariant::Fuzzy6062);
+        assert_eq!(config(&["--monitor", "1"]).monitor, Some(0), "monitors are numbered from 1");
+        assert_eq!(config(&["--exit-after", "1e7"]).exit_after, Some(10_000_000_000_000_000));
+    }
+
+    #[test]
     fn bad_values_are_one_line_usage_errors_naming_the_flag() {
-        let cases = [
-            (RunArgs { strategy: "warp".into(), ..args() }, "--strategy"),
-            (RunArgs { tick_rate: "0".into(), ..args() }, "--tick-rate"),
-            (RunArgs { tick_rate: "2000".into(), ..args() }, "--tick-rate"),
-            (RunArgs { present_mode: "tearing".into(), ..args() }, "--present-mode"),
-            (RunArgs { sprites: "-3".into(), ..args() }, "--sprites"),
-            (RunArgs { monitor: Some("0".into()), ..args() }, "--monitor"),
-            (RunArgs { exit_after: Some("soon".into()), ..args() }, "--exit-after"),
-            (RunArgs { exit_after: Some("-1".into()), ..args() }, "--exit-after"),
-            (RunArgs { emulate_refresh: Some("fast".into()), ..args() }, "--emulate-refresh"),
-            (RunArgs { emulate_jitter_us: Some("5".into()), ..args() }, "--emulate-jitter-us"),
-            (RunArgs { fuzzy_variant: "61-63".into(), ..args() }, "--fuzzy-variant"),
-            (RunArgs { window_size: "big".into(), ..args() }, "--window-size"),
-            (RunArgs { window_size: "0x10".into(), ..args() }, "--window-size"),
+        let cases: &[(&[&str], &str)] = &[
+            (&["--strategy", "warp"], "--strategy: 'warp' is not one of lockstep, fixed-fps"),
+            (&["--tick-rate", "0"], "--tick-rate: 0 is not a positive"),
+            (&["--tick-rate", "2000"], "--tick-rate: 2000 is outside 1–1000 Hz"),
+            (&["--tick-rate", "99999999999999999999"], "--tick-rate: 99999999999999999999 is outside 1–1000 Hz"),
+            (&["--present-mode", "tearing"], "--present-mode: 'tearing' is not one of fifo, mailbox"),
+            (&["--sprites", "-3"], "--sprites: '-3' is not a whole number 0–1000000"),
+            (&["--sprites", "1000001"], "--sprites: 1000001 is out of range"),
+            (&["--monitor", "0"], "--monitor: 0 is out of range: it must be 1–"),
+            (&["--exit-after", "soon"], "--exit-after: 'soon' is not a number of s"),
+            (&["--exit-after", "-1"], "--exit-after: -1 s is out of range"),
+            (
+                &["--exit-after", "1e8"],
+                "--exit-after: 1e8 s is out of range: it must be more than 0 and at most 10000000 s",
+            ),
+            (&["--emulate-refresh", "fast"], "--emulate-refresh: 'fast' is not a rate"),
+            (&["--emulate-refresh", "1001"], "--emulate-refresh: 1001 is outside 1–1000 Hz"),
+            (
+                &["--emulate-jitter-us", "100001", "--emulate-refresh", "60"],
+                "--emulate-jitter-us: 100001 is out of range",
+            ),
+            (&["--fuzzy-variant", "61-63"], "--fuzzy-variant: '61-63' is not one of 60-62, 59-61, final"),
+            (&["--window-size", "big"], "--window-size: 'big' is not WIDTHxHEIGHT"),
+            (&["--window-size", "0x10"], "--window-size: 0x10: each side must be 1–16384"),
+            (&["--screenshot", "shot.jpg"], "--screenshot: 'shot.jpg' is not a .png name"),
+            (&["--stats-json", ""], "--stats-json: the file name is empty"),
         ];
-        for (a, flag) in cases {
-            let msg = usage_message(&a);
-            assert!(msg.starts_with(flag), "'{msg}' should name {flag}");
-            assert!(!msg.contains('\n'), "'{msg}' is one line");
+        for (list, expected) in cases {
+            let msg = match parse(list) {
+                Err(err) => CliError::from_clap(&err).to_string(),
+                Ok(args) => match RunConfig::from_args(&args) {
+                    Err(CliError::Usage(msg)) => msg,
+                    other => panic!("{list:?}: expected a usage error, got {other:?}"),
+                },
+            };
+            assert!(msg.starts_with(expected), "{list:?}: '{msg}' should start with '{expected}'");
+            assert!(!msg.contains('\n'), "{list:?}: '{msg}' is one line");
+        }
+        let jitter_alone = RunConfig::from_args(&parse(&["--emulate-jitter-us", "5"]).expect("parses"));
+        assert!(
+            matches!(&jitter_alone, Err(CliError::Usage(m)) if m == "--emulate-jitter-us: needs --emulate-refresh HZ"),
+            "{jitter_alone:?}"
+        );
+    }
+
+    #[test]
+    fn output_files_are_checked_before_the_run() {
+        let dir = std::env::temp_dir();
+        let dir = dir.to_str().expect("utf-8 temp dir");
+        for (flag, path) in [("--stats-json", "/proc/x.json"), ("--stats-json", dir), ("--screenshot", "/proc/x.png")] {
+            match RunConfig::from_args(&parse(&[flag, path]).expect("parses")) {
+                Err(CliError::Usage(msg)) => assert!(msg.starts_with(flag), "'{msg}' names {flag}"),
+                other => panic!("{flag} {path}: expected a usage error, got {other:?}"),
+            }
         }
     }
 

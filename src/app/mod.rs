@@ -35,22 +35,30 @@ pub use args::{RunArgs, RunConfig};
 use crate::error::CliError;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say.
-const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+
+/// Installs the logger every command logs through: `RUST_LOG`, else
+/// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
+pub fn init_logger() {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
+}
+
+/// What the user reads when no window can be opened; winit's own error
+/// (which names a source file in the cargo registry) goes to the debug log.
+pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY or WAYLAND_DISPLAY, or run \
+                              `timestep-lab simulate` to study the strategies on virtual monitors without a window";
 
 /// Opens the demo window and runs until `Esc`, the window is closed, or `--exit-after`.
 ///
 /// # Errors
-/// [`CliError::Usage`] for bad flags; [`CliError::Runtime`] when there is no
-/// display, no GPU adapter, the device is lost, or output files cannot be written.
+/// [`CliError::Usage`] for bad flags or unwritable output files;
+/// [`CliError::Runtime`] when there is no display, no GPU adapter, the device
+/// is lost, or output files cannot be written at the end.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let config = RunConfig::from_args(args)?;
-    // Another command (or a test) may have set a logger already; that one wins.
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
     let event_loop = winit::event_loop::EventLoop::<shell::UserEvent>::with_user_event().build().map_err(|e| {
-        CliError::Runtime(format!(
-            "no display: could not open a window ({e}); set DISPLAY or WAYLAND_DISPLAY, or run \
-             `timestep-lab simulate` to study the strategies on virtual monitors without a window"
-        ))
+        log::debug!("winit could not create an event loop: {e}");
+        CliError::Runtime(NO_DISPLAY.to_owned())
     })?;
     end_on_signals(event_loop.create_proxy());
     let mut app = shell::App::new(config);

@@ -27,12 +27,37 @@ pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// Nanoseconds per millisecond.
 pub const NANOS_PER_MS: u64 = 1_000_000;
 
-/// The lowest rate [`Rate::parse`] accepts, in Hz.
-pub const MIN_RATE_HZ: f64 = 0.001;
+/// A closed range of rates, compared exactly (as fractions, not floats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateRange {
+    /// The lowest rate in the range.
+    pub min: Rate,
+    /// The highest rate in the range.
+    pub max: Rate,
+}
 
-/// The highest rate [`Rate::parse`] accepts, in Hz. A 10 kHz refresh or tick
-/// is beyond any display or game loop and almost certainly a typo.
-pub const MAX_RATE_HZ: f64 = 10_000.0;
+impl RateRange {
+    /// Whether `rate` lies within `min..=max`.
+    pub fn contains(&self, rate: Rate) -> bool {
+        // a/b <= c/d  <=>  a·d <= c·b, exact in u128.
+        let le = |x: Rate, y: Rate| x.num as u128 * y.den as u128 <= y.num as u128 * x.den as u128;
+        le(self.min, rate) && le(rate, self.max)
+    }
+}
+
+impl fmt::Display for RateRange {
+    /// `1–1000 Hz`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let min = self.min.to_string();
+        write!(f, "{}–{}", min.trim_end_matches(" Hz"), self.max)
+    }
+}
+
+/// Every tick and refresh rate the core accepts from outside ([`Rate::new`],
+/// [`Rate::parse`], hence every CLI flag and help text): 1–1000 Hz. Below
+/// 1 Hz nothing moves on screen; above 1000 Hz no display or game loop runs
+/// (and a 1 ms period is where the nanosecond grid is still 6 digits deep).
+pub const SUPPORTED_RATES: RateRange = RateRange { min: Rate::from_hz(1), max: Rate::from_hz(1000) };
 
 /// Converts seconds (a float, from user input) to nanoseconds, rounding.
 /// Negative and NaN inputs become 0; huge ones saturate.
@@ -67,10 +92,10 @@ pub enum RateError {
     #[error("'{0}' is not a rate in Hz (expected e.g. 60, 59.94 or 60000/1001)")]
     Malformed(String),
     /// Zero, negative, NaN or infinite.
-    #[error("rate {0} Hz must be a positive, finite number")]
+    #[error("{0} is not a positive, finite rate (expected {SUPPORTED_RATES})")]
     NotPositive(String),
-    /// Outside [`MIN_RATE_HZ`, `MAX_RATE_HZ`].
-    #[error("rate {0} Hz is outside the supported range {MIN_RATE_HZ}..={MAX_RATE_HZ} Hz")]
+    /// Outside [`SUPPORTED_RATES`].
+    #[error("{0} is outside {SUPPORTED_RATES}")]
     OutOfRange(String),
 }
 
@@ -104,16 +129,20 @@ impl Rate {
     /// `num / den` Hz, reduced.
     ///
     /// # Errors
-    /// If either part is zero or the value is outside the supported range.
+    /// If either part is zero or the value is outside [`SUPPORTED_RATES`].
     pub fn new(num: u64, den: u64) -> Result<Rate, RateError> {
+        Rate::checked(num, den, || format!("{num}/{den}"))
+    }
+
+    /// `num / den`, reduced and checked; `text` names the value in an error.
+    fn checked(num: u64, den: u64, text: impl Fn() -> String) -> Result<Rate, RateError> {
         if num == 0 || den == 0 {
-            return Err(RateError::NotPositive(format!("{num}/{den}")));
+            return Err(RateError::NotPositive(text()));
         }
         let g = gcd(num, den);
         let rate = Rate { num: num / g, den: den / g };
-        let hz = rate.hz();
-        if !(MIN_RATE_HZ..=MAX_RATE_HZ).contains(&hz) {
-            return Err(RateError::OutOfRange(format!("{num}/{den}")));
+        if !SUPPORTED_RATES.contains(rate) {
+            return Err(RateError::OutOfRange(text()));
         }
         Ok(rate)
     }
@@ -129,21 +158,24 @@ impl Rate {
     /// Malformed text, non-positive or non-finite values, values out of range.
     pub fn parse(text: &str) -> Result<Rate, RateError> {
         let text = text.trim();
+        let named = || text.to_owned();
         if let Some((n, d)) = text.split_once('/') {
-            let n: u64 = n.trim().parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
-            let d: u64 = d.trim().parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
-            return Rate::new(n, d);
+            let n: u64 = n.trim().parse().map_err(|_| RateError::Malformed(named()))?;
+            let d: u64 = d.trim().parse().map_err(|_| RateError::Malformed(named()))?;
+            return Rate::checked(n, d, named);
         }
-        let value: f64 = text.parse().map_err(|_| RateError::Malformed(text.to_owned()))?;
+        let value: f64 = text.parse().map_err(|_| RateError::Malformed(named()))?;
         if !value.is_finite() || value <= 0.0 {
-            return Err(RateError::NotPositive(text.to_owned()));
+            return Err(RateError::NotPositive(named()));
         }
-        if !(MIN_RATE_HZ..=MAX_RATE_HZ).contains(&value) {
-            return Err(RateError::OutOfRange(text.to_owned()));
+        // Far outside: refuse before the conversions below could overflow or
+        // round to zero. Near the edges the exact check in `checked` decides.
+        if value < SUPPORTED_RATES.min.hz() / 2.0 || value > SUPPORTED_RATES.max.hz() * 2.0 {
+            return Err(RateError::OutOfRange(named()));
         }
         let k = (value * 1.001).round();
         if (value - value.round()).abs() > 0.005 && (k * 1000.0 / 1001.0 - value).abs() < 0.005 {
-            return Rate::new(k as u64 * 1000, 1001);
+            return Rate::checked(k as u64 * 1000, 1001, named);
         }
         // Exact decimal: digits after the point become a power-of-ten denominator.
         let (int_part, frac_part) = text.split_once('.').unwrap_or((text, ""));
@@ -153,16 +185,13 @@ impl Rate {
             || !frac_part.chars().all(|c| c.is_ascii_digit())
         {
             // Exponents or long fractions: fall back to micro-Hz resolution.
-            return Rate::new((value * 1e6).round() as u64, 1_000_000);
+            return Rate::checked((value * 1e6).round() as u64, 1_000_000, named);
         }
         let den = 10u64.pow(frac_part.len() as u32);
-        let int: u64 = if int_part.is_empty() {
-            0
-        } else {
-            int_part.parse().map_err(|_| RateError::Malformed(text.to_owned()))?
-        };
+        let int: u64 =
+            if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| RateError::Malformed(named()))? };
         let frac: u64 = if frac_part.is_empty() { 0 } else { frac_part.parse().unwrap_or(0) };
-        Rate::new(int * den + frac, den)
+        Rate::checked(int * den + frac, den, named)
     }
 
     /// Numerator of the reduced fraction (Hz = num / den).
@@ -366,6 +395,22 @@ mod tests {
         for bad in ["0", "-60", "NaN", "inf", "", "abc", "1e9", "60/0", "0/5", "1/0"] {
             assert!(Rate::parse(bad).is_err(), "'{bad}' should be rejected");
         }
+    }
+
+    #[test]
+    fn the_supported_range_is_1_to_1000_hz_compared_exactly() {
+        for ok in ["1", "1000", "1000.000", "1e3", "60000/1001", "1000000/1000"] {
+            assert!(Rate::parse(ok).is_ok(), "'{ok}' is inside the range");
+        }
+        for outside in ["0.999", "1000.001", "1000.0000001", "1001/1", "999/1000", "99999999999999999999"] {
+            assert_eq!(
+                Rate::parse(outside),
+                Err(RateError::OutOfRange(outside.to_owned())),
+                "'{outside}' is outside the range"
+            );
+        }
+        assert_eq!(SUPPORTED_RATES.to_string(), "1–1000 Hz");
+        assert_eq!(Rate::parse("5000").unwrap_err().to_string(), "5000 is outside 1–1000 Hz");
     }
 
     #[test]

@@ -43,11 +43,27 @@ use crate::metrics::Metrics;
 use crate::session::{DisplayInfo, PresentMode, Presented, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use std::fmt;
 use std::sync::Arc;
 
-/// The most frames one run may take: a guard against a model in which time
-/// barely moves (every cost zero), not a limit any sane run meets.
+/// The most frames one run may take.
+///
+/// Runs are checked against it before they start ([`RunSpec::check_budget`]),
+/// so a run either fits and runs to its stop condition, or is refused with
+/// the longest run that fits.
+///
+/// 10⁸ frames are 19 days of a 60 Hz display: weeks of drift, far beyond
+/// any figure that settles within minutes. The largest run accepted on the
+/// default setting (`simulate --seconds 1639349.743`: catch-up, glaiel,
+/// 60 Hz, 98.4 M frames) took 44.5 s of CPU in release on the 2-core dev
+/// machine, in 6 MB; per frame the strategies range from lockstep (0.40 µs)
+/// to auto (0.65 µs), so a run ends within about a minute and
+/// `--strategy all` within ten.
 pub const MAX_FRAMES: u64 = 100_000_000;
+
+/// How far behind the clock the game may fall before a run is given up:
+/// a run for N updates ends by `20 ×` its expected clock span, plus a minute.
+const CLOCK_GUARD_FACTOR: u64 = 20;
 
 /// How many timeline events `--timeline` keeps per run.
 pub const TIMELINE_EVENTS: usize = 200;
@@ -110,6 +126,108 @@ impl RunSpec {
             step_limit: None,
         }
     }
+
+    /// At most how many frames of clock per second this run shows, on
+    /// average: the model's mean cost of a frame without updates (render,
+    /// present with vsync off, busy; at least the 1 ns an empty frame is
+    /// charged) bounds it, and with vsync on so does the refresh, plus the
+    /// frames that fit in a wake before the boundary (glaiel's ±83 µs).
+    /// Waits, stalls and update costs only lower it.
+    pub fn frame_rate_bound(&self) -> f64 {
+        let m = &self.model;
+        let present = if self.vsync { 0.0 } else { mean_cost(m.present_immediate) };
+        let work = (mean_cost(m.render) + mean_cost(m.busy) + present).max(1.0);
+        let free_running = NANOS_PER_SEC as f64 / work;
+        if !self.vsync {
+            return free_running;
+        }
+        let early = (-m.vblank_wake.lo).max(0) as f64;
+        (self.refresh.hz() * (1.0 + early / work)).min(free_running)
+    }
+
+    /// An estimate of the frames this run takes that errs high:
+    /// `seconds × frame_rate_bound` for a duration; for N updates, one frame
+    /// per update (the most any strategy needs when the game lags) plus the
+    /// frames of a game at the right speed, `tick_time(N) × frame_rate_bound`;
+    /// the trace's length when one is replayed.
+    pub fn estimated_frames(&self) -> f64 {
+        if let Some(trace) = &self.trace {
+            return trace.len() as f64;
+        }
+        let fps = self.frame_rate_bound();
+        match self.stop {
+            Stop::Updates(n) => n as f64 + nanos_to_secs(self.config.tick_rate.tick_time(n)) * fps,
+            Stop::Duration(d) => nanos_to_secs(d) * fps,
+            // Without a trace a run has no end: nothing fits.
+            Stop::TraceEnd => f64::INFINITY,
+        }
+    }
+
+    /// Checks that the run fits in [`MAX_FRAMES`].
+    ///
+    /// # Errors
+    /// [`OverBudget`] with the longest stop of the same kind that fits.
+    pub fn check_budget(&self) -> Result<(), OverBudget> {
+        let estimate = self.estimated_frames();
+        if estimate <= MAX_FRAMES as f64 {
+            return Ok(());
+        }
+        let budget = MAX_FRAMES as f64;
+        let fps = self.frame_rate_bound();
+        let fits = match self.stop {
+            Stop::Updates(_) => Stop::Updates((budget / (1.0 + fps / self.config.tick_rate.hz())).floor() as u64),
+            // Whole milliseconds, as the message prints them.
+            Stop::Duration(_) => Stop::Duration((budget / fps * 1e3).floor() as u64 * 1_000_000),
+            Stop::TraceEnd => Stop::TraceEnd,
+        };
+        Err(OverBudget { strategy: self.strategy, refresh: self.refresh, estimate, fits })
+    }
+
+    /// The clock span a game at the right speed needs for N updates, or
+    /// longer when its updates (or frames) cost more than a tick; a duration
+    /// stop's own span. Unbounded for a trace.
+    fn expected_span(&self) -> Nanos {
+        match self.stop {
+            Stop::Updates(n) => {
+                let frame = NANOS_PER_SEC as f64 / self.frame_rate_bound();
+                let slow = n as f64 * (mean_cost(self.model.update) + frame);
+                let slow = if slow >= u64::MAX as f64 { u64::MAX } else { slow as u64 };
+                self.config.tick_rate.tick_time(n).max(slow)
+            }
+            Stop::Duration(d) => d,
+            Stop::TraceEnd => u64::MAX / 4,
+        }
+    }
+}
+
+/// The first instant at or after `not_before` that lies `phase` after a
+/// vblank of `refresh` (vblank k at `refresh.tick_time_ceil(k)`, the virtual
+/// display's grid): where a run starts that should begin `phase` into a refresh.
+///
+/// ```text
+/// vblanks    |·········|·········|·········|
+/// not_before      ^
+/// phase 0              ^ start                 (the article's runs: on a vblank)
+/// phase p              |--p--^ start
+/// ```
+pub fn start_after_vblank(refresh: Rate, not_before: Nanos, phase: Nanos) -> Nanos {
+    let Some(t) = not_before.checked_sub(phase) else { return phase };
+    let k = refresh.ticks_in(t);
+    let k = if refresh.tick_time_ceil(k) >= t { k } else { k + 1 };
+    refresh.tick_time_ceil(k).saturating_add(phase)
+}
+
+/// The mean of `max(0, U(lo, hi))`, ns: a cost's expected charge to the clock.
+fn mean_cost(cost: Cost) -> f64 {
+    let (lo, hi) = (cost.lo as f64, cost.hi as f64);
+    if lo >= 0.0 {
+        (lo + hi) / 2.0
+    } else if hi <= 0.0 {
+        0.0
+    } else {
+        // The part above zero: probability hi/(hi−lo), mean hi/2.
+        hi * hi / (2.0 * (hi - lo))
+    }
 }
 
 /// The result of a run.
@@ -125,10 +243,91 @@ pub struct RunOutcome {
     pub frames: u64,
     /// Clock at the end.
     pub end: Nanos,
-    /// The run hit [`MAX_FRAMES`] or the clock guard before its stop condition.
-    pub truncated: bool,
+    /// Why the run stopped before its stop condition, if it did.
+    pub truncated: Option<Truncation>,
     /// The run's figures, as the session reported them at the end.
     report: RunReport,
+}
+
+/// Why a run stopped before its stop condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Truncation {
+    /// Most frames cost nothing on the model's clock, so it crept forward by
+    /// the 1 ns charged to an empty frame until [`MAX_FRAMES`] ran out.
+    TimeBarelyMoves {
+        /// Frames that cost no time.
+        free_frames: u64,
+        /// Frames run.
+        frames: u64,
+    },
+    /// [`MAX_FRAMES`] ran out although the estimate fitted.
+    FrameBudget {
+        /// The up-front estimate ([`RunSpec::estimated_frames`]).
+        estimate: u64,
+    },
+    /// The game fell so far behind the clock (20 times the span the updates
+    /// should take, plus a minute) that the updates asked for would never come.
+    GameFellBehind {
+        /// Updates run.
+        updates: u64,
+        /// Updates asked for.
+        wanted: u64,
+        /// Clock time passed since the start.
+        elapsed: Nanos,
+    },
+}
+
+impl fmt::Display for Truncation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Truncation::TimeBarelyMoves { free_frames, frames } => write!(
+                f,
+                "time barely moves in this model: {free_frames} of {frames} frames cost nothing on its clock \
+                 (give it render or update costs)"
+            ),
+            Truncation::FrameBudget { estimate } => write!(
+                f,
+                "reached the {MAX_FRAMES}-frame limit of a run, although it was estimated at {estimate} frames"
+            ),
+            Truncation::GameFellBehind { updates, wanted, elapsed } => write!(
+                f,
+                "the game fell over {CLOCK_GUARD_FACTOR}× behind the clock: {updates} of {wanted} updates after \
+                 {:.3} s",
+                nanos_to_secs(elapsed)
+            ),
+        }
+    }
+}
+
+/// A run that would take more than [`MAX_FRAMES`] frames.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{strategy} @ {refresh} would take about {estimate:.1e} frames, over the limit of {MAX_FRAMES} frames per run \
+     (at most {fits} fit)"
+)]
+pub struct OverBudget {
+    /// The strategy of the run.
+    pub strategy: StrategyId,
+    /// Its refresh rate.
+    pub refresh: Rate,
+    /// Frames it would take ([`RunSpec::estimated_frames`]).
+    pub estimate: f64,
+    /// The longest stop of the same kind that fits.
+    pub fits: Stop,
+}
+
+impl fmt::Display for Stop {
+    /// `10000 updates`, `60 s`, `the end of the trace`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Stop::Updates(n) => write!(f, "{n} updates"),
+            Stop::Duration(d) => {
+                let secs = format!("{:.3}", nanos_to_secs(d));
+                write!(f, "{} s", secs.trim_end_matches('0').trim_end_matches('.'))
+            }
+            Stop::TraceEnd => f.write_str("the end of the trace"),
+        }
+    }
 }
 
 impl RunOutcome {
@@ -156,16 +355,14 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     if let Some(trace) = &spec.trace {
         display = display.with_trace(trace);
     }
-    // The clock guard: twenty times the expected length plus a minute.
-    let expected = match spec.stop {
-        Stop::Updates(n) => spec.config.tick_rate.tick_time(n),
-        Stop::Duration(d) => d,
-        Stop::TraceEnd => u64::MAX / 4,
-    };
-    let clock_limit = spec.start.saturating_add(expected.saturating_mul(20)).saturating_add(60 * NANOS_PER_SEC);
+    let clock_limit = spec
+        .start
+        .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
+        .saturating_add(60 * NANOS_PER_SEC);
     let tick = spec.config.tick_rate;
     let mut frames = 0;
-    let mut truncated = false;
+    let mut free_frames = 0;
+    let mut truncated = None;
     loop {
         let now = display.clock();
         let done = match spec.stop {
@@ -176,14 +373,18 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         if done || display.trace_done() {
             break;
         }
-        if frames >= MAX_FRAMES || now >= clock_limit {
-            log::warn!(
-                "{} on {}: stopped after {frames} frames at clock {:.3} s, before the run's end",
-                spec.strategy,
-                spec.refresh,
-                nanos_to_secs(now)
-            );
-            truncated = true;
+        truncated = if frames >= MAX_FRAMES && free_frames * 2 > frames {
+            Some(Truncation::TimeBarelyMoves { free_frames, frames })
+        } else if frames >= MAX_FRAMES {
+            Some(Truncation::FrameBudget { estimate: spec.estimated_frames().min(u64::MAX as f64) as u64 })
+        } else if now >= clock_limit {
+            let wanted = if let Stop::Updates(n) = spec.stop { n } else { 0 };
+            Some(Truncation::GameFellBehind { updates: session.driver().updates(), wanted, elapsed: now - spec.start })
+        } else {
+            None
+        };
+        if let Some(reason) = truncated {
+            log::debug!("{} on {}: stopped after {frames} frames: {reason}", spec.strategy, spec.refresh);
             break;
         }
         display.begin_frame(session.driver().game_time(), session.driver().updates(), tick);
@@ -196,6 +397,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         display.busy();
         if display.clock() == now {
             display.nudge();
+            free_frames += 1;
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
@@ -258,7 +460,7 @@ mod tests {
         let outcome = simulate(&RunSpec::new(StrategyId::CatchUp, Preset::Glaiel), &mut Counter::default());
         let t = outcome.metrics.totals();
         assert!((10_000..=10_001).contains(&t.updates), "{t:?}");
-        assert!(!outcome.truncated);
+        assert_eq!(outcome.truncated, None);
     }
 
     #[test]
@@ -295,6 +497,85 @@ mod tests {
         let outcome = simulate(&spec, &mut Counter::default());
         assert!(outcome.end >= 6 * NANOS_PER_SEC, "ended at {}", outcome.end);
         assert!(outcome.end < 6 * NANOS_PER_SEC + 20_000_000, "ended at {}", outcome.end);
+    }
+
+    #[test]
+    fn a_year_at_60_hz_is_over_the_budget_and_the_longest_run_that_fits_is_not() {
+        let year = RunSpec {
+            stop: Stop::Duration(365 * 86_400 * NANOS_PER_SEC),
+            ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
+        };
+        // glaiel wakes up to 83 333 ns before a vblank; a 5 ms render: 60 × (1 + 83 333 / 5 001 000) frames/s.
+        let fps = 60.0 * (1.0 + 83_333.0 / (5_000_000.0 + 1_000.0));
+        assert!((year.frame_rate_bound() - fps).abs() < 1e-9, "{}", year.frame_rate_bound());
+        let err = year.check_budget().expect_err("a year is 1.9e9 frames");
+        let Stop::Duration(fits) = err.fits else { panic!("a duration fits: {err:?}") };
+        assert_eq!(fits, (MAX_FRAMES as f64 / fps * 1e3).floor() as u64 * 1_000_000);
+        assert_eq!(RunSpec { stop: Stop::Duration(fits), ..year.clone() }.check_budget(), Ok(()));
+        assert!(RunSpec { stop: Stop::Duration(fits + NANOS_PER_SEC), ..year.clone() }.check_budget().is_err());
+        let many = RunSpec { stop: Stop::Updates(u64::MAX), ..year };
+        let Err(OverBudget { fits: Stop::Updates(n), .. }) = many.check_budget() else { panic!("updates fit") };
+        assert_eq!(RunSpec { stop: Stop::Updates(n), ..many.clone() }.check_budget(), Ok(()));
+        assert!(RunSpec { stop: Stop::Updates(n + 1000), ..many }.check_budget().is_err());
+    }
+
+    #[test]
+    fn a_model_whose_frames_cost_nothing_is_charged_1_ns_a_frame_in_the_estimate() {
+        let model =
+            Model { render: Cost::ZERO, busy: Cost::ZERO, present_immediate: Cost::ZERO, ..Preset::Seed000.model() };
+        let spec = RunSpec {
+            model,
+            stop: Stop::Duration(NANOS_PER_SEC),
+            ..RunSpec::new(StrategyId::CatchUp, Preset::Seed000)
+        };
+        assert_eq!(spec.estimated_frames(), 1e9);
+        assert!(spec.check_budget().is_err(), "a second of 1 ns frames is 1e9 frames");
+    }
+
+    #[test]
+    fn the_expected_cost_of_a_clamped_draw_counts_only_its_positive_part() {
+        assert_eq!(mean_cost(Cost::between(2, 8)), 5.0);
+        assert_eq!(mean_cost(Cost::between(-10, 0)), 0.0);
+        // U(-1, 3) clamped at 0: P(> 0) = 3/4, mean of the positive part 1.5.
+        assert_eq!(mean_cost(Cost::between(-1, 3)), 1.125);
+    }
+
+    #[test]
+    fn slow_updates_finish_instead_of_tripping_the_clock_guard() {
+        let model = Preset::Glaiel.model().with_update(10 * NANOS_PER_SEC);
+        let spec = RunSpec { model, stop: Stop::Updates(100), ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel) };
+        let outcome = simulate(&spec, &mut Counter::default());
+        assert_eq!(outcome.truncated, None, "ended after {} s", nanos_to_secs(outcome.end));
+        assert!(outcome.metrics.totals().updates >= 100);
+    }
+
+    #[test]
+    fn each_truncation_reason_says_what_happened() {
+        let barely = Truncation::TimeBarelyMoves { free_frames: 90, frames: 100 };
+        assert!(barely.to_string().starts_with("time barely moves in this model: 90 of 100 frames cost nothing"));
+        let budget = Truncation::FrameBudget { estimate: 5 };
+        assert_eq!(
+            budget.to_string(),
+            "reached the 100000000-frame limit of a run, although it was estimated at 5 frames"
+        );
+        let behind = Truncation::GameFellBehind { updates: 3, wanted: 10, elapsed: 1_500_000_000 };
+        assert_eq!(behind.to_string(), "the game fell over 20× behind the clock: 3 of 10 updates after 1.500 s");
+    }
+
+    #[test]
+    fn a_phase_start_is_the_first_instant_that_far_after_a_vblank() {
+        let hz = Rate::from_hz(60); // vblanks at 0, 16_666_667, 33_333_334, 50_000_000 (ceiled)
+        assert_eq!(start_after_vblank(hz, 0, 0), 0, "the article's runs start on vblank 0");
+        assert_eq!(start_after_vblank(hz, 5_000_000, 0), 16_666_667, "the next vblank");
+        assert_eq!(start_after_vblank(hz, 16_666_667, 0), 16_666_667, "on a vblank already");
+        assert_eq!(start_after_vblank(hz, 0, 5_000_000), 5_000_000);
+        assert_eq!(start_after_vblank(hz, 5_000_001, 5_000_000), 21_666_667);
+        assert_eq!(start_after_vblank(hz, 40_000_000, 1), 50_000_001);
+        let month = 2_592_000 * NANOS_PER_SEC;
+        assert_eq!(start_after_vblank(hz, month, 0), month, "30 days is a whole number of 60 Hz periods");
+        let ntsc = Rate::new(60000, 1001).unwrap();
+        // vblank 155_364_635 of 60000/1001 Hz falls 6.08 ms before the month, vblank …636 10.6 ms after.
+        assert_eq!(start_after_vblank(ntsc, month, 0), 2_592_000_010_600_000, "59.94 Hz: the next vblank");
     }
 
     #[test]

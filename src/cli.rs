@@ -1,0 +1,217 @@
+//! Flag values shared by `run` and `simulate`: clap value parsers that return
+//! typed values, and the checks on output files made before any work.
+//!
+//! Each parser returns the value's type (a [`Rate`], [`Nanos`], a name from a
+//! closed set, a path) or a message that does not repeat the flag: clap puts
+//! the flag in the error and `main` prints it as one line
+//! ([`crate::error::CliError::from_clap`]):
+//!
+//! ```text
+//! timestep-lab --tick-rate 5000
+//!   └ cli::rate("5000") = Err("5000 is outside 1–1000 Hz")
+//!     └ clap: ValueValidation { arg: "--tick-rate <HZ>", source }
+//!       └ main: "timestep-lab: --tick-rate: 5000 is outside 1–1000 Hz", exit code 2
+//! ```
+
+use crate::time::{Nanos, Rate, RateError, SUPPORTED_RATES, ms_to_nanos, secs_to_nanos};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+
+/// A tick or refresh rate within [`SUPPORTED_RATES`] (`60`, `59.94`, `60000/1001`).
+///
+/// # Errors
+/// Malformed text or a rate outside the range.
+pub fn rate(text: &str) -> Result<Rate, RateError> {
+    Rate::parse(text)
+}
+
+/// Help for a rate flag: `what`, the supported range, and `more`.
+pub fn rate_help(what: &str, more: &str) -> String {
+    format!("{what}, {SUPPORTED_RATES}{more}")
+}
+
+/// A decimal number of `unit` above `min` (or at least `min` when
+/// `min_inclusive`) and at most `max`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// The lower end.
+    pub min: f64,
+    /// Whether `min` itself is allowed.
+    pub min_inclusive: bool,
+    /// The upper end, included.
+    pub max: f64,
+    /// `s`, `ms`.
+    pub unit: &'static str,
+}
+
+impl Bounds {
+    /// Parses `text` as a finite number within the bounds.
+    ///
+    /// # Errors
+    /// Text that is no number, NaN, infinite, or out of bounds; the message
+    /// states the bounds.
+    pub fn parse(&self, text: &str) -> Result<f64, String> {
+        let Bounds { min, min_inclusive, max, unit } = *self;
+        let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number of {unit}"))?;
+        let above = if min_inclusive { value >= min } else { value > min };
+        if value.is_finite() && above && value <= max {
+            return Ok(value);
+        }
+        let low = if min_inclusive { "at least" } else { "more than" };
+        Err(format!("{text} {unit} is out of range: it must be {low} {min} and at most {max} {unit}"))
+    }
+
+    /// A value parser giving nanoseconds, for a flag in seconds (`unit` `s`) or milliseconds (`ms`).
+    pub fn nanos(self) -> impl Fn(&str) -> Result<Nanos, String> + Clone + Send + Sync + 'static {
+        let to_nanos = if self.unit == "ms" { ms_to_nanos } else { secs_to_nanos };
+        move |text| self.parse(text).map(to_nanos)
+    }
+}
+
+/// A value parser for a whole number in `min..=max`.
+pub fn whole(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text| match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} is out of range: it must be {min}–{max}")),
+        Err(_) => Err(format!("'{text}' is not a whole number {min}–{max}")),
+    }
+}
+
+/// A value parser for one of `all`, named by `name` (case-insensitive).
+/// clap lists the names in `--help` and in the error for any other text.
+pub fn one_of<T>(all: &'static [T], name: fn(T) -> &'static str) -> impl TypedValueParser<Value = T>
+where
+    T: Copy + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(all.iter().map(|&v| name(v))).try_map(move |text: String| {
+        // PossibleValuesParser let only the names (in any case, with `ignore_case`) through.
+        all.iter().copied().find(|&v| name(v).eq_ignore_ascii_case(&text)).ok_or_else(|| format!("'{text}' is unknown"))
+    })
+}
+
+/// A non-empty file name.
+///
+/// # Errors
+/// The empty string.
+pub fn file_name(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() { Err("the file name is empty".to_owned()) } else { Ok(PathBuf::from(text)) }
+}
+
+/// A non-empty file name ending in `.png` (any case): the screenshot is
+/// always PNG, and PNG bytes under another name mislead every viewer.
+///
+/// # Errors
+/// The empty string or another extension; the message names the fix.
+pub fn png_file_name(text: &str) -> Result<PathBuf, String> {
+    let path = file_name(text)?;
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+        return Ok(path);
+    }
+    Err(format!(
+        "'{text}' is not a .png name: the screenshot is saved as PNG (write {})",
+        path.with_extension("png").display()
+    ))
+}
+
+/// Checks, before any work, that `path` can be written, so that a long run
+/// does not end in an error that loses its results.
+///
+/// An existing file is opened for writing without truncation: its contents
+/// stay until the result replaces them. A missing file is created empty and
+/// removed again, so nothing is left behind if the run fails.
+///
+/// # Errors
+/// A directory, a missing parent directory, or a file that cannot be created
+/// or opened for writing (read-only, `/proc`); the message says which.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(format!("'{shown}' is a directory; give a file name in it")),
+        Ok(_) => {
+            return OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map(drop)
+                .map_err(|e| format!("cannot write '{shown}': {e}"));
+        }
+        Err(_) => {}
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(format!("cannot write '{shown}': the directory '{}' does not exist", parent.display()));
+    }
+    OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| format!("cannot write '{shown}': {e}"))?;
+    std::fs::remove_file(path).map_err(|e| format!("cannot write '{shown}': created it but cannot remove it: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_state_the_range_in_the_message() {
+        let b = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: "s" };
+        assert_eq!(b.parse("1e7"), Ok(1e7));
+        assert_eq!(b.parse("1e8").unwrap_err(), "1e8 s is out of range: it must be more than 0 and at most 10000000 s");
+        assert_eq!(b.parse("0").unwrap_err(), "0 s is out of range: it must be more than 0 and at most 10000000 s");
+        assert_eq!(b.parse("soon").unwrap_err(), "'soon' is not a number of s");
+        for bad in ["NaN", "inf", "-inf"] {
+            assert!(b.parse(bad).is_err(), "{bad} is refused");
+        }
+    }
+
+    #[test]
+    fn milliseconds_become_nanoseconds() {
+        let ms = Bounds { min: 0.0, min_inclusive: true, max: 10.0, unit: "ms" }.nanos();
+        assert_eq!(ms("2.5"), Ok(2_500_000));
+        assert_eq!(ms("0"), Ok(0));
+    }
+
+    #[test]
+    fn whole_numbers_are_checked_against_their_range() {
+        let n = whole(1, 100);
+        assert_eq!(n("100"), Ok(100));
+        assert_eq!(n("0").unwrap_err(), "0 is out of range: it must be 1–100");
+        assert_eq!(n("-3").unwrap_err(), "'-3' is not a whole number 1–100");
+    }
+
+    #[test]
+    fn a_screenshot_must_be_named_png_in_any_case() {
+        assert_eq!(png_file_name("shot.PNG"), Ok(PathBuf::from("shot.PNG")));
+        let err = png_file_name("dir/shot.jpg").unwrap_err();
+        assert!(err.contains("write dir/shot.png"), "{err}");
+        assert!(png_file_name("shot").is_err());
+        assert!(png_file_name("").is_err());
+    }
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("timestep-lab-cli-unit-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_is_created_and_removed_again() {
+        let path = scratch_dir("missing").join("out.json");
+        assert_eq!(check_writable(&path), Ok(()));
+        assert!(!path.exists(), "the check leaves nothing behind");
+    }
+
+    #[test]
+    fn an_existing_file_keeps_its_contents() {
+        let path = scratch_dir("existing").join("out.json");
+        std::fs::write(&path, "previous run").expect("write");
+        assert_eq!(check_writable(&path), Ok(()));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "previous run");
+    }
+
+    #[test]
+    fn directories_missing_parents_and_proc_are_refused() {
+        let dir = scratch_dir("dir");
+        assert!(check_writable(&dir).unwrap_err().contains("is a directory"));
+        let orphan = dir.join("no-such-dir").join("out.json");
+        assert!(check_writable(&orphan).unwrap_err().contains("does not exist"));
+        assert!(check_writable(Path::new("/proc/x.json")).unwrap_err().starts_with("cannot write '/proc/x.json'"));
+    }
+}

@@ -117,6 +117,7 @@ impl Demo {
             present_mode_requested: config.present_mode.label().to_owned(),
             vsync: None,
         };
+        let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let session = Session::new(config.strategy, config.strategy_config, world, display, now);
         let mut help_lines = bindings::help_lines();
@@ -143,12 +144,15 @@ impl Demo {
             log_at: now,
             still_at: now,
             lanes: None,
-            lane_ids: StrategyId::ALL.to_vec(),
+            lane_ids: config.lanes.0.clone(),
             lane_reports: Vec::new(),
             pointer: None,
-            frame_log: None,
+            frame_log,
             seed: config.seed,
         };
+        if config.start_in_lanes {
+            demo.enter_lanes(now);
+        }
         demo.refresh_hud(now);
         Ok(demo)
     }

@@ -367,7 +367,8 @@ fn lane_labels(ctx: &egui::Context, hud: &HudData) {
                 );
             });
         if lane.selected {
-            let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("lane_selection")));
+            let painter =
+                ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("lane_selection")));
             painter.rect_stroke(whole, 0.0, egui::Stroke::new(2.0, ACCENT), egui::StrokeKind::Inside);
         }
     }

@@ -1,46 +1,14 @@
 //! The steady-state loop allocates nothing: strategy + step + interpolate
 //! into a reused buffer, for every strategy, checked with a counting allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[path = "common/alloc.rs"]
+mod counting;
+use counting::allocations_during;
+
 use timestep_lab::frame::{FrameDriver, FrameHost};
 use timestep_lab::sim::{Input, Instance, World, WorldConfig};
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::{Clock, ManualClock, Nanos, Rate};
-
-/// Counts allocations while `COUNTING` is on (only on the test's own thread
-/// matters; the test harness is run with one test in this file).
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-#[expect(unsafe_code, reason = "a GlobalAlloc wrapper is the only way to count heap allocations")]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// A host on a manual clock that draws into a reused instance buffer.
 struct Host {
@@ -83,14 +51,13 @@ fn frames(driver: &mut FrameDriver, world: &mut World, host: &mut Host, n: u32, 
 }
 
 #[test]
-fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
-    // The counter itself works: one Vec is one allocation.
-    COUNTING.store(true, Ordering::Relaxed);
-    let probe = std::hint::black_box(vec![1u8; 16]);
-    COUNTING.store(false, Ordering::Relaxed);
-    drop(probe);
-    assert!(ALLOCATIONS.load(Ordering::Relaxed) >= 1, "the counting allocator must see a Vec allocation");
+fn the_counting_allocator_sees_one_vec_as_one_allocation() {
+    let n = allocations_during(|| drop(std::hint::black_box(vec![1u8; 16])));
+    assert_eq!(n, 1, "one Vec of 16 bytes is one allocation");
+}
 
+#[test]
+fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
     let config = WorldConfig { extra_sprites: 1_000, ..WorldConfig::default() };
     let mut world = World::new(&config);
     let mut host = Host { clock: ManualClock::starting_at(0), instances: Vec::new(), drawn: 0 };
@@ -103,11 +70,7 @@ fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
         driver.set_strategy(id);
         // Warm-up: detectors fill their windows, particles reach steady state.
         frames(&mut driver, &mut world, &mut host, 300, frame, &mut k);
-        ALLOCATIONS.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
-        frames(&mut driver, &mut world, &mut host, 1_000, frame, &mut k);
-        COUNTING.store(false, Ordering::Relaxed);
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+        let allocations = allocations_during(|| frames(&mut driver, &mut world, &mut host, 1_000, frame, &mut k));
         assert_eq!(allocations, 0, "{id}: {allocations} heap allocations in 1000 steady-state frames");
     }
     assert!(host.drawn > 0, "the loop really drew instances");

@@ -1,14 +1,14 @@
 //! The overlay drawn headless on the real (usually software) adapter: over a cleared
 //! [`Offscreen`] target, read back and compared with the background alone.
 //!
-//! Without any adapter the tests print a loud `SKIPPED` line and pass, unless
-//! `TIMESTEP_LAB_REQUIRE_GPU` is set (CI), in which case they fail.
+//! Without an adapter the runner reports the tests as ignored, or as failed
+//! with `TIMESTEP_LAB_REQUIRE_GPU` set (CI); see `tests/common/mod.rs`.
 //!
 //! `overlay_png_is_written_for_review` leaves the picture in
 //! `$TMPDIR/timestep-lab-overlay.png` for a human to look at.
 
 mod common;
-use common::gpu_or_skip;
+use common::gpu_tests;
 
 use std::time::Duration;
 
@@ -146,9 +146,7 @@ fn changed_in(a: &[u8], b: &[u8], (x0, y0, x1, y1): (u32, u32, u32, u32)) -> usi
 const TOP_LEFT: (u32, u32, u32, u32) = (0, 0, WIDTH / 2, HEIGHT);
 const TOP_RIGHT: (u32, u32, u32, u32) = (WIDTH * 3 / 4, 0, WIDTH, HEIGHT / 3);
 
-#[test]
-fn the_overlay_draws_a_panel_over_the_scene_and_can_draw_again() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_overlay_draws_a_panel_over_the_scene_and_can_draw_again(gpu: GpuContext) {
     let mut bench = Bench::new(gpu);
     let scene = bench.scene_only();
     let hud = sample_hud();
@@ -171,14 +169,12 @@ fn the_overlay_draws_a_panel_over_the_scene_and_can_draw_again() {
     );
 }
 
-#[test]
-fn an_srgb_target_shows_the_same_panel_colours() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn an_srgb_target_shows_the_same_panel_colours(gpu: GpuContext) {
     let hud = sample_hud();
     let mut plain = Bench::new(gpu);
     plain.with_overlay(&hud);
     let (plain_pixels, _) = plain.with_overlay(&hud);
-    let Some(gpu) = gpu_or_skip() else { return };
+    let gpu = GpuContext::new_headless().expect("a second context on the adapter the probe found");
     let mut srgb = Bench::with_format(gpu, wgpu::TextureFormat::Rgba8UnormSrgb);
     srgb.with_overlay(&hud);
     let (srgb_pixels, _) = srgb.with_overlay(&hud);
@@ -190,9 +186,7 @@ fn an_srgb_target_shows_the_same_panel_colours() {
     assert!(a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 5), "Rgba8Unorm {a:?} vs Rgba8UnormSrgb {b:?}");
 }
 
-#[test]
-fn f1_opens_the_help_table_in_the_top_right_corner() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn f1_opens_the_help_table_in_the_top_right_corner(gpu: GpuContext) {
     let mut bench = Bench::new(gpu);
     let scene = bench.scene_only();
     bench.with_overlay(&sample_hud());
@@ -202,9 +196,7 @@ fn f1_opens_the_help_table_in_the_top_right_corner() {
     assert!(help > 1000, "the help table shows up top-right on the frame F1 opens it: {help} pixels changed");
 }
 
-#[test]
-fn a_hidden_overlay_draws_nothing_and_costs_nothing() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn a_hidden_overlay_draws_nothing_and_costs_nothing(gpu: GpuContext) {
     let mut bench = Bench::new(gpu);
     let scene = bench.scene_only();
     bench.overlay.set_visible(false);
@@ -214,9 +206,7 @@ fn a_hidden_overlay_draws_nothing_and_costs_nothing() {
     assert_eq!(changed_in(&scene, &hidden, (0, 0, WIDTH, HEIGHT)), 0, "hidden overlay leaves the scene as is");
 }
 
-#[test]
-fn an_empty_hud_and_a_zero_size_target_do_not_panic() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn an_empty_hud_and_a_zero_size_target_do_not_panic(gpu: GpuContext) {
     let mut bench = Bench::new(gpu);
     let device = &bench.gpu.device;
     let queue = &bench.gpu.queue;
@@ -228,9 +218,7 @@ fn an_empty_hud_and_a_zero_size_target_do_not_panic() {
     device.poll(wgpu::PollType::wait_indefinitely()).expect("the GPU finishes");
 }
 
-#[test]
-fn overlay_png_is_written_for_review() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn overlay_png_is_written_for_review(gpu: GpuContext) {
     let mut bench = Bench::new(gpu);
     let hud = HudData { show_help: true, ..sample_hud() };
     bench.with_overlay(&hud);
@@ -238,4 +226,15 @@ fn overlay_png_is_written_for_review() {
     let path = std::env::temp_dir().join("timestep-lab-overlay.png");
     bench.target.save_png(&bench.gpu.device, &bench.gpu.queue, &path).expect("PNG written");
     eprintln!("overlay picture: {}", path.display());
+}
+
+fn main() {
+    common::run(gpu_tests![
+        the_overlay_draws_a_panel_over_the_scene_and_can_draw_again,
+        an_srgb_target_shows_the_same_panel_colours,
+        f1_opens_the_help_table_in_the_top_right_corner,
+        a_hidden_overlay_draws_nothing_and_costs_nothing,
+        an_empty_hud_and_a_zero_size_target_do_not_panic,
+        overlay_png_is_written_for_review,
+    ]);
 }

@@ -1,11 +1,11 @@
 //! Offscreen rendering on the real (usually software) adapter: hand-made
 //! instances are drawn into an [`Offscreen`] target and read back.
 //!
-//! Without any adapter the tests print a loud `SKIPPED` line and pass, unless
-//! `TIMESTEP_LAB_REQUIRE_GPU` is set (CI), in which case they fail.
+//! Without an adapter the runner reports the tests as ignored, or as failed
+//! with `TIMESTEP_LAB_REQUIRE_GPU` set (CI); see `tests/common/mod.rs`.
 
 mod common;
-use common::gpu_or_skip;
+use common::gpu_tests;
 
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen, SpriteRenderer};
 use timestep_lab::sim::{Instance, SpriteCell};
@@ -97,9 +97,7 @@ fn lerp(a: [f32; 2], b: [f32; 2], t: f32) -> [f32; 2] {
     [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
 }
 
-#[test]
-fn the_ball_centroid_sits_at_the_lerp_point_for_alpha_0_half_and_1() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_ball_centroid_sits_at_the_lerp_point_for_alpha_0_half_and_1(gpu: GpuContext) {
     let playfield = [320.0, 240.0];
     let mut scene = Scene::new(gpu, 320, 240);
     // Sub-pixel positions on purpose, crossing grid lines at x = 128 and y = 64.
@@ -122,9 +120,7 @@ fn the_ball_centroid_sits_at_the_lerp_point_for_alpha_0_half_and_1() {
     );
 }
 
-#[test]
-fn the_ball_centroid_follows_the_letterbox_mapping_when_the_target_is_larger() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_ball_centroid_follows_the_letterbox_mapping_when_the_target_is_larger(gpu: GpuContext) {
     let playfield = [320.0, 240.0];
     let mut scene = Scene::new(gpu, 800, 500);
     let position = [200.4, 70.7];
@@ -173,9 +169,7 @@ fn pointing(image: &Image, centre: [f64; 2]) -> Pointing {
     if x_contrast > y_contrast { horizontal } else { vertical }
 }
 
-#[test]
-fn the_spinner_arrow_points_where_its_rotation_says_counter_clockwise_on_screen() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_spinner_arrow_points_where_its_rotation_says_counter_clockwise_on_screen(gpu: GpuContext) {
     let mut scene = Scene::new(gpu, 128, 128);
     let centre = [64.0, 64.0];
     let cases = [
@@ -201,9 +195,7 @@ fn the_spinner_arrow_points_where_its_rotation_says_counter_clockwise_on_screen(
     }
 }
 
-#[test]
-fn ten_thousand_sprites_take_one_draw_call() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn ten_thousand_sprites_take_one_draw_call(gpu: GpuContext) {
     let mut scene = Scene::new(gpu, 1280, 720);
     let playfield = [1280.0, 720.0];
     let cells =
@@ -236,9 +228,7 @@ fn ten_thousand_sprites_take_one_draw_call() {
     assert_eq!(scene.renderer.draw_calls_last_frame(), 3, "fill, grid lines, one draw call for all sprites");
 }
 
-#[test]
-fn nothing_is_drawn_outside_the_letterboxed_playfield() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn nothing_is_drawn_outside_the_letterboxed_playfield(gpu: GpuContext) {
     let playfield = [400.0, 300.0];
     // A sprite hanging over every edge, one far outside, and one inside.
     let magenta = [1.0, 0.0, 1.0, 1.0];
@@ -279,9 +269,7 @@ fn nothing_is_drawn_outside_the_letterboxed_playfield() {
     }
 }
 
-#[test]
-fn a_saved_png_matches_the_readback_and_is_not_blank() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn a_saved_png_matches_the_readback_and_is_not_blank(gpu: GpuContext) {
     let mut scene = Scene::new(gpu, 256, 192);
     let sprites = [
         ball_at([60.0, 60.0]),
@@ -307,9 +295,7 @@ fn a_saved_png_matches_the_readback_and_is_not_blank() {
     assert!(colours.len() > 50, "the image is not blank: {} distinct colours", colours.len());
 }
 
-#[test]
-fn srgb_and_plain_targets_read_back_the_same_colours() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn srgb_and_plain_targets_read_back_the_same_colours(gpu: GpuContext) {
     let sprites = [ball_at([40.0, 48.0]), sprite(SpriteCell::Square, [120.0, 48.0], 48.0, 0.0, [0.25, 0.5, 0.75, 1.0])];
     let mut images = Vec::new();
     for format in [wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureFormat::Rgba8UnormSrgb] {
@@ -333,9 +319,7 @@ fn srgb_and_plain_targets_read_back_the_same_colours() {
     assert!(square[0].abs_diff(64) <= 1 && square[1].abs_diff(128) <= 1 && square[2].abs_diff(191) <= 1, "{square:?}");
 }
 
-#[test]
-fn grid_lines_sit_on_multiples_of_the_spacing_two_target_pixels_wide_at_any_scale() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn grid_lines_sit_on_multiples_of_the_spacing_two_target_pixels_wide_at_any_scale(gpu: GpuContext) {
     let spacing = timestep_lab::render::sprites::GRID_SPACING as u32;
     let mut scene = Scene::new(gpu, 320, 192);
     for scale in [1, 2] {
@@ -365,9 +349,7 @@ fn within_one(a: [u8; 4], b: [u8; 4]) -> bool {
     a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 1)
 }
 
-#[test]
-fn the_background_is_the_same_colour_whether_the_clear_or_the_fill_paints_it() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_background_is_the_same_colour_whether_the_clear_or_the_fill_paints_it(gpu: GpuContext) {
     for format in [wgpu::TextureFormat::Rgba8Unorm, wgpu::TextureFormat::Rgba8UnormSrgb] {
         let mut renderer = SpriteRenderer::new(&gpu.device, &gpu.queue, format);
         let mut background = Vec::new();
@@ -384,4 +366,18 @@ fn the_background_is_the_same_colour_whether_the_clear_or_the_fill_paints_it() {
         assert_eq!(background[1].0, 2, "{format:?}: bars, so a fill draw");
         assert!(within_one(background[0].1, background[1].1), "{format:?}: {background:?}");
     }
+}
+
+fn main() {
+    common::run(gpu_tests![
+        the_ball_centroid_sits_at_the_lerp_point_for_alpha_0_half_and_1,
+        the_ball_centroid_follows_the_letterbox_mapping_when_the_target_is_larger,
+        the_spinner_arrow_points_where_its_rotation_says_counter_clockwise_on_screen,
+        ten_thousand_sprites_take_one_draw_call,
+        nothing_is_drawn_outside_the_letterboxed_playfield,
+        a_saved_png_matches_the_readback_and_is_not_blank,
+        srgb_and_plain_targets_read_back_the_same_colours,
+        grid_lines_sit_on_multiples_of_the_spacing_two_target_pixels_wide_at_any_scale,
+        the_background_is_the_same_colour_whether_the_clear_or_the_fill_paints_it,
+    ]);
 }

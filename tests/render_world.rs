@@ -1,10 +1,11 @@
 //! The demo world drawn by the real renderer (offscreen, software adapter):
 //! the interpolation hazards are handled in pixels, not only in numbers.
 //!
-//! Skips loudly without an adapter unless `TIMESTEP_LAB_REQUIRE_GPU` is set.
+//! Without an adapter the runner reports the tests as ignored, or as failed
+//! with `TIMESTEP_LAB_REQUIRE_GPU` set (CI); see `tests/common/mod.rs`.
 
 mod common;
-use common::gpu_or_skip;
+use common::gpu_tests;
 
 use timestep_lab::frame::Simulation;
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen, SpriteRenderer};
@@ -96,9 +97,7 @@ fn tick() -> Nanos {
     Rate::from_hz(60).period()
 }
 
-#[test]
-fn the_ball_is_drawn_at_the_lerp_point_at_alpha_0_half_and_1() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_ball_is_drawn_at_the_lerp_point_at_alpha_0_half_and_1(gpu: GpuContext) {
     let config = WorldConfig::default();
     let mut scene = Scene::new(gpu, [config.width, config.height]);
     let mut world = World::new(&config);
@@ -129,9 +128,7 @@ fn the_ball_is_drawn_at_the_lerp_point_at_alpha_0_half_and_1() {
     }
 }
 
-#[test]
-fn the_wrapping_sprite_never_appears_mid_screen_at_any_alpha() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_wrapping_sprite_never_appears_mid_screen_at_any_alpha(gpu: GpuContext) {
     let config = WorldConfig::default();
     let mut scene = Scene::new(gpu, [config.width, config.height]);
     let mut world = World::new(&config);
@@ -172,9 +169,7 @@ fn the_wrapping_sprite_never_appears_mid_screen_at_any_alpha() {
     assert!(drawn >= 1, "the wrapper was never visible right after a wrap, so nothing was checked");
 }
 
-#[test]
-fn the_spinner_turns_the_short_way_across_180_degrees() {
-    let Some(gpu) = gpu_or_skip() else { return };
+fn the_spinner_turns_the_short_way_across_180_degrees(gpu: GpuContext) {
     let config = WorldConfig::default();
     let mut scene = Scene::new(gpu, [config.width, config.height]);
     let mut world = World::new(&config);
@@ -205,4 +200,12 @@ fn the_spinner_turns_the_short_way_across_180_degrees() {
     let to_long = Scene::differing_pixels(&got, &long_img);
     assert!(to_short <= 5, "drawn spinner differs from the short-way pose in {to_short} pixels");
     assert!(to_long > 100, "the long way round would look different ({to_long} pixels), so the check means something");
+}
+
+fn main() {
+    common::run(gpu_tests![
+        the_ball_is_drawn_at_the_lerp_point_at_alpha_0_half_and_1,
+        the_wrapping_sprite_never_appears_mid_screen_at_any_alpha,
+        the_spinner_turns_the_short_way_across_180_degrees,
+    ]);
 }

@@ -1,54 +1,15 @@
 //! The simulator loop allocates nothing per frame: a run ten times as long
 //! makes exactly as many heap allocations (all of them set-up).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "common/alloc.rs"]
+mod counting;
+use counting::allocations_during;
+
 use timestep_lab::metrics::{FrameSample, Metrics};
 use timestep_lab::monitor::{Preset, RunSpec, Stop, TIMELINE_EVENTS, simulate_world};
 use timestep_lab::sim::{World, WorldConfig};
 use timestep_lab::strategy::StrategyId;
 use timestep_lab::time::Rate;
-
-/// Counts the allocations each thread makes (tests run in parallel threads).
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may already be gone while a thread exits.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-#[expect(unsafe_code, reason = "a GlobalAlloc impl is unsafe by definition; it only forwards to System")]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 fn allocations_for(strategy: StrategyId, preset: Preset, updates: u64) -> u64 {
     let spec = RunSpec { stop: Stop::Updates(updates), timeline: TIMELINE_EVENTS, ..RunSpec::new(strategy, preset) };

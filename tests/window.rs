@@ -1,40 +1,31 @@
 //! The real window under Xvfb: the binary is started, driven with xdotool and
-//! judged by what it writes (`--stats-json`, `--screenshot`) and its exit status.
+//! judged by what it writes (`--stats-json`, `--screenshot`, stderr) and its exit status.
 //!
 //! Without `DISPLAY` each test starts its own Xvfb (`-displayfd` picks a free
-//! display number) and kills it afterwards. If Xvfb, xdotool or a GPU adapter
-//! (Mesa lavapipe is enough) is missing the tests print a loud `SKIPPED` and
-//! pass, unless `TIMESTEP_LAB_REQUIRE_GPU` is set (CI), which makes it a failure.
-//! The tests run one at a time: they measure timing, and two windows rendering
-//! on a software adapter would steal each other's CPU.
+//! display number) and kills it afterwards. Whether windows can be tested here
+//! is probed once, by capability: the tools a test needs are installed, a
+//! display comes up, a GPU adapter can be created, and the binary opens a
+//! window on that display and presents frames. If not, the runner reports the
+//! test as ignored with the reason, or as failed when `TIMESTEP_LAB_REQUIRE_GPU`
+//! is set (CI); see `tests/common/mod.rs`. The tests run one at a time: they
+//! measure timing, and two windows rendering on a software adapter would
+//! steal each other's CPU.
+
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use common::Missing;
+use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
 
 /// One window test at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn require_gpu() -> bool {
-    std::env::var_os("TIMESTEP_LAB_REQUIRE_GPU").is_some()
-}
-
-/// Passes loudly, or fails when `TIMESTEP_LAB_REQUIRE_GPU` is set.
-fn skip(reason: &str) {
-    if require_gpu() {
-        panic!("TIMESTEP_LAB_REQUIRE_GPU is set, but {reason}");
-    }
-    eprintln!(
-        "\n************************************************************\n\
-         SKIPPED: {reason}.\n\
-         Set TIMESTEP_LAB_REQUIRE_GPU=1 to turn this into a failure.\n\
-         ************************************************************\n"
-    );
-}
 
 /// An X display: the caller's `DISPLAY`, or an Xvfb we started (killed on drop).
 struct Display {
@@ -91,6 +82,54 @@ fn start_xvfb() -> Result<Display, String> {
 
 fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
+
+/// Whether the binary can open a window and present frames here; probed once.
+///
+/// # Errors
+/// Why not: no display, no adapter, or the binary could not render (with the
+/// last line it wrote; its whole stderr goes to ours).
+fn window_probe() -> Result<(), &'static Missing> {
+    static PROBE: OnceLock<Result<(), Missing>> = OnceLock::new();
+    let probe = PROBE.get_or_init(|| {
+        let display = display().map_err(|reason| Missing::new("no X display", reason))?;
+        common::gpu_probe().map_err(Missing::clone)?;
+        let mut app = App::start(&display, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
+        let status = app.wait(Duration::from_secs(30));
+        let frames = std::fs::read_to_string(app.path("stats.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|stats| stats["frames"].as_u64())
+            .unwrap_or(0);
+        if status.success() && frames > 0 {
+            return Ok(());
+        }
+        Err(Missing::new(
+            "timestep-lab cannot render a window here",
+            format!(
+                "on display {} it ended with {status} after {frames} frames; its stderr:\n{}",
+                display.name,
+                app.stderr()
+            ),
+        ))
+    });
+    probe.as_ref().map(|_| ())
+}
+
+/// A window test needing the `tools` named: ignored (failed with
+/// `TIMESTEP_LAB_REQUIRE_GPU`) where one is missing or the probe fails.
+fn window_test(name: &'static str, tools: &'static [&'static str], test: fn()) -> Trial {
+    Trial::ignorable_test(name, move || {
+        if let Some(tool) = tools.iter().find(|tool| !have(tool)) {
+            let missing = Missing::new(format!("{tool} is not installed"), format!("apt-get install {tool}"));
+            return common::unavailable(&missing);
+        }
+        if let Err(reason) = window_probe() {
+            return common::unavailable(reason);
+        }
+        test();
+        Ok(Completion::Completed)
+    })
 }
 
 /// A running `timestep-lab` with its stderr going to a file.
@@ -158,16 +197,6 @@ impl Drop for App {
     }
 }
 
-/// True (after a loud skip) when the app could not start for lack of an adapter.
-fn skipped_for_missing_adapter(app: &App, status: ExitStatus) -> bool {
-    let stderr = app.stderr();
-    if !status.success() && stderr.contains("no GPU adapter") {
-        skip(&format!("no GPU adapter: {}", stderr.trim()));
-        return true;
-    }
-    false
-}
-
 fn xdotool(display: &Display, args: &[&str]) -> Option<String> {
     let out = Command::new("xdotool").args(args).env("DISPLAY", &display.name).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
@@ -218,33 +247,32 @@ fn number(stats: &serde_json::Value, field: &str) -> f64 {
     stats[field].as_f64().unwrap_or_else(|| panic!("stats field {field} is not a number: {stats}"))
 }
 
-fn setup() -> Option<(std::sync::MutexGuard<'static, ()>, Display)> {
-    let guard = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    match display() {
-        Ok(display) => Some((guard, display)),
-        Err(reason) => {
-            skip(&reason);
-            None
-        }
-    }
+/// A normal run logs no `ERROR` line (a spurious one at close was a bug).
+fn assert_no_error_lines(stderr: &str) {
+    let errors: Vec<&str> = stderr.lines().filter(|line| line.contains(" ERROR ")).collect();
+    assert!(errors.is_empty(), "a normal run logged errors:\n{}", errors.join("\n"));
 }
 
-#[test]
+/// The serial lock and a display. The probe has shown that a display comes up,
+/// so failing to get one now is a failure.
+fn setup() -> (std::sync::MutexGuard<'static, ()>, Display) {
+    let guard = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let display = display().unwrap_or_else(|reason| panic!("no display although the probe found one: {reason}"));
+    (guard, display)
+}
+
 fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies() {
-    let Some((_serial, display)) = setup() else { return };
-    if !have("xdotool") {
-        skip("xdotool is not installed (apt-get install xdotool)");
-        return;
-    }
+    let (_serial, display) = setup();
     let shot_dir = std::env::temp_dir().join(format!("timestep-lab-shot-{}", std::process::id()));
     std::fs::create_dir_all(&shot_dir).expect("temp dir");
     let shot = shot_dir.join("shot.png");
+    // Esc ends the run; --exit-after only catches a window that ignores it.
     let mut app = App::start(
         &display,
         "keys",
         &[
             "--exit-after",
-            "16",
+            "90",
             "--sprites",
             "50",
             "--window-size",
@@ -255,11 +283,10 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     );
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
-        if skipped_for_missing_adapter(&app, status) {
-            return;
-        }
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
     };
+    // Tab must not give the overlay the keyboard: every strategy key after it still counts.
+    press(&display, &window, "Tab");
     for key in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"] {
         press(&display, &window, key);
     }
@@ -284,9 +311,15 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     let _ = xdotool(&display, &["windowmap", &window]);
     let _ = xdotool(&display, &["windowactivate", &window]);
     press(&display, &window, "h");
+    // The overlay is back: after a Tab, the first Esc must still quit.
+    press(&display, &window, "Tab");
+    press(&display, &window, "Escape");
 
-    let status = app.wait(Duration::from_secs(25));
+    let status = app.wait(Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stderr = app.stderr();
+    assert!(!stderr.contains("--exit-after reached"), "Esc after Tab did not end the run; stderr:\n{stderr}");
+    assert_no_error_lines(&stderr);
     let stats = app.stats();
     let used: Vec<&str> =
         stats["strategies_used"].as_array().expect("strategies_used").iter().filter_map(|v| v.as_str()).collect();
@@ -325,9 +358,8 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     let _ = std::fs::remove_dir_all(&shot_dir);
 }
 
-#[test]
 fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
-    let Some((_serial, display)) = setup() else { return };
+    let (_serial, display) = setup();
     let mut app = App::start(
         &display,
         "emu60",
@@ -344,9 +376,6 @@ fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
         ],
     );
     let status = app.wait(Duration::from_secs(20));
-    if skipped_for_missing_adapter(&app, status) {
-        return;
-    }
     assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
     let stats = app.stats();
     let (updates, vsyncs, doubles) =
@@ -375,24 +404,20 @@ fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
     );
 }
 
-/// Runs `simulate` for the same settings; `None` (after a loud note) while the simulator lacks them.
-fn simulate_json(args: &[&str]) -> Option<serde_json::Value> {
+/// Runs `simulate` for the same settings and returns its JSON report.
+///
+/// # Panics
+/// If `simulate` fails or prints no JSON: the comparison is the test.
+fn simulate_json(args: &[&str]) -> serde_json::Value {
     let out = Command::new(BIN).arg("simulate").args(args).output().expect("run simulate");
-    if !out.status.success() {
-        eprintln!(
-            "NOTE: `simulate {}` failed ({}), comparison skipped: {}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
-    }
-    serde_json::from_slice(&out.stdout).ok()
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "`simulate {}` failed ({}): {}", args.join(" "), out.status, stderr.trim());
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("`simulate {}` printed no JSON ({e})", args.join(" ")))
 }
 
-#[test]
 fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
-    let Some((_serial, display)) = setup() else { return };
+    let (_serial, display) = setup();
     let mut app = App::start(
         &display,
         "emu5994",
@@ -411,16 +436,13 @@ fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
         ],
     );
     let status = app.wait(Duration::from_secs(20));
-    if skipped_for_missing_adapter(&app, status) {
-        return;
-    }
     assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
     let window = app.stats();
     let vsyncs = number(&window, "vsyncs");
     let updates = number(&window, "total_updates");
     assert!(vsyncs > 300.0, "too few refreshes: {window}");
     let seconds = format!("{}", number(&window, "system_time_s"));
-    let Some(sim) = simulate_json(&[
+    let sim = simulate_json(&[
         "--refresh",
         "59.94",
         "--strategy",
@@ -431,9 +453,7 @@ fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
         &seconds,
         "--format",
         "json",
-    ]) else {
-        return;
-    };
+    ]);
     let sim = if sim.is_array() { sim[0].clone() } else { sim };
     let (sim_updates, sim_vsyncs) = (number(&sim, "total_updates"), number(&sim, "vsyncs"));
     eprintln!(
@@ -506,30 +526,15 @@ fn eventually<T>(mut probe: impl FnMut() -> T, ok: impl Fn(&T) -> bool) -> (T, b
     }
 }
 
-#[test]
 fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back() {
     let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for tool in ["xdotool", "openbox"] {
-        if !have(tool) {
-            skip(&format!("{tool} is not installed (apt-get install {tool})"));
-            return;
-        }
-    }
     // Always a private Xvfb: a window manager must not be started on the user's display.
-    let display = match start_xvfb() {
-        Ok(display) => display,
-        Err(reason) => return skip(&reason),
-    };
-    let _wm = match window_manager(&display) {
-        Ok(wm) => wm,
-        Err(reason) => return skip(&reason),
-    };
-    let mut app = App::start(&display, "wm", &["--exit-after", "12", "--sprites", "50", "--window-size", "640x360"]);
+    let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
+    let _wm = window_manager(&display).unwrap_or_else(|reason| panic!("{reason}"));
+    // Alt+F4 ends the run; --exit-after only catches a window that ignores it.
+    let mut app = App::start(&display, "wm", &["--exit-after", "90", "--sprites", "50", "--window-size", "640x360"]);
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
-        if skipped_for_missing_adapter(&app, status) {
-            return;
-        }
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
     };
     let windowed = geometry(&display, &window).expect("window geometry");
@@ -557,11 +562,65 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
     let (shown, _) = eventually(visible, |shown| *shown);
     assert!(shown, "activating the window should restore it; stderr:\n{}", app.stderr());
     press(&display, &window, "h");
+    // Closing the window as a user does: the window manager asks it to close.
+    press(&display, &window, "alt+F4");
 
-    let status = app.wait(Duration::from_secs(25));
+    let status = app.wait(Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stderr = app.stderr();
+    assert!(!stderr.contains("--exit-after reached"), "Alt+F4 did not close the window; stderr:\n{stderr}");
+    assert_no_error_lines(&stderr);
     let stats = app.stats();
     assert!(number(&stats, "frames") > 50.0, "too few frames presented: {stats}");
     let configures = stats["surface"]["configures"].as_u64().unwrap_or(0);
     assert!(configures >= 3, "fullscreen and back should each have reconfigured the surface: {stats}");
+}
+
+fn a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error() {
+    let (_serial, display) = setup();
+    let mut app = App::start(&display, "destroyed", &["--exit-after", "90", "--window-size", "480x270"]);
+    let Some(window) = find_window(&display, &mut app) else {
+        let status = app.wait(Duration::from_secs(20));
+        panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
+    };
+    // Let it render for a while, then destroy the X window as a dying session would.
+    std::thread::sleep(Duration::from_secs(2));
+    xdotool(&display, &["windowclose", &window]).expect("xdotool windowclose");
+
+    let status = app.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stderr = app.stderr();
+    assert!(!stderr.contains("--exit-after reached"), "the run went on without its window; stderr:\n{stderr}");
+    assert_no_error_lines(&stderr);
+    assert!(number(&app.stats(), "frames") > 10.0, "it rendered before the window went: {}", app.stats());
+}
+
+fn main() {
+    common::run(vec![
+        window_test(
+            "the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies",
+            &["xdotool"],
+            the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies,
+        ),
+        window_test(
+            "emulated_60_hz_with_catch_up_runs_one_update_per_refresh",
+            &[],
+            emulated_60_hz_with_catch_up_runs_one_update_per_refresh,
+        ),
+        window_test(
+            "emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator",
+            &[],
+            emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator,
+        ),
+        window_test(
+            "under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back",
+            &["xdotool", "openbox"],
+            under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back,
+        ),
+        window_test(
+            "a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error",
+            &["xdotool"],
+            a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error,
+        ),
+    ]);
 }

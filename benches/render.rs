@@ -221,7 +221,7 @@ fn lanes(c: &mut Criterion) {
         lanes.run_frame(start, instances);
         start += period;
         lanes.record(start, true);
-        lanes.fill_labels(&mut hud.lanes);
+        lanes.fill_labels(&mut hud.lanes, start);
     };
     // Two seconds of frames first, so every label shows a full pattern.
     for _ in 0..120 {

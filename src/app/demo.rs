@@ -312,8 +312,8 @@ impl Demo {
         self.session.fill_hud(&mut self.hud, now);
         self.hud.ghosts = self.controls.ghosts;
         self.hud.load_preset = self.controls.load.label();
-        match &self.lanes {
-            Some(mode) => mode.lanes.fill_labels(&mut self.hud.lanes),
+        match self.lanes.as_mut() {
+            Some(mode) => mode.lanes.fill_labels(&mut self.hud.lanes, now),
             None => self.hud.lanes.clear(),
         }
     }

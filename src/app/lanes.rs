@@ -40,9 +40,10 @@ use serde::Serialize;
 
 use crate::frame::{FrameHost, FrameReport};
 use crate::hud::LaneLabel;
+use crate::metrics::Metrics;
 use crate::monitor::RunReport;
 use crate::render::Letterbox;
-use crate::session::{DisplayInfo, PresentMode, Presented, Session};
+use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentMode, Presented, Session};
 use crate::sim::{Instance, LANE_INSTANCES, LaneWorld, Look};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{Nanos, Rate};
@@ -236,6 +237,8 @@ pub struct Lanes {
     lanes: Vec<Lane>,
     layout: LaneLayout,
     selected: usize,
+    /// When the labels' numbers are next refreshed.
+    numbers_at: Nanos,
 }
 
 impl Lanes {
@@ -262,7 +265,7 @@ impl Lanes {
                 }
             })
             .collect();
-        Lanes { lanes, layout, selected: 0 }
+        Lanes { lanes, layout, selected: 0, numbers_at: 0 }
     }
 
     /// Lanes.
@@ -362,9 +365,17 @@ impl Lanes {
         }
     }
 
-    /// Brings `labels` up to date, one per lane, reusing their strings.
-    pub fn fill_labels(&self, labels: &mut Vec<LaneLabel>) {
+    /// Brings `labels` up to date at clock `now`, one per lane, reusing their
+    /// strings: the pattern strip every frame, the numbers at most every
+    /// [`HUD_TEXT_INTERVAL`] (as the demo's overlay: figures that change every
+    /// frame cannot be read, and ten lanes' recent statistics are not free).
+    pub fn fill_labels(&mut self, labels: &mut Vec<LaneLabel>, now: Nanos) {
+        let fresh = labels.len() != self.lanes.len();
         labels.resize_with(self.lanes.len(), LaneLabel::default);
+        let numbers = fresh || now >= self.numbers_at;
+        if numbers {
+            self.numbers_at = now.saturating_add(HUD_TEXT_INTERVAL);
+        }
         let label_width = self.layout.label_width();
         for (i, (lane, label)) in self.lanes.iter().zip(labels.iter_mut()).enumerate() {
             let live = lane.session.live_metrics();
@@ -374,10 +385,12 @@ impl Lanes {
             label.label_width = label_width;
             label.needs_loop = lane.needs_loop;
             label.selected = i == self.selected;
-            label.judder_ms = finite_or_nan(live.recent_judder_ms());
-            label.latency_ms = finite_or_nan(live.recent_latency_ms());
-            // Hook: hitches per minute arrive with the metrics' hitch count.
-            label.hitches_per_min = None;
+            if numbers {
+                let figures = LabelFigures::of(live);
+                label.judder_ms = figures.judder_ms;
+                label.hitches_per_min = figures.hitches_per_min;
+                label.latency_ms = figures.latency_ms;
+            }
             let digits = live.recent_pattern().count();
             label.pattern.clear();
             label.pattern.extend(live.recent_pattern().skip(digits.saturating_sub(LABEL_PATTERN)));
@@ -429,6 +442,26 @@ impl Lanes {
     pub fn reset_worlds(&mut self) {
         for lane in &mut self.lanes {
             lane.session.world_mut().reset();
+        }
+    }
+}
+
+/// The numbers of a lane label: the lane's live statistics over its recent
+/// frames, by the metrics' own definitions (NaN / `None` while undefined).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LabelFigures {
+    judder_ms: f64,
+    hitches_per_min: Option<f64>,
+    latency_ms: f64,
+}
+
+impl LabelFigures {
+    fn of(live: &Metrics) -> LabelFigures {
+        LabelFigures {
+            judder_ms: finite_or_nan(live.recent_judder_ms()),
+            // The metrics on this branch count no hitches yet.
+            hitches_per_min: None,
+            latency_ms: finite_or_nan(live.recent_latency_ms()),
         }
     }
 }
@@ -553,7 +586,7 @@ mod tests {
             assert!(last[i].color[3] < 1.0, "and is dimmed");
         }
         let mut labels = Vec::new();
-        lanes.fill_labels(&mut labels);
+        lanes.fill_labels(&mut labels, clock.now());
         let flags: Vec<bool> = labels.iter().map(|l| l.needs_loop).collect();
         assert_eq!(flags, [false, true, true]);
         assert!((0..3).map(|i| lanes.runs(i)).eq([true, false, false]));
@@ -562,6 +595,28 @@ mod tests {
         assert_eq!(reports[1].run.total_updates, 0);
         assert!(reports[1].needs_loop && !reports[0].needs_loop);
         assert_eq!(reports[0].run.model, "lanes");
+    }
+
+    #[test]
+    fn label_patterns_follow_every_frame_and_their_numbers_every_tenth_of_a_second() {
+        let mut clock = ManualClock::starting_at(0);
+        let mut lanes = Lanes::new(&[StrategyId::CatchUp], StrategyConfig::default(), &display(), PLAYFIELD, 0);
+        let mut labels = Vec::new();
+        feed(&mut lanes, &mut clock, &intervals(60, 9));
+        lanes.fill_labels(&mut labels, clock.now());
+        let (pattern, judder) = (labels[0].pattern.clone(), labels[0].judder_ms);
+        assert!(judder.is_finite(), "a second of frames has a judder: {:?}", labels[0]);
+        // A 2-update frame: catch-up's judder changes at once, the label's number a little later.
+        let period = hz_59_94().period();
+        feed(&mut lanes, &mut clock, &[2 * period, period / 8]);
+        lanes.fill_labels(&mut labels, clock.now());
+        assert_ne!(labels[0].pattern, pattern, "the strip shows the new frames at once");
+        assert_eq!(labels[0].judder_ms, judder, "the number waits for its interval");
+        clock.advance_by(HUD_TEXT_INTERVAL);
+        lanes.fill_labels(&mut labels, clock.now());
+        let live = LabelFigures::of(lanes.session(0).expect("one lane").1.live_metrics());
+        assert_eq!(labels[0].judder_ms, live.judder_ms, "a tenth of a second later it is the lane's own figure");
+        assert_ne!(labels[0].judder_ms, judder, "which the frames changed");
     }
 
     #[test]

@@ -26,6 +26,7 @@ impl Simulation for Ball {
     }
 }
 
+#[expect(clippy::print_stdout, reason = "the example's output is its table")]
 fn main() {
     println!("strategy       doubles  skips  speed   judder ms  latency ms");
     for id in [StrategyId::CatchUp, StrategyId::Interpolated, StrategyId::Fuzzy, StrategyId::Lockstep] {

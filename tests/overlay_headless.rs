@@ -4,17 +4,19 @@
 //! Without an adapter the runner reports the tests as ignored, or as failed
 //! with `TIMESTEP_LAB_REQUIRE_GPU` set (CI); see `tests/common/mod.rs`.
 //!
-//! `overlay_png_is_written_for_review` leaves the picture in
-//! `$TMPDIR/timestep-lab-overlay.png` for a human to look at.
+//! `overlay_png_is_written_for_review` leaves the pictures in
+//! `$TMPDIR/timestep-lab-overlay-WxH.png` (1280×720, 640×360, 320×240, help open) for a human to
+//! look at.
 
 mod common;
 use common::gpu_tests;
 
 use std::time::Duration;
 
-use timestep_lab::hud::HudData;
-use timestep_lab::render::overlay::Overlay;
-use timestep_lab::render::{GpuContext, Offscreen};
+use timestep_lab::hud::{HudData, RunnerLane};
+use timestep_lab::render::overlay::{LayoutMode, Overlay, OverlayLayout};
+use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
+use timestep_lab::sim::{MoverKind, World, WorldConfig};
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 720;
@@ -218,14 +220,146 @@ fn an_empty_hud_and_a_zero_size_target_do_not_panic(gpu: GpuContext) {
     device.poll(wgpu::PollType::wait_indefinitely()).expect("the GPU finishes");
 }
 
+/// The demo's playfield and its runner's lane, as the shell reports them.
+fn runner_lane() -> RunnerLane {
+    let config = WorldConfig::default();
+    let y = World::new(&config).mover(MoverKind::Runner).current.pos[1] as f32;
+    RunnerLane { playfield: [config.width, config.height], y }
+}
+
+/// The busy HUD with the real key table (the long one) and the runner's lane.
+fn window_hud(show_help: bool) -> HudData {
+    HudData {
+        help_lines: timestep_lab::app::bindings::help_lines(),
+        show_help,
+        runner_lane: Some(runner_lane()),
+        ..sample_hud()
+    }
+}
+
+/// Draws `hud` twice (the second frame is the steady state) over a `width × height` target;
+/// returns the overlay's layout and the target with the picture in it.
+fn draw_at(gpu: &GpuContext, width: u32, height: u32, hud: &HudData) -> (OverlayLayout, Offscreen) {
+    let target = Offscreen::new(&gpu.device, width, height);
+    let mut overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
+    for _ in 0..2 {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sized") });
+        clear(&mut encoder, target.view());
+        overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), target.size(), hud);
+        gpu.queue.submit([encoder.finish()]);
+    }
+    let layout = overlay.layout().expect("a visible overlay reports its layout");
+    (layout, target)
+}
+
+fn inside(rect: egui::Rect, width: u32, height: u32) -> bool {
+    rect.min.x >= 0.0 && rect.min.y >= 0.0 && rect.max.x <= width as f32 && rect.max.y <= height as f32
+}
+
+fn every_panel_fits_the_window_from_320x240_up_and_small_windows_get_the_compact_line(gpu: GpuContext) {
+    let sizes = [(1920, 1080, LayoutMode::Full), (1280, 720, LayoutMode::Full), (1024, 600, LayoutMode::Compact)];
+    let small = [(640, 360, LayoutMode::Compact), (480, 270, LayoutMode::Compact), (320, 240, LayoutMode::Compact)];
+    for (width, height, mode) in sizes.into_iter().chain(small) {
+        for show_help in [false, true] {
+            let (layout, _) = draw_at(&gpu, width, height, &window_hud(show_help));
+            eprintln!("{width}×{height}, help {show_help}: {layout:?}");
+            assert_eq!(layout.mode, mode, "{width}×{height}: layout");
+            assert!(
+                inside(layout.panel, width, height),
+                "{width}×{height}: panel {:?} leaves the window",
+                layout.panel
+            );
+            if show_help {
+                let help = layout.help.expect("F1 shows the key table");
+                assert!(inside(help, width, height), "{width}×{height}: key table {help:?} leaves the window");
+            }
+        }
+    }
+}
+
+fn the_full_panel_fits_at_the_smallest_size_that_gets_it(gpu: GpuContext) {
+    let [w, h] = timestep_lab::render::overlay::FULL_MIN_POINTS.map(|p| p.ceil() as u32);
+    assert_eq!(LayoutMode::for_screen([w as f32, h as f32]), LayoutMode::Full);
+    assert_eq!(LayoutMode::for_screen([w as f32 - 1.0, h as f32]), LayoutMode::Compact);
+    assert_eq!(LayoutMode::for_screen([w as f32, h as f32 - 1.0]), LayoutMode::Compact);
+    // The busiest HUD, with a status line and a summary long enough to wrap.
+    let hud = HudData {
+        strategy_summary: "Fixed-rate updates, rendered with the state between the last two ticks blended by alpha.",
+        ..window_hud(false)
+    };
+    let (layout, _) = draw_at(&gpu, w, h, &hud);
+    assert_eq!(layout.mode, LayoutMode::Full);
+    assert!(inside(layout.panel, w, h), "{w}×{h}: the full panel {:?} does not fit", layout.panel);
+}
+
+fn the_compact_line_keeps_fps_strategy_pattern_and_the_f1_hint_at_320x240(gpu: GpuContext) {
+    let (layout, target) = draw_at(&gpu, 320, 240, &window_hud(false));
+    assert_eq!(layout.mode, LayoutMode::Compact);
+    // Everything the compact panel shows is laid out inside the panel, and the panel leaves most
+    // of the scene visible.
+    let area = layout.panel.width() * layout.panel.height();
+    assert!(area < 0.5 * 320.0 * 240.0, "the compact panel {:?} covers half the window", layout.panel);
+    let rgba = target.read_rgba(&gpu.device, &gpu.queue).expect("readback");
+    let lit = |x0: f32, y0: f32, x1: f32, y1: f32| {
+        let mut n = 0;
+        for y in y0 as u32..y1 as u32 {
+            for x in x0 as u32..x1 as u32 {
+                let i = ((y * 320 + x) * 4) as usize;
+                n += usize::from(rgba[i].max(rgba[i + 1]).max(rgba[i + 2]) > 80);
+            }
+        }
+        n
+    };
+    // Text sits in every quarter of the panel's height: strategy, numbers, pattern, hint.
+    let p = layout.panel;
+    for k in 0..4 {
+        let (y0, y1) = (p.min.y + p.height() * k as f32 / 4.0, p.min.y + p.height() * (k + 1) as f32 / 4.0);
+        assert!(lit(p.min.x, y0, p.max.x, y1) > 20, "quarter {k} of the compact panel {p:?} has no text");
+    }
+}
+
+fn the_runner_lane_is_labelled_beside_the_lane_and_clear_of_the_panel(gpu: GpuContext) {
+    let lane = runner_lane();
+    for (width, height) in [(1280, 720), (640, 360)] {
+        let (layout, _) = draw_at(&gpu, width, height, &window_hud(false));
+        let label = layout.runner_label.unwrap_or_else(|| panic!("{width}×{height}: no runner label"));
+        let letterbox = Letterbox::fit(lane.playfield, [width, height]);
+        let [right, lane_y] = letterbox.to_target([lane.playfield[0], lane.y]);
+        let lane_bottom = letterbox.to_target([0.0, lane.y + MoverKind::Runner.size()[1] / 2.0])[1];
+        assert!(
+            label.max.x <= right && label.max.x > right - 20.0,
+            "{width}×{height}: label {label:?} ends at the lane's right end {right}"
+        );
+        assert!(
+            label.min.y >= lane_bottom && label.min.y < lane_bottom + 10.0,
+            "{width}×{height}: label {label:?} just under the lane (y {lane_y})"
+        );
+        assert!(
+            !label.intersects(layout.panel),
+            "{width}×{height}: label {label:?} under the panel {:?}",
+            layout.panel
+        );
+    }
+    // No lane, no label.
+    let (layout, _) = draw_at(&gpu, 1280, 720, &HudData { runner_lane: None, ..window_hud(false) });
+    assert_eq!(layout.runner_label, None);
+}
+
 fn overlay_png_is_written_for_review(gpu: GpuContext) {
-    let mut bench = Bench::new(gpu);
-    let hud = HudData { show_help: true, ..sample_hud() };
-    bench.with_overlay(&hud);
-    bench.with_overlay(&hud);
-    let path = std::env::temp_dir().join("timestep-lab-overlay.png");
-    bench.target.save_png(&bench.gpu.device, &bench.gpu.queue, &path).expect("PNG written");
-    eprintln!("overlay picture: {}", path.display());
+    for (width, height, show_help) in [
+        (1280, 720, false),
+        (1280, 720, true),
+        (640, 360, false),
+        (640, 360, true),
+        (320, 240, false),
+        (320, 240, true),
+    ] {
+        let (_, target) = draw_at(&gpu, width, height, &window_hud(show_help));
+        let help = if show_help { "-help" } else { "" };
+        let path = std::env::temp_dir().join(format!("timestep-lab-overlay-{width}x{height}{help}.png"));
+        target.save_png(&gpu.device, &gpu.queue, &path).expect("PNG written");
+        eprintln!("overlay picture: {}", path.display());
+    }
 }
 
 fn main() {
@@ -235,6 +369,10 @@ fn main() {
         f1_opens_the_help_table_in_the_top_right_corner,
         a_hidden_overlay_draws_nothing_and_costs_nothing,
         an_empty_hud_and_a_zero_size_target_do_not_panic,
+        every_panel_fits_the_window_from_320x240_up_and_small_windows_get_the_compact_line,
+        the_full_panel_fits_at_the_smallest_size_that_gets_it,
+        the_compact_line_keeps_fps_strategy_pattern_and_the_f1_hint_at_320x240,
+        the_runner_lane_is_labelled_beside_the_lane_and_clear_of_the_panel,
         overlay_png_is_written_for_review,
     ]);
 }

@@ -140,8 +140,13 @@ struct App {
 }
 
 impl App {
+    /// The folder a run named `name` writes into (emptied when it starts).
+    fn dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()))
+    }
+
     fn start(display: &Display, name: &str, args: &[&str]) -> App {
-        let dir = std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()));
+        let dir = App::dir(name);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         let log = dir.join("stderr.log");
@@ -695,6 +700,145 @@ fn a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error() {
     assert!(number(&app.stats(), "frames") > 10.0, "it rendered before the window went: {}", app.stats());
 }
 
+/// Sends `signal` (`TERM`, `INT`) to the app, as a terminal or a service manager would.
+fn signal(app: &App, signal: &str) {
+    let pid = app.child.id().to_string();
+    let sent = Command::new("kill").args(["-s", signal, &pid]).status().expect("run kill");
+    assert!(sent.success(), "kill -s {signal} {pid} failed");
+}
+
+/// The window of a freshly started app, or a failure with its stderr.
+fn window_of(display: &Display, app: &mut App) -> String {
+    find_window(display, app).unwrap_or_else(|| {
+        let status = app.wait(Duration::from_secs(20));
+        panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr())
+    })
+}
+
+/// CPU time the process has used (user + system), from `/proc/PID/stat`.
+fn cpu_time(app: &App) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", app.child.id())).expect("read /proc/PID/stat");
+    // The command name in parentheses may hold spaces; the fields after it are numbers.
+    let fields: Vec<&str> = stat.rsplit_once(')').expect("stat has a command name").1.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of stat(5), 12 and 13 after the name.
+    let ticks: u64 = fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    let out = Command::new("getconf").arg("CLK_TCK").output().expect("getconf CLK_TCK");
+    let per_second: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().expect("CLK_TCK is a number");
+    Duration::from_millis(ticks * 1000 / per_second)
+}
+
+/// The periodic stats lines the app has logged so far: one a second while it renders,
+/// written after a frame, so none while it draws nothing.
+fn stats_lines(app: &App) -> usize {
+    app.stderr().lines().filter(|line| line.contains(" fps, ") && line.contains(" ups, ")).count()
+}
+
+fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_exit_0() {
+    let (_serial, display) = setup();
+    for sig in ["TERM", "INT"] {
+        let name = format!("signal-{sig}");
+        let shot = App::dir(&name).join("shot.png");
+        let mut app = App::start(
+            &display,
+            &name,
+            &["--exit-after", "60", "--window-size", "320x240", "--screenshot", shot.to_str().expect("utf-8 path")],
+        );
+        window_of(&display, &mut app);
+        std::thread::sleep(Duration::from_millis(1500));
+        signal(&app, sig);
+
+        let status = app.wait(Duration::from_secs(20));
+        let stderr = app.stderr();
+        assert_eq!(status.code(), Some(0), "SIG{sig}: exit status {status:?}; stderr:\n{stderr}");
+        assert!(stderr.contains("terminated by a signal"), "SIG{sig} was not handled as Esc; stderr:\n{stderr}");
+        assert!(!stderr.contains("--exit-after reached"), "SIG{sig} did not end the run; stderr:\n{stderr}");
+        assert_no_error_lines(&stderr);
+        let stats = app.stats();
+        assert!(number(&stats, "frames") > 0.0, "SIG{sig}: stats.json has no frames: {stats}");
+        let image = image::open(&shot).unwrap_or_else(|e| panic!("SIG{sig}: no screenshot at {}: {e}", shot.display()));
+        assert_eq!((image.width(), image.height()), (320, 240), "SIG{sig}: the screenshot has the window's size");
+        let spread = luminance_spread(&shot);
+        assert!(spread > 5.0, "SIG{sig}: screenshot looks blank (luminance spread {spread:.2})");
+        eprintln!("SIG{sig}: exit 0 after {} frames, screenshot written", number(&stats, "frames"));
+    }
+}
+
+/// Runs the demo, pauses it with Space, keeps it paused for `paused` and ends it with SIGTERM;
+/// returns the still pictures presented per second while paused, and the stats.
+fn paused_present_rate(display: &Display, name: &str, extra: &[&str], paused: Duration) -> (f64, serde_json::Value) {
+    let mut args = vec!["--exit-after", "60", "--window-size", "160x120", "--no-overlay", "--strategy", "variable"];
+    args.extend_from_slice(extra);
+    let mut app = App::start(display, name, &args);
+    let window = window_of(display, &mut app);
+    std::thread::sleep(Duration::from_millis(1000));
+    let paused_at = Instant::now();
+    press(display, &window, "space");
+    std::thread::sleep(paused.saturating_sub(paused_at.elapsed()));
+    let elapsed = paused_at.elapsed();
+    signal(&app, "TERM");
+    let status = app.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stats = app.stats();
+    // The session counts the frames it ran; the surface counts every picture, stills included.
+    let acquired = stats["surface"]["frames"].as_f64().unwrap_or_else(|| panic!("no surface.frames: {stats}"));
+    let stills = acquired - number(&stats, "frames");
+    (stills / elapsed.as_secs_f64(), stats)
+}
+
+fn a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can() {
+    let (_serial, display) = setup();
+    let paused = Duration::from_secs(4);
+    let (rate, stats) = paused_present_rate(&display, "paused", &[], paused);
+    // Xvfb reports no refresh rate, and then the paused demo assumes 60 Hz.
+    let refresh = stats["reported_refresh_hz"].as_f64().unwrap_or(60.0);
+    eprintln!("paused, refresh {refresh} Hz: {rate:.1} stills/s");
+    // The interval measured here includes the key's way to the window, so the rate is a little low.
+    assert!(
+        (0.5 * refresh..=1.1 * refresh).contains(&rate),
+        "paused at {refresh} Hz: {rate:.1} stills/s (stats {stats})"
+    );
+
+    let (rate, stats) = paused_present_rate(&display, "paused30", &["--emulate-refresh", "30"], paused);
+    eprintln!("paused, emulated 30 Hz: {rate:.1} stills/s");
+    assert!((15.0..=33.0).contains(&rate), "paused at an emulated 30 Hz: {rate:.1} stills/s (stats {stats})");
+}
+
+fn an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_mapped() {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Always a private Xvfb: on the user's display a window manager would turn the unmap into something else.
+    let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
+    let mut app = App::start(&display, "unmapped", &["--exit-after", "60", "--window-size", "320x240"]);
+    let window = window_of(&display, &mut app);
+    std::thread::sleep(Duration::from_millis(2500));
+    let (mapped_lines, mapped_cpu, mapped_at) = (stats_lines(&app), cpu_time(&app), Instant::now());
+    assert!(mapped_lines > 0, "a rendering window logs its stats once a second; stderr:\n{}", app.stderr());
+
+    xdotool(&display, &["windowunmap", "--sync", &window]).expect("xdotool windowunmap");
+    let mapped_share = (cpu_time(&app) - mapped_cpu).as_secs_f64() / mapped_at.elapsed().as_secs_f64();
+    // Let a frame under way finish, then watch for three seconds.
+    std::thread::sleep(Duration::from_millis(1200));
+    let (before, cpu_before, from) = (stats_lines(&app), cpu_time(&app), Instant::now());
+    std::thread::sleep(Duration::from_secs(3));
+    let (after, cpu_after) = (stats_lines(&app), cpu_time(&app));
+    let share = (cpu_after - cpu_before).as_secs_f64() / from.elapsed().as_secs_f64();
+    eprintln!(
+        "unmapped: {} stats lines in 3 s, CPU {:.0} % (while mapped: {:.0} %)",
+        after - before,
+        100.0 * share,
+        100.0 * mapped_share
+    );
+    assert_eq!(after, before, "the unmapped window went on rendering; stderr:\n{}", app.stderr());
+    assert!(share < 0.10, "an unmapped window should idle, CPU {:.0} %", 100.0 * share);
+
+    xdotool(&display, &["windowmap", "--sync", &window]).expect("xdotool windowmap");
+    let (resumed, back) = eventually(|| stats_lines(&app), |lines| *lines > after);
+    assert!(back, "mapped again, it should render again ({resumed} stats lines); stderr:\n{}", app.stderr());
+    signal(&app, "TERM");
+    let status = app.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    assert_no_error_lines(&app.stderr());
+}
+
 fn main() {
     common::run(vec![
         window_test(
@@ -726,6 +870,21 @@ fn main() {
             "a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error",
             &["xdotool"],
             a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error,
+        ),
+        window_test(
+            "sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_exit_0",
+            &["xdotool", "kill"],
+            sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_exit_0,
+        ),
+        window_test(
+            "a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can",
+            &["xdotool", "kill"],
+            a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can,
+        ),
+        window_test(
+            "an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_mapped",
+            &["xdotool", "kill", "getconf"],
+            an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_mapped,
         ),
     ]);
 }

@@ -78,7 +78,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
     pub stats_json: Option<PathBuf>,
 
-    /// Render the world offscreen at exit and save it as a PNG (the name must end in .png)
+    /// At exit, draw the last frame again, overlay included unless hidden, at the window's size and
+    /// save it as a PNG (the name must end in .png)
     #[arg(long, value_name = "FILE.png", value_parser = cli::png_file_name)]
     pub screenshot: Option<PathBuf>,
 

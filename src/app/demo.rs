@@ -21,19 +21,19 @@ use winit::keyboard::ModifiersState;
 use crate::app::args::RunConfig;
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
-use crate::app::gfx::Gfx;
+use crate::app::gfx::{Gfx, ScreenshotScene};
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::load::LoadPreset;
 use crate::app::stats::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
-use crate::hud::HudData;
+use crate::hud::{HudData, RunnerLane};
 use crate::render::Letterbox;
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
-use crate::sim::{Input, Instance, World, WorldConfig};
+use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
 use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
@@ -122,7 +122,14 @@ impl Demo {
         let session = Session::new(config.strategy, config.strategy_config, world, display, now);
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
-        let hud = HudData { help_lines, gpu_timing: gfx.timer.is_some(), ..HudData::default() };
+        let runner_lane =
+            RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
+        let hud = HudData {
+            help_lines,
+            gpu_timing: gfx.timer.is_some(),
+            runner_lane: Some(runner_lane),
+            ..HudData::default()
+        };
         // The grid starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
         let vsync = config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
         let mut demo = Demo {
@@ -510,12 +517,18 @@ impl Demo {
     /// # Errors
     /// See [`Gfx::screenshot`].
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
+        let scene = ScreenshotScene {
+            world: self.session.world(),
+            view: self.session.last_view(),
+            playfield: PLAYFIELD,
+            hud: &self.hud,
+            pixels_per_point: self.win.window.scale_factor() as f32,
+        };
         if self.lanes.is_some() {
-            // The instance buffer holds the last lane frame's sprites.
-            return self.gfx.screenshot_instances(&self.instances, PLAYFIELD, path);
+            // The instance buffer holds the last lane frame's sprites, every lane's.
+            return self.gfx.screenshot_instances(&self.instances, scene, path);
         }
-        let view = self.session.last_view();
-        self.gfx.screenshot(self.session.world(), view, PLAYFIELD, path)
+        self.gfx.screenshot(scene, path)
     }
 
     /// The run's statistics for `--stats-json`.

@@ -4,7 +4,7 @@
 //! ```text
 //!   Gfx::new: instance ─► surface ─► adapter + device ─► present mode ─► sprites, overlay, timer
 //!   per frame: WindowHost borrows sprites/overlay/surface/timer ─► collect_times()
-//!   at exit:  screenshot(), stats (adapter, surface counts, GPU means)
+//!   at exit:  screenshot() (scene + overlay, tiled readback), stats (adapter, surface counts, GPU means)
 //! ```
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -15,10 +15,11 @@ use winit::window::Window;
 
 use crate::app::args::RunConfig;
 use crate::error::CliError;
+use crate::hud::HudData;
 use crate::render::gpu_timer::{GpuTimer, GpuTimes};
 use crate::render::overlay::Overlay;
 use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name};
-use crate::render::{GpuContext, Offscreen, SpriteRenderer};
+use crate::render::{GpuContext, Screenshot, SpriteRenderer};
 use crate::session::PresentMode;
 use crate::sim::{Instance, World};
 use crate::strategy::View;
@@ -208,43 +209,56 @@ impl Gfx {
         }
     }
 
-    /// Renders `world` as `view` offscreen at the window's size and saves a PNG.
-    /// The overlay is left out: its pipeline is built for the surface's format.
+    /// Draws `world` as `view` once more offscreen at the window's size, the
+    /// overlay included when it is shown, and saves a PNG (see [`Screenshot`]).
     ///
     /// # Errors
     /// [`CliError::Runtime`] when the image cannot be read back or written.
-    pub fn screenshot(
-        &mut self,
-        world: &World,
-        view: View,
-        playfield: [f32; 2],
-        path: &std::path::Path,
-    ) -> Result<(), CliError> {
-        let mut instances: Vec<Instance> = Vec::with_capacity(world.max_instances());
-        world.write_instances(view, &mut instances);
-        self.screenshot_instances(&instances, playfield, path)
+    pub fn screenshot(&self, shot: ScreenshotScene<'_>, path: &std::path::Path) -> Result<(), CliError> {
+        let mut instances: Vec<Instance> = Vec::with_capacity(shot.world.max_instances());
+        shot.world.write_instances(shot.view, &mut instances);
+        let picture = Screenshot {
+            instances: &instances,
+            playfield: shot.playfield,
+            size: self.surface.size(),
+            hud: self.overlay.visible().then_some(shot.hud),
+            pixels_per_point: shot.pixels_per_point,
+        };
+        picture.save_png(&self.gpu.device, &self.gpu.queue, path).map_err(|e| CliError::Runtime(e.to_string()))
     }
 
-    /// [`Gfx::screenshot`] of prepared sprites (lane mode's last frame).
+    /// [`Gfx::screenshot`] of sprites already written (lane mode's last frame: every lane's).
     ///
     /// # Errors
     /// [`CliError::Runtime`] when the image cannot be read back or written.
     pub fn screenshot_instances(
-        &mut self,
+        &self,
         instances: &[Instance],
-        playfield: [f32; 2],
+        shot: ScreenshotScene<'_>,
         path: &std::path::Path,
     ) -> Result<(), CliError> {
-        let [w, h] = self.surface.size();
-        let (w, h) = if w < 16 || h < 16 { (playfield[0] as u32, playfield[1] as u32) } else { (w, h) };
-        let device = &self.gpu.device;
-        let queue = &self.gpu.queue;
-        let target = Offscreen::new(device, w, h);
-        let mut sprites = SpriteRenderer::new(device, queue, target.format());
-        sprites.prepare(device, queue, instances, playfield, target.size());
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("screenshot") });
-        sprites.draw(&mut encoder, target.view());
-        queue.submit([encoder.finish()]);
-        target.save_png(device, queue, path).map_err(|e| CliError::Runtime(e.to_string()))
+        let picture = Screenshot {
+            instances,
+            playfield: shot.playfield,
+            size: self.surface.size(),
+            hud: self.overlay.visible().then_some(shot.hud),
+            pixels_per_point: shot.pixels_per_point,
+        };
+        picture.save_png(&self.gpu.device, &self.gpu.queue, path).map_err(|e| CliError::Runtime(e.to_string()))
     }
+}
+
+/// What the window showed last, for [`Gfx::screenshot`].
+#[derive(Clone, Copy)]
+pub struct ScreenshotScene<'a> {
+    /// The world.
+    pub world: &'a World,
+    /// The view of it the last frame drew.
+    pub view: View,
+    /// The playfield the world is laid out in.
+    pub playfield: [f32; 2],
+    /// The overlay's numbers.
+    pub hud: &'a HudData,
+    /// The window's scale factor.
+    pub pixels_per_point: f32,
 }

@@ -175,7 +175,8 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
             WindowEvent::RedrawRequested => {
                 demo.win.redraw_pending = None;
-                if demo.renderable(now) {
+                // A redraw queued before the window closed still arrives; its window may be gone.
+                if !self.finished && demo.renderable(now) {
                     demo.frame(&self.clock);
                 }
             }

@@ -13,6 +13,10 @@
 //!                                                                           └─ Offscreen ──read_rgba / save_png
 //! ```
 //!
+//! `--screenshot` ([`Screenshot`]) draws the last frame once more, overlay included, into an
+//! [`Offscreen`] target at the window's size and reads it back in tiles that fit the device's
+//! buffers.
+//!
 //! Shaders (`shaders/*.wgsl`) and the atlas (`assets/atlas.png`) are embedded
 //! in the binary, so it runs from any directory.
 
@@ -23,12 +27,14 @@ pub mod gpu_timer;
 pub mod heap;
 pub mod offscreen;
 pub mod overlay;
+pub mod screenshot;
 pub mod sprites;
 pub mod surface;
 
 pub use context::GpuContext;
 pub use error::RenderError;
 pub use offscreen::Offscreen;
+pub use screenshot::Screenshot;
 pub use sprites::{Letterbox, SpriteRenderer};
 
 /// The WGSL every shader module starts with: `TARGET_SRGB` and the colour helpers.

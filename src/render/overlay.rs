@@ -11,10 +11,31 @@
 //!                        └── returns its own CPU cost in ms ──► HudData::overlay_cost_ms
 //! ```
 //!
-//! The panel is laid out for a 400-point column in the top-left corner; F1 opens the key table in
-//! the top-right corner. In lane mode ([`HudData::lanes`] not empty) the panel gives way to one
-//! label per lane, in the label column at the lane's left, mapped through the same letterbox as
-//! the sprites.
+//! Two layouts, chosen by the window's size in points ([`LayoutMode::for_screen`]):
+//!
+//! ```text
+//!   ≥ 448 × 680 pt: Full                      smaller (down to 320 × 240 px): Compact
+//!   ┌───────────────────┐                     ┌──────────────────────────────┐
+//!   │ strategy, source  │                     │ catch-up @ 60.00 Hz          │
+//!   │ present, monitor… │                     │ FPS 59.9 · UPS 60.0 · judder │
+//!   │ frame-time plot   │                     │ 1111111111 1111121111 1111…  │
+//!   │ pattern, 120      │                     │ F1 help · H hide             │
+//!   │ metrics grid      │                     └──────────────────────────────┘
+//!   │ F1 help · H hide  │
+//!   └───────────────────┘
+//! ```
+//!
+//! F1 opens the key table in the top-right corner, in as many columns as the window's height
+//! needs. A small label names the runner's lane (the smoothness reference the README's tour
+//! points at); like everything else here it goes when `H` hides the overlay, so `H` always
+//! leaves the bare picture.
+//!
+//! Keyboard: egui never sees a key unless one of its text fields is being edited (the overlay
+//! has none), so every key reaches the game. Forwarded keys would let Tab move egui's focus to a
+//! widget, after which egui-winit reports every key (and the first Esc) as consumed.
+//!
+//! In lane mode ([`HudData::lanes`] not empty) the panel gives way to one label per lane, in the
+//! label column at the lane's left, mapped through the same letterbox as the sprites.
 
 use std::time::{Duration, Instant};
 
@@ -24,18 +45,23 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
-use crate::hud::{HudData, LaneLabel};
+use super::sprites::Letterbox;
+use crate::hud::{HudData, LaneLabel, RunnerLane};
+use crate::sim::MoverKind;
 
 /// Width of the panel's content column, in points.
 const PANEL_WIDTH: f32 = 400.0;
 /// Height of the frame-time plot, in points.
 const PLOT_HEIGHT: f32 = 110.0;
-/// Update-pattern frames per line: 120 frames on three lines, in groups of [`PATTERN_GROUP`].
+/// Update-pattern frames per line in the full panel: 120 frames on three lines, in groups of
+/// [`PATTERN_GROUP`].
 const PATTERN_LINE: usize = 40;
 /// Frames per space-separated group, so positions can be counted at a glance.
 const PATTERN_GROUP: usize = 10;
 /// Frames of update pattern shown.
 const PATTERN_FRAMES: usize = 120;
+/// Text size of the pattern, in points.
+const PATTERN_SIZE: f32 = 12.0;
 /// Text size of captions and secondary lines, in points.
 const CAPTION_SIZE: f32 = 11.0;
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
@@ -43,6 +69,24 @@ const CAPTION_SIZE: f32 = 11.0;
 const JUDDER_SMOOTH_MS: f64 = 2.0;
 /// Distance of the panels from the window's corners, in points.
 const MARGIN: f32 = 8.0;
+/// Inner margin of the panels, in points.
+const PANEL_PADDING: f32 = 10.0;
+/// Inner margin of the compact panel, in points: every point counts at 320 × 240.
+const COMPACT_PADDING: f32 = 6.0;
+/// The smallest window, in points, that gets the full panel. The full panel with the busiest HUD
+/// (`tests/overlay_headless.rs`) measures 422 × 624 points; with the margins and room for a
+/// summary that wraps onto a second line, 448 × 680. A 1280 × 720 window gets it.
+pub const FULL_MIN_POINTS: [f32; 2] = [448.0, 680.0];
+/// Compact panels at least this tall (points) show three lines of pattern, smaller ones one.
+const COMPACT_TALL_POINTS: f32 = 300.0;
+/// Text size of the help table in the full layout, in points.
+const HELP_SIZE: f32 = 14.0;
+/// The narrowest key table worth putting beside the stats panel, in points; in less room it
+/// goes over the panel.
+const HELP_MIN_WIDTH: f32 = 320.0;
+/// The runner's lane label, long and short.
+const RUNNER_LABEL: &str = "runner lane · constant speed: a hitch here is the loop's";
+const RUNNER_LABEL_SHORT: &str = "runner lane";
 
 /// Panel background: dark, a hint translucent. egui blends in linear light on sRGB targets, where
 /// lower alphas let bright sprites shine through the text.
@@ -57,6 +101,8 @@ const GOOD: Color32 = Color32::from_rgb(120, 215, 130);
 const FRAME_LINE: Color32 = Color32::from_rgb(110, 190, 255);
 const REFRESH_LINE: Color32 = Color32::from_rgb(120, 215, 130);
 const TICK_LINE: Color32 = Color32::from_rgb(255, 190, 70);
+/// The runner's own colour, dimmed: the label reads as belonging to the lane.
+const LANE_LABEL: Color32 = Color32::from_rgb(120, 190, 205);
 
 /// The egui overlay: context, wgpu renderer and (for a window) the winit input glue.
 pub struct Overlay {
@@ -74,6 +120,50 @@ pub struct Overlay {
     timestamps: Option<PassTimestamps>,
     /// The last `draw` recorded a render pass (false when hidden or zero-size).
     drew_pass: bool,
+    /// What the last draw laid out (`None` before the first, and while hidden).
+    layout: Option<OverlayLayout>,
+}
+
+/// Which layout the overlay uses; see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutMode {
+    /// The whole panel: strategy, display, plot, pattern, metrics.
+    Full,
+    /// A few lines: strategy, FPS, judder, the pattern, the F1 hint.
+    Compact,
+}
+
+impl LayoutMode {
+    /// [`LayoutMode::Full`] when a `size_points` window holds [`FULL_MIN_POINTS`], else compact.
+    pub fn for_screen(size_points: [f32; 2]) -> LayoutMode {
+        if size_points[0] >= FULL_MIN_POINTS[0] && size_points[1] >= FULL_MIN_POINTS[1] {
+            LayoutMode::Full
+        } else {
+            LayoutMode::Compact
+        }
+    }
+}
+
+/// Where the last draw put things, in target pixels (`min`/`max` corners).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverlayLayout {
+    /// The layout chosen for the target's size.
+    pub mode: LayoutMode,
+    /// The stats panel.
+    pub panel: egui::Rect,
+    /// The F1 key table, when open.
+    pub help: Option<egui::Rect>,
+    /// The runner's lane label, when there is a lane and room for it.
+    pub runner_label: Option<egui::Rect>,
+}
+
+/// Whether keyboard input belongs to egui: only while one of its text fields is being edited.
+fn egui_takes_keys(ctx: &egui::Context) -> bool {
+    ctx.text_edit_focused()
+}
+
+fn is_keyboard(event: &winit::event::WindowEvent) -> bool {
+    matches!(event, winit::event::WindowEvent::KeyboardInput { .. } | winit::event::WindowEvent::Ime(_))
 }
 
 impl Overlay {
@@ -119,16 +209,25 @@ impl Overlay {
             points: Vec::with_capacity(crate::hud::FRAME_TIME_CAPACITY),
             timestamps: None,
             drew_pass: false,
+            layout: None,
         }
     }
 
     /// Passes a window event to egui. Returns true if egui consumed it (e.g. a click on the
-    /// panel), in which case the game should ignore it. Hidden overlays consume nothing.
+    /// panel), in which case the game should ignore it. Hidden overlays consume nothing, and keys
+    /// go to the game unless a text field is being edited (see the module docs).
     pub fn on_window_event(&mut self, window: &winit::window::Window, event: &winit::event::WindowEvent) -> bool {
         match self.winit.as_mut() {
+            Some(_) if is_keyboard(event) && !egui_takes_keys(&self.ctx) => false,
             Some(state) if self.visible => state.on_window_event(window, event).consumed,
             _ => false,
         }
+    }
+
+    /// Where the last draw put the panels, in target pixels; `None` before the first draw and
+    /// while hidden.
+    pub fn layout(&self) -> Option<OverlayLayout> {
+        self.layout
     }
 
     /// Runs the egui frame, tessellates, uploads and records a render pass (`LoadOp::Load` over
@@ -149,6 +248,7 @@ impl Overlay {
     ) -> f64 {
         self.drew_pass = false;
         if !self.visible {
+            self.layout = None;
             return 0.0;
         }
         let started = Instant::now();
@@ -156,7 +256,7 @@ impl Overlay {
             Some(state) => state.take_egui_input(window),
             None => self.headless_input(size_px),
         };
-        let mut full_output = self.run(raw_input, hud);
+        let mut full_output = self.run(raw_input, size_px, hud);
         if let Some(state) = self.winit.as_mut() {
             state.handle_platform_output(window, std::mem::take(&mut full_output.platform_output));
         }
@@ -177,11 +277,12 @@ impl Overlay {
     ) -> f64 {
         self.drew_pass = false;
         if !self.visible {
+            self.layout = None;
             return 0.0;
         }
         let started = Instant::now();
         let raw_input = self.headless_input(size_px);
-        let full_output = self.run(raw_input, hud);
+        let full_output = self.run(raw_input, size_px, hud);
         self.paint(device, queue, encoder, target, size_px, full_output);
         elapsed_ms(started)
     }
@@ -220,19 +321,39 @@ impl Overlay {
         raw_input
     }
 
-    fn run(&mut self, raw_input: egui::RawInput, hud: &HudData) -> egui::FullOutput {
-        let Self { ctx, points, .. } = self;
-        ctx.run_ui(raw_input, |ui| {
+    fn run(&mut self, raw_input: egui::RawInput, size_px: [u32; 2], hud: &HudData) -> egui::FullOutput {
+        let Self { ctx, points, layout, .. } = self;
+        let output = ctx.run_ui(raw_input, |ui| {
             let ctx = ui.ctx().clone();
-            if hud.lanes.is_empty() {
-                stats_panel(&ctx, hud, points);
-            } else {
+            let screen = ctx.content_rect();
+            let mode = LayoutMode::for_screen([screen.width(), screen.height()]);
+            let panel = if !hud.lanes.is_empty() {
                 lane_labels(&ctx, hud);
-            }
-            if hud.show_help {
-                help_panel(&ctx, hud);
-            }
-        })
+                egui::Rect::from_min_size(screen.min, egui::Vec2::ZERO)
+            } else {
+                match mode {
+                    LayoutMode::Full => stats_panel(&ctx, hud, points),
+                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                }
+            };
+            let help = hud.show_help.then(|| help_panel(&ctx, hud, mode, screen, panel));
+            let runner_label = hud
+                .runner_lane
+                .filter(|_| hud.lanes.is_empty())
+                .and_then(|lane| runner_label(&ctx, lane, size_px, screen, panel));
+            *layout = Some(OverlayLayout { mode, panel, help, runner_label });
+        });
+        // Points to target pixels.
+        let ppp = output.pixels_per_point;
+        let to_px = |r: egui::Rect| {
+            egui::Rect::from_min_max((r.min.to_vec2() * ppp).to_pos2(), (r.max.to_vec2() * ppp).to_pos2())
+        };
+        if let Some(layout) = layout.as_mut() {
+            layout.panel = to_px(layout.panel);
+            layout.help = layout.help.map(to_px);
+            layout.runner_label = layout.runner_label.map(to_px);
+        }
+        output
     }
 
     fn paint(
@@ -300,23 +421,25 @@ fn elapsed_ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
-fn panel_frame() -> egui::Frame {
+fn panel_frame(padding: f32) -> egui::Frame {
     egui::Frame::new()
         .fill(PANEL_FILL)
         .stroke(egui::Stroke::new(1.0, Color32::from_white_alpha(28)))
         .corner_radius(6)
-        .inner_margin(10)
+        .inner_margin(padding)
 }
 
-/// The main panel, top-left.
-fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) {
+/// The main panel, top-left; returns its rectangle in points.
+fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) -> egui::Rect {
     egui::Area::new(egui::Id::unique("timestep_lab_overlay"))
         .anchor(Align2::LEFT_TOP, egui::vec2(MARGIN, MARGIN))
         .movable(false)
+        // Shown at once: a fresh overlay (the screenshot's) must not be caught half faded in.
+        .fade_in(false)
         .order(egui::Order::Foreground)
         .show(ctx, |ui| {
             redo_pass_if_sizing(ui);
-            panel_frame().show(ui, |ui| {
+            panel_frame(PANEL_PADDING).show(ui, |ui| {
                 ui.set_width(PANEL_WIDTH);
                 strategy_section(ui, hud);
                 ui.separator();
@@ -329,13 +452,101 @@ fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) 
                 ui.add_space(2.0);
                 ui.label(caption("F1 help · H hide", DIM));
             });
-        });
+        })
+        .response
+        .rect
+}
+
+/// The compact panel for small windows, top-left: strategy, rates, judder, pattern, hint, each
+/// wrapping within the window. Returns its rectangle in points.
+fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Rect) -> egui::Rect {
+    let max_width = (screen.width() - 2.0 * MARGIN - 2.0 * COMPACT_PADDING).max(1.0);
+    let pattern_lines = if screen.height() >= COMPACT_TALL_POINTS { 3 } else { 1 };
+    egui::Area::new(egui::Id::unique("timestep_lab_overlay_compact"))
+        .anchor(Align2::LEFT_TOP, egui::vec2(MARGIN, MARGIN))
+        .movable(false)
+        // Shown at once: a fresh overlay (the screenshot's) must not be caught half faded in.
+        .fade_in(false)
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            redo_pass_if_sizing(ui);
+            panel_frame(COMPACT_PADDING).show(ui, |ui| {
+                ui.set_max_width(max_width);
+                ui.spacing_mut().item_spacing = egui::vec2(5.0, 1.0);
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(or_dash(hud.strategy_name)).monospace().size(13.0).strong().color(ACCENT));
+                    ui.label(RichText::new(format!("@ {}", hz(hud.tick_rate_hz))).monospace().color(VALUE));
+                    if hud.paused {
+                        ui.label(RichText::new("PAUSED").monospace().strong().color(WARN));
+                    }
+                    if hud.ghosts {
+                        ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
+                    }
+                });
+                ui.horizontal_wrapped(|ui| {
+                    compact_value(ui, "FPS", format!("{:.1}", hud.fps), VALUE);
+                    compact_value(ui, "UPS", format!("{:.1}", hud.ups), VALUE);
+                    let judder = if hud.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN };
+                    compact_value(ui, "judder", format!("{:.2} ms", hud.judder_ms), judder);
+                    compact_value(ui, "doubles", hud.double_updates.to_string(), count_color(hud.double_updates, BAD));
+                    compact_value(
+                        ui,
+                        "skipped",
+                        hud.skipped_renders.to_string(),
+                        count_color(hud.skipped_renders, WARN),
+                    );
+                });
+                let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
+                let shape = PatternShape::fitting(max_width, digit, pattern_lines);
+                if hud.pattern.is_empty() {
+                    ui.label(RichText::new("—").monospace().color(DIM));
+                } else {
+                    ui.label(pattern_job(&hud.pattern, shape));
+                }
+                ui.label(caption("F1 help · H hide", DIM));
+            });
+        })
+        .response
+        .rect
+}
+
+/// `label value` for the compact panel's wrapping line.
+fn compact_value(ui: &mut Ui, label: &str, value: String, color: Color32) {
+    ui.label(RichText::new(label).size(CAPTION_SIZE).color(LABEL));
+    ui.label(RichText::new(value).monospace().size(12.0).color(color));
+}
+
+/// A small label under the right end of the runner's lane, clear of the stats panel; returns
+/// its rectangle in points, or `None` where there is no room for even the short text.
+fn runner_label(
+    ctx: &egui::Context,
+    lane: RunnerLane,
+    size_px: [u32; 2],
+    screen: egui::Rect,
+    panel: egui::Rect,
+) -> Option<egui::Rect> {
+    let ppp = ctx.pixels_per_point();
+    let letterbox = Letterbox::fit(lane.playfield, size_px);
+    let half_height = MoverKind::Runner.size()[1] / 2.0;
+    let [right, below] = letterbox.to_target([lane.playfield[0], lane.y + half_height]).map(|px| px / ppp);
+    let anchor = egui::pos2(right.min(screen.right()) - MARGIN, below + 2.0);
+    let font = FontId::proportional(CAPTION_SIZE);
+    let room = anchor.x - panel.right().max(screen.left()) - MARGIN;
+    let text = [RUNNER_LABEL, RUNNER_LABEL_SHORT].into_iter().find(|text| {
+        let width = ctx.fonts_mut(|fonts| fonts.layout_no_wrap((*text).to_owned(), font.clone(), LABEL).size().x);
+        width <= room
+    })?;
+    let painter =
+        ctx.layer_painter(egui::LayerId::new(egui::Order::Background, egui::Id::unique("timestep_lab_runner")));
+    let rect = painter.text(anchor, Align2::RIGHT_TOP, text, font, LANE_LABEL);
+    // Below the panel's bottom edge it could still overlap a tall panel: then leave it out.
+    (!rect.intersects(panel)).then_some(rect)
 }
 
 /// Lane mode: a label in each lane's label column (strategy, judder, hitches, latency, pattern),
 /// the selected lane outlined.
 fn lane_labels(ctx: &egui::Context, hud: &HudData) {
-    let screen = ctx.viewport_rect();
+    let screen = ctx.content_rect();
     let [pw, ph] = hud.lane_playfield;
     if pw <= 0.0 || ph <= 0.0 {
         return;
@@ -402,7 +613,8 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
     if lane.pattern.is_empty() {
         ui.label(RichText::new("—").monospace().color(DIM));
     } else {
-        ui.label(pattern_job(&lane.pattern));
+        let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
+        ui.label(pattern_job(&lane.pattern, PatternShape::fitting(ui.available_width(), digit, 1)));
     }
 }
 
@@ -578,15 +790,42 @@ fn pattern_section(ui: &mut Ui, hud: &HudData) {
         ui.label(RichText::new("—").monospace().color(DIM));
         return;
     }
-    ui.label(pattern_job(&hud.pattern));
+    ui.label(pattern_job(&hud.pattern, PatternShape::FULL));
 }
 
-/// The last [`PATTERN_FRAMES`] of the pattern as coloured monospace runs (`1` dim, `0` amber,
-/// `2`–`9` and `+` (ten or more) red), [`PATTERN_LINE`] frames per line in space-separated groups of [`PATTERN_GROUP`].
-fn pattern_job(pattern: &str) -> LayoutJob {
-    let font = FontId::monospace(12.0);
+/// How the pattern is laid out: frames per line (whole groups of [`PATTERN_GROUP`]) and lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PatternShape {
+    per_line: usize,
+    lines: usize,
+}
+
+impl PatternShape {
+    /// The full panel's: [`PATTERN_FRAMES`] on three lines of [`PATTERN_LINE`].
+    const FULL: PatternShape = PatternShape { per_line: PATTERN_LINE, lines: PATTERN_FRAMES / PATTERN_LINE };
+
+    /// As many whole groups per line as fit `width` points of digits `digit` points wide (at
+    /// least one group, at most the full panel's line), on `lines` lines.
+    fn fitting(width: f32, digit: f32, lines: usize) -> PatternShape {
+        // A line of g groups is 10g digits and g - 1 spaces, as wide as a digit (monospace).
+        let per_group = (PATTERN_GROUP + 1) as f32 * digit;
+        let groups = if per_group > 0.0 { ((width + digit) / per_group).floor() as usize } else { 1 };
+        let groups = groups.clamp(1, PATTERN_LINE / PATTERN_GROUP);
+        PatternShape { per_line: groups * PATTERN_GROUP, lines: lines.max(1) }
+    }
+
+    fn frames(self) -> usize {
+        self.per_line * self.lines
+    }
+}
+
+/// The last frames of the pattern that fit `shape`, as coloured monospace runs (`1` dim, `0`
+/// amber, `2`–`9` and `+` (ten or more) red), `shape.per_line` frames per line in
+/// space-separated groups of [`PATTERN_GROUP`].
+fn pattern_job(pattern: &str, shape: PatternShape) -> LayoutJob {
+    let font = FontId::monospace(PATTERN_SIZE);
     let mut job = LayoutJob::default();
-    let tail_start = pattern.char_indices().rev().nth(PATTERN_FRAMES - 1).map_or(0, |(i, _)| i);
+    let tail_start = pattern.char_indices().rev().nth(shape.frames() - 1).map_or(0, |(i, _)| i);
     let tail = &pattern[tail_start..];
     let mut run_start = 0;
     let mut run_color = None;
@@ -594,7 +833,7 @@ fn pattern_job(pattern: &str) -> LayoutJob {
         let color = pattern_color(c);
         let separator = match frame {
             0 => None,
-            _ if frame % PATTERN_LINE == 0 => Some("\n"),
+            _ if frame % shape.per_line == 0 => Some("\n"),
             _ if frame % PATTERN_GROUP == 0 => Some(" "),
             _ => None,
         };
@@ -690,26 +929,83 @@ fn gpu_value(ui: &mut Ui, supported: bool, ms: Option<f64>) {
     }
 }
 
-/// The F1 key table, top-right.
-fn help_panel(ctx: &egui::Context, hud: &HudData) {
+/// The F1 key table, top-right: beside the stats panel where there is room, over it where there
+/// is not; in as many columns as the window's height needs. Actions too long for their column
+/// are cut with `…`; the compact layout shows each action only up to its first `": "` (the help
+/// texts read `short: long`). Returns the table's rectangle in points.
+fn help_panel(
+    ctx: &egui::Context,
+    hud: &HudData,
+    mode: LayoutMode,
+    screen: egui::Rect,
+    panel: egui::Rect,
+) -> egui::Rect {
+    const ROW_GAP: f32 = 2.0;
+    const COLUMN_GAP: f32 = 12.0;
+    let (size, padding) = match mode {
+        LayoutMode::Full => (HELP_SIZE, PANEL_PADDING),
+        LayoutMode::Compact => (CAPTION_SIZE, COMPACT_PADDING),
+    };
+    let action = |text: &'_ str| -> String {
+        match mode {
+            LayoutMode::Full => text.to_owned(),
+            LayoutMode::Compact => text.split_once(": ").map_or(text, |(short, _)| short).to_owned(),
+        }
+    };
+    let (key_font, text_font) = (FontId::monospace(size), FontId::proportional(size));
+    let (text_row, key_width) = ctx.fonts_mut(|fonts| {
+        let row = fonts.row_height(&text_font).max(fonts.row_height(&key_font));
+        let widest = hud
+            .help_lines
+            .iter()
+            .map(|(k, _)| fonts.layout_no_wrap(k.clone(), key_font.clone(), VALUE).size().x)
+            .fold(0.0, f32::max);
+        (row, widest)
+    });
+    let row = text_row + ROW_GAP;
+    let beside = screen.right() - panel.right() - 2.0 * MARGIN;
+    let outer_width = if beside >= HELP_MIN_WIDTH { beside } else { screen.width() - 2.0 * MARGIN };
+    let inner_width = (outer_width - 2.0 * padding).max(1.0);
+    // The title takes one row; the keys fill columns of the rows that are left.
+    let rows = ((screen.height() - 2.0 * (MARGIN + padding)) / row - 1.0).floor().max(1.0) as usize;
+    let columns = hud.help_lines.len().div_ceil(rows).max(1);
+    let column_width = (inner_width - (columns - 1) as f32 * COLUMN_GAP) / columns as f32;
+    let action_width = (column_width - key_width - COLUMN_GAP).max(1.0);
     egui::Area::new(egui::Id::unique("timestep_lab_help"))
         .anchor(Align2::RIGHT_TOP, egui::vec2(-MARGIN, MARGIN))
         .movable(false)
+        // Shown at once: a fresh overlay (the screenshot's) must not be caught half faded in.
+        .fade_in(false)
         .order(egui::Order::Foreground)
         .show(ctx, |ui| {
             redo_pass_if_sizing(ui);
-            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
-            panel_frame().show(ui, |ui| {
-                ui.label(RichText::new("Keys").strong().color(ACCENT));
-                egui::Grid::new("overlay_help").num_columns(2).spacing([12.0, 2.0]).show(ui, |ui| {
-                    for (k, action) in &hud.help_lines {
-                        ui.label(RichText::new(k).monospace().strong().color(VALUE));
-                        ui.label(RichText::new(action).color(VALUE));
-                        ui.end_row();
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+            panel_frame(padding).show(ui, |ui| {
+                ui.set_max_width(inner_width);
+                ui.spacing_mut().item_spacing.y = ROW_GAP;
+                ui.label(RichText::new("Keys").strong().size(size).color(ACCENT));
+                ui.horizontal_top(|ui| {
+                    ui.spacing_mut().item_spacing.x = COLUMN_GAP;
+                    for (column, lines) in hud.help_lines.chunks(rows).enumerate() {
+                        egui::Grid::new(("overlay_help", column))
+                            .num_columns(2)
+                            .spacing([COLUMN_GAP, ROW_GAP])
+                            .min_row_height(text_row)
+                            .min_col_width(0.0)
+                            .max_col_width(action_width.max(key_width))
+                            .show(ui, |ui| {
+                                for (k, text) in lines {
+                                    ui.label(RichText::new(k).font(key_font.clone()).strong().color(VALUE));
+                                    ui.label(RichText::new(action(text)).font(text_font.clone()).color(VALUE));
+                                    ui.end_row();
+                                }
+                            });
                     }
                 });
             });
-        });
+        })
+        .response
+        .rect
 }
 
 /// Secondary text: captions, seed, status, hint.
@@ -757,7 +1053,7 @@ mod tests {
     #[test]
     fn pattern_keeps_the_last_120_frames_on_three_lines_of_four_groups() {
         let pattern: String = "2".repeat(30) + &"1".repeat(120);
-        let job = pattern_job(&pattern);
+        let job = pattern_job(&pattern, PatternShape::FULL);
         let text = job_text(&job);
         assert_eq!(text.lines().count(), 3, "120 frames wrap onto three lines: {text:?}");
         for line in text.lines() {
@@ -770,13 +1066,13 @@ mod tests {
 
     #[test]
     fn a_short_pattern_is_shown_whole() {
-        let text = job_text(&pattern_job("111112111110")).to_owned();
+        let text = job_text(&pattern_job("111112111110", PatternShape::FULL)).to_owned();
         assert_eq!(text, "1111121111 10");
     }
 
     #[test]
     fn pattern_colours_highlight_zero_and_double_updates() {
-        let job = pattern_job("11021+");
+        let job = pattern_job("11021+", PatternShape::FULL);
         let colours: Vec<Color32> = job.sections.iter().map(|s| s.format.color).collect();
         assert_eq!(colours, [DIM, WARN, BAD, DIM, BAD], "one section per run of the same class");
     }
@@ -798,13 +1094,131 @@ mod tests {
         let ctx = new_context();
         ctx.run_ui(egui::RawInput::default(), |_| {}).drop_without_applying_deltas();
         let text = "catch-up Fifo 0123456789 +-.,:;%()\"' · — - × – … @";
-        for font in [FontId::proportional(CAPTION_SIZE), FontId::monospace(12.0)] {
+        for font in [FontId::proportional(CAPTION_SIZE), FontId::monospace(PATTERN_SIZE)] {
             let missing: String = ctx.fonts_mut(|fonts| text.chars().filter(|&c| !fonts.has_glyph(&font, c)).collect());
             assert!(
                 missing.is_empty(),
                 "{font:?} lacks {missing:?}: egui needs its `default_fonts` feature (Cargo.toml) to draw text"
             );
         }
+    }
+
+    /// One egui frame of the overlay's panels at 1280 × 720 points with `events`.
+    fn overlay_frame(ctx: &egui::Context, hud: &HudData, events: Vec<egui::Event>) {
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0))),
+            focused: true,
+            events,
+            ..Default::default()
+        };
+        let mut points = Vec::new();
+        ctx.run_ui(raw, |ui| {
+            stats_panel(ui.ctx(), hud, &mut points);
+        })
+        .drop_without_applying_deltas();
+    }
+
+    fn key(key: egui::Key) -> egui::Event {
+        egui::Event::Key { key, physical_key: None, pressed: true, repeat: false, modifiers: egui::Modifiers::NONE }
+    }
+
+    #[test]
+    fn after_tab_egui_would_take_every_key_but_the_overlay_leaves_them_to_the_game() {
+        let ctx = new_context();
+        let hud = HudData { pattern: "1111".to_owned(), ..HudData::default() };
+        overlay_frame(&ctx, &hud, Vec::new());
+        overlay_frame(&ctx, &hud, vec![key(egui::Key::Tab)]);
+        overlay_frame(&ctx, &hud, Vec::new());
+        // The reason keys are not forwarded: egui-winit reports a key as consumed while any
+        // widget has focus, and Tab gives the panel's plot the focus.
+        assert!(
+            ctx.egui_wants_keyboard_input(),
+            "Tab focused a widget of the panel: {:?}",
+            ctx.memory(|m| m.focused())
+        );
+        assert!(!egui_takes_keys(&ctx), "no text field is edited, so the game gets the keys");
+    }
+
+    /// Every piece of text one frame of the overlay lays out at `size` points, with where it is.
+    fn texts_at(hud: &HudData, size: [f32; 2]) -> Vec<(String, egui::Rect)> {
+        let ctx = new_context();
+        let mut overlay_points = Vec::new();
+        let raw = || egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]))),
+            focused: true,
+            ..Default::default()
+        };
+        let frame = |ctx: &egui::Context, points: &mut Vec<PlotPoint>| {
+            ctx.run_ui(raw(), |ui| {
+                let ctx = ui.ctx().clone();
+                let screen = ctx.content_rect();
+                match LayoutMode::for_screen([screen.width(), screen.height()]) {
+                    LayoutMode::Full => stats_panel(&ctx, hud, points),
+                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                };
+            })
+        };
+        // The second frame, as on screen: egui sizes some things from the frame before.
+        frame(&ctx, &mut overlay_points).drop_without_applying_deltas();
+        let output = frame(&ctx, &mut overlay_points);
+        let mut texts = Vec::new();
+        let mut shapes: Vec<egui::Shape> = output.shapes.into_iter().map(|clipped| clipped.shape).collect();
+        while let Some(shape) = shapes.pop() {
+            match shape {
+                egui::Shape::Text(text) => texts.push((text.galley.text().to_owned(), text.visual_bounding_rect())),
+                egui::Shape::Vec(inner) => shapes.extend(inner),
+                _ => {}
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn the_compact_line_shows_fps_strategy_pattern_and_the_f1_hint_inside_a_320x240_or_640x360_window() {
+        let hud = HudData {
+            strategy_name: "extrapolated",
+            fps: 59.9,
+            pattern: "1111111111".repeat(12) + "0",
+            ..HudData::default()
+        };
+        for size in [[320.0, 240.0], [640.0, 360.0]] {
+            assert_eq!(LayoutMode::for_screen(size), LayoutMode::Compact);
+            let texts = texts_at(&hud, size);
+            let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]));
+            for (text, rect) in &texts {
+                assert!(screen.contains_rect(*rect), "{size:?}: {text:?} at {rect:?} leaves the window");
+            }
+            let find = |wanted: &str| texts.iter().any(|(text, _)| text.contains(wanted));
+            let all: Vec<&str> = texts.iter().map(|(text, _)| text.as_str()).collect();
+            for wanted in ["extrapolated", "FPS", "59.9", "1111111111", "F1 help"] {
+                assert!(find(wanted), "{size:?}: the compact panel lacks {wanted:?}; it shows {all:?}");
+            }
+            // The newest frame of the pattern (the last character) is on screen.
+            let pattern_end = texts.iter().any(|(text, _)| text.trim_end().ends_with('0'));
+            assert!(pattern_end, "{size:?}: the newest pattern frame is cut off: {all:?}");
+        }
+    }
+
+    #[test]
+    fn the_layout_is_full_from_448_by_680_points_and_compact_below() {
+        assert_eq!(LayoutMode::for_screen([1280.0, 720.0]), LayoutMode::Full);
+        assert_eq!(LayoutMode::for_screen([448.0, 680.0]), LayoutMode::Full);
+        assert_eq!(LayoutMode::for_screen([447.9, 1080.0]), LayoutMode::Compact);
+        assert_eq!(LayoutMode::for_screen([1920.0, 679.0]), LayoutMode::Compact);
+        assert_eq!(LayoutMode::for_screen([640.0, 360.0]), LayoutMode::Compact);
+        assert_eq!(LayoutMode::for_screen([320.0, 240.0]), LayoutMode::Compact);
+    }
+
+    #[test]
+    fn a_compact_pattern_line_holds_as_many_whole_groups_as_fit() {
+        // Digits 7 points wide: a group and its space take 77 points.
+        assert_eq!(PatternShape::fitting(300.0, 7.0, 1), PatternShape { per_line: 30, lines: 1 });
+        assert_eq!(PatternShape::fitting(224.0, 7.0, 3), PatternShape { per_line: 30, lines: 3 }, "3 × 77 − 7 = 224");
+        assert_eq!(PatternShape::fitting(223.0, 7.0, 3), PatternShape { per_line: 20, lines: 3 });
+        assert_eq!(PatternShape::fitting(10.0, 7.0, 0), PatternShape { per_line: 10, lines: 1 }, "at least one group");
+        assert_eq!(PatternShape::fitting(5000.0, 7.0, 3), PatternShape::FULL, "never more than the full panel's");
+        let text = pattern_job(&"1".repeat(100), PatternShape { per_line: 20, lines: 2 }).text;
+        assert_eq!(text, "1111111111 1111111111\n1111111111 1111111111", "the newest 40 frames");
     }
 
     #[test]

@@ -377,6 +377,11 @@ impl WindowSurface {
         match self.instance.create_surface(Arc::clone(&self.window)) {
             Ok(surface) => {
                 let caps = surface.get_capabilities(adapter);
+                if caps.formats.is_empty() {
+                    // What a destroyed window looks like: nothing can be presented to it any more.
+                    log::warn!("the lost surface's window offers no formats (is it closing?); keeping the old surface");
+                    return;
+                }
                 if !caps.formats.contains(&self.config.format) {
                     log::error!("recreated surface no longer supports {:?}; keeping the old one", self.config.format);
                     return;

@@ -139,6 +139,16 @@ pub struct LaneLabel {
     pub selected: bool,
 }
 
+/// Where the runner's lane is, for the overlay's label: the playfield size and the lane's
+/// centre line, in playfield pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunnerLane {
+    /// The playfield the world is laid out in (letterboxed into the window).
+    pub playfield: [f32; 2],
+    /// The y of the runner's centre; it never changes.
+    pub y: f32,
+}
+
 /// Everything the overlay draws for one frame. The app updates the fields it measures; the
 /// overlay never changes them.
 #[derive(Debug, Clone)]
@@ -218,6 +228,8 @@ pub struct HudData {
     pub lanes: Vec<LaneLabel>,
     /// The playfield the lanes' rectangles are in, playfield pixels.
     pub lane_playfield: [f32; 2],
+    /// The runner's lane, labelled by the overlay; `None`: no label.
+    pub runner_lane: Option<RunnerLane>,
 }
 
 impl Default for HudData {
@@ -259,6 +271,7 @@ impl Default for HudData {
             show_help: false,
             lanes: Vec::new(),
             lane_playfield: [0.0, 0.0],
+            runner_lane: None,
         }
     }
 }

@@ -597,14 +597,14 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
         ui.label(caption("it decides when frames happen: shown frozen", LABEL));
         return;
     }
-    let number = |v: f64, unit: &str| if v.is_finite() { format!("{v:.2} {unit}") } else { "—".to_owned() };
+    let number = |v: f64, decimals: usize| if v.is_finite() { format!("{v:.decimals$}") } else { "—".to_owned() };
     let hitches = lane.hitches_per_min.map_or_else(|| "—".to_owned(), |h| format!("{h:.1}"));
     ui.label(
         caption(
             format!(
-                "judder {} · hitches {hitches}/min · latency {}",
-                number(lane.judder_ms, "ms"),
-                number(lane.latency_ms, "ms")
+                "judder {} ms · {hitches} hitches/min · latency {} ms",
+                number(lane.judder_ms, 2),
+                number(lane.latency_ms, 1)
             ),
             VALUE,
         )

@@ -25,15 +25,15 @@
 use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use crate::monitor::{
-    FIELDS, MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, simulate_world,
-    start_after_vblank, to_csv, to_json, to_table,
+    FIELDS, MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, Trace,
+    TraceDisplay, TraceOptions, read_trace, simulate_world, start_after_vblank, to_csv, to_json, to_table,
 };
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate, nanos_to_ms};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -157,10 +157,15 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.svg", value_parser = cli::file_name)]
     pub plot: Option<PathBuf>,
 
-    /// Replay measured frame times instead of the model: one frame time in ms per row
-    /// (header optional), or a PresentMon CSV (its MsBetweenPresents column). Runs through it once.
+    /// Replay a frame-time capture instead of the model, once through: PresentMon 1.x/2.x, OCAT or
+    /// CapFrameX CSV (one swap chain's displayed frames, shown when the capture showed them, at the
+    /// refresh measured from its display changes), or one frame time in ms per line (header optional).
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
+
+    /// Replay this application's swap chain (its largest) instead of the capture's largest one.
+    #[arg(long, value_name = "NAME", requires = "trace")]
+    pub trace_app: Option<String>,
 }
 
 fn strategies_help() -> String {
@@ -202,7 +207,9 @@ Models (--model):
 
 Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
 vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, judder_ms, latency_ms, pattern (first 200 characters).
+speed_ratio, judder_ms, latency_ms, pattern (first 200 characters); a --trace run adds
+trace_app, trace_frames, trace_dropped (never-displayed frames, merged into the next
+displayed one) and trace_refresh_hz (measured from the capture's display changes).
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
@@ -289,6 +296,8 @@ pub struct Invocation {
     pub timeline: bool,
     /// Where to write the SVG.
     pub plot: Option<PathBuf>,
+    /// One-line notices for stderr (which swap chain a trace replays, its refresh).
+    pub notices: Vec<String>,
 }
 
 fn usage(message: impl Into<String>) -> CliError {
@@ -303,18 +312,24 @@ impl SimulateArgs {
     /// [`CliError::Usage`] naming the first bad flag (or trace row).
     pub fn invocation(&self) -> Result<Invocation, CliError> {
         let mut model = self.model.model();
-        let refreshes = self.refresh.clone().unwrap_or_else(|| vec![model.default_refresh]);
-        let vsync = self.vsync.map_or(model.default_vsync, |v| v == Vsync::On);
+        let trace = match &self.trace {
+            Some(path) => Some(Arc::new(load_trace(path, self.trace_app.clone())?)),
+            None => None,
+        };
+        let (refreshes, vsync, notices) = match trace.as_deref() {
+            Some(trace) => trace_display(trace, self.refresh.as_deref(), self.vsync, &model)?,
+            None => (
+                self.refresh.clone().unwrap_or_else(|| vec![model.default_refresh]),
+                self.vsync.map_or(model.default_vsync, |v| v == Vsync::On),
+                Vec::new(),
+            ),
+        };
         if let Some(ns) = self.render_ms {
             model = model.with_render(ns);
         }
         if let Some(ns) = self.update_ms {
             model = model.with_update(ns);
         }
-        let trace = match &self.trace {
-            Some(path) => Some(Arc::<[u64]>::from(crate::monitor::read_trace(path).map_err(usage)?)),
-            None => None,
-        };
         let (stop, stop_flag) = match (self.updates, self.seconds) {
             (Some(n), _) => (Stop::Updates(n), "--updates"),
             (None, Some(0)) => return Err(usage("--seconds: must be at least 1 ns")),
@@ -369,8 +384,81 @@ impl SimulateArgs {
             format: self.format,
             timeline: self.timeline,
             plot: self.plot.clone(),
+            notices,
         })
     }
+}
+
+/// Reads `--trace` (with `--trace-app`).
+///
+/// # Errors
+/// [`CliError::Usage`]: `--trace FILE: ` and the reader's one-line error.
+fn load_trace(path: &Path, app: Option<String>) -> Result<Trace, CliError> {
+    let options = TraceOptions { app, ..TraceOptions::default() };
+    read_trace(path, &options).map_err(|e| usage(format!("--trace {}: {e}", path.display())))
+}
+
+/// The refreshes and vsync a trace is replayed at, and the notices to print.
+///
+/// A capture with display-change times was shown at a refresh it measures:
+/// that is the default, and a `--refresh` more than 1 % away from it is
+/// refused (its display changes would land on the wrong grid). A capture
+/// that fixes vsync (synced or tearing) refuses the other `--vsync`: the
+/// display times come from the capture, and the report must not say otherwise.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the flag the capture contradicts.
+fn trace_display(
+    trace: &Trace,
+    given_refresh: Option<&[Rate]>,
+    given_vsync: Option<Vsync>,
+    model: &Model,
+) -> Result<(Vec<Rate>, bool, Vec<String>), CliError> {
+    let mut notices: Vec<String> = trace.selection_notice().into_iter().collect();
+    notices.push(trace.display_notice());
+    let refreshes = match (given_refresh, trace.refresh()) {
+        (None, Some(measured)) => vec![measured],
+        (Some(given), Some(measured)) => {
+            if let Some(far) = given.iter().find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE) {
+                return Err(usage(format!(
+                    "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \
+                     --refresh out to replay at that rate, or give one within 1 % of it",
+                    trim_hz(far.hz()),
+                    measured.hz()
+                )));
+            }
+            given.to_vec()
+        }
+        (Some(given), None) => given.to_vec(),
+        (None, None) => {
+            if trace.display() == TraceDisplay::Tearing {
+                notices.push(format!(
+                    "the capture's display changes follow its frame rate: refreshes are counted at {} Hz (set \
+                     --refresh to the display's rate)",
+                    trim_hz(model.default_refresh.hz())
+                ));
+            }
+            vec![model.default_refresh]
+        }
+    };
+    let vsync = match (given_vsync, trace.vsync()) {
+        (Some(given), Some(fixed)) if (given == Vsync::On) != fixed => {
+            let (flag, was) = if fixed { ("off", "were v-synced") } else { ("on", "tore (vsync off)") };
+            return Err(usage(format!(
+                "--vsync {flag}: the capture's frames {was} and are shown as captured; leave --vsync out"
+            )));
+        }
+        (_, Some(fixed)) => fixed,
+        (Some(given), None) => given == Vsync::On,
+        (None, None) => model.default_vsync,
+    };
+    Ok((refreshes, vsync, notices))
+}
+
+/// `144`, `59.94`.
+fn trim_hz(hz: f64) -> String {
+    let text = format!("{hz:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// A hand-drawn `\r[####    ] 42%` on stderr, shown only once a run has
@@ -655,6 +743,9 @@ fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(St
 /// output or the plot cannot be written after the runs.
 pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
     let invocation = args.invocation()?;
+    for notice in &invocation.notices {
+        log::info!("{notice}");
+    }
     log::debug!("simulate: {} run(s)", invocation.runs.len());
     let outcomes: Vec<RunOutcome> = invocation.runs.iter().map(run_one).collect();
     let (out, err) = render_output(&invocation, &outcomes)?;
@@ -846,6 +937,7 @@ mod tests {
             latency_ms: f64::NAN,
             pattern: "1111".into(),
             display: None,
+            trace: None,
         }
     }
 

@@ -12,12 +12,32 @@
 //! ```
 //!
 //! With vsync off a present costs a little and the frame is visible at once.
-//! In trace mode the costs are replaced by measured frame times: frame `i`
-//! is presented `trace[i]` after it started (later only if the strategy's
-//! wake asks for it).
+//!
+//! In trace mode the costs are replaced by a [`Trace`]'s frames: frame `i` is
+//! presented its measured present interval after it started (later only if
+//! the strategy's wake asks for it), and shown
+//!
+//! - for a synced capture, when the capture showed it: its display-change
+//!   interval in whole refreshes after the previous frame's, the first at the
+//!   refresh nearest its present + captured latency. A frame the replay
+//!   presents `d` later than the capture's cadence (a strategy's wait) shows
+//!   at the first refresh at or after its captured display + `d`, and after
+//!   the previous frame's:
+//!
+//! ```text
+//! capture    |  F0  |  F1  |      |  F2  |     display changes of 1, 2 refreshes
+//! replay     |  F0  |  F1  |      |  F2  |     same presents: the same refreshes (1 skipped)
+//! held back  |  F0  |      |  F1  |      |  F2 F1 presented d late misses its refresh
+//! ```
+//!
+//! - for a tearing capture, at its present + captured latency (vsync off);
+//! - without display-change times, on this display: at the first refresh at
+//!   or after the present (vsync on; a later frame may replace an earlier one
+//!   in the same refresh), or at the present (vsync off).
 
 use super::model::{Model, Presentation};
 use super::timeline::Timeline;
+use super::trace::{Trace, TraceDisplay};
 use crate::frame::FrameHost;
 use crate::rng::SplitMix64;
 use crate::strategy::View;
@@ -38,8 +58,12 @@ pub struct VirtualDisplay<'t> {
     /// The vblank of the latest presented frame.
     last_vblank: Option<u64>,
     next_stall: Option<Nanos>,
-    trace: Option<&'t [Nanos]>,
+    trace: Option<&'t Trace>,
     trace_pos: usize,
+    /// Where the capture's cadence puts the latest replayed present.
+    trace_cadence: Option<Nanos>,
+    /// The refresh the capture showed the latest replayed frame at.
+    trace_captured_vblank: Option<u64>,
     frame_start: Nanos,
     timeline: Timeline,
 }
@@ -66,13 +90,15 @@ impl<'t> VirtualDisplay<'t> {
             next_stall,
             trace: None,
             trace_pos: 0,
+            trace_cadence: None,
+            trace_captured_vblank: None,
             frame_start: start,
             timeline: Timeline::with_capacity(timeline),
         }
     }
 
-    /// Replays measured frame times (ns, start to start) instead of the model's costs.
-    pub fn with_trace(mut self, trace: &'t [Nanos]) -> Self {
+    /// Replays `trace`'s frames instead of the model's costs (see the module docs).
+    pub fn with_trace(mut self, trace: &'t Trace) -> Self {
         self.trace = Some(trace);
         self
     }
@@ -89,12 +115,25 @@ impl<'t> VirtualDisplay<'t> {
 
     /// Whether a trace is replayed and every frame of it has run.
     pub fn trace_done(&self) -> bool {
-        self.trace.is_some_and(|t| self.trace_pos >= t.len())
+        self.trace.is_some_and(|t| self.trace_pos >= t.frames().len())
     }
 
     /// Frames of the trace replayed so far, and its length (`None` without a trace).
     pub fn trace_progress(&self) -> Option<(usize, usize)> {
-        self.trace.map(|t| (self.trace_pos, t.len()))
+        self.trace.map(|t| (self.trace_pos, t.frames().len()))
+    }
+
+    /// Where a replay's refresh count starts: the refresh before the one its
+    /// first frame shows at. A capture starts mid-stream, so the refreshes
+    /// between the clock's start and its first frame say nothing about it.
+    /// Call it before the first frame (it replays that frame on a copy);
+    /// `None` without a trace.
+    pub fn trace_origin(&self) -> Option<Nanos> {
+        let trace = self.trace?;
+        let mut probe = self.clone();
+        probe.frame_start = probe.clock.now();
+        let first = probe.present_trace(trace);
+        Some(self.grid.time_of(self.grid.nearest(first).saturating_sub(1)))
     }
 
     /// The recorded timeline.
@@ -159,6 +198,38 @@ impl<'t> VirtualDisplay<'t> {
         self.grid.time_of(v)
     }
 
+    /// Presents the next trace frame; returns its display time (module docs).
+    fn present_trace(&mut self, trace: &Trace) -> Nanos {
+        let frame = trace.frames().get(self.trace_pos).copied().unwrap_or_default();
+        self.trace_pos += 1;
+        self.clock.advance_to(self.frame_start.saturating_add(frame.present));
+        let presented = self.clock.now();
+        let cadence = self.trace_cadence.map_or(presented, |c| c.saturating_add(frame.present));
+        self.trace_cadence = Some(cadence);
+        let latency = frame.until_displayed.unwrap_or(0);
+        match trace.display() {
+            TraceDisplay::Synced(_) => {
+                let captured = match (self.trace_captured_vblank, frame.display_change) {
+                    (Some(previous), Some(interval)) => previous + self.grid.rate().nearest_tick(interval).max(1),
+                    // The first frame, or an unknown interval: the refresh nearest the captured latency.
+                    (previous, _) => {
+                        let k = self.grid.nearest(cadence.saturating_add(latency)).max(self.grid.at_or_after(cadence));
+                        previous.map_or(k, |p| k.max(p + 1))
+                    }
+                };
+                self.trace_captured_vblank = Some(captured);
+                let held_back = presented.saturating_sub(cadence);
+                let earliest = self.grid.at_or_after(self.grid.time_of(captured).saturating_add(held_back));
+                let k = self.last_vblank.map_or(earliest, |last| earliest.max(last + 1));
+                self.last_vblank = Some(k);
+                self.grid.time_of(k)
+            }
+            TraceDisplay::Tearing => presented.saturating_add(latency),
+            TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.at_or_after(presented)),
+            TraceDisplay::Virtual => presented,
+        }
+    }
+
     fn present_queued(&mut self, depth: u32) -> Nanos {
         let now = self.clock.now();
         while self.queue.front().is_some_and(|&k| self.grid.time_of(k) <= now) {
@@ -208,10 +279,7 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
 
     fn present(&mut self) -> Nanos {
         if let Some(trace) = self.trace {
-            let length = trace.get(self.trace_pos).copied().unwrap_or(0);
-            self.trace_pos += 1;
-            self.clock.advance_to(self.frame_start.saturating_add(length));
-            return self.clock.now();
+            return self.present_trace(trace);
         }
         if !self.vsync {
             self.clock.advance_by(self.model.present_immediate.sample(&mut self.rng));
@@ -284,14 +352,29 @@ mod tests {
 
     #[test]
     fn a_trace_frame_lasts_its_measured_time_unless_the_wake_is_later() {
-        let trace = [10_000_000, 20_000_000];
-        let mut d = VirtualDisplay::new(Preset::Desktop.model(), Rate::from_hz(60), true, 0, 0, 0).with_trace(&trace);
+        let trace = Trace::from_frame_times(&[10_000_000, 20_000_000]);
+        let mut d = VirtualDisplay::new(Preset::Desktop.model(), Rate::from_hz(60), false, 0, 0, 0).with_trace(&trace);
         d.begin_frame(0, 0, Rate::from_hz(60));
-        assert_eq!(present(&mut d), 10_000_000);
+        assert_eq!(present(&mut d), 10_000_000, "vsync off: shown at its present");
         d.wait_until(15_000_000);
         d.begin_frame(0, 0, Rate::from_hz(60));
         assert_eq!(present(&mut d), 35_000_000);
         assert!(d.trace_done());
+    }
+
+    #[test]
+    fn a_plain_trace_with_vsync_shows_each_frame_at_the_next_refresh() {
+        let hz = Rate::from_hz(60);
+        let trace = Trace::from_frame_times(&[10_000_000, 20_000_000, 3_000_000]);
+        let mut d = VirtualDisplay::new(Preset::Desktop.model(), hz, true, 0, 0, 0).with_trace(&trace);
+        assert_eq!(d.trace_origin(), Some(0), "refresh 0, the one before the first frame's");
+        let mut shown = Vec::new();
+        for _ in 0..3 {
+            d.begin_frame(0, 0, hz);
+            shown.push(present(&mut d));
+        }
+        // Presents at 10, 30 and 33 ms: refreshes 1, 2 and 2 (the third replaces the second).
+        assert_eq!(shown, [hz.tick_time_ceil(1), hz.tick_time_ceil(2), hz.tick_time_ceil(2)]);
     }
 
     #[test]

@@ -36,7 +36,11 @@ pub use model::{Cost, Model, Presentation, Preset, Stall};
 pub use report::{DisplayFacts, FIELDS, RunReport, to_csv, to_json, to_table};
 
 pub use timeline::{Event, Timeline};
-pub use trace::{PRESENTMON_COLUMN, parse_trace, read_trace};
+pub use trace::{
+    COMMON_REFRESH_HZ, Choice, MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, NOMINAL_TOLERANCE, RefreshEstimate,
+    SwapChain, TRACE_FIELDS, Trace, TraceDisplay, TraceError, TraceFrame, TraceInfo, TraceOptions, parse_trace,
+    read_trace,
+};
 
 use crate::frame::{FrameDriver, Simulation};
 use crate::metrics::Metrics;
@@ -100,8 +104,11 @@ pub struct RunSpec {
     pub stop: Stop,
     /// Timeline events to keep (0 = none).
     pub timeline: usize,
-    /// Measured frame times to replay instead of the model's costs.
-    pub trace: Option<Arc<[Nanos]>>,
+    /// A capture or list of frame times to replay instead of the model's
+    /// costs. A capture that fixes vsync ([`Trace::vsync`]) overrides
+    /// `vsync`; the refresh stays `refresh` (the CLI sets it to the
+    /// capture's measured one).
+    pub trace: Option<Arc<Trace>>,
     /// Never step the world past this many updates (determinism checks
     /// compare worlds at exactly tick N); `None` lets the last frame overshoot.
     pub step_limit: Option<u64>,
@@ -152,7 +159,7 @@ impl RunSpec {
     /// the trace's length when one is replayed.
     pub fn estimated_frames(&self) -> f64 {
         if let Some(trace) = &self.trace {
-            return trace.len() as f64;
+            return trace.frames().len() as f64;
         }
         let fps = self.frame_rate_bound();
         match self.stop {
@@ -348,13 +355,16 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
-    let mut session =
-        Session::new(spec.strategy, spec.config, world, virtual_display(spec), spec.start).measuring_display(false);
-    session.set_step_limit(spec.step_limit);
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, spec.timeline);
     if let Some(trace) = &spec.trace {
         display = display.with_trace(trace);
     }
+    // A replay counts refreshes from the one before its first frame's: a
+    // capture starts mid-stream, the refreshes before it say nothing.
+    let count_from = display.trace_origin().unwrap_or(spec.start);
+    let mut session =
+        Session::new(spec.strategy, spec.config, world, virtual_display(spec), count_from).measuring_display(false);
+    session.set_step_limit(spec.step_limit);
     let clock_limit = spec
         .start
         .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
@@ -410,20 +420,23 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     report.model = if spec.trace.is_some() { "trace" } else { spec.model.preset.name() }.to_owned();
     report.seed = spec.seed;
     report.display = None;
+    report.trace = spec.trace.as_ref().map(|t| t.info());
     let metrics = session.run_metrics().clone();
     RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
 }
 
-/// What the session is told about a virtual display: its exact rate and vsync setting.
+/// What the session is told about a virtual display: its exact rate and
+/// vsync setting (a replayed capture's own, when it fixes one).
 fn virtual_display(spec: &RunSpec) -> DisplayInfo {
-    let mode = if spec.vsync { "virtual vsync" } else { "virtual, vsync off" };
+    let vsync = spec.trace.as_ref().and_then(|t| t.vsync()).unwrap_or(spec.vsync);
+    let mode = if vsync { "virtual vsync" } else { "virtual, vsync off" };
     DisplayInfo {
         monitor: Some(format!("virtual {}", spec.refresh)),
         reported: Some(spec.refresh),
         emulated: None,
-        present_mode: PresentMode { name: mode.to_owned(), vsync: spec.vsync },
+        present_mode: PresentMode { name: mode.to_owned(), vsync },
         present_mode_requested: mode.to_owned(),
-        vsync: Some(spec.vsync),
+        vsync: Some(vsync),
     }
 }
 
@@ -579,8 +592,31 @@ mod tests {
     }
 
     #[test]
+    fn a_synced_capture_counts_refreshes_from_the_one_before_its_first_frame() {
+        // 60 Hz, presents 16 ms apart, shown 20 ms after the first present, then
+        // 1 and 2 refreshes later: refreshes 2, 3 and 5, counted from refresh 1.
+        let text = "Application,ProcessID,SwapChainAddress,SyncInterval,AllowsTearing,Dropped,MsBetweenPresents,\
+                    MsBetweenDisplayChange,MsUntilDisplayed\n\
+                    g.exe,1,0x1,1,0,0,16.0,16.667,20.0\n\
+                    g.exe,1,0x1,1,0,0,16.0,16.667,20.0\n\
+                    g.exe,1,0x1,1,0,0,16.0,33.333,20.0\n";
+        let trace = Arc::new(parse_trace(text.as_bytes(), &TraceOptions::default()).expect("capture"));
+        let spec = RunSpec {
+            vsync: false,
+            trace: Some(trace),
+            stop: Stop::TraceEnd,
+            ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
+        };
+        let report = simulate(&spec, &mut Counter::default()).report();
+        assert_eq!((report.vsyncs, report.skipped_renders), (4, 1), "refreshes 2, 3, (4), 5 after refresh 1");
+        assert_eq!(report.vsync, Some(true), "the capture's frames were synced, whatever the spec said");
+        let info = report.trace.expect("trace fields");
+        assert_eq!((info.app.as_deref(), info.frames, info.dropped), (Some("g.exe"), 3, 0));
+    }
+
+    #[test]
     fn a_trace_runs_each_of_its_frames_once() {
-        let trace: Arc<[Nanos]> = vec![16_666_667; 600].into();
+        let trace = Arc::new(Trace::from_frame_times(&[16_666_667; 600]));
         let spec =
             RunSpec { trace: Some(trace), stop: Stop::TraceEnd, ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel) };
         let outcome = simulate(&spec, &mut Counter::default());

@@ -4,9 +4,11 @@
 //! `refresh_hz`, `vsync`, `tick_rate`, `model`, `seed`, `total_updates`,
 //! `vsyncs`, `double_updates`, `skipped_renders`, `repeated_frames`,
 //! `game_time_s`, `system_time_s`, `speed_ratio`, `judder_ms`, `latency_ms`,
-//! `pattern`. Undefined values (no frames, no time passed) are NaN in the
+//! `pattern`; runs that replay a trace add `trace_app`, `trace_frames`,
+//! `trace_dropped` and `trace_refresh_hz`. Undefined values (no frames, no time passed) are NaN in the
 //! table and `null` in JSON.
 
+use super::trace::{TRACE_FIELDS, TraceInfo};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -55,6 +57,10 @@ pub struct RunReport {
     /// What a real display did (window runs only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub display: Option<DisplayFacts>,
+    /// What a replayed trace was (`--trace` runs only): `trace_app`,
+    /// `trace_frames`, `trace_dropped`, `trace_refresh_hz`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceInfo>,
 }
 
 impl Default for RunReport {
@@ -79,6 +85,7 @@ impl Default for RunReport {
             latency_ms: f64::NAN,
             pattern: String::new(),
             display: None,
+            trace: None,
         }
     }
 }
@@ -221,12 +228,26 @@ pub fn to_table(reports: &[RunReport]) -> String {
     out
 }
 
-/// A header row and one row per run.
+/// A header row and one row per run; runs that replayed a trace add the
+/// [`TRACE_FIELDS`] columns (empty for `null`).
 pub fn to_csv(reports: &[RunReport]) -> String {
+    let traced = !reports.is_empty() && reports.iter().all(|r| r.trace.is_some());
     let mut out = FIELDS.join(",");
+    if traced {
+        out.push(',');
+        out.push_str(&TRACE_FIELDS.join(","));
+    }
     out.push('\n');
     for r in reports {
         out.push_str(&r.cells().join(","));
+        if let (true, Some(trace)) = (traced, &r.trace) {
+            // An application name may hold a comma: quote it as CSV does.
+            let cells = trace
+                .cells()
+                .map(|c| if c.contains([',', '"']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c });
+            out.push(',');
+            out.push_str(&cells.join(","));
+        }
         out.push('\n');
     }
     out
@@ -266,6 +287,7 @@ mod tests {
             latency_ms: 16.0,
             pattern: "01111211110".into(),
             display: None,
+            trace: None,
         }
     }
 
@@ -287,6 +309,23 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], FIELDS.join(","));
         assert!(lines[1].starts_with("catch-up,59.94,on,60,glaiel,3,10,11,1,0,1,"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn a_replayed_trace_adds_its_fields_to_json_and_csv() {
+        let traced = RunReport {
+            trace: Some(TraceInfo { app: Some("Game, The".into()), frames: 152, dropped: 148, refresh_hz: Some(60.0) }),
+            ..report()
+        };
+        let value: serde_json::Value = serde_json::from_str(&to_json(std::slice::from_ref(&traced)).unwrap()).unwrap();
+        assert_eq!(value[0]["trace_app"], "Game, The");
+        assert_eq!((value[0]["trace_frames"].as_u64(), value[0]["trace_dropped"].as_u64()), (Some(152), Some(148)));
+        assert_eq!(value[0]["trace_refresh_hz"].as_f64(), Some(60.0));
+        let csv = to_csv(&[traced]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",pattern,trace_app,trace_frames,trace_dropped,trace_refresh_hz"), "{}", lines[0]);
+        assert!(lines[1].ends_with(",01111211110,\"Game, The\",152,148,60.0000"), "{}", lines[1]);
+        assert_eq!(to_csv(&[report()]).lines().next(), Some(FIELDS.join(",").as_str()), "no trace, no columns");
     }
 
     #[test]

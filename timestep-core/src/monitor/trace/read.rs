@@ -1,0 +1,1004 @@
+//! Reading a trace file: formats, columns, limits and errors.
+//!
+//! The file is read as a stream through the `csv` crate (quotes, CRLF, a
+//! UTF-8 byte-order mark, short rows), with lines starting with `/` skipped
+//! (CapFrameX's `//Key=Value` header). The first other line decides the shape:
+//!
+//! - a number: a plain list without a header, one frame time (ms) per line;
+//! - a header with a frame-time column: a capture, read by column name
+//!   (ASCII case-insensitive; 1.7+ writes `msBetweenPresents` and reorders);
+//! - any other one-column header: a plain list with a header.
+//!
+//! | meaning | column, in order of precedence | formats |
+//! |---|---|---|
+//! | present interval | `MsBetweenPresents`, else `FrameTime` | 1.x, 2.4+ / 2.0–2.3 |
+//! | not displayed | `Dropped` = 1, else `MsUntilDisplayed` = NA, else `DisplayedTime` = NA | 1.x / 2.4+ / 2.0–2.3 |
+//! | display-change interval | `MsBetweenDisplayChange`; else the previous displayed frame's `DisplayedTime` (2.0–2.3 writes it forward-looking) | |
+//! | present to display | `MsUntilDisplayed`, else `DisplayLatency − FrameTime` | |
+//! | swap chain | `Application`, `ProcessID`, `SwapChainAddress` (raw strings; a missing column is empty) | |
+//! | tearing | `SyncInterval` = 0 and (`AllowsTearing` = 1 or `PresentMode` starting `Hardware: Legacy`) | |
+//!
+//! `MsBetweenDisplayChange` = NA is not "not displayed": 2.4+ also writes NA
+//! for the first displayed frame of a swap chain. A 0 or NA interval is
+//! unknown. OCAT's and other extra columns are ignored; rows may be shorter
+//! than the header as long as the columns used are there.
+//!
+//! Ambiguous input is an error naming its line: a decimal comma (`16,683`), a
+//! header-less line with several fields (an index column, or a decimal
+//! comma), semicolon-separated values (not supported: export with commas), a
+//! frame time that is not a finite number of ms in [0, [`MAX_FRAME_MS`]], a
+//! trace whose frame times are all 0, and files past [`MAX_TRACE_BYTES`] or
+//! with a line past [`MAX_LINE_BYTES`] (`--trace /dev/zero` stops at once).
+//! Values out of range are checked in the replayed swap chain only: an idle
+//! background window presenting every 20 s does not make a capture unusable.
+
+use super::{Choice, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
+use crate::time::{NANOS_PER_MS, Nanos, ms_to_nanos};
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The largest trace file read: 256 MiB, about 1.2 million rows of
+/// PresentMon's 220-byte lines (an hour of a 300 fps game with dwm.exe).
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+
+/// The longest line read: 64 KiB. A PresentMon row is under 1 KiB, OCAT's
+/// first row with the system columns about 600 bytes.
+pub const MAX_LINE_BYTES: u64 = 64 << 10;
+
+/// The longest frame time, display-change interval or display latency
+/// replayed, ms: a 10 s frame is a paused or stalled capture, not a frame.
+pub const MAX_FRAME_MS: f64 = 10_000.0;
+
+/// [`MAX_FRAME_MS`] in nanoseconds.
+const MAX_FRAME_NS: Nanos = 10_000 * NANOS_PER_MS;
+
+/// How to read a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// Replay this application's swap chain (with the most frames if it has
+    /// several) instead of the capture's largest one. ASCII case-insensitive.
+    pub app: Option<String>,
+    /// Refuse files larger than this many bytes.
+    pub max_bytes: u64,
+}
+
+impl Default for TraceOptions {
+    fn default() -> TraceOptions {
+        TraceOptions { app: None, max_bytes: MAX_TRACE_BYTES }
+    }
+}
+
+/// Why a trace cannot be replayed. Every message is one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    /// The file cannot be opened or read.
+    #[error("cannot read trace: {0}")]
+    Io(String),
+    /// Past [`TraceOptions::max_bytes`].
+    #[error(
+        "line {line}: the trace is larger than the {} limit; cut it, or capture one process (PresentMon --process_name)",
+        size(*limit)
+    )]
+    TooLarge {
+        /// The line being read when the limit was reached.
+        line: u64,
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// A line past [`MAX_LINE_BYTES`].
+    #[error("line {line} is longer than {}: not a CSV of frame times", size(MAX_LINE_BYTES))]
+    LineTooLong {
+        /// The line.
+        line: u64,
+    },
+    /// A bad line; the message says what and the fix.
+    #[error("line {line}: {message}")]
+    Line {
+        /// The 1-based line.
+        line: u64,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Nothing but headers, comments and blank lines.
+    #[error("the trace holds no frame times")]
+    Empty,
+    /// The chosen swap chain never reached the display.
+    #[error("{0}: none of its frames was displayed")]
+    NothingDisplayed(String),
+    /// Every replayed frame time is 0.
+    #[error("lines {first}-{last}: every frame time is 0 ms, there is nothing to replay")]
+    AllZero {
+        /// First line of the replayed frames.
+        first: u64,
+        /// Last line of the replayed frames.
+        last: u64,
+    },
+    /// `--trace-app` names no application of the capture.
+    #[error("'{name}' is not in the capture; its applications: {present}")]
+    UnknownApp {
+        /// The name asked for.
+        name: String,
+        /// The applications present with their frame counts.
+        present: String,
+    },
+}
+
+/// `256 MiB`, `64 KiB`, `100 bytes`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn at(line: u64, message: impl Into<String>) -> TraceError {
+    TraceError::Line { line, message: message.into() }
+}
+
+/// Reads the trace at `path`.
+///
+/// # Errors
+/// The file cannot be read, or see [`parse_trace`].
+pub fn read_trace(path: &Path, options: &TraceOptions) -> Result<Trace, TraceError> {
+    let file = std::fs::File::open(path).map_err(|e| TraceError::Io(e.to_string()))?;
+    parse_trace(file, options)
+}
+
+/// Reads a trace from a stream: a plain list of frame times in ms or a
+/// capture (see the module docs), and picks the swap chain to replay.
+///
+/// # Errors
+/// A [`TraceError`] naming the line and the fix for ambiguous or
+/// out-of-range input, an unknown [`TraceOptions::app`], or a stream past
+/// [`TraceOptions::max_bytes`].
+pub fn parse_trace<R: Read>(reader: R, options: &TraceOptions) -> Result<Trace, TraceError> {
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'/'))
+        .trim(csv::Trim::All)
+        .from_reader(Limited::new(reader, options.max_bytes));
+    let mut record = csv::StringRecord::new();
+    let mut rows = Rows::new(options.app.as_deref());
+    let mut layout: Option<Layout> = None;
+    loop {
+        match csv.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(csv.get_ref().error().unwrap_or_else(|| csv_error(&e))),
+        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let fields: Vec<&str> = record.iter().enumerate().map(|(i, f)| if i == 0 { strip_bom(f) } else { f }).collect();
+        if fields.iter().all(|f| f.is_empty()) {
+            continue;
+        }
+        match &layout {
+            Some(Layout::Plain) => rows.push_plain(plain_value(&fields, line)?, line),
+            Some(Layout::Capture(columns)) => columns.push(&fields, line, &mut rows)?,
+            None => {
+                let first = Layout::detect(&fields, line)?;
+                if first == Layout::Plain && fields[0].parse::<f64>().is_ok() {
+                    rows.push_plain(plain_value(&fields, line)?, line);
+                }
+                layout = Some(first);
+            }
+        }
+    }
+    match layout {
+        None => Err(TraceError::Empty),
+        Some(Layout::Plain) => rows.into_plain_trace(options.app.as_deref()),
+        Some(Layout::Capture(columns)) => rows.into_capture_trace(&columns, options.app.as_deref()),
+    }
+}
+
+fn strip_bom(field: &str) -> &str {
+    field.trim_start_matches('\u{feff}').trim_start()
+}
+
+fn csv_error(e: &csv::Error) -> TraceError {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { pos, .. } => {
+            at(pos.as_ref().map_or(0, csv::Position::line), "not UTF-8 text; save the trace as UTF-8 CSV")
+        }
+        csv::ErrorKind::Io(io) => TraceError::Io(io.to_string()),
+        _ => TraceError::Io(e.to_string()),
+    }
+}
+
+/// A reader that stops at a byte limit and at a line-length limit, so a
+/// stream that never ends (`/dev/zero`) or a binary file fails early and
+/// with the line, instead of filling memory.
+struct Limited<R> {
+    inner: R,
+    max_bytes: u64,
+    read: u64,
+    /// Completed lines so far (the current one is `line + 1`).
+    line: u64,
+    line_len: u64,
+    hit: Option<TraceError>,
+}
+
+impl<R> Limited<R> {
+    fn new(inner: R, max_bytes: u64) -> Limited<R> {
+        Limited { inner, max_bytes, read: 0, line: 0, line_len: 0, hit: None }
+    }
+
+    fn error(&self) -> Option<TraceError> {
+        self.hit.clone()
+    }
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.hit.is_some() {
+            return Err(io::Error::other("trace limit reached"));
+        }
+        // One byte past the limit is enough to know it was passed.
+        let room = self.max_bytes.saturating_sub(self.read).saturating_add(1);
+        let want = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        for &byte in &buf[..n] {
+            self.read += 1;
+            if self.read > self.max_bytes {
+                self.hit = Some(TraceError::TooLarge { line: self.line + 1, limit: self.max_bytes });
+            } else if byte == b'\n' {
+                self.line += 1;
+                self.line_len = 0;
+            } else if byte == b'\r' {
+                self.line_len = 0;
+            } else {
+                self.line_len += 1;
+                if self.line_len > MAX_LINE_BYTES {
+                    self.hit = Some(TraceError::LineTooLong { line: self.line + 1 });
+                }
+            }
+            if self.hit.is_some() {
+                return Err(io::Error::other("trace limit reached"));
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// What the first line said the file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Layout {
+    Plain,
+    Capture(Box<Columns>),
+}
+
+impl Layout {
+    fn detect(fields: &[&str], line: u64) -> Result<Layout, TraceError> {
+        refuse_semicolons(fields, line)?;
+        let first = fields[0];
+        if first.parse::<f64>().is_ok() {
+            return Ok(Layout::Plain);
+        }
+        if is_decimal_comma(first) {
+            return Err(decimal_comma(line, "frame time", first));
+        }
+        if let Some(columns) = Columns::find(fields) {
+            return Ok(Layout::Capture(Box::new(columns)));
+        }
+        if fields[1..].iter().all(|f| f.is_empty()) {
+            return Ok(Layout::Plain);
+        }
+        Err(at(
+            line,
+            "the header has no MsBetweenPresents or FrameTime column; a plain trace has one column of frame times in ms",
+        ))
+    }
+}
+
+fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
+    if fields.iter().any(|f| f.contains(';')) {
+        return Err(at(line, "semicolon-separated values are not supported; export the trace as comma-separated CSV"));
+    }
+    Ok(())
+}
+
+/// `16,683`: digits, one comma, digits.
+fn is_decimal_comma(text: &str) -> bool {
+    text.split_once(',').is_some_and(|(int, frac)| {
+        !int.is_empty()
+            && !frac.is_empty()
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && frac.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+fn decimal_comma(line: u64, what: &str, text: &str) -> TraceError {
+    at(line, format!("{what} '{text}' has a decimal comma; write it with a point ({})", text.replacen(',', ".", 1)))
+}
+
+/// The frame time of a plain list's line: one field (trailing empty ones allowed).
+fn plain_value(fields: &[&str], line: u64) -> Result<Nanos, TraceError> {
+    refuse_semicolons(fields, line)?;
+    let used: Vec<&str> = fields.iter().copied().rev().skip_while(|f| f.is_empty()).collect();
+    match used.as_slice() {
+        [value] => parse_ms(value, line, "frame time"),
+        [frac, int] if is_decimal_comma(&format!("{int},{frac}")) => {
+            Err(decimal_comma(line, "frame time", &format!("{int},{frac}")))
+        }
+        _ => Err(at(
+            line,
+            format!(
+                "{} fields in a trace without a header; a plain trace has one frame time in ms per line, \
+                 and a file with several columns needs a header naming MsBetweenPresents",
+                used.len()
+            ),
+        )),
+    }
+}
+
+/// A number of milliseconds, finite and not negative; not range-checked
+/// (see [`within_range`]).
+fn parse_ms(text: &str, line: u64, what: &str) -> Result<Nanos, TraceError> {
+    if is_decimal_comma(text) {
+        return Err(decimal_comma(line, what, text));
+    }
+    let ms: f64 = text.parse().map_err(|_| at(line, format!("{what} '{text}' is not a number of milliseconds")))?;
+    if !ms.is_finite() || ms < 0.0 {
+        return Err(at(line, format!("{what} {text} ms must be a finite, non-negative number")));
+    }
+    Ok(ms_to_nanos(ms))
+}
+
+fn within_range(ns: Nanos, line: u64, what: &str) -> Result<Nanos, TraceError> {
+    if ns > MAX_FRAME_NS {
+        return Err(at(
+            line,
+            format!(
+                "{what} {} ms is above the {MAX_FRAME_MS} ms limit (a paused or stalled capture); cut the trace before it",
+                ns as f64 / NANOS_PER_MS as f64
+            ),
+        ));
+    }
+    Ok(ns)
+}
+
+/// A column found in the header: its index and its name as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Column {
+    index: usize,
+    name: String,
+}
+
+/// The columns of a capture that the replay reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Columns {
+    width: usize,
+    frame_time: Column,
+    /// `FrameTime` (2.0–2.3) rather than `MsBetweenPresents`.
+    frame_time_is_2_0: bool,
+    app: Option<Column>,
+    pid: Option<Column>,
+    address: Option<Column>,
+    dropped: Option<Column>,
+    until_displayed: Option<Column>,
+    displayed_time: Option<Column>,
+    display_latency: Option<Column>,
+    display_change: Option<Column>,
+    sync_interval: Option<Column>,
+    allows_tearing: Option<Column>,
+    present_mode: Option<Column>,
+}
+
+impl Columns {
+    fn find(header: &[&str]) -> Option<Columns> {
+        let column = |name: &str| {
+            header
+                .iter()
+                .position(|h| h.eq_ignore_ascii_case(name))
+                .map(|index| Column { index, name: header[index].to_owned() })
+        };
+        let (frame_time, frame_time_is_2_0) = match column("MsBetweenPresents") {
+            Some(c) => (c, false),
+            None => (column("FrameTime")?, true),
+        };
+        Some(Columns {
+            width: header.len(),
+            frame_time,
+            frame_time_is_2_0,
+            app: column("Application"),
+            pid: column("ProcessID"),
+            address: column("SwapChainAddress"),
+            dropped: column("Dropped"),
+            until_displayed: column("MsUntilDisplayed"),
+            displayed_time: column("DisplayedTime"),
+            display_latency: column("DisplayLatency"),
+            display_change: column("MsBetweenDisplayChange"),
+            sync_interval: column("SyncInterval"),
+            allows_tearing: column("AllowsTearing"),
+            present_mode: column("PresentMode"),
+        })
+    }
+
+    /// The field of `column` in this row.
+    fn get<'a>(&self, fields: &[&'a str], column: &Column, line: u64) -> Result<&'a str, TraceError> {
+        fields.get(column.index).copied().ok_or_else(|| {
+            at(
+                line,
+                format!("no {} value (the row has {} fields, the header {})", column.name, fields.len(), self.width),
+            )
+        })
+    }
+
+    fn optional<'a>(
+        &self,
+        fields: &[&'a str],
+        column: Option<&Column>,
+        line: u64,
+    ) -> Result<Option<&'a str>, TraceError> {
+        column.map(|c| self.get(fields, c, line)).transpose()
+    }
+
+    /// A ms value that may be NA (or empty): `None`.
+    fn ms_or_na(&self, fields: &[&str], column: Option<&Column>, line: u64) -> Result<Option<Nanos>, TraceError> {
+        match (column, self.optional(fields, column, line)?) {
+            (Some(c), Some(text)) if !is_na(text) => parse_ms(text, line, &c.name).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    fn push(&self, fields: &[&str], line: u64, rows: &mut Rows) -> Result<(), TraceError> {
+        let key = ChainKey {
+            app: self.optional(fields, self.app.as_ref(), line)?.unwrap_or("").to_owned(),
+            pid: self.optional(fields, self.pid.as_ref(), line)?.unwrap_or("").to_owned(),
+            address: self.optional(fields, self.address.as_ref(), line)?.unwrap_or("").to_owned(),
+        };
+        let present_text = self.get(fields, &self.frame_time, line)?;
+        if is_na(present_text) {
+            return Err(at(
+                line,
+                format!("{} is NA; the replay needs every frame's present interval", self.frame_time.name),
+            ));
+        }
+        let present = parse_ms(present_text, line, &self.frame_time.name)?;
+        let displayed = if let Some(dropped) = &self.dropped {
+            match self.get(fields, dropped, line)? {
+                "0" => true,
+                "1" => false,
+                other => return Err(at(line, format!("{} is '{other}', expected 0 or 1", dropped.name))),
+            }
+        } else if let Some(until) = self.optional(fields, self.until_displayed.as_ref(), line)? {
+            !is_na(until)
+        } else if let Some(shown) = self.optional(fields, self.displayed_time.as_ref(), line)? {
+            !is_na(shown)
+        } else {
+            true
+        };
+        let display_interval = if self.display_change.is_some() {
+            self.ms_or_na(fields, self.display_change.as_ref(), line)?
+        } else {
+            self.ms_or_na(fields, self.displayed_time.as_ref(), line)?
+        };
+        let until_displayed = if self.until_displayed.is_some() {
+            self.ms_or_na(fields, self.until_displayed.as_ref(), line)?
+        } else if self.frame_time_is_2_0 {
+            self.ms_or_na(fields, self.display_latency.as_ref(), line)?.map(|latency| latency.saturating_sub(present))
+        } else {
+            None
+        };
+        let sync_interval = self.optional(fields, self.sync_interval.as_ref(), line)?;
+        let allows_tearing = self.optional(fields, self.allows_tearing.as_ref(), line)?;
+        let mode = self.optional(fields, self.present_mode.as_ref(), line)?;
+        let tears = sync_interval == Some("0")
+            && (allows_tearing == Some("1") || mode.is_some_and(|m| m.starts_with("Hardware: Legacy")));
+        rows.push(key, Row { line, present, displayed, display_interval, until_displayed, tears });
+        Ok(())
+    }
+
+    /// 2.0–2.3 writes how long a frame stayed on screen (forward-looking)
+    /// instead of the time since the previous display change.
+    fn display_interval_is_forward(&self) -> bool {
+        self.display_change.is_none() && self.displayed_time.is_some()
+    }
+}
+
+fn is_na(text: &str) -> bool {
+    text.is_empty() || text.eq_ignore_ascii_case("NA")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ChainKey {
+    app: String,
+    pid: String,
+    address: String,
+}
+
+/// One row as read, before the swap chain is chosen.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    line: u64,
+    present: Nanos,
+    displayed: bool,
+    /// The row's display interval column as written (see [`Columns::display_interval_is_forward`]).
+    display_interval: Option<Nanos>,
+    until_displayed: Option<Nanos>,
+    tears: bool,
+}
+
+/// One swap chain's rows; with an app filter, only matching chains keep them.
+struct Chain {
+    key: ChainKey,
+    frames: u64,
+    not_displayed: u64,
+    rows: Vec<Row>,
+}
+
+/// Every swap chain of the capture, in file order.
+struct Rows<'a> {
+    app: Option<&'a str>,
+    chains: Vec<Chain>,
+    index: HashMap<ChainKey, usize>,
+}
+
+impl<'a> Rows<'a> {
+    fn new(app: Option<&'a str>) -> Rows<'a> {
+        Rows { app, chains: Vec::new(), index: HashMap::new() }
+    }
+
+    fn push(&mut self, key: ChainKey, row: Row) {
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.chains.push(Chain { key: key.clone(), frames: 0, not_displayed: 0, rows: Vec::new() });
+                self.index.insert(key, self.chains.len() - 1);
+                self.chains.len() - 1
+            }
+        };
+        let chain = &mut self.chains[i];
+        chain.frames += 1;
+        chain.not_displayed += u64::from(!row.displayed);
+        if self.app.is_none_or(|app| chain.key.app.eq_ignore_ascii_case(app)) {
+            chain.rows.push(row);
+        }
+    }
+
+    /// A plain list is one chain without a name, which no filter drops.
+    fn push_plain(&mut self, present: Nanos, line: u64) {
+        let row = Row { line, present, displayed: true, display_interval: None, until_displayed: None, tears: false };
+        if self.chains.is_empty() {
+            let key = ChainKey { app: String::new(), pid: String::new(), address: String::new() };
+            self.chains.push(Chain { key, frames: 0, not_displayed: 0, rows: Vec::new() });
+        }
+        let chain = &mut self.chains[0];
+        chain.frames += 1;
+        chain.rows.push(row);
+    }
+
+    fn into_plain_trace(self, app: Option<&str>) -> Result<Trace, TraceError> {
+        let Some(chain) = self.chains.into_iter().next() else { return Err(TraceError::Empty) };
+        if let Some(name) = app {
+            return Err(TraceError::UnknownApp {
+                name: name.to_owned(),
+                present: "none (a plain list of frame times)".to_owned(),
+            });
+        }
+        let mut times = Vec::with_capacity(chain.rows.len());
+        for row in &chain.rows {
+            times.push(within_range(row.present, row.line, "frame time")?);
+        }
+        refuse_all_zero(&chain.rows)?;
+        Ok(Trace::from_frame_times(&times))
+    }
+
+    fn into_capture_trace(self, columns: &Columns, app: Option<&str>) -> Result<Trace, TraceError> {
+        if self.chains.is_empty() {
+            return Err(TraceError::Empty);
+        }
+        let matches = |c: &Chain| app.is_none_or(|name| c.key.app.eq_ignore_ascii_case(name));
+        // The most frames; on a tie the first in file order (max_by_key keeps the last).
+        let chosen = self
+            .chains
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches(c))
+            .min_by_key(|&(i, c)| (std::cmp::Reverse(c.frames), i))
+            .map(|(i, _)| i);
+        let Some(chosen) = chosen else {
+            return Err(TraceError::UnknownApp { name: app.unwrap_or("").to_owned(), present: app_list(&self.chains) });
+        };
+        let summary = |c: &Chain| SwapChain {
+            app: c.key.app.clone(),
+            pid: c.key.pid.clone(),
+            address: c.key.address.clone(),
+            frames: c.frames,
+            not_displayed: c.not_displayed,
+        };
+        let others: Vec<SwapChain> =
+            self.chains.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, c)| summary(c)).collect();
+        let chain = &self.chains[chosen];
+        let (frames, dropped, tearing) = merge(&chain.rows, columns.display_interval_is_forward())?;
+        if frames.is_empty() {
+            return Err(TraceError::NothingDisplayed(summary(chain).to_string()));
+        }
+        refuse_all_zero(&chain.rows)?;
+        let intervals: Vec<Nanos> = frames.iter().filter_map(|f| f.display_change).collect();
+        let display = if tearing {
+            TraceDisplay::Tearing
+        } else {
+            RefreshEstimate::from_intervals(&intervals).map_or(TraceDisplay::Virtual, TraceDisplay::Synced)
+        };
+        let choice = match app {
+            Some(name) => Choice::App(name.to_owned()),
+            None => Choice::MostFrames,
+        };
+        Ok(Trace { frames, dropped, display, chosen: summary(chain), others, choice })
+    }
+}
+
+/// `dwm.exe 210 frames, Presenter.exe 169 frames` (per application, file order).
+fn app_list(chains: &[Chain]) -> String {
+    let mut apps: Vec<(&str, u64)> = Vec::new();
+    for chain in chains {
+        match apps.iter_mut().find(|(name, _)| *name == chain.key.app) {
+            Some((_, frames)) => *frames += chain.frames,
+            None => apps.push((&chain.key.app, chain.frames)),
+        }
+    }
+    let names: Vec<String> = apps
+        .iter()
+        .map(|(name, frames)| format!("{} {frames} frames", if name.is_empty() { "(no name)" } else { name }))
+        .collect();
+    names.join(", ")
+}
+
+fn refuse_all_zero(rows: &[Row]) -> Result<(), TraceError> {
+    if rows.iter().all(|r| r.present == 0) {
+        let first = rows.first().map_or(0, |r| r.line);
+        let last = rows.last().map_or(0, |r| r.line);
+        return Err(TraceError::AllZero { first, last });
+    }
+    Ok(())
+}
+
+/// One swap chain's rows to displayed frames: each not-displayed frame's
+/// present interval is added to the next displayed frame; ones after the
+/// last displayed frame are counted but not replayed. Returns the frames,
+/// the not-displayed count, and whether most displayed frames tear.
+fn merge(rows: &[Row], forward: bool) -> Result<(Vec<TraceFrame>, u64, bool), TraceError> {
+    let mut frames = Vec::with_capacity(rows.len());
+    let mut pending: Nanos = 0;
+    let mut dropped = 0;
+    let mut tearing = 0usize;
+    // 2.0–2.3: the previous displayed frame's time on screen.
+    let mut previous_on_screen: Option<Nanos> = None;
+    for row in rows {
+        let present = within_range(row.present, row.line, "frame time")?;
+        pending = pending.saturating_add(present);
+        if !row.displayed {
+            dropped += 1;
+            continue;
+        }
+        let interval =
+            row.display_interval.map(|q| within_range(q, row.line, "display-change interval")).transpose()?;
+        let display_change = if forward { std::mem::replace(&mut previous_on_screen, interval) } else { interval };
+        let until_displayed =
+            row.until_displayed.map(|u| within_range(u, row.line, "present-to-display time")).transpose()?;
+        tearing += usize::from(row.tears);
+        frames.push(TraceFrame {
+            present: pending,
+            display_change: display_change.filter(|&q| q > 0),
+            until_displayed,
+        });
+        pending = 0;
+    }
+    let tears = tearing * 2 > frames.len();
+    Ok((frames, dropped, tears))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NANOS_PER_SEC, Rate};
+
+    const MS: Nanos = NANOS_PER_MS;
+
+    fn parse(text: &str) -> Result<Trace, TraceError> {
+        parse_trace(text.as_bytes(), &TraceOptions::default())
+    }
+
+    fn times(text: &str) -> Vec<Nanos> {
+        parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}")).frames().iter().map(|f| f.present).collect()
+    }
+
+    fn line_of(err: &TraceError) -> Option<u64> {
+        match err {
+            TraceError::Line { line, .. } | TraceError::TooLarge { line, .. } | TraceError::LineTooLong { line } => {
+                Some(*line)
+            }
+            _ => None,
+        }
+    }
+
+    /// A PresentMon 1.x header and rows `app,pid,address,dropped,ms_between_presents,ms_between_display_change,ms_until_displayed`.
+    fn presentmon(rows: &[&str]) -> String {
+        let mut text = String::from(
+            "Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,PresentMode,\
+             Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,MsUntilRenderComplete,MsUntilDisplayed\n",
+        );
+        for row in rows {
+            let f: Vec<&str> = row.split(',').collect();
+            text.push_str(&format!(
+                "{},{},{},DXGI,1,0,0,Hardware: Legacy Flip,{},0.0,{},{},0.1,1.0,{}\n",
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6]
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn a_plain_list_parses_with_or_without_a_header() {
+        assert_eq!(times("16.5\n17\n"), [16_500_000, 17_000_000]);
+        assert_eq!(times("frame_ms\n16.5\n\n17\n"), [16_500_000, 17_000_000]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_stripped_with_or_without_a_header() {
+        assert_eq!(times("\u{feff}16.5\n17\n"), [16_500_000, 17_000_000], "the first frame is kept");
+        assert_eq!(times("\u{feff}frame_ms\n16.5\n17\n"), [16_500_000, 17_000_000]);
+        let capture = format!("\u{feff}{}", presentmon(&["a.exe,1,0x1,0,16.0,16.7,20.0"]));
+        assert_eq!(parse(&capture).expect("BOM capture").chosen().app, "a.exe", "the first column is found");
+    }
+
+    #[test]
+    fn crlf_line_endings_read_like_lf() {
+        assert_eq!(times("frame_ms\r\n16.5\r\n17\r\n"), [16_500_000, 17_000_000]);
+        let crlf = presentmon(&["a.exe,1,0x1,0,16.0,16.7,20.0", "a.exe,1,0x1,0,17.0,16.7,20.0"]).replace('\n', "\r\n");
+        assert_eq!(parse(&crlf).expect("CRLF capture").frames().len(), 2);
+    }
+
+    #[test]
+    fn a_quoted_field_with_a_comma_does_not_shift_the_columns() {
+        let text = "Application,ProcessID,SwapChainAddress,MsBetweenPresents\n\"Game, The\",1,0x1,16.5\n\"Game, The\",1,0x1,17\n";
+        let trace = parse(text).expect("quoted comma");
+        assert_eq!(trace.chosen().app, "Game, The");
+        assert_eq!(trace.frames().iter().map(|f| f.present).collect::<Vec<_>>(), [16_500_000, 17_000_000]);
+    }
+
+    #[test]
+    fn a_decimal_comma_is_an_error_naming_the_line_and_the_fix() {
+        for (text, line) in [("16.5\n16,683\n", 2), ("frame_ms\n\"16,683\"\n", 2), ("\"16,683\"\n", 1)] {
+            let err = parse(text).expect_err(text);
+            assert_eq!(line_of(&err), Some(line), "{text:?}: {err}");
+            assert!(err.to_string().contains("16.683"), "the fix is named: {err}");
+        }
+    }
+
+    #[test]
+    fn a_two_column_file_without_a_header_is_an_error() {
+        let err = parse("1,16.7\n2,16.6\n").expect_err("index and frame time without a header");
+        assert_eq!(line_of(&err), Some(1), "{err}");
+        assert!(err.to_string().contains("header naming MsBetweenPresents"), "{err}");
+        assert_eq!(times("16.5,\n17,\n"), [16_500_000, 17_000_000], "a trailing comma is not a second column");
+    }
+
+    #[test]
+    fn semicolon_separated_values_are_refused() {
+        for text in ["frame_ms;app\n16,5;a\n", "16,5;17,1\n"] {
+            let err = parse(text).expect_err(text);
+            assert!(err.to_string().contains("semicolon"), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn capframex_comment_lines_are_skipped_and_counted_in_line_numbers() {
+        let text = "//GameName=x.exe\n//Comment=a, \"quoted\" note\nframe_ms\n16.5\nslow\n";
+        let err = parse(text).expect_err("slow");
+        assert_eq!(line_of(&err), Some(5), "{err}");
+        assert_eq!(times("//GameName=x.exe\nframe_ms\n16.5\n"), [16_500_000]);
+    }
+
+    #[test]
+    fn columns_are_found_by_name_in_any_case_and_order() {
+        let text = "Dropped,msBetweenPresents,application,PROCESSID,swapchainaddress,msBetweenDisplayChange\n\
+                    0,16.5,a.exe,1,0x1,16.6\n0,17,a.exe,1,0x1,16.8\n";
+        let trace = parse(text).expect("lower-case columns");
+        assert_eq!(trace.chosen().app, "a.exe");
+        assert_eq!(
+            trace.frames()[1],
+            TraceFrame { present: 17 * MS, display_change: Some(16_800_000), until_displayed: None }
+        );
+    }
+
+    #[test]
+    fn dropped_frames_merge_into_the_next_displayed_frame() {
+        let text = presentmon(&[
+            "a.exe,1,0x1,1,10.0,0.000,0.000",
+            "a.exe,1,0x1,0,6.7,16.667,20.0",
+            "a.exe,1,0x1,0,16.6,33.333,21.0",
+            "a.exe,1,0x1,1,16.7,0.000,0.000",
+        ]);
+        let trace = parse(&text).expect("capture");
+        assert_eq!(
+            trace.frames(),
+            [
+                TraceFrame { present: 16_700_000, display_change: Some(16_667_000), until_displayed: Some(20 * MS) },
+                TraceFrame { present: 16_600_000, display_change: Some(33_333_000), until_displayed: Some(21 * MS) },
+            ],
+            "the module docs' worked example"
+        );
+        assert_eq!(trace.dropped(), 2, "the trailing dropped frame is counted too");
+    }
+
+    #[test]
+    fn presentmon_2_na_cells_mark_frames_that_were_never_displayed() {
+        // 2.4+: MsUntilDisplayed NA = not displayed; MsBetweenDisplayChange NA on a displayed frame = unknown.
+        let text = "Application,ProcessID,SwapChainAddress,MsBetweenPresents,MsBetweenDisplayChange,MsUntilDisplayed\n\
+                    a.exe,1,0x1,5.0,NA,12.0\na.exe,1,0x1,8.0,NA,NA\na.exe,1,0x1,9.0,16.6,10.0\n";
+        let trace = parse(text).expect("2.4 capture");
+        assert_eq!(trace.dropped(), 1);
+        assert_eq!(
+            trace.frames(),
+            [
+                TraceFrame { present: 5 * MS, display_change: None, until_displayed: Some(12 * MS) },
+                TraceFrame { present: 17 * MS, display_change: Some(16_600_000), until_displayed: Some(10 * MS) },
+            ]
+        );
+    }
+
+    #[test]
+    fn presentmon_2_0_displayed_time_is_shifted_to_the_next_displayed_frame() {
+        // DisplayedTime is how long a frame stayed on screen: frame 1's 33.3 is frame 3's display-change interval.
+        let text = "\u{feff}Application,ProcessID,SwapChainAddress,FrameTime,DisplayLatency,DisplayedTime\n\
+                    a.exe,1,0x1,16.0,30.0,33.3\na.exe,1,0x1,16.0,NA,NA\na.exe,1,0x1,17.0,40.0,16.7\n";
+        let trace = parse(text).expect("2.0 capture");
+        assert_eq!(trace.dropped(), 1);
+        assert_eq!(
+            trace.frames(),
+            [
+                TraceFrame { present: 16 * MS, display_change: None, until_displayed: Some(14 * MS) },
+                TraceFrame { present: 33 * MS, display_change: Some(33_300_000), until_displayed: Some(23 * MS) },
+            ],
+            "until displayed = DisplayLatency − FrameTime"
+        );
+    }
+
+    #[test]
+    fn ocat_rows_shorter_than_the_header_are_read() {
+        let text = "Application,ProcessID,SwapChainAddress,Dropped,MsBetweenPresents,MsBetweenDisplayChange,Motherboard,Comment\n\
+                    m.exe,1,0x1,0,10.0,10.2,\"Board, Rev 2\",Test\nm.exe,1,0x1,0,11.0,10.8\n";
+        assert_eq!(parse(text).expect("OCAT").frames().len(), 2);
+        let cut = "Application,ProcessID,SwapChainAddress,Dropped,MsBetweenPresents\nm.exe,1,0x1,0\n";
+        let err = parse(cut).expect_err("row without the frame time");
+        assert!(err.to_string().starts_with("line 2: no MsBetweenPresents value"), "{err}");
+    }
+
+    #[test]
+    fn the_swap_chain_with_the_most_frames_is_replayed_and_the_first_wins_a_tie() {
+        let text = presentmon(&[
+            "dwm.exe,9,0xA,0,16.7,16.7,5.0",
+            "game.exe,1,0x1,0,16.7,16.7,5.0",
+            "game.exe,1,0x0,0,16.7,16.7,5.0",
+            "game.exe,1,0x1,0,16.7,16.7,5.0",
+            "dwm.exe,9,0xA,0,16.7,16.7,5.0",
+        ]);
+        let trace = parse(&text).expect("capture");
+        assert_eq!(
+            (trace.chosen().app.as_str(), trace.chosen().address.as_str()),
+            ("dwm.exe", "0xA"),
+            "tie: dwm.exe comes first"
+        );
+        assert_eq!(trace.others().len(), 2);
+        let notice = trace.selection_notice().expect("a capture names its choice");
+        assert!(!notice.contains('\n'), "{notice}");
+        assert!(notice.contains("game.exe (pid 1, swap chain 0x1, 2 frames)"), "{notice}");
+        let game =
+            parse_trace(text.as_bytes(), &TraceOptions { app: Some("GAME.EXE".into()), ..TraceOptions::default() })
+                .expect("--trace-app");
+        assert_eq!(
+            (game.chosen().app.as_str(), game.chosen().address.as_str()),
+            ("game.exe", "0x1"),
+            "its larger chain"
+        );
+        assert!(game.selection_notice().expect("notice").contains("the swap chain of 'GAME.EXE' with the most frames"));
+    }
+
+    #[test]
+    fn an_unknown_app_lists_the_applications_present() {
+        let text = presentmon(&["dwm.exe,9,0xA,0,16.7,16.7,5.0", "game.exe,1,0x1,0,16.7,16.7,5.0"]);
+        let err =
+            parse_trace(text.as_bytes(), &TraceOptions { app: Some("doom.exe".into()), ..TraceOptions::default() })
+                .expect_err("unknown app");
+        assert_eq!(
+            err.to_string(),
+            "'doom.exe' is not in the capture; its applications: dwm.exe 1 frames, game.exe 1 frames"
+        );
+    }
+
+    #[test]
+    fn a_synced_capture_measures_its_refresh_and_a_tearing_one_does_not() {
+        let synced =
+            parse(&presentmon(&["a.exe,1,0x1,0,16.0,16.6,9.0", "a.exe,1,0x1,0,16.0,16.8,9.0"])).expect("synced");
+        let TraceDisplay::Synced(estimate) = synced.display() else { panic!("{:?}", synced.display()) };
+        assert_eq!(estimate.rate, Rate::new(NANOS_PER_SEC, 16_700_000).expect("rate"));
+        assert_eq!(synced.refresh(), Some(estimate.rate));
+        let tearing = presentmon(&["a.exe,1,0x1,0,9.0,9.5,9.0", "a.exe,1,0x1,0,9.0,9.7,9.0"])
+            .replace("DXGI,1,0,0,", "DXGI,0,0,1,");
+        let tearing = parse(&tearing).expect("tearing");
+        assert_eq!(tearing.display(), TraceDisplay::Tearing);
+        assert_eq!((tearing.refresh(), tearing.vsync()), (None, Some(false)));
+        let plain = parse("16\n17\n").expect("plain");
+        assert_eq!(plain.display(), TraceDisplay::Virtual);
+    }
+
+    #[test]
+    fn bad_values_name_their_line() {
+        for (text, line) in [
+            ("16\nabc\n", 2),
+            ("ms\n16\n-1\n", 3),
+            ("NaN\n", 1),
+            ("16\ninf\n", 2),
+            ("16\n10000.001\n", 2),
+            ("16\n1e300\n", 2),
+        ] {
+            let err = parse(text).expect_err(text);
+            assert_eq!(line_of(&err), Some(line), "{text:?}: {err}");
+        }
+        assert_eq!(times("16\n10000\n"), [16 * MS, 10 * NANOS_PER_SEC], "10 s itself is allowed");
+    }
+
+    #[test]
+    fn huge_values_are_refused_only_in_the_replayed_swap_chain() {
+        let idle = presentmon(&[
+            "game.exe,1,0x1,0,16.7,16.7,5.0",
+            "idle.exe,2,0x2,0,20000.0,20000.0,5.0",
+            "game.exe,1,0x1,0,16.7,16.7,5.0",
+        ]);
+        assert_eq!(parse(&idle).expect("an idle window elsewhere").chosen().app, "game.exe");
+        let err =
+            parse_trace(idle.as_bytes(), &TraceOptions { app: Some("idle.exe".into()), ..TraceOptions::default() })
+                .expect_err("replaying the idle window");
+        assert_eq!(line_of(&err), Some(3), "{err}");
+        assert!(err.to_string().contains("above the 10000 ms limit"), "{err}");
+    }
+
+    #[test]
+    fn a_trace_of_zeros_is_refused() {
+        assert_eq!(parse("0\n0\n0\n").expect_err("zeros"), TraceError::AllZero { first: 1, last: 3 });
+        assert_eq!(times("0\n16\n"), [0, 16 * MS], "one zero among real frames is fine");
+    }
+
+    #[test]
+    fn an_empty_trace_and_a_header_without_a_frame_time_column_are_errors() {
+        assert_eq!(parse("").expect_err("empty"), TraceError::Empty);
+        assert_eq!(parse("MsBetweenPresents\n").expect_err("header only"), TraceError::Empty);
+        assert_eq!(parse("//only\n\n").expect_err("comments only"), TraceError::Empty);
+        let err = parse("a,b\n1,2\n").expect_err("two columns, no MsBetweenPresents");
+        assert_eq!(line_of(&err), Some(1), "{err}");
+    }
+
+    #[test]
+    fn a_swap_chain_that_was_never_displayed_is_an_error() {
+        let err = parse(&presentmon(&["a.exe,1,0x1,1,16.0,0,0"])).expect_err("all dropped");
+        assert!(err.to_string().contains("none of its frames was displayed"), "{err}");
+    }
+
+    #[test]
+    fn the_size_limit_stops_the_stream_and_names_the_line() {
+        let options = TraceOptions { app: None, max_bytes: 10 };
+        let err = parse_trace("16.5\n17.5\n18.5\n".as_bytes(), &options).expect_err("15 bytes > 10");
+        assert_eq!(err, TraceError::TooLarge { line: 3, limit: 10 });
+        assert!(err.to_string().contains("10 bytes limit"), "{err}");
+        assert_eq!(parse_trace("16.5\n17.5\n".as_bytes(), &options).map(|t| t.frames().len()), Ok(2), "10 bytes fit");
+    }
+
+    #[test]
+    fn an_endless_line_stops_at_the_line_limit() {
+        let zeros = std::io::repeat(0).take(10 * MAX_LINE_BYTES);
+        assert_eq!(
+            parse_trace(zeros, &TraceOptions::default()).expect_err("/dev/zero"),
+            TraceError::LineTooLong { line: 1 }
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_error_naming_the_line() {
+        let err = parse_trace(&b"16\n\xff\xfe\n"[..], &TraceOptions::default()).expect_err("not UTF-8");
+        assert_eq!(line_of(&err), Some(2), "{err}");
+    }
+}

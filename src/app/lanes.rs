@@ -473,7 +473,7 @@ fn finite_or_nan(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::{Preset, RunSpec, Stop};
+    use crate::monitor::{Preset, RunSpec, Stop, Trace};
     use crate::rng::SplitMix64;
     use crate::time::{Clock, ManualClock, NANOS_PER_SEC};
     use std::sync::Arc;
@@ -531,7 +531,7 @@ mod tests {
         let trace = intervals(900, 7);
         let out = feed(&mut lanes, &mut clock, &trace);
         assert_eq!(out.len(), 10 * LANE_INSTANCES, "every lane drew, running or not");
-        let trace: Arc<[Nanos]> = trace.into();
+        let trace = Arc::new(Trace::from_frame_times(&trace));
         for (i, id) in StrategyId::ALL.into_iter().enumerate() {
             let (lane_id, session) = lanes.session(i).expect("ten lanes");
             assert_eq!(lane_id, id);

@@ -155,7 +155,7 @@ impl<W: Write> FrameLog<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::parse_trace;
+    use crate::monitor::{TraceOptions, parse_trace};
 
     #[test]
     fn each_frame_is_one_row_of_whole_nanoseconds_that_the_trace_reader_reads_back_exactly() {
@@ -167,12 +167,12 @@ mod tests {
         log.finish(6_000_000_000).expect("a Vec never fails");
         let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
         assert_eq!(text, "frame_ms\n16.683350\n16.683351\n50.050051\n0.000001\n916.583247\n");
-        let replayed = parse_trace(&text).expect("the trace reader takes it");
+        let replayed = parse_trace(text.as_bytes(), &TraceOptions::default()).expect("the trace reader takes it");
         let mut at = starts[0];
         let mut replayed_starts = Vec::new();
-        for interval in replayed {
+        for frame in replayed.frames() {
             replayed_starts.push(at);
-            at += interval;
+            at += frame.present;
         }
         assert_eq!(replayed_starts, starts, "the replay starts every frame where it started");
         assert_eq!(at, 6_000_000_000, "and the last row reaches the end of the run");

@@ -5,12 +5,20 @@
 //!   simulated frames. Target ≥ 2 million frames/s on one core, i.e. the
 //!   whole 10 000-update run in about 5 ms.
 //! - `simulator_article/<run>`: the article's three table rows (A, B, C).
+//! - `simulator_null_world/catch-up`: the driver, strategy, virtual display
+//!   and metrics alone.
+//! - `metrics/record`: [`Metrics::record`] alone, per frame (a 59.94 Hz run
+//!   with a double update and a repeat every 1000 frames and noisy input times).
+//! - `metrics/stats`, `metrics/recent`: what the overlay asks each frame: the
+//!   whole-run statistics (histogram percentiles) and the rolling window's
+//!   (sorted exactly from the last 120 frames).
 //!
-//! Run with `cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 3`.
+//! Run with `cargo bench --bench simulator -- --warm-up-time 1 --measurement-time 5`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use timestep_lab::frame::Simulation;
+use timestep_lab::metrics::{FrameSample, Metrics};
 use timestep_lab::monitor::{Preset, RunSpec, simulate_world};
 use timestep_lab::simulate::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
@@ -75,5 +83,49 @@ fn bench_overhead(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_simulator, bench_overhead);
+/// `n` frames on 59.94 Hz with 60 Hz ticks: a double update then a repeat
+/// every 1000 frames, input read 2–4 ms into the frame.
+fn ntsc_samples(n: u64) -> Vec<FrameSample> {
+    let (refresh, tick) = (Rate::new(60000, 1001).unwrap_or(Rate::from_hz(60)), Rate::from_hz(60));
+    (0..n)
+        .map(|i| {
+            let ticks = if i % 1000 == 500 { i + 1 } else { i };
+            let start = refresh.tick_time(i);
+            FrameSample {
+                updates: 1,
+                shown_updates: 1,
+                content_time: tick.tick_time(ticks),
+                input_time: start + 2_000_000 + (i * 7_919 % 2_000_000),
+                display_time: refresh.tick_time(i + 1),
+                game_time: tick.tick_time(ticks),
+            }
+        })
+        .collect()
+}
+
+fn bench_metrics(c: &mut Criterion) {
+    let samples = ntsc_samples(100_000);
+    let refresh = Some(Rate::new(60000, 1001).unwrap_or(Rate::from_hz(60)));
+    let mut g = c.benchmark_group("metrics");
+    g.throughput(Throughput::Elements(samples.len() as u64));
+    g.bench_function("record", |b| {
+        b.iter(|| {
+            let mut metrics = Metrics::new(0, refresh);
+            for sample in &samples {
+                metrics.record(black_box(sample));
+            }
+            black_box(metrics.totals())
+        })
+    });
+    let mut filled = Metrics::new(0, refresh);
+    for sample in &samples {
+        filled.record(sample);
+    }
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("stats", |b| b.iter(|| black_box(black_box(&filled).stats())));
+    g.bench_function("recent", |b| b.iter(|| black_box(black_box(&filled).recent())));
+    g.finish();
+}
+
+criterion_group!(benches, bench_simulator, bench_overhead, bench_metrics);
 criterion_main!(benches);

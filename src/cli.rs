@@ -26,6 +26,71 @@ pub fn rate(text: &str) -> Result<Rate, RateError> {
     Rate::parse(text)
 }
 
+/// `--emulate-refresh`: one rate for every monitor, or a rate per monitor.
+///
+/// ```text
+/// --emulate-refresh 59.94          every monitor: a 60000/1001 Hz grid
+/// --emulate-refresh 1=59.94,2=144  monitor 1 (as the startup log numbers them) at 59.94 Hz,
+///                                  monitor 2 at 144 Hz, any other at its real refresh
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmulatedRefresh {
+    /// The same grid on every monitor.
+    All(Rate),
+    /// `(monitor index, 0-based; rate)`, in the order given, each monitor once.
+    PerMonitor(Vec<(usize, Rate)>),
+}
+
+impl EmulatedRefresh {
+    /// The emulated rate on monitor `index` (0-based), or `None` for its real refresh.
+    pub fn rate_on(&self, index: usize) -> Option<Rate> {
+        match self {
+            EmulatedRefresh::All(rate) => Some(*rate),
+            EmulatedRefresh::PerMonitor(list) => list.iter().find(|(i, _)| *i == index).map(|(_, rate)| *rate),
+        }
+    }
+
+    /// The highest monitor number (1-based) the list names, to check against the monitors found.
+    pub fn highest_monitor(&self) -> Option<usize> {
+        match self {
+            EmulatedRefresh::All(_) => None,
+            EmulatedRefresh::PerMonitor(list) => list.iter().map(|(i, _)| i + 1).max(),
+        }
+    }
+}
+
+/// `--emulate-refresh`: `HZ`, or `N=HZ[,N=HZ…]` with monitors numbered from 1.
+///
+/// # Errors
+/// A malformed entry, a monitor 0, a monitor named twice, or a rate outside
+/// [`SUPPORTED_RATES`]; the message quotes the entry.
+pub fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
+    if !text.contains('=') {
+        return rate(text).map(EmulatedRefresh::All).map_err(|e| e.to_string());
+    }
+    let mut list: Vec<(usize, Rate)> = Vec::new();
+    for entry in text.split(',') {
+        let (monitor, hz) = entry.split_once('=').ok_or_else(|| {
+            format!("'{entry}' is not MONITOR=HZ: give one rate for all monitors (59.94) or a list (1=59.94,2=144)")
+        })?;
+        let n: usize = match monitor.trim().parse() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(format!(
+                    "'{entry}': '{}' is not a monitor number (1, 2, … as the startup log lists them)",
+                    monitor.trim()
+                ));
+            }
+        };
+        let rate = rate(hz).map_err(|e| format!("'{entry}': {e}"))?;
+        if list.iter().any(|(i, _)| *i == n - 1) {
+            return Err(format!("'{entry}': monitor {n} is given twice"));
+        }
+        list.push((n - 1, rate));
+    }
+    Ok(EmulatedRefresh::PerMonitor(list))
+}
+
 /// Help for a rate flag: `what`, the supported range, and `more`.
 pub fn rate_help(what: &str, more: &str) -> String {
     format!("{what}, {SUPPORTED_RATES}{more}")
@@ -158,6 +223,40 @@ mod tests {
         assert_eq!(b.parse("soon").unwrap_err(), "'soon' is not a number of s");
         for bad in ["NaN", "inf", "-inf"] {
             assert!(b.parse(bad).is_err(), "{bad} is refused");
+        }
+    }
+
+    #[test]
+    fn one_emulated_rate_applies_to_every_monitor() {
+        let all = emulated_refresh("59.94").expect("a rate");
+        assert_eq!(all, EmulatedRefresh::All(Rate::new(60000, 1001).expect("rate")));
+        assert_eq!(all.rate_on(0), all.rate_on(7), "every monitor gets the same grid");
+        assert_eq!(all.highest_monitor(), None);
+    }
+
+    #[test]
+    fn a_list_gives_each_named_monitor_its_rate_and_the_others_none() {
+        let list = emulated_refresh("1=59.94, 2=144").expect("a list");
+        assert_eq!(list.rate_on(0), Some(Rate::new(60000, 1001).expect("rate")), "monitor 1");
+        assert_eq!(list.rate_on(1), Some(Rate::from_hz(144)), "monitor 2");
+        assert_eq!(list.rate_on(2), None, "monitor 3 keeps its real refresh");
+        assert_eq!(list.highest_monitor(), Some(2));
+    }
+
+    #[test]
+    fn bad_emulation_lists_say_which_entry_is_wrong() {
+        let cases = [
+            ("1=60,59.94", "'59.94' is not MONITOR=HZ"),
+            ("0=60", "'0=60': '0' is not a monitor number"),
+            ("x=60", "'x=60': 'x' is not a monitor number"),
+            ("1=fast", "'1=fast': 'fast' is not a rate"),
+            ("1=2000", "'1=2000': 2000 is outside 1–1000 Hz"),
+            ("2=60,2=144", "'2=144': monitor 2 is given twice"),
+            ("fast", "'fast' is not a rate"),
+        ];
+        for (text, expected) in cases {
+            let err = emulated_refresh(text).expect_err(text);
+            assert!(err.starts_with(expected), "{text}: '{err}' should start with '{expected}'");
         }
     }
 

@@ -99,7 +99,7 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), String> {
 
     let judder: Vec<f64> = reports.iter().map(|r| finite(r.judder_ms)).collect();
     let range = bounds(judder.iter().copied());
-    let mut chart = panel(&panels[0], "judder (detrended lag std dev)", "ms", labels.len(), range)?;
+    let mut chart = panel(&panels[0], "judder (RMS of the per-frame motion error)", "ms", labels.len(), range)?;
     chart
         .draw_series(judder.iter().enumerate().map(|(i, &v)| bar(i, -0.4, 0.4, v, BLUE.mix(0.7))))
         .map_err(|e| e.to_string())?;

@@ -25,8 +25,9 @@
 use crate::cli::{self, Bounds};
 use crate::error::CliError;
 use crate::monitor::{
-    FIELDS, MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, Trace,
-    TraceDisplay, TraceOptions, read_trace, simulate_world, start_after_vblank, to_csv, to_json, to_table,
+    FIELDS, MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TABLE_FIELDS,
+    TIMELINE_EVENTS, Trace, TraceDisplay, TraceOptions, read_trace, simulate_world, start_after_vblank, to_csv,
+    to_json, to_table,
 };
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
@@ -59,7 +60,7 @@ const PHASE_STREAM: u64 = 0x5048_4153_4553; // "PHASES"
 ///
 /// Runs loop strategies against virtual displays and reports, per run:
 /// updates per refresh (the pattern), double updates, skipped renders,
-/// repeated frames, game vs system time, judder and latency.
+/// repeated frames, game vs system time, speed, judder, hitches, latency and present pacing.
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_long_help = MODEL_HELP)]
 pub struct SimulateArgs {
@@ -207,9 +208,16 @@ Models (--model):
 
 Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
 vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, judder_ms, latency_ms, pattern (first 200 characters); a --trace run adds
-trace_app, trace_frames, trace_dropped (never-displayed frames, merged into the next
-displayed one) and trace_refresh_hz (measured from the capture's display changes).
+speed_ratio, drift_ms_per_min, judder_ms, judder_p99_ms, hitches, max_hitch_ms,
+hitches_per_min, latency_ms, latency_p95_ms, latency_max_ms, present_interval_mean_ms,
+present_interval_std_ms, present_interval_p99_ms, pattern (first 200 characters).
+The table shows the first columns people read; csv and json carry all of them, and json adds
+present_interval_histogram (0.25 ms bins). Definitions: judder_ms is the RMS of the per-frame
+motion error, hitches are frames off by half a refresh or more (a jump or a freeze), latency_ms
+is input to photon (display time minus the time the depicted update read its input), drift is
+(speed_ratio - 1) * 60000 ms of game time per minute. A --trace run adds trace_app,
+trace_frames, trace_dropped (never-displayed frames, merged into the next displayed one)
+and trace_refresh_hz (measured from the capture's display changes).
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
@@ -598,11 +606,12 @@ fn group_cell(value: &serde_json::Value) -> String {
 }
 
 /// Decimals a column is printed with: as the run table (counts whole,
-/// `speed_ratio` 5, the rest 3); a mean of counts gets 1.
+/// `speed_ratio` 5, per-minute rates 2, the rest 3); a mean of counts gets 1.
 fn decimals(column: &str, whole: bool) -> usize {
     match column {
         _ if whole => 0,
         "speed_ratio" => 5,
+        "drift_ms_per_min" | "hitches_per_min" => 2,
         _ => 3,
     }
 }
@@ -611,18 +620,24 @@ fn number(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "NaN".to_owned(), |v| format!("{v:.decimals$}"))
 }
 
+/// Whether the sweep table shows `column`: the start phase and the run
+/// table's numeric columns ([`TABLE_FIELDS`]); CSV and JSON carry them all.
+fn in_sweep_table(column: &str) -> bool {
+    column == "phase_ms" || TABLE_FIELDS.contains(&column)
+}
+
 /// The sweep as a table: one row per strategy × refresh, `mean [min–max]` per numeric column.
 fn sweep_table(rows: &[SweepRow], whole_columns: &[&str]) -> String {
     let Some(first) = rows.first() else { return String::new() };
     let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
     header.push("phases".to_owned());
-    header.extend(first.spreads.iter().map(|(c, _)| (*c).to_owned()));
+    header.extend(first.spreads.iter().filter(|(c, _)| in_sweep_table(c)).map(|(c, _)| (*c).to_owned()));
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
             line.push(row.phases.to_string());
-            for (column, spread) in &row.spreads {
+            for (column, spread) in row.spreads.iter().filter(|(c, _)| in_sweep_table(c)) {
                 let whole = whole_columns.contains(column);
                 let (mean_decimals, range_decimals) =
                     if whole { (1, 0) } else { (decimals(column, false), decimals(column, false)) };
@@ -934,10 +949,10 @@ mod tests {
             system_time_s: 10.0,
             speed_ratio: 1.0,
             judder_ms: judder,
+            hitches: doubles * 2,
             latency_ms: f64::NAN,
             pattern: "1111".into(),
-            display: None,
-            trace: None,
+            ..RunReport::default()
         }
     }
 

@@ -45,7 +45,9 @@ fn a_sweep_table_has_a_row_per_strategy_and_refresh_with_mean_and_range() {
     let table = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), 5, "header + 2 strategies × 2 refreshes:\n{table}");
-    for column in ["strategy", "refresh_hz", "phases", "phase_ms", "double_updates", "judder_ms", "latency_ms"] {
+    for column in
+        ["strategy", "refresh_hz", "phases", "phase_ms", "double_updates", "judder_ms", "hitches", "latency_ms"]
+    {
         assert!(lines[0].contains(column), "header has {column}: {}", lines[0]);
     }
     assert!(!lines[0].contains("pattern"), "patterns differ per phase and are left out");
@@ -64,7 +66,24 @@ fn a_sweep_in_json_holds_a_spread_object_per_numeric_column() {
     assert_eq!(run["strategy"], "catch-up");
     assert_eq!(run["refresh_hz"], 60.0);
     assert_eq!(run["phases"], 3);
-    for column in ["phase_ms", "total_updates", "double_updates", "speed_ratio", "judder_ms", "latency_ms"] {
+    for column in [
+        "phase_ms",
+        "total_updates",
+        "double_updates",
+        "speed_ratio",
+        "drift_ms_per_min",
+        "judder_ms",
+        "judder_p99_ms",
+        "hitches",
+        "max_hitch_ms",
+        "hitches_per_min",
+        "latency_ms",
+        "latency_p95_ms",
+        "latency_max_ms",
+        "present_interval_mean_ms",
+        "present_interval_std_ms",
+        "present_interval_p99_ms",
+    ] {
         let spread = &run[column];
         let (mean, min, max) = (spread["mean"].as_f64(), spread["min"].as_f64(), spread["max"].as_f64());
         let (Some(mean), Some(min), Some(max)) = (mean, min, max) else { panic!("{column}: {spread}") };

@@ -13,10 +13,16 @@ use common::gpu_tests;
 
 use std::time::Duration;
 
+use timestep_lab::frame::Simulation;
 use timestep_lab::hud::{HudData, RunnerLane};
-use timestep_lab::render::overlay::{LayoutMode, Overlay, OverlayLayout};
+use timestep_lab::metrics::FrameStats;
+use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
+use timestep_lab::render::overlay::{LayoutMode, Overlay, OverlayLayout, metric_rows, present_interval_line};
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
+use timestep_lab::session::{DisplayInfo, PresentMode, Presented, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
+use timestep_lab::strategy::StrategyId;
+use timestep_lab::time::{Nanos, Rate};
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 720;
@@ -44,10 +50,21 @@ fn sample_hud() -> HudData {
         double_updates: 3,
         skipped_renders: 0,
         repeated_frames: 1,
-        drift_ms: -0.4,
-        speed_ratio: 0.9999,
-        judder_ms: 1.27,
-        latency_ms: 9.8,
+        stats: FrameStats {
+            speed_ratio: 0.99999,
+            drift_ms_per_min: -0.4,
+            judder_ms: 1.27,
+            judder_p99_ms: 16.7,
+            hitches: 3,
+            max_hitch_ms: 33.4,
+            hitches_per_min: 2.5,
+            latency_ms: 19.8,
+            latency_p95_ms: 21.2,
+            latency_max_ms: 36.1,
+            present_interval_mean_ms: 16.9,
+            present_interval_std_ms: 2.1,
+            present_interval_p99_ms: 33.4,
+        },
         cpu_percent: Some(14.5),
         sprite_count: 1000,
         load_preset: "none",
@@ -72,6 +89,7 @@ fn sample_hud() -> HudData {
             _ => 16_683,
         };
         hud.frame_times_ms.push(Duration::from_micros(micros));
+        hud.present_histogram.add(micros * 1000);
     }
     hud
 }
@@ -362,8 +380,16 @@ fn overlay_png_is_written_for_review(gpu: GpuContext) {
     }
 }
 
+/// A test that needs no GPU.
+fn plain_test(name: &'static str, test: fn()) -> libtest_mimic::Trial {
+    libtest_mimic::Trial::test(name, move || {
+        test();
+        Ok(())
+    })
+}
+
 fn main() {
-    common::run(gpu_tests![
+    let mut trials = gpu_tests![
         the_overlay_draws_a_panel_over_the_scene_and_can_draw_again,
         an_srgb_target_shows_the_same_panel_colours,
         f1_opens_the_help_table_in_the_top_right_corner,
@@ -374,5 +400,158 @@ fn main() {
         the_compact_line_keeps_fps_strategy_pattern_and_the_f1_hint_at_320x240,
         the_runner_lane_is_labelled_beside_the_lane_and_clear_of_the_panel,
         overlay_png_is_written_for_review,
+        a_sessions_hud_draws_with_its_histogram,
+    ];
+    // The overlay path's figures need no GPU: a Session's HudData against the simulator's report.
+    trials.extend([
+        plain_test(
+            "the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency",
+            the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency,
+        ),
+        plain_test(
+            "the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches",
+            the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches,
+        ),
+        plain_test(
+            "the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump",
+            the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump,
+        ),
     ]);
+    common::run(trials);
+}
+
+/// The figures do not depend on what the world does: a world that only counts.
+#[derive(Default)]
+struct Counter(u64);
+
+impl Simulation for Counter {
+    fn step(&mut self, _dt: Nanos) {
+        self.0 += 1;
+    }
+}
+
+fn ntsc() -> Rate {
+    Rate::new(60000, 1001).expect("59.94 Hz")
+}
+
+/// The overlay's path: a [`Session`] that measures its display as the window's
+/// does, driven on `spec`'s virtual display (a manual clock), then its
+/// [`HudData`]; beside it the simulator's report of the same run.
+fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
+    let display_info = DisplayInfo {
+        monitor: Some("virtual".to_owned()),
+        reported: Some(spec.refresh),
+        present_mode: PresentMode { name: "virtual vsync".to_owned(), vsync: spec.vsync },
+        vsync: Some(spec.vsync),
+        ..DisplayInfo::default()
+    };
+    let mut session = Session::new(spec.strategy, spec.config, Counter::default(), display_info, spec.start);
+    let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
+    if let Some(trace) = &spec.trace {
+        display = display.with_trace(trace);
+    }
+    loop {
+        let now = display.clock();
+        let done = match spec.stop {
+            Stop::Updates(n) => session.driver().updates() >= n,
+            _ => false,
+        };
+        if done || display.trace_done() {
+            break;
+        }
+        display.begin_frame(session.driver().game_time(), session.driver().updates(), spec.config.tick_rate);
+        let report = session.run_frame(&mut display);
+        display.end_frame(session.driver().game_time());
+        session.record(&report, Presented::SHOWN);
+        if let Some(t) = report.wake.at {
+            display.wait_until(t);
+        }
+        display.busy();
+        if display.clock() == now {
+            display.nudge();
+        }
+    }
+    let mut hud = HudData::default();
+    session.fill_hud(&mut hud, display.clock());
+    (hud, simulate(spec, &mut Counter::default()).report())
+}
+
+fn glaiel(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
+    RunSpec { refresh, stop: Stop::Updates(updates), ..RunSpec::new(strategy, Preset::Glaiel) }
+}
+
+/// Asserts that the overlay shows what the report says, row for row.
+fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str) {
+    assert_eq!(hud.stats, report.stats(), "{what}: the overlay's figures are the simulator's");
+    assert_eq!(metric_rows(&hud.stats), metric_rows(&report.stats()), "{what}");
+    assert_eq!(present_interval_line(&hud.stats), present_interval_line(&report.stats()), "{what}");
+    let histogram = report.present_interval_histogram.as_ref().expect("the report has the histogram");
+    let bins = hud.present_histogram.bins();
+    assert_eq!(&bins[..histogram.counts.len()], histogram.counts.as_slice(), "{what}: the same histogram");
+    for row in metric_rows(&hud.stats) {
+        let field = serde_json::to_value(report).expect("JSON")[row.name].as_f64().expect("a number");
+        let shown: f64 = row.value.trim().parse().expect("a number is shown");
+        let decimals = row.value.trim().split('.').nth(1).map_or(0, str::len) as i32;
+        assert!(
+            (shown - field).abs() <= 0.5 * 10f64.powi(-decimals) + 1e-9,
+            "{what}: {} shows {shown}, report {field}",
+            row.name
+        );
+    }
+}
+
+fn the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_bounded_latency() {
+    // One 60 Hz tick per 59.94 Hz refresh: judder 0, no hitch, latency about
+    // one refresh (16–20 ms) whether the run is 500 or 100 000 updates long.
+    let mut latencies = Vec::new();
+    for updates in [500, 100_000] {
+        let (hud, report) = hud_and_simulated_report(&glaiel(StrategyId::Fuzzy, ntsc(), updates));
+        assert_overlay_shows_the_report(&hud, &report, &format!("fuzzy, {updates} updates"));
+        let s = hud.stats;
+        assert!(s.judder_ms < 0.01 && s.hitches == 0, "{updates} updates: {s:?}");
+        assert!((16.0..=20.0).contains(&s.latency_ms), "{updates} updates: {s:?}");
+        latencies.push(s.latency_ms);
+    }
+    assert!((latencies[1] / latencies[0] - 1.0).abs() < 0.02, "latency within 2 %: {latencies:?}");
+}
+
+fn the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches() {
+    let (hud, report) = hud_and_simulated_report(&glaiel(StrategyId::CatchUp, ntsc(), 10_000));
+    assert_overlay_shows_the_report(&hud, &report, "catch-up @ 59.94");
+    let s = hud.stats;
+    assert_eq!(s.hitches, report.double_updates + report.repeated_frames, "every double and repeat: {s:?}");
+    assert!((20..=40).contains(&s.hitches), "{s:?}");
+    assert!((s.max_hitch_ms - 16.683).abs() < 0.01, "one 59.94 Hz frame: {s:?}");
+}
+
+fn the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump() {
+    // 600 replayed 60 Hz frames, frame 300 shown 100 ms after frame 299: the
+    // picture froze (100 − 16.7 = 83.3 ms over the median interval), then
+    // catch-up's next frame jumped by six ticks (j = 83.3 ms).
+    let mut times = vec![16_666_667; 600];
+    times[300] = 100_000_000;
+    let spec = RunSpec {
+        trace: Some(std::sync::Arc::new(Trace::from_frame_times(&times))),
+        stop: Stop::TraceEnd,
+        ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
+    };
+    let (hud, report) = hud_and_simulated_report(&spec);
+    assert_overlay_shows_the_report(&hud, &report, "a 100 ms freeze");
+    let s = hud.stats;
+    assert_eq!(s.hitches, 2, "{s:?}");
+    assert!((s.max_hitch_ms - (100.0 - 50.0 / 3.0)).abs() < 0.01, "{s:?}");
+    assert_eq!(hud.present_histogram.overflow(), 1, "the 100 ms interval is in the overflow bin");
+}
+
+fn a_sessions_hud_draws_with_its_histogram(gpu: GpuContext) {
+    let (mut hud, _) = hud_and_simulated_report(&glaiel(StrategyId::CatchUp, ntsc(), 2_000));
+    let empty = HudData { frame_times_ms: hud.frame_times_ms.clone(), ..HudData::default() };
+    let mut bench = Bench::new(gpu);
+    let scene = bench.scene_only();
+    bench.with_overlay(&hud);
+    let (with_histogram, _) = bench.with_overlay(&hud);
+    hud.present_histogram = empty.present_histogram.clone();
+    let (without, _) = bench.with_overlay(&hud);
+    assert!(changed_in(&scene, &with_histogram, TOP_LEFT) > 0, "the panel is drawn");
+    assert!(changed_in(&without, &with_histogram, TOP_LEFT) > 0, "the histogram's bars show");
 }

@@ -116,8 +116,13 @@ fn json_output_is_an_array_with_exactly_the_report_fields() {
     let mut keys: Vec<&str> = runs[0].as_object().expect("object").keys().map(String::as_str).collect();
     keys.sort_unstable();
     let mut expected = timestep_lab::monitor::FIELDS.to_vec();
+    expected.push("present_interval_histogram");
     expected.sort_unstable();
-    assert_eq!(keys, expected);
+    assert_eq!(keys, expected, "the report's fields and, in JSON only, the interval histogram");
+    let histogram = &runs[0]["present_interval_histogram"];
+    assert_eq!(histogram["bin_ms"], 0.25, "{histogram}");
+    let counted: u64 = histogram["counts"].as_array().expect("counts").iter().filter_map(|c| c.as_u64()).sum();
+    assert!(counted > 500, "about one interval per frame: {histogram}");
     let lockstep_144 = &runs[3];
     assert_eq!(lockstep_144["strategy"], "lockstep");
     let ratio = lockstep_144["speed_ratio"].as_f64().expect("speed_ratio");

@@ -1,10 +1,11 @@
 //! Seed 000's worked timeline: render 3 ms, update 1 ms, 5 ms ticks, a 16 ms interval.
 //!
 //! ```text
-//! R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32
+//! R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)
 //! ```
 //! At R16 the previous state is tick 15 and the current tick 20, so the
-//! picture is drawn at proportion (16 − 15) / (20 − 15) = 0.2.
+//! picture is drawn at proportion (16 − 15) / (20 − 15) = 0.2; at R32,
+//! (32 − 30) / (35 − 30) = 0.4. R0 draws the initial state as it is (1.00).
 
 use std::process::Command;
 use timestep_lab::monitor::{Event, Preset, RunSpec, Stop, TIMELINE_EVENTS};
@@ -12,7 +13,7 @@ use timestep_lab::simulate::simulate;
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::Rate;
 
-const EXPECTED: &str = "R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32";
+const EXPECTED: &str = "R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)";
 
 fn paced_seed000() -> RunSpec {
     RunSpec {

@@ -567,6 +567,10 @@ fn lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames() {
     let lane = |id: &str| &lanes[ALL_STRATEGIES.iter().position(|s| *s == id).expect("a known id")];
     let (catch_up, interpolated) = (lane("catch-up"), lane("interpolated"));
     assert!(number(catch_up, "double_updates") > 0.0, "a 20 s beat forces catch-up to double up: {catch_up}");
+    assert!(number(catch_up, "hitches") > 0.0, "and its double is a hitch: {catch_up}");
+    for lane in lanes.iter().filter(|lane| lane["needs_loop"] == false) {
+        assert!(number(lane, "hitches_per_min") >= 0.0, "every running lane counts its hitches: {lane}");
+    }
     let (j_catch_up, j_interpolated) = (number(catch_up, "judder_ms"), number(interpolated, "judder_ms"));
     eprintln!(
         "lanes at 59.94 Hz over {rows} frames: judder catch-up {j_catch_up:.3} ms, interpolated {j_interpolated:.3} ms"

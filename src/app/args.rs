@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser;
 
 use crate::app::lanes::{LaneList, parse_lane_list};
-use crate::cli::{self, Bounds};
+use crate::cli::{self, Bounds, EmulatedRefresh};
 use crate::error::CliError;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
@@ -84,11 +84,12 @@ pub struct RunArgs {
     pub screenshot: Option<PathBuf>,
 
     /// Pace presents to a virtual vblank grid at HZ over a non-blocking present mode.
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ", value_parser = cli::rate,
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh,
           help = cli::rate_help(
               "Pace presents to a virtual vblank grid at HZ",
-              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it"))]
-    pub emulate_refresh: Option<Rate>,
+              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it; \
+               per monitor as 1=59.94,2=144 (numbered as in the startup log; others keep their real refresh)"))]
+    pub emulate_refresh: Option<EmulatedRefresh>,
 
     /// Random wake-up jitter of the emulated vblank, ± N microseconds, at most 100000 (needs --emulate-refresh)
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
@@ -174,10 +175,10 @@ impl PresentModeRequest {
 }
 
 /// The emulated display.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emulation {
-    /// The virtual refresh rate.
-    pub rate: Rate,
+    /// The virtual refresh rate, on every monitor or per monitor.
+    pub rates: EmulatedRefresh,
     /// Wake-up jitter bound.
     pub jitter: Nanos,
 }
@@ -248,10 +249,10 @@ impl RunConfig {
             vsync_detect: !args.no_vsync_detect,
             ..StrategyConfig::default()
         };
-        let emulation = match (args.emulate_refresh, args.emulate_jitter_us) {
+        let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
             (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
             (None, None) => None,
-            (Some(rate), jitter_us) => Some(Emulation { rate, jitter: jitter_us.unwrap_or(0) * 1000 }),
+            (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
         };
         let outputs =
             [("stats-json", &args.stats_json), ("screenshot", &args.screenshot), ("frame-log", &args.frame_log)];
@@ -315,7 +316,10 @@ mod tests {
     #[test]
     fn emulation_parses_ntsc_rates_and_jitter() {
         let config = config(&["--emulate-refresh", "59.94", "--emulate-jitter-us", "250"]);
-        assert_eq!(config.emulation, Some(Emulation { rate: Rate::new(60000, 1001).unwrap(), jitter: 250_000 }));
+        let rates = EmulatedRefresh::All(Rate::new(60000, 1001).unwrap());
+        assert_eq!(config.emulation, Some(Emulation { rates, jitter: 250_000 }));
+        let per_monitor = self::config(&["--emulate-refresh", "1=59.94,2=144"]).emulation.expect("emulation");
+        assert_eq!(per_monitor.rates.rate_on(1), Some(Rate::from_hz(144)), "monitor 2 at 144 Hz");
     }
 
     #[test]
@@ -352,6 +356,8 @@ mod tests {
             ),
             (&["--emulate-refresh", "fast"], "--emulate-refresh: 'fast' is not a rate"),
             (&["--emulate-refresh", "1001"], "--emulate-refresh: 1001 is outside 1–1000 Hz"),
+            (&["--emulate-refresh", "1=60,1=144"], "--emulate-refresh: '1=144': monitor 1 is given twice"),
+            (&["--emulate-refresh", "0=60"], "--emulate-refresh: '0=60': '0' is not a monitor number"),
             (
                 &["--emulate-jitter-us", "100001", "--emulate-refresh", "60"],
                 "--emulate-jitter-us: 100001 is out of range",

@@ -83,7 +83,7 @@ impl Action {
             Action::ResetWorld => "reset the world".to_owned(),
             Action::ToggleGhosts => "ghost markers: where movers should be at display time".to_owned(),
             Action::ToggleFullscreen => "fullscreen on the current monitor".to_owned(),
-            Action::NextMonitor => "move to the next monitor".to_owned(),
+            Action::NextMonitor => "move to the next monitor (Wayland: fullscreen on it)".to_owned(),
             Action::ToggleOverlay => "hide / show the overlay".to_owned(),
             Action::ToggleHelp => "this help".to_owned(),
             Action::Quit => "quit".to_owned(),

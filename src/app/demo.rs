@@ -18,7 +18,7 @@ use std::io::BufWriter;
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
 
-use crate::app::args::RunConfig;
+use crate::app::args::{Emulation, RunConfig};
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::{Gfx, ScreenshotScene};
@@ -26,13 +26,13 @@ use crate::app::host::{HostOutcome, SceneParams, WindowHost};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::load::LoadPreset;
 use crate::app::stats::{FrameLog, StatsJson};
-use crate::app::window::{IDLE_RETRY, WindowState};
+use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::hud::{HudData, RunnerLane};
 use crate::render::Letterbox;
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Session};
+use crate::session::{DisplayInfo, Presented, Session};
 use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
 use crate::strategy::StrategyId;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
@@ -72,6 +72,10 @@ pub struct Demo {
     /// What the overlay draws.
     pub hud: HudData,
     vsync: Option<EmulatedVsync>,
+    /// `--emulate-refresh`, to give each monitor its grid when the window moves.
+    emulation: Option<(Emulation, u64)>,
+    /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
+    redraw_wait: Nanos,
     controls: Controls,
     instances: Vec<Instance>,
     /// Render start to display, last frame: where ghosts are drawn.
@@ -109,10 +113,12 @@ impl Demo {
             ..WorldConfig::default()
         });
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
+        let emulation = config.emulation.clone().map(|e| (e, config.seed));
+        let emulated = emulated_rate(emulation.as_ref(), monitor.index);
         let display = DisplayInfo {
             monitor: Some(monitor.label),
             reported: monitor.reported,
-            emulated: config.emulation.map(|e| e.rate),
+            emulated,
             present_mode: gfx.present_mode(),
             present_mode_requested: config.present_mode.label().to_owned(),
             vsync: None,
@@ -130,9 +136,10 @@ impl Demo {
             runner_lane: Some(runner_lane),
             ..HudData::default()
         };
-        // The grid starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
-        let vsync = config.emulation.map(|e| EmulatedVsync::new(VblankGrid::new(e.rate, 0), e.jitter, config.seed));
+        let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
+            emulation,
+            redraw_wait: 0,
             instances: Vec::with_capacity(session.world().max_instances()),
             win,
             gfx,
@@ -219,7 +226,8 @@ impl Demo {
             if let Some(log) = self.frame_log.as_mut() {
                 log.frame_started(report.start);
             }
-            self.session.record(&report, outcome.presented());
+            let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
+            self.session.record(&report, presented);
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
             }
@@ -291,22 +299,26 @@ impl Demo {
                 .lanes
                 .iter()
                 .filter(|l| !l.needs_loop)
-                .map(|l| format!("{} {:.2}/{:.1}", l.strategy, l.judder_ms, l.latency_ms))
+                .map(|l| {
+                    let hitches = l.hitches_per_min.map_or_else(|| "-".to_owned(), |h| format!("{h:.1}"));
+                    format!("{} {:.2}/{hitches}/{:.1}", l.strategy, l.judder_ms, l.latency_ms)
+                })
                 .collect();
-            log::info!("lanes (judder/latency ms): {}", lanes.join(", "));
+            log::info!("lanes (judder_ms/hitches_per_min/latency_ms, recent): {}", lanes.join(", "));
             return;
         }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         log::info!(
-            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder {:.2} ms, latency {:.2} ms, speed {:.3}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
+            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
             hud.strategy_name,
             hud.fps,
             hud.ups,
             hud.double_updates,
             hud.skipped_renders,
-            hud.judder_ms,
-            hud.latency_ms,
-            hud.speed_ratio,
+            hud.stats.judder_ms,
+            hud.stats.hitches,
+            hud.stats.latency_ms,
+            hud.stats.drift_ms_per_min,
             hud.overlay_cost_ms,
             gpu(hud.gpu_scene_ms),
             gpu(hud.gpu_overlay_ms),
@@ -327,12 +339,36 @@ impl Demo {
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
     pub fn follow_monitor(&mut self, now: Nanos) {
-        if let Some(monitor) = self.win.follow_monitor(false) {
-            if let Some(mode) = self.lanes.as_mut() {
-                mode.lanes.set_display(Some(&monitor.label), monitor.reported, now);
-            }
-            self.session.set_display(Some(monitor.label), monitor.reported, now);
+        let moved = self.win.follow_monitor(false);
+        self.move_to(moved, now);
+    }
+
+    /// Asks now and then which monitor the window is on (Wayland says so only
+    /// after the surface enters an output, and sends no event for it).
+    pub fn poll_monitor(&mut self, now: Nanos) {
+        let moved = self.win.poll_monitor(now);
+        self.move_to(moved, now);
+    }
+
+    /// The frame about to run waited this long for its redraw to be given.
+    pub fn set_redraw_wait(&mut self, waited: Nanos) {
+        self.redraw_wait = waited;
+    }
+
+    /// The window is on another monitor: its emulated grid (per monitor),
+    /// its name and reported refresh; the session measures again.
+    fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
+        let Some(monitor) = monitor else { return };
+        let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
+        if emulated != self.session.display().emulated {
+            log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
+            self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         }
+        if let Some(mode) = self.lanes.as_mut() {
+            mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now);
+        }
+        self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
+        self.refresh_hud(now);
     }
 
     /// Frames stopped for a while (hidden, minimised, resized).
@@ -549,4 +585,17 @@ impl Demo {
             },
         }
     }
+}
+
+/// The emulated refresh on monitor `index` (`--emulate-refresh HZ` or `N=HZ,…`).
+fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> Option<Rate> {
+    let (emulation, _) = emulation?;
+    emulation.rates.rate_on(index.unwrap_or(0))
+}
+
+/// The emulated vsync for `rate`. The grid starts at clock zero so that the
+/// metrics' `round(t · Hz)` numbers refreshes exactly.
+fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
+    let (emulation, seed) = emulation?;
+    rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
 }

@@ -51,7 +51,12 @@ pub struct HostOutcome {
 impl HostOutcome {
     /// What the session is told about the frame's picture.
     pub fn presented(&self) -> Presented {
-        Presented { shown: self.presented, blocked: self.blocked, emulation_late: self.vblank.map(|_| self.wake_late) }
+        Presented {
+            shown: self.presented,
+            blocked: self.blocked,
+            emulation_late: self.vblank.map(|_| self.wake_late),
+            ..Presented::default()
+        }
     }
 }
 

@@ -424,10 +424,16 @@ impl Lanes {
         }
     }
 
-    /// The window moved to another display.
-    pub fn set_display(&mut self, monitor: Option<&str>, reported: Option<Rate>, now: Nanos) {
+    /// The window moved to another display (with its own emulated grid, if any).
+    pub fn move_to_display(
+        &mut self,
+        monitor: Option<&str>,
+        reported: Option<Rate>,
+        emulated: Option<Rate>,
+        now: Nanos,
+    ) {
         for lane in &mut self.lanes {
-            lane.session.set_display(monitor.map(str::to_owned), reported, now);
+            lane.session.move_to_display(monitor.map(str::to_owned), reported, emulated, now);
         }
     }
 
@@ -457,11 +463,12 @@ struct LabelFigures {
 
 impl LabelFigures {
     fn of(live: &Metrics) -> LabelFigures {
+        // One pass over the recent frames gives all three.
+        let recent = live.recent();
         LabelFigures {
-            judder_ms: finite_or_nan(live.recent_judder_ms()),
-            // The metrics on this branch count no hitches yet.
-            hitches_per_min: None,
-            latency_ms: finite_or_nan(live.recent_latency_ms()),
+            judder_ms: finite_or_nan(recent.judder_ms),
+            hitches_per_min: Some(recent.hitches_per_min).filter(|h| h.is_finite()),
+            latency_ms: finite_or_nan(recent.latency_ms),
         }
     }
 }
@@ -617,6 +624,8 @@ mod tests {
         let live = LabelFigures::of(lanes.session(0).expect("one lane").1.live_metrics());
         assert_eq!(labels[0].judder_ms, live.judder_ms, "a tenth of a second later it is the lane's own figure");
         assert_ne!(labels[0].judder_ms, judder, "which the frames changed");
+        assert_eq!(labels[0].hitches_per_min, live.hitches_per_min);
+        assert!(labels[0].hitches_per_min.is_some_and(|h| h > 0.0), "the stalled frame is a hitch: {:?}", labels[0]);
     }
 
     #[test]

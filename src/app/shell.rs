@@ -174,7 +174,10 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
             WindowEvent::RedrawRequested => {
-                demo.win.redraw_pending = None;
+                // On Wayland winit holds a requested redraw until the compositor's
+                // frame callback: that wait is the compositor's pacing.
+                let waited = demo.win.redraw_pending.take().map_or(0, |at| now.saturating_sub(at));
+                demo.set_redraw_wait(waited);
                 // A redraw queued before the window closed still arrives; its window may be gone.
                 if !self.finished && demo.renderable(now) {
                     demo.frame(&self.clock);
@@ -229,6 +232,9 @@ impl ApplicationHandler<UserEvent> for App {
         if let Some(message) = lost {
             self.fail(event_loop, CliError::Runtime(format!("the GPU device was lost ({message}); exiting")));
             return;
+        }
+        if let Some(demo) = self.demo.as_mut() {
+            demo.poll_monitor(now);
         }
         self.schedule(event_loop, now);
     }

@@ -1,6 +1,13 @@
 //! The window itself: opening it on the chosen monitor, following the monitor
 //! it is on, fullscreen, and whether it can be drawn at all.
 //!
+//! Which monitor the window is on comes from the platform: X11 knows where a
+//! window is from the start; Wayland tells a surface its output only once the
+//! compositor has shown it there (`wl_surface.enter`), and sends no event for
+//! it. So the shell asks again every [`MONITOR_POLL`] and follows a change
+//! (a move by the window manager, M, fullscreen on another output). A Wayland
+//! client cannot place its window; M there goes fullscreen on the next output.
+//!
 //! A window that cannot be seen (minimised, occluded, unmapped, zero-sized)
 //! is not drawn: the shell waits for an event or looks again every
 //! [`IDLE_RETRY`] (asking X11 is a server round trip, too slow for every frame).
@@ -20,6 +27,10 @@ use crate::time::{NANOS_PER_MS, Nanos, Rate};
 /// How often a hidden, minimised or paused window looks again (no polling in between).
 pub const IDLE_RETRY: Nanos = 250 * NANOS_PER_MS;
 
+/// How often the shell asks which monitor the window is on (an X11 round
+/// trip; Wayland sends no event when a surface enters an output).
+pub const MONITOR_POLL: Nanos = 250 * NANOS_PER_MS;
+
 /// The display a window is on, as the session is told about it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OnMonitor {
@@ -27,6 +38,8 @@ pub struct OnMonitor {
     pub label: String,
     /// The refresh rate it reports, if any.
     pub reported: Option<Rate>,
+    /// Its number in winit's list (0-based), for `--emulate-refresh N=HZ`.
+    pub index: Option<usize>,
 }
 
 /// The window and what the shell knows about its visibility and monitor.
@@ -36,6 +49,8 @@ pub struct WindowState {
     monitors: Vec<MonitorHandle>,
     monitor: Option<MonitorHandle>,
     info: Option<(usize, MonitorInfo)>,
+    /// The platform itself said which monitor (not only the one asked for).
+    told: bool,
     /// A redraw was requested at this time and has not arrived yet.
     pub redraw_pending: Option<Nanos>,
     /// Occluded: no frames before this clock time (events clear it).
@@ -45,6 +60,10 @@ pub struct WindowState {
     checked_at: Nanos,
     /// Asks the X server whether the window is mapped (X11 only).
     mapping: Option<x11::Mapping>,
+    /// When the monitor was last looked up.
+    monitor_checked_at: Nanos,
+    /// The platform cannot place windows (Wayland): M goes fullscreen instead of moving.
+    cannot_place: bool,
 }
 
 impl WindowState {
@@ -61,6 +80,14 @@ impl WindowState {
         }
         for (i, m) in monitors.iter().enumerate() {
             log::info!("monitor {}: {}", i + 1, MonitorInfo::of(i, m));
+        }
+        if let Some(n) = config.emulation.as_ref().and_then(|e| e.rates.highest_monitor())
+            && n > monitors.len()
+        {
+            return Err(CliError::Usage(format!(
+                "--emulate-refresh: there is no monitor {n} ({} found; they are numbered as in the log at startup)",
+                monitors.len()
+            )));
         }
         let chosen = match config.monitor {
             Some(i) => Some(monitors.get(i).cloned().ok_or_else(|| {
@@ -91,10 +118,13 @@ impl WindowState {
             window: Arc::new(window),
             monitors,
             info: None,
+            told: false,
             redraw_pending: None,
             idle_until: None,
             hidden: false,
             checked_at: 0,
+            monitor_checked_at: 0,
+            cannot_place: cannot_place(event_loop),
         })
     }
 
@@ -110,18 +140,32 @@ impl WindowState {
     /// Looks up the monitor the window is on; returns it when it differs from
     /// the one known so far (or always, with `force`).
     pub fn follow_monitor(&mut self, force: bool) -> Option<OnMonitor> {
-        let current = self.window.current_monitor().or_else(|| self.monitor.clone());
+        let reported = self.window.current_monitor();
+        let told = reported.is_some();
+        let current = reported.or_else(|| self.monitor.clone());
         let index = current.as_ref().and_then(|c| self.monitors.iter().position(|m| m == c)).unwrap_or(0);
         let info = current.as_ref().map(|m| (index, MonitorInfo::of(index, m)));
-        if !force && info == self.info {
+        if !force && info == self.info && told == self.told {
             return None;
         }
-        if let Some((_, info)) = &info {
-            log::info!("window is on {info}");
+        self.told = told;
+        match &info {
+            Some((_, info)) if told => log::info!("window is on {info}"),
+            Some((_, info)) => log::info!("window asked for {info} (the platform has not said where it is yet)"),
+            None => log::info!("the platform has not said which monitor the window is on yet"),
         }
         self.monitor = current;
         self.info = info;
         Some(self.on_monitor())
+    }
+
+    /// Looks up the monitor again if [`MONITOR_POLL`] has passed; returns it when it changed.
+    pub fn poll_monitor(&mut self, now: Nanos) -> Option<OnMonitor> {
+        if now < self.monitor_checked_at.saturating_add(MONITOR_POLL) {
+            return None;
+        }
+        self.monitor_checked_at = now;
+        self.follow_monitor(false)
     }
 
     /// The current monitor, as the session is told about it.
@@ -133,25 +177,35 @@ impl WindowState {
                 } else {
                     String::new()
                 };
-                OnMonitor { label: format!("{} {}x{}{of}", m.name, m.size[0], m.size[1]), reported: m.refresh_rate() }
+                OnMonitor {
+                    label: format!("{} {}x{}{of}", m.name, m.size[0], m.size[1]),
+                    reported: m.refresh_rate(),
+                    index: Some(*index),
+                }
             }
-            None => OnMonitor { label: "unknown monitor".to_owned(), reported: None },
+            None => OnMonitor { label: "unknown monitor".to_owned(), reported: None, index: None },
         }
     }
 
-    /// Moves the window (or its fullscreen) to the next monitor.
+    /// Moves the window (or its fullscreen) to the next monitor; where a
+    /// client cannot place its window (Wayland), goes fullscreen there.
     pub fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
         self.monitors = event_loop.available_monitors().collect();
         if self.monitors.len() < 2 {
             log::info!("only {} monitor(s): nothing to move to", self.monitors.len());
             return;
         }
-        let current = self.window.current_monitor();
+        let current = self.window.current_monitor().or_else(|| self.monitor.clone());
         let index = current.and_then(|c| self.monitors.iter().position(|m| *m == c)).unwrap_or(0);
         let next_index = (index + 1) % self.monitors.len();
         let next = self.monitors[next_index].clone();
         log::info!("moving to {}", MonitorInfo::of(next_index, &next));
-        if self.window.fullscreen().is_some() {
+        if self.cannot_place {
+            log::info!("a Wayland client cannot place its window: fullscreen on that monitor instead");
+            self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+            // Until the compositor says otherwise, the window is where it was sent.
+            self.monitor = Some(next);
+        } else if self.window.fullscreen().is_some() {
             self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
         } else {
             let p = next.position();
@@ -184,6 +238,19 @@ impl WindowState {
         self.hidden = unmapped || self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
         self.checked_at = now;
     }
+}
+
+/// Whether windows cannot be placed by their client (Wayland).
+#[cfg(target_os = "linux")]
+fn cannot_place(event_loop: &ActiveEventLoop) -> bool {
+    use winit::platform::wayland::ActiveEventLoopExtWayland as _;
+    event_loop.is_wayland()
+}
+
+/// Elsewhere a window can be placed.
+#[cfg(not(target_os = "linux"))]
+fn cannot_place(_event_loop: &ActiveEventLoop) -> bool {
+    false
 }
 
 /// X11: whether the window is viewable. Without a window manager nothing

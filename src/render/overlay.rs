@@ -47,6 +47,7 @@ use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
 use super::sprites::Letterbox;
 use crate::hud::{HudData, LaneLabel, RunnerLane};
+use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::sim::MoverKind;
 
 /// Width of the panel's content column, in points.
@@ -67,6 +68,10 @@ const CAPTION_SIZE: f32 = 11.0;
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
 /// cue for "small", not a perceptual threshold.
 const JUDDER_SMOOTH_MS: f64 = 2.0;
+/// Drift from which the number turns to a warning: a second an hour.
+const DRIFT_VISIBLE_MS_PER_MIN: f64 = 1000.0 / 60.0;
+/// Width of the present-interval histogram beside the frame-time plot, in points.
+const HISTOGRAM_WIDTH: f32 = 48.0;
 /// Distance of the panels from the window's corners, in points.
 const MARGIN: f32 = 8.0;
 /// Inner margin of the panels, in points.
@@ -74,7 +79,7 @@ const PANEL_PADDING: f32 = 10.0;
 /// Inner margin of the compact panel, in points: every point counts at 320 × 240.
 const COMPACT_PADDING: f32 = 6.0;
 /// The smallest window, in points, that gets the full panel. The full panel with the busiest HUD
-/// (`tests/overlay_headless.rs`) measures 422 × 624 points; with the margins and room for a
+/// (`tests/overlay_headless.rs`) measures 422 × 663 points (with the present-interval line); with the margins and room for a
 /// summary that wraps onto a second line, 448 × 680. A 1280 × 720 window gets it.
 pub const FULL_MIN_POINTS: [f32; 2] = [448.0, 680.0];
 /// Compact panels at least this tall (points) show three lines of pattern, smaller ones one.
@@ -486,8 +491,8 @@ fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Rect) -> egui
                 ui.horizontal_wrapped(|ui| {
                     compact_value(ui, "FPS", format!("{:.1}", hud.fps), VALUE);
                     compact_value(ui, "UPS", format!("{:.1}", hud.ups), VALUE);
-                    let judder = if hud.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN };
-                    compact_value(ui, "judder", format!("{:.2} ms", hud.judder_ms), judder);
+                    let judder = metric_color("judder_ms", &hud.stats);
+                    compact_value(ui, "judder_ms", format!("{:.2}", hud.stats.judder_ms), judder);
                     compact_value(ui, "doubles", hud.double_updates.to_string(), count_color(hud.double_updates, BAD));
                     compact_value(
                         ui,
@@ -717,33 +722,43 @@ fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotPoint>) {
 
     let top = [max_ms, refresh_ms.unwrap_or(0.0), tick_ms.unwrap_or(0.0)].into_iter().fold(1.0, f64::max) * 1.15;
     let points: &[PlotPoint] = points;
-    Plot::new("overlay_frame_times")
-        .height(PLOT_HEIGHT)
-        .width(PANEL_WIDTH)
-        .include_x(-window_s)
-        .include_x(0.0)
-        .include_y(0.0)
-        .include_y(top)
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .allow_double_click_reset(false)
-        .show_x(false)
-        .x_axis_formatter(|mark, _| format!("{:.0}s", mark.value))
-        .y_grid_spacer(y_grid_marks)
-        .y_axis_formatter(|mark, _| format!("{:.0}", mark.value))
-        .show(ui, |plot| {
-            if let Some(ms) = refresh_ms {
-                plot.hline(HLine::new("refresh period", ms).color(REFRESH_LINE).width(1.0));
-            }
-            if let Some(ms) = tick_ms {
-                plot.hline(
-                    HLine::new("tick period", ms).color(TICK_LINE).width(1.0).style(LineStyle::Dashed { length: 6.0 }),
-                );
-            }
-            plot.line(Line::new("frame interval (ms)", PlotPoints::Borrowed(points)).color(FRAME_LINE).width(1.5));
-        });
+    ui.horizontal(|ui| {
+        Plot::new("overlay_frame_times")
+            .height(PLOT_HEIGHT)
+            .width(PANEL_WIDTH - HISTOGRAM_WIDTH - ui.spacing().item_spacing.x)
+            .include_x(-window_s)
+            .include_x(0.0)
+            .include_y(0.0)
+            .include_y(top)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .show_x(false)
+            .x_axis_formatter(|mark, _| format!("{:.0}s", mark.value))
+            .y_grid_spacer(y_grid_marks)
+            .y_axis_formatter(|mark, _| format!("{:.0}", mark.value))
+            .show(ui, |plot| {
+                if let Some(ms) = refresh_ms {
+                    plot.hline(HLine::new("refresh period", ms).color(REFRESH_LINE).width(1.0));
+                }
+                if let Some(ms) = tick_ms {
+                    plot.hline(
+                        HLine::new("tick period", ms)
+                            .color(TICK_LINE)
+                            .width(1.0)
+                            .style(LineStyle::Dashed { length: 6.0 }),
+                    );
+                }
+                plot.line(Line::new("frame interval (ms)", PlotPoints::Borrowed(points)).color(FRAME_LINE).width(1.5));
+            });
+        present_histogram(ui, &hud.present_histogram, top);
+    });
+    ui.label(caption(present_interval_line(&hud.stats), LABEL).monospace()).on_hover_text(
+        "time between presents since the last change: mean, standard deviation, 99th percentile; \
+         the bars right of the plot are its histogram",
+    );
 }
 
 /// Three or four labelled y marks at a round step: egui_plot's default spacer leaves a plot this
@@ -879,24 +894,21 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
 
         key(ui, "repeated frames");
         value(ui, format!("{:7}", hud.repeated_frames), count_color(hud.repeated_frames, WARN));
-        key(ui, "drift");
-        value(ui, format!("{:+7.1} ms", hud.drift_ms), VALUE);
-        ui.end_row();
-
-        key(ui, "judder");
-        value(ui, format!("{:7.2} ms", hud.judder_ms), if hud.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN });
-        key(ui, "game speed");
-        value(ui, format!("{:7.4}×", hud.speed_ratio), VALUE);
-        ui.end_row();
-
-        key(ui, "latency");
-        value(ui, format!("{:7.2} ms", hud.latency_ms), VALUE);
         key(ui, "CPU");
         match hud.cpu_percent {
             Some(p) => value(ui, format!("{p:7.1} %"), VALUE),
             None => value(ui, format!("{:>7}", "—"), DIM),
         }
         ui.end_row();
+
+        // Named as in --stats-json and the simulate table; hovering a name shows its definition.
+        for (i, row) in metric_rows(&hud.stats).iter().enumerate() {
+            ui.label(RichText::new(row.name).color(LABEL)).on_hover_text(row.legend);
+            value(ui, row.value.clone(), metric_color(row.name, &hud.stats));
+            if i % 2 == 1 {
+                ui.end_row();
+            }
+        }
 
         key(ui, "sprites");
         value(ui, format!("{:7}", hud.sprite_count), VALUE);
@@ -919,6 +931,102 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
         gpu_value(ui, hud.gpu_timing, hud.gpu_overlay_ms);
         ui.end_row();
     });
+}
+
+/// One figure of [`FrameStats`] as the overlay shows it: the report's field
+/// name, the value, and the one-line definition shown on hover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricRow {
+    /// The field's name in `--stats-json`, CSV and the simulate table.
+    pub name: &'static str,
+    /// The value as shown (`—` while undefined).
+    pub value: String,
+    /// One line: what the number means.
+    pub legend: &'static str,
+}
+
+/// The overlay's rows for smoothness, speed and latency, in the order drawn
+/// (two per line), formatted as shown; the present pacing is the line under
+/// the frame-time plot ([`present_interval_line`]).
+pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
+    let row = |name, value: f64, decimals: usize, legend| MetricRow {
+        name,
+        value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
+        legend,
+    };
+    [
+        row("judder_ms", s.judder_ms, 2, "RMS of how far each picture moves off steady motion, ms"),
+        row(
+            "hitches_per_min",
+            s.hitches_per_min,
+            1,
+            "frames off by half a refresh or more (jump or freeze), per minute",
+        ),
+        row("max_hitch_ms", s.max_hitch_ms, 1, "the worst frame's jump or freeze, ms"),
+        row("drift_ms_per_min", s.drift_ms_per_min, 1, "game time gained per minute of display (negative: slow)"),
+        row("latency_ms", s.latency_ms, 1, "mean time from reading input to showing its picture, ms"),
+        row("latency_p95_ms", s.latency_p95_ms, 1, "95th percentile of input to photon, ms"),
+    ]
+}
+
+/// The present pacing under the frame-time plot: `present_interval_mean_ms`,
+/// `_std_ms` and `_p99_ms` since the setting last changed.
+pub fn present_interval_line(s: &FrameStats) -> String {
+    let ms = |v: f64| if v.is_finite() { format!("{v:.2}") } else { "—".to_owned() };
+    format!(
+        "present interval mean {} · σ {} · p99 {} ms",
+        ms(s.present_interval_mean_ms),
+        ms(s.present_interval_std_ms),
+        ms(s.present_interval_p99_ms)
+    )
+}
+
+/// Green for a smooth judder, warning colours for hitches and drift, plain otherwise.
+fn metric_color(name: &str, s: &FrameStats) -> Color32 {
+    match name {
+        "judder_ms" if s.judder_ms < JUDDER_SMOOTH_MS => GOOD,
+        "judder_ms" => WARN,
+        "hitches_per_min" | "max_hitch_ms" => count_color(s.hitches, BAD),
+        "drift_ms_per_min" if s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN => WARN,
+        _ => VALUE,
+    }
+}
+
+/// The present-interval histogram beside the frame-time plot: intervals on
+/// the plot's y axis (0 to `top` ms), one 0.25 ms bin per row, bar length
+/// on a log scale so that a single hitch among thousands of frames shows.
+fn present_histogram(ui: &mut Ui, histogram: &PresentHistogram, top: f64) {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(HISTOGRAM_WIDTH, PLOT_HEIGHT), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, Color32::from_white_alpha(6));
+    let bins = histogram.bins();
+    let most = bins.iter().copied().max().unwrap_or(0).max(histogram.overflow());
+    if most == 0 || !top.is_finite() || top <= 0.0 {
+        return;
+    }
+    let scale = (1.0 + most as f64).ln();
+    let bin_ms = PRESENT_BIN_NS as f64 / 1e6;
+    let y_of = |ms: f64| rect.bottom() - (ms / top).clamp(0.0, 1.0) as f32 * rect.height();
+    let bar = |low: f64, high: f64, count: u64, color: Color32| {
+        let length = ((1.0 + count as f64).ln() / scale) as f32 * rect.width();
+        let (y0, y1) = (y_of(high), y_of(low));
+        // At least 2 px each way, so a single 0.25 ms bin of one interval shows.
+        let bar = egui::Rect::from_min_max(
+            egui::pos2(rect.left(), y0.min(y1 - 2.0)),
+            egui::pos2(rect.left() + length.max(2.0), y1),
+        );
+        painter.rect_filled(bar, 0.0, color);
+    };
+    for (i, &count) in bins.iter().enumerate().filter(|&(_, &c)| c > 0) {
+        // Intervals above the plot's range (older than its 5 s) sit at its top edge.
+        let low = (i as f64 * bin_ms).min(top - bin_ms);
+        bar(low, low + bin_ms, count, FRAME_LINE);
+    }
+    if histogram.overflow() > 0 {
+        // Intervals of 50 ms or more: one bar at the top edge.
+        bar(top - bin_ms, top, histogram.overflow(), BAD);
+    }
+    response.on_hover_text("present intervals since the last change: length ∝ log(count)");
 }
 
 /// A GPU pass time, `—` before the first reading, `n/a` without timestamp queries.

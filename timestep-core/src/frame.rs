@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! frame:  now ─► strategy.begin ─► [steps] ─► render(view) ─► present ─► [steps] ─► strategy.end ─► wake
-//!                                  ^ normal order                         ^ render-first order (paced)
+//!                                  ^ Order::StepsThenRender              ^ Order::RenderThenSteps (paced)
 //! ```
 //!
 //! The driver owns the strategy and the game-time bookkeeping; the world and
@@ -12,7 +12,7 @@
 //! manual clock and charges modelled costs to it. Neither the driver nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
-use crate::strategy::{FrameContext, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
+use crate::strategy::{FrameContext, Order, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{Nanos, Rate};
 
 /// Something that can be advanced by a simulation step.
@@ -239,22 +239,25 @@ impl FrameDriver {
         self.inputs.start(start);
         let plan = self.strategy.begin(&FrameContext { now: start, refresh: self.refresh });
         let (updates, shown_updates, display_time, input_time);
-        if plan.render_first {
-            input_time = self.inputs.of(plan.view);
-            host.render(world, plan.view);
-            display_time = host.present();
-            shown_updates = self.unshown;
-            let now = host.now();
-            let steps = self.strategy.after_render(now);
-            updates = self.run_steps(steps, world, host);
-            self.unshown = updates;
-        } else {
-            updates = self.run_steps(plan.steps, world, host);
-            input_time = self.inputs.of(plan.view);
-            host.render(world, plan.view);
-            display_time = host.present();
-            shown_updates = self.unshown + updates;
-            self.unshown = 0;
+        match plan.order {
+            Order::RenderThenSteps => {
+                input_time = self.inputs.of(plan.view);
+                host.render(world, plan.view);
+                display_time = host.present();
+                shown_updates = self.unshown;
+                let now = host.now();
+                let steps = self.strategy.after_render(now);
+                updates = self.run_steps(steps, world, host);
+                self.unshown = updates;
+            }
+            Order::StepsThenRender(steps) => {
+                updates = self.run_steps(steps, world, host);
+                input_time = self.inputs.of(plan.view);
+                host.render(world, plan.view);
+                display_time = host.present();
+                shown_updates = self.unshown + updates;
+                self.unshown = 0;
+            }
         }
         let end = host.now();
         let wake = self.strategy.end(end);

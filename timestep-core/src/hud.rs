@@ -16,6 +16,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::metrics::{FrameStats, PresentHistogram};
+
 /// How far back the frame-time plot looks.
 pub const FRAME_TIME_WINDOW: Duration = Duration::from_secs(5);
 
@@ -193,14 +195,12 @@ pub struct HudData {
     pub skipped_renders: u64,
     /// Frames that ran no update (the same picture drawn again).
     pub repeated_frames: u64,
-    /// Game time minus wall time since the strategy started, in ms (positive: game runs ahead).
-    pub drift_ms: f64,
-    /// Game time / wall time since the strategy started (1.0 = real time).
-    pub speed_ratio: f64,
-    /// Standard deviation of content-time lag at display time, in ms (0 = perfectly smooth).
-    pub judder_ms: f64,
-    /// Mean content-time lag at display time, in ms.
-    pub latency_ms: f64,
+    /// Speed (`speed_ratio`, `drift_ms_per_min`), judder, hitches, latency and present pacing
+    /// since the setting last changed, as [`crate::metrics`] defines them: for a run with one
+    /// setting, exactly the figures of its [`crate::monitor::RunReport`].
+    pub stats: FrameStats,
+    /// Present intervals since the setting last changed, in 0.25 ms bins.
+    pub present_histogram: PresentHistogram,
     /// Process CPU use in percent of one core; `None` where it can't be measured.
     pub cpu_percent: Option<f64>,
     /// Sprites drawn.
@@ -254,10 +254,8 @@ impl Default for HudData {
             double_updates: 0,
             skipped_renders: 0,
             repeated_frames: 0,
-            drift_ms: 0.0,
-            speed_ratio: 1.0,
-            judder_ms: 0.0,
-            latency_ms: 0.0,
+            stats: FrameStats::EMPTY,
+            present_histogram: PresentHistogram::new(),
             cpu_percent: None,
             sprite_count: 0,
             load_preset: "none",

@@ -17,6 +17,7 @@
 //!   wait until report.wake                               (the caller sleeps; the session never does)
 //!   on a key: session.set_strategy(id, now)   ────►     new strategy, live metrics start over
 //!   each frame: session.fill_hud(&mut hud, now)          every number the overlay shows
+//!   any time: session.live_report(now)                   the report since the last change
 //!   at exit: session.report(now)                         the run's report
 //! ```
 //!
@@ -25,6 +26,10 @@
 //! the whole run; when the refresh rate changes (the window moved to another
 //! monitor) the refresh bookkeeping restarts, the counts of the earlier part
 //! are kept (folded) and the statistics describe the part since the change.
+//! The overlay's speed, judder, hitch, latency and pacing figures are the
+//! live [`FrameStats`](crate::metrics::FrameStats): for a run with one setting
+//! they are exactly its report's, and [`Session::live_report`] gives them as
+//! a report (one strategy's entry of a report card).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -32,7 +37,7 @@ use std::time::Duration;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, HudData};
 use crate::metrics::{FrameSample, Metrics, Totals};
-use crate::monitor::{DisplayFacts, RunReport};
+use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::refresh::{RefreshMeter, Verdict, VerdictInput, verdict};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
@@ -93,11 +98,14 @@ pub struct Presented {
     pub blocked: Nanos,
     /// With an emulated refresh: how late the present call was against its wake time.
     pub emulation_late: Option<Nanos>,
+    /// Time the frame waited, before it started, for the compositor's go-ahead
+    /// to draw (a Wayland frame callback): the compositor's pacing, never rendering cost.
+    pub throttled: Nanos,
 }
 
 impl Presented {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
-    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None };
+    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
 }
 
 /// Raw counts of parts of the run before a refresh-rate change.
@@ -132,8 +140,23 @@ struct Measures {
     /// Since the last change of setting; `None` while that is the whole run
     /// (the virtual monitor never changes its setting, so it records once).
     live: Option<Metrics>,
-    /// The driver's game time when `live` started.
-    live_game_origin: Nanos,
+    /// Where `live` started.
+    live_origin: LiveOrigin,
+}
+
+/// The session's counters when the live figures last started over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LiveOrigin {
+    /// Clock time.
+    at: Nanos,
+    /// The driver's game time.
+    game: Nanos,
+    /// The driver's updates.
+    updates: u64,
+    /// Frames run.
+    frames: u64,
+    /// Frames presented.
+    presented: u64,
 }
 
 impl Measures {
@@ -216,7 +239,7 @@ impl<W: Simulation> Session<W> {
                 run: Metrics::new(now, refresh),
                 folded: Folded::default(),
                 live: None,
-                live_game_origin: 0,
+                live_origin: LiveOrigin { at: now, ..LiveOrigin::default() },
             },
             meter: RefreshMeter::new(),
             verdict: Verdict { vsync: None, text: String::new() },
@@ -273,7 +296,7 @@ impl<W: Simulation> Session<W> {
         }
         let game = self.driver.game_time();
         self.measures.run.record(&FrameSample::from_report(report, game));
-        let origin = self.measures.live_game_origin;
+        let origin = self.measures.live_origin.game;
         if let Some(live) = &mut self.measures.live {
             live.record(&FrameSample::from_report(report, game.saturating_sub(origin)));
         }
@@ -285,7 +308,7 @@ impl<W: Simulation> Session<W> {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
-        self.meter.record(report.display_time, presented.blocked, unpaced);
+        self.meter.record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
         if let Some(previous) = self.last_display {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }
@@ -330,10 +353,31 @@ impl<W: Simulation> Session<W> {
     /// The display changed (another monitor, or its reported rate): a new
     /// refresh rate restarts the refresh bookkeeping of the run too.
     pub fn set_display(&mut self, monitor: Option<String>, reported: Option<Rate>, now: Nanos) {
+        let emulated = self.display.emulated;
+        self.move_to_display(monitor, reported, emulated, now);
+    }
+
+    /// The frames now go to another monitor, with its own reported (and
+    /// perhaps emulated) refresh. Another monitor is measured again and the
+    /// live figures start over; a new refresh rate also folds the run's
+    /// counts and restarts its refresh bookkeeping.
+    pub fn move_to_display(
+        &mut self,
+        monitor: Option<String>,
+        reported: Option<Rate>,
+        emulated: Option<Rate>,
+        now: Nanos,
+    ) {
         let old = self.display.refresh();
+        let moved = self.display.monitor != monitor;
         self.display.monitor = monitor;
         self.display.reported = reported;
+        self.display.emulated = emulated;
         let refresh = self.display.refresh();
+        if refresh == old && moved {
+            self.meter.clear();
+            self.restart_live(now);
+        }
         if refresh != old {
             self.driver.set_refresh(refresh);
             self.measures.folded.add(&self.measures.run.totals());
@@ -353,7 +397,13 @@ impl<W: Simulation> Session<W> {
 
     fn restart_live(&mut self, now: Nanos) {
         self.measures.live = Some(Metrics::new(now, self.display.refresh()));
-        self.measures.live_game_origin = self.driver.game_time();
+        self.measures.live_origin = LiveOrigin {
+            at: now,
+            game: self.driver.game_time(),
+            updates: self.driver.updates(),
+            frames: self.frames,
+            presented: self.presented,
+        };
         self.frame_times.clear();
         self.last_display = None;
         self.last_wake = None;
@@ -434,10 +484,8 @@ impl<W: Simulation> Session<W> {
         hud.double_updates = totals.double_updates;
         hud.skipped_renders = totals.skipped_renders;
         hud.repeated_frames = totals.repeated_frames;
-        hud.speed_ratio = if totals.speed_ratio.is_finite() { totals.speed_ratio } else { 1.0 };
-        hud.drift_ms = (totals.game_time as f64 - totals.system_time as f64) / NANOS_PER_MS as f64;
-        hud.judder_ms = finite_or_zero(live.recent_judder_ms());
-        hud.latency_ms = finite_or_zero(live.recent_latency_ms());
+        hud.stats = totals.stats;
+        hud.present_histogram.clone_from(live.present_histogram());
         hud.fps = self.rates.fps;
         hud.ups = self.rates.ups;
         hud.paused = self.paused;
@@ -466,36 +514,56 @@ impl<W: Simulation> Session<W> {
 
     /// The run's report: the figures both front ends write.
     pub fn report(&mut self, now: Nanos) -> RunReport {
-        let totals = self.measures.run.totals();
         let mut folded = self.measures.folded;
-        folded.add(&totals);
-        let game = self.driver.game_time();
-        let wall = now.saturating_sub(self.start);
+        folded.add(&self.measures.run.totals());
+        let whole = LiveOrigin { at: self.start, ..LiveOrigin::default() };
+        self.assemble(MetricsRef::Run, folded, whole, now)
+    }
+
+    /// A report of the live figures: the part of the run since the setting
+    /// (strategy, tick rate, present mode, pause, monitor) last changed, as
+    /// the overlay shows it; a report card's entry for one strategy. Equal
+    /// to [`Session::report`] while the run has had one setting.
+    pub fn live_report(&mut self, now: Nanos) -> RunReport {
+        let Some(live) = &self.measures.live else { return self.report(now) };
+        let mut folded = Folded::default();
+        folded.add(&live.totals());
+        let origin = self.measures.live_origin;
+        self.assemble(MetricsRef::Live, folded, origin, now)
+    }
+
+    fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
+        let game = self.driver.game_time().saturating_sub(origin.game);
+        let updates = self.driver.updates().saturating_sub(origin.updates);
+        let presented = self.presented.saturating_sub(origin.presented);
+        let wall = now.saturating_sub(origin.at);
         let refresh = self.display.refresh();
         let vsync = self.display.vsync.or_else(|| self.verdict().vsync);
         let measured = self.meter.measured();
         let l = self.lateness;
-        RunReport {
+        let metrics = match which {
+            MetricsRef::Run => &self.measures.run,
+            MetricsRef::Live => self.measures.live(),
+        };
+        let mut report = RunReport {
             strategy: self.driver.strategy_id().name().to_owned(),
             refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
             vsync,
             tick_rate: self.driver.config().tick_rate.hz(),
-            total_updates: self.driver.updates(),
+            total_updates: updates,
             vsyncs: folded.vsyncs,
             double_updates: folded.double_updates,
             skipped_renders: folded.skipped_renders,
             repeated_frames: folded.repeated_frames,
             game_time_s: nanos_to_secs(game),
             system_time_s: nanos_to_secs(folded.system_time),
-            speed_ratio: totals.speed_ratio,
-            judder_ms: totals.judder_ms,
-            latency_ms: totals.latency_ms,
-            pattern: self.measures.run.pattern_prefix().to_owned(),
+            pattern: metrics.pattern_prefix().to_owned(),
+            present_interval_histogram: Some(IntervalHistogram::from(metrics.present_histogram())),
             display: Some(DisplayFacts {
-                frames: self.frames,
-                presented: self.presented,
-                fps: per_second(self.presented, wall),
-                ups: per_second(self.driver.updates(), wall),
+                frames: self.frames.saturating_sub(origin.frames),
+                presented,
+                fps: per_second(presented, wall),
+                ups: per_second(updates, wall),
                 wall_time_s: nanos_to_secs(wall),
                 measured_refresh_hz: measured.map(|m| m.hz()),
                 reported_refresh_hz: self.display.reported.map(Rate::hz),
@@ -509,16 +577,23 @@ impl<W: Simulation> Session<W> {
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
             }),
             ..RunReport::default()
-        }
+        };
+        report.set_stats(&metrics.stats());
+        report
     }
+}
+
+/// Which of the session's metrics a report is drawn from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MetricsRef {
+    /// Since the start (or the last refresh-rate change).
+    Run,
+    /// Since the setting last changed.
+    Live,
 }
 
 fn per_second(count: u64, wall: Nanos) -> f64 {
     if wall == 0 { 0.0 } else { count as f64 * NANOS_PER_SEC as f64 / wall as f64 }
-}
-
-fn finite_or_zero(v: f64) -> f64 {
-    if v.is_finite() { v } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -573,12 +648,10 @@ mod tests {
         assert_eq!(hud.double_updates, report.double_updates, "doubles");
         assert_eq!(hud.skipped_renders, report.skipped_renders, "skips");
         assert_eq!(hud.repeated_frames, report.repeated_frames, "repeats");
-        assert!(
-            (hud.speed_ratio - report.speed_ratio).abs() < 1e-12,
-            "speed {} vs {}",
-            hud.speed_ratio,
-            report.speed_ratio
-        );
+        assert_eq!(hud.stats, report.stats(), "one setting: the overlay's figures are the report's");
+        let histogram = report.present_interval_histogram.as_ref().expect("a session reports its intervals");
+        assert_eq!(histogram.counts.iter().sum::<u64>() + histogram.overflow, 599, "600 frames, 599 intervals");
+        assert_eq!(hud.present_histogram.total(), 599);
         assert!(report.double_updates > 50, "the article's naive timer double-updates at 60 Hz: {report:?}");
         assert_eq!(hud.strategy_name, "catch-up");
         assert_eq!(hud.reported_refresh_hz, Some(60.0));
@@ -627,6 +700,35 @@ mod tests {
     }
 
     #[test]
+    fn another_monitor_at_the_same_rate_is_measured_again_and_the_live_figures_start_over() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 120);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, display.clock());
+        assert!(hud.measured_refresh_hz.is_some(), "two seconds of frames are measured");
+        session.move_to_display(Some("second 60".to_owned()), Some(Rate::from_hz(60)), None, display.clock());
+        session.fill_hud(&mut hud, display.clock());
+        assert_eq!(hud.measured_refresh_hz, None, "the new monitor is measured from scratch");
+        assert_eq!(hud.monitor_name, "second 60", "the overlay names the new monitor");
+        assert_eq!(session.live_metrics().totals().frames, 0, "the live figures start over");
+        assert_eq!(session.run_metrics().totals().frames, 120, "the same rate keeps the run's bookkeeping");
+    }
+
+    #[test]
+    fn an_emulated_rate_per_monitor_changes_the_refresh_frames_are_counted_in() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        run(&mut session, &mut glaiel_60(), 60);
+        let ntsc = Rate::new(60000, 1001).expect("59.94");
+        session.move_to_display(Some("second".to_owned()), Some(Rate::from_hz(60)), Some(ntsc), 0);
+        assert_eq!(session.display().refresh(), Some(ntsc), "the emulated grid replaces the reported rate");
+        assert_eq!(session.run_metrics().refresh(), Some(ntsc), "the run is counted in the new grid");
+        assert_eq!(session.run_metrics().totals().frames, 0, "a new rate restarts the refresh bookkeeping");
+    }
+
+    #[test]
     fn a_paused_session_does_not_catch_up_the_pause() {
         let mut session =
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
@@ -672,5 +774,105 @@ mod tests {
         };
         // Only the display facts (and the verdict drawn from them) may differ.
         assert_eq!(RunReport { display: None, vsync: None, ..measured }, RunReport { display: None, ..unmeasured });
+    }
+
+    /// A display at exactly 62.5 Hz (16 ms refreshes) on a manual clock:
+    /// rendering is free, a present shows at the next refresh after the
+    /// clock, and frame `freeze_at` stalls for 100 ms before its present.
+    struct Grid16 {
+        clock: Nanos,
+        frame: u64,
+        freeze_at: Option<u64>,
+    }
+
+    const MS: Nanos = NANOS_PER_MS;
+
+    impl FrameHost<Counter> for Grid16 {
+        fn now(&mut self) -> Nanos {
+            self.clock
+        }
+
+        fn render(&mut self, _world: &Counter, _view: View) {}
+
+        fn present(&mut self) -> Nanos {
+            if self.freeze_at == Some(self.frame) {
+                self.clock += 100 * MS;
+            }
+            self.frame += 1;
+            self.clock = (self.clock / (16 * MS) + 1) * 16 * MS;
+            self.clock
+        }
+    }
+
+    /// Lockstep at 62.5 Hz ticks on [`Grid16`] for `frames` frames.
+    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (HudData, RunReport) {
+        let tick = Rate::new(125, 2).expect("62.5 Hz");
+        let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
+        let display = DisplayInfo { reported: Some(tick), ..display_60() };
+        let mut session = Session::new(StrategyId::Lockstep, config, Counter::default(), display, 0);
+        let mut host = Grid16 { clock: 0, frame: 0, freeze_at };
+        for _ in 0..frames {
+            let report = session.run_frame(&mut host);
+            session.record(&report, Presented::SHOWN);
+        }
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, host.clock);
+        (hud, session.report(host.clock))
+    }
+
+    #[test]
+    fn lockstep_on_a_matching_grid_has_no_judder_no_hitches_and_one_refresh_of_latency() {
+        // Frame k reads its input at 16k ms, depicts tick k (16k ms) and shows
+        // at 16(k + 1) ms: ŝ = 1, every j = 0, latency 16 ms, intervals 16 ms.
+        let (hud, report) = lockstep_16(600, None);
+        let s = report.stats();
+        assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{s:?}");
+        assert_eq!((s.judder_ms, s.judder_p99_ms, s.hitches, s.max_hitch_ms), (0.0, 0.0, 0, 0.0), "{s:?}");
+        assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (16.0, 16.0, 16.0), "{s:?}");
+        let intervals = (s.present_interval_mean_ms, s.present_interval_std_ms, s.present_interval_p99_ms);
+        assert_eq!(intervals, (16.0, 0.0, 16.0), "{s:?}");
+        assert_eq!(hud.stats, s, "the overlay shows the report's figures");
+        assert_eq!(hud.present_histogram.bins()[64], 599, "599 intervals of 16 ms, all in bin 64");
+    }
+
+    #[test]
+    fn a_100_ms_freeze_under_lockstep_is_one_hitch_of_96_ms() {
+        // Frame 300 reads input at 4800 ms, stalls to 4900 ms and shows at the
+        // next refresh, 4912 ms: an interval of 112 ms, 96 over the median,
+        // while the picture moves one 16 ms tick: j = 16 − 1·112 = −96 ms
+        // (judged by the slope of frames 0..299, exactly 1). Latency 112 ms.
+        let (hud, report) = lockstep_16(600, Some(300));
+        let s = report.stats();
+        assert_eq!(s.hitches, 1, "{s:?}");
+        assert!((s.max_hitch_ms - 96.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(s.latency_max_ms, 112.0, "{s:?}");
+        assert_eq!(s.present_interval_p99_ms, 16.0, "one long interval in 599 is above the p99: {s:?}");
+        assert_eq!(report.present_interval_histogram.as_ref().map(|h| h.overflow), Some(1), "112 ms overflows");
+        assert!(s.speed_ratio < 1.0, "the game lost 96 ms against the display: {s:?}");
+        assert_eq!(hud.stats, s, "the overlay shows the report's figures");
+    }
+
+    #[test]
+    fn the_live_report_covers_the_part_since_the_last_switch() {
+        let mut session =
+            Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        let mut display = glaiel_60();
+        run(&mut session, &mut display, 300);
+        assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
+        let updates_before = session.driver().updates();
+        session.set_strategy(StrategyId::Interpolated, display.clock());
+        run(&mut session, &mut display, 200);
+        let now = display.clock();
+        let live = session.live_report(now);
+        let mut hud = HudData::default();
+        session.fill_hud(&mut hud, now);
+        let whole = session.report(now);
+        assert_eq!(live.strategy, "interpolated");
+        assert_eq!(live.total_updates, session.driver().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
+        assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
+        assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
+        assert_eq!(hud.stats, live.stats(), "the overlay shows the live report's figures");
+        assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
     }
 }

@@ -31,9 +31,9 @@
 //! ```
 //!
 //! - for a tearing capture, at its present + captured latency (vsync off);
-//! - without display-change times, on this display: at the first refresh at
-//!   or after the present (vsync on; a later frame may replace an earlier one
-//!   in the same refresh), or at the present (vsync off).
+//! - without display-change times, on this display: at the refresh nearest
+//!   the present (vsync on; a later frame may replace an earlier one in the
+//!   same refresh), or at the present (vsync off).
 
 use super::model::{Model, Presentation};
 use super::timeline::Timeline;
@@ -225,7 +225,12 @@ impl<'t> VirtualDisplay<'t> {
                 self.grid.time_of(k)
             }
             TraceDisplay::Tearing => presented.saturating_add(latency),
-            TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.at_or_after(presented)),
+            // A plain list's frame times are start-to-start intervals rounded by
+            // the tool that wrote them (16.666667 ms for 60 Hz): on a vsync grid
+            // its present stands for the refresh it is nearest to, as Glaiel's
+            // wake does; `at_or_after` would push every third frame of a steady
+            // 60 Hz list one refresh late by the rounding's nanosecond.
+            TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.nearest(presented)),
             TraceDisplay::Virtual => presented,
         }
     }
@@ -348,6 +353,19 @@ mod tests {
         let model = Model { present_immediate: Cost::fixed(100), ..quiet(Presentation::Queued { depth: 2 }) };
         let mut d = VirtualDisplay::new(model, Rate::from_hz(60), false, 0, 0, 0);
         assert_eq!(present(&mut d), 2_000_100);
+    }
+
+    #[test]
+    fn a_steady_60_hz_list_shows_one_frame_per_refresh_despite_its_rounding() {
+        // 16.666667 ms is 1/3 ns longer than a 60 Hz refresh: frame 3 presents
+        // at 50 000 001 ns, 1 ns after refresh 3 (50 000 000), and still shows on it.
+        let trace = Trace::from_frame_times(&[16_666_667; 6]);
+        let mut d = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0).with_trace(&trace);
+        let grid = VblankGrid::new(Rate::from_hz(60), 0);
+        for k in 1..=6 {
+            d.begin_frame(0, 0, Rate::from_hz(60));
+            assert_eq!(present(&mut d), grid.time_of(k), "frame {k} on refresh {k}");
+        }
     }
 
     #[test]

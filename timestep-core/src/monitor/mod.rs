@@ -9,7 +9,7 @@
 //! ```text
 //! while not done:
 //!     report = driver.run_frame(world, display)     begin → steps → render → present (vsync wait)
-//!     metrics.record(report)                        pattern, doubles, skips, lag
+//!     metrics.record(report)                        pattern, doubles, skips, motion, latency
 //!     if report.wake.at = Some(t): display.wait_until(t)   (+ sleep overshoot)
 //!     display.busy()                                the article's busy(): the loop's own work
 //! ```
@@ -33,7 +33,7 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use report::{DisplayFacts, FIELDS, RunReport, to_csv, to_json, to_table};
+pub use report::{DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, to_csv, to_json, to_table};
 
 pub use timeline::{Event, Timeline};
 pub use trace::{

@@ -1,16 +1,23 @@
 //! What one simulated run reports, and the table / CSV / JSON renderings.
 //!
-//! The field names are a contract (scripts and CI read them): `strategy`,
-//! `refresh_hz`, `vsync`, `tick_rate`, `model`, `seed`, `total_updates`,
-//! `vsyncs`, `double_updates`, `skipped_renders`, `repeated_frames`,
-//! `game_time_s`, `system_time_s`, `speed_ratio`, `judder_ms`, `latency_ms`,
-//! `pattern`; runs that replay a trace add `trace_app`, `trace_frames`,
-//! `trace_dropped` and `trace_refresh_hz`. Undefined values (no frames, no time passed) are NaN in the
-//! table and `null` in JSON.
+//! The field names are a contract (scripts and CI read them): [`FIELDS`].
+//! The raw counts (`total_updates` … `system_time_s`) are Glaiel's
+//! bookkeeping; `speed_ratio` … `present_interval_p99_ms` are
+//! [`FrameStats`](crate::metrics::FrameStats), defined in [`crate::metrics`].
+//! CSV and JSON carry every field; the table shows [`TABLE_FIELDS`], the
+//! columns people read first, then one pattern line per run. JSON adds
+//! `present_interval_histogram` ([`IntervalHistogram`]) when the report has
+//! it (every [`crate::session::Session`] report does). Undefined
+//! values (no frames, no time passed) are NaN in the table and CSV and
+//! `null` in JSON. Runs that replay a trace add `trace_app`,
+//! `trace_frames`, `trace_dropped` and `trace_refresh_hz`.
 
 use super::trace::{TRACE_FIELDS, TraceInfo};
 use serde::Serialize;
 use std::fmt::Write as _;
+
+use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
+use crate::time::NANOS_PER_MS;
 
 /// The figures of one run, with the report's exact field names: what
 /// `simulate` prints and what `run --stats-json` writes (with its
@@ -46,14 +53,37 @@ pub struct RunReport {
     pub game_time_s: f64,
     /// Display time covered, s.
     pub system_time_s: f64,
-    /// `game_time_s / system_time_s` (1 = right speed).
+    /// ŝ, the least-squares slope of content time on display time (1 = right speed).
     pub speed_ratio: f64,
-    /// Standard deviation of the detrended lag, ms.
+    /// (ŝ − 1) · 60 000: ms of game time gained per minute (negative: the game runs slow).
+    pub drift_ms_per_min: f64,
+    /// RMS of the per-frame motion error j = ΔC − ŝ·ΔD, ms.
     pub judder_ms: f64,
-    /// Mean lag between display time and content time, ms.
+    /// 99th percentile of |j|, ms.
+    pub judder_p99_ms: f64,
+    /// Frames with |j| ≥ P/2 or a present interval ≥ P/2 over the median.
+    pub hitches: u64,
+    /// The worst frame's |j| or interval excess over the median, ms.
+    pub max_hitch_ms: f64,
+    /// Hitches per minute of display time.
+    pub hitches_per_min: f64,
+    /// Mean input-to-photon time (display time − input time), ms.
     pub latency_ms: f64,
+    /// 95th percentile of input-to-photon time, ms.
+    pub latency_p95_ms: f64,
+    /// Largest input-to-photon time, ms.
+    pub latency_max_ms: f64,
+    /// Mean present (display) interval, ms.
+    pub present_interval_mean_ms: f64,
+    /// Standard deviation of the present interval, ms.
+    pub present_interval_std_ms: f64,
+    /// 99th percentile of the present interval, ms.
+    pub present_interval_p99_ms: f64,
     /// The first 200 characters of the pattern.
     pub pattern: String,
+    /// Present intervals in 0.25 ms bins (JSON only; absent from CSV and the table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub present_interval_histogram: Option<IntervalHistogram>,
     /// What a real display did (window runs only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub display: Option<DisplayFacts>,
@@ -81,11 +111,46 @@ impl Default for RunReport {
             game_time_s: 0.0,
             system_time_s: 0.0,
             speed_ratio: f64::NAN,
+            drift_ms_per_min: f64::NAN,
             judder_ms: f64::NAN,
+            judder_p99_ms: f64::NAN,
+            hitches: 0,
+            max_hitch_ms: f64::NAN,
+            hitches_per_min: f64::NAN,
             latency_ms: f64::NAN,
+            latency_p95_ms: f64::NAN,
+            latency_max_ms: f64::NAN,
+            present_interval_mean_ms: f64::NAN,
+            present_interval_std_ms: f64::NAN,
+            present_interval_p99_ms: f64::NAN,
             pattern: String::new(),
+            present_interval_histogram: None,
             display: None,
             trace: None,
+        }
+    }
+}
+
+/// A run's [`PresentHistogram`] as JSON writes it: `counts[i]` intervals in
+/// `[i, i + 1) × bin_ms` ms, empty bins after the last filled one left out,
+/// and the intervals of 50 ms or more in `overflow`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalHistogram {
+    /// Bin width, ms (0.25).
+    pub bin_ms: f64,
+    /// Intervals per bin, from 0 ms.
+    pub counts: Vec<u64>,
+    /// Intervals of [`crate::metrics::PRESENT_BINS`] bins (50 ms) or longer.
+    pub overflow: u64,
+}
+
+impl From<&PresentHistogram> for IntervalHistogram {
+    fn from(h: &PresentHistogram) -> IntervalHistogram {
+        let used = h.bins().iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        IntervalHistogram {
+            bin_ms: PRESENT_BIN_NS as f64 / NANOS_PER_MS as f64,
+            counts: h.bins()[..used].to_vec(),
+            overflow: h.overflow(),
         }
     }
 }
@@ -127,7 +192,7 @@ pub struct DisplayFacts {
 }
 
 /// The column names, in order.
-pub const FIELDS: [&str; 17] = [
+pub const FIELDS: [&str; 27] = [
     "strategy",
     "refresh_hz",
     "vsync",
@@ -142,9 +207,40 @@ pub const FIELDS: [&str; 17] = [
     "game_time_s",
     "system_time_s",
     "speed_ratio",
+    "drift_ms_per_min",
     "judder_ms",
+    "judder_p99_ms",
+    "hitches",
+    "max_hitch_ms",
+    "hitches_per_min",
     "latency_ms",
+    "latency_p95_ms",
+    "latency_max_ms",
+    "present_interval_mean_ms",
+    "present_interval_std_ms",
+    "present_interval_p99_ms",
     "pattern",
+];
+
+/// The table's columns: what the run was, the article's counts, and one
+/// figure each for speed, smoothness and latency. The rest is in CSV/JSON.
+pub const TABLE_FIELDS: [&str; 16] = [
+    "strategy",
+    "refresh_hz",
+    "vsync",
+    "model",
+    "total_updates",
+    "vsyncs",
+    "double_updates",
+    "skipped_renders",
+    "game_time_s",
+    "system_time_s",
+    "drift_ms_per_min",
+    "judder_ms",
+    "hitches",
+    "max_hitch_ms",
+    "latency_ms",
+    "latency_p95_ms",
 ];
 
 /// `on`, `off`, or `?` when unknown.
@@ -164,7 +260,7 @@ fn hz(value: f64) -> String {
 
 impl RunReport {
     /// The values in [`FIELDS`] order, formatted for a table or CSV.
-    fn cells(&self) -> [String; 17] {
+    fn cells(&self) -> [String; FIELDS.len()] {
         [
             self.strategy.clone(),
             hz(self.refresh_hz),
@@ -180,10 +276,56 @@ impl RunReport {
             format!("{:.3}", self.game_time_s),
             format!("{:.3}", self.system_time_s),
             format!("{:.5}", self.speed_ratio),
+            format!("{:.2}", self.drift_ms_per_min),
             format!("{:.3}", self.judder_ms),
+            format!("{:.3}", self.judder_p99_ms),
+            self.hitches.to_string(),
+            format!("{:.3}", self.max_hitch_ms),
+            format!("{:.2}", self.hitches_per_min),
             format!("{:.3}", self.latency_ms),
+            format!("{:.3}", self.latency_p95_ms),
+            format!("{:.3}", self.latency_max_ms),
+            format!("{:.3}", self.present_interval_mean_ms),
+            format!("{:.3}", self.present_interval_std_ms),
+            format!("{:.3}", self.present_interval_p99_ms),
             self.pattern.clone(),
         ]
+    }
+
+    /// Sets the speed, judder, hitch, latency and present-pacing fields from `s`.
+    pub fn set_stats(&mut self, s: &FrameStats) {
+        self.speed_ratio = s.speed_ratio;
+        self.drift_ms_per_min = s.drift_ms_per_min;
+        self.judder_ms = s.judder_ms;
+        self.judder_p99_ms = s.judder_p99_ms;
+        self.hitches = s.hitches;
+        self.max_hitch_ms = s.max_hitch_ms;
+        self.hitches_per_min = s.hitches_per_min;
+        self.latency_ms = s.latency_ms;
+        self.latency_p95_ms = s.latency_p95_ms;
+        self.latency_max_ms = s.latency_max_ms;
+        self.present_interval_mean_ms = s.present_interval_mean_ms;
+        self.present_interval_std_ms = s.present_interval_std_ms;
+        self.present_interval_p99_ms = s.present_interval_p99_ms;
+    }
+
+    /// The speed, judder, hitch, latency and present-pacing fields as [`FrameStats`].
+    pub fn stats(&self) -> FrameStats {
+        FrameStats {
+            speed_ratio: self.speed_ratio,
+            drift_ms_per_min: self.drift_ms_per_min,
+            judder_ms: self.judder_ms,
+            judder_p99_ms: self.judder_p99_ms,
+            hitches: self.hitches,
+            max_hitch_ms: self.max_hitch_ms,
+            hitches_per_min: self.hitches_per_min,
+            latency_ms: self.latency_ms,
+            latency_p95_ms: self.latency_p95_ms,
+            latency_max_ms: self.latency_max_ms,
+            present_interval_mean_ms: self.present_interval_mean_ms,
+            present_interval_std_ms: self.present_interval_std_ms,
+            present_interval_p99_ms: self.present_interval_p99_ms,
+        }
     }
 
     /// A short label for plots and pattern lines: `catch-up @ 60 Hz vsync on`.
@@ -192,20 +334,21 @@ impl RunReport {
     }
 }
 
-/// An aligned table (every field but the pattern), then one pattern line per run.
+/// An aligned table of [`TABLE_FIELDS`], then one pattern line per run.
 pub fn to_table(reports: &[RunReport]) -> String {
-    let columns = FIELDS.len() - 1;
-    let rows: Vec<[String; 17]> = reports.iter().map(RunReport::cells).collect();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).chain([FIELDS[c].len()]).max().unwrap_or(0))
+    let columns: Vec<usize> =
+        TABLE_FIELDS.iter().filter_map(|name| FIELDS.iter().position(|field| field == name)).collect();
+    let rows: Vec<[String; FIELDS.len()]> = reports.iter().map(RunReport::cells).collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|&c| rows.iter().map(|r| r[c].chars().count()).chain([FIELDS[c].len()]).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     let mut line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut text = String::new();
-        for (c, cell) in cells.enumerate() {
+        for ((cell, &w), &c) in cells.zip(&widths).zip(&columns) {
             // Names left-aligned, numbers right-aligned.
-            let w = widths[c];
-            if c == 0 || c == 4 {
+            if FIELDS[c] == "strategy" || FIELDS[c] == "model" {
                 let _ = write!(text, "{cell:<w$}  ");
             } else {
                 let _ = write!(text, "{cell:>w$}  ");
@@ -214,9 +357,9 @@ pub fn to_table(reports: &[RunReport]) -> String {
         out.push_str(text.trim_end());
         out.push('\n');
     };
-    line(&mut FIELDS[..columns].iter().copied());
+    line(&mut columns.iter().map(|&c| FIELDS[c]));
     for row in &rows {
-        line(&mut row[..columns].iter().map(String::as_str));
+        line(&mut columns.iter().map(|&c| row[c].as_str()));
     }
     if !reports.is_empty() {
         out.push('\n');
@@ -283,9 +426,20 @@ mod tests {
             game_time_s: 0.16666,
             system_time_s: 0.18,
             speed_ratio: 0.92,
+            drift_ms_per_min: -4_800.0,
             judder_ms: 1.5,
+            judder_p99_ms: 16.68,
+            hitches: 2,
+            max_hitch_ms: 16.68,
+            hitches_per_min: 666.67,
             latency_ms: 16.0,
+            latency_p95_ms: 17.0,
+            latency_max_ms: 18.0,
+            present_interval_mean_ms: 16.683,
+            present_interval_std_ms: 0.1,
+            present_interval_p99_ms: 16.9,
             pattern: "01111211110".into(),
+            present_interval_histogram: None,
             display: None,
             trace: None,
         }
@@ -335,5 +489,36 @@ mod tests {
         assert!(lines[0].starts_with("strategy"), "{table}");
         assert_eq!(lines[0].find("refresh_hz").map(|i| i + "refresh_hz".len()), lines[1].find("59.94").map(|i| i + 5));
         assert!(table.contains("catch-up @ 59.94 Hz vsync on  01111211110"), "{table}");
+    }
+
+    #[test]
+    fn the_table_shows_exactly_the_table_fields_and_every_one_is_a_field() {
+        for name in TABLE_FIELDS {
+            assert!(FIELDS.contains(&name), "{name} is not a report field");
+        }
+        let table = to_table(&[report()]);
+        let header: Vec<&str> = table.lines().next().unwrap_or("").split_whitespace().collect();
+        assert_eq!(header, TABLE_FIELDS);
+        let row: Vec<&str> = table.lines().nth(1).unwrap_or("").split_whitespace().collect();
+        assert_eq!(row.len(), TABLE_FIELDS.len(), "one cell per column: {table}");
+        assert_eq!(row[12], "2", "hitches");
+    }
+
+    #[test]
+    fn the_interval_histogram_keeps_bins_up_to_the_last_filled_one_and_json_adds_it() {
+        let mut bins = PresentHistogram::new();
+        for ns in [16_683_333, 16_683_334, 33_366_667, 100_000_000] {
+            bins.add(ns);
+        }
+        let histogram = IntervalHistogram::from(&bins);
+        assert_eq!(histogram.bin_ms, 0.25);
+        assert_eq!(histogram.counts.len(), 134, "33.37 ms is in bin 133, the last filled one");
+        assert_eq!((histogram.counts[66], histogram.counts[133], histogram.overflow), (2, 1, 1), "{histogram:?}");
+        assert_eq!(histogram.counts.iter().sum::<u64>(), 3);
+        let with = RunReport { present_interval_histogram: Some(histogram), ..report() };
+        let value: serde_json::Value = serde_json::from_str(&to_json(std::slice::from_ref(&with)).unwrap()).unwrap();
+        assert_eq!(value[0]["present_interval_histogram"]["overflow"], 1);
+        assert_eq!(value[0].as_object().map(|o| o.len()), Some(FIELDS.len() + 1), "the fields and the histogram");
+        assert_eq!(to_csv(&[with]), to_csv(&[report()]), "CSV has no histogram column");
     }
 }

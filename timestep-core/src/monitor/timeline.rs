@@ -1,10 +1,12 @@
 //! The `--timeline` event log, in seed 000's notation.
 //!
 //! ```text
-//! R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32
-//! │  │               │
-//! │  │               └ W: the loop waits until clock 16 ms
-//! │  └ U: an update whose result is simulation time 5 ms (ticks × tick period)
+//! R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)
+//! │        │               │   │
+//! │        │               │   └ (0.20): the picture is interpolated at proportion 0.2
+//! │        │               │     between the two latest states (only interpolated renders)
+//! │        │               └ W: the loop waits until clock 16 ms
+//! │        └ U: an update whose result is simulation time 5 ms (ticks × tick period)
 //! └ R: a render starts at clock 0 ms
 //! ```
 //!
@@ -52,6 +54,7 @@ fn ms(ns: Nanos) -> String {
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Event::Render { at, view: View::Interpolate { alpha } } => write!(f, "R{}({alpha:.2})", ms(*at)),
             Event::Render { at, .. } => write!(f, "R{}", ms(*at)),
             Event::Update { sim_time, .. } => write!(f, "U{}", ms(*sim_time)),
             Event::Wait { until } => write!(f, "W{}", ms(*until)),
@@ -163,6 +166,16 @@ mod tests {
         t.wait(16_000_000);
         t.render(16_666_667, View::Latest);
         assert_eq!(t.to_string(), "R0 U5 U10 W16 R16.667");
+    }
+
+    #[test]
+    fn interpolated_renders_print_their_proportion() {
+        let mut t = Timeline::with_capacity(10);
+        t.render(0, View::Interpolate { alpha: 1.0 });
+        t.render(16_000_000, View::Interpolate { alpha: 0.2 });
+        t.render(32_000_000, View::Interpolate { alpha: 0.404 });
+        t.render(48_000_000, View::Extrapolate { ahead: 3_000_000 });
+        assert_eq!(t.to_string(), "R0(1.00) R16(0.20) R32(0.40) R48", "two decimals, only for interpolated renders");
     }
 
     #[test]

@@ -4,13 +4,17 @@
 //! rate and a machine that keeps up; interpolation ("unlocked framerate")
 //! otherwise. `auto` measures instead of asking: while frame times look like
 //! a steady vsync near the tick rate ([`VsyncDetector`]) it runs the fuzzy
-//! lockstep timer, otherwise `interpolated`. Until 32 frames have been seen it
-//! interpolates, which is never wrong, only one tick late. Every switch resets
-//! the branch's timing state (one frame without steps) and is counted;
+//! lockstep timer, otherwise `interpolated`. Until 32 frames have been
+//! measured it goes by the display's reported refresh: fuzzy lockstep when
+//! that is near the tick rate, interpolation (never wrong, only one tick
+//! late) when it is not or is unknown. Starting with interpolation on a 60 Hz
+//! vsync cost a strict accumulator's double updates for the first half second
+//! (7 in the glaiel model) and a switch. Every switch resets the branch's
+//! timing state (one frame without steps) and is counted;
 //! [`Strategy::status`] says which branch runs and why.
 
+use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector, VsyncVerdict};
-use super::interpolated::Interpolated;
 use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
 use crate::time::Rate;
 use std::fmt;
@@ -38,9 +42,10 @@ impl fmt::Display for AutoChoice {
 pub struct Auto {
     config: StrategyConfig,
     detector: VsyncDetector,
-    choice: AutoChoice,
+    /// The branch running; `None` before the first frame.
+    choice: Option<AutoChoice>,
     fuzzy: Fuzzy,
-    interpolated: Interpolated,
+    interpolated: FixedStep,
     switches: u64,
     reported: Option<Rate>,
 }
@@ -52,17 +57,17 @@ impl Auto {
         Auto {
             config: *config,
             detector: VsyncDetector::new(config.tick_rate),
-            choice: AutoChoice::Interpolated,
+            choice: None,
             fuzzy: Fuzzy::new(&fuzzy_config),
-            interpolated: Interpolated::new(config),
+            interpolated: FixedStep::new(config, Draw::Interpolate),
             switches: 0,
             reported: None,
         }
     }
 
-    /// The branch running now.
+    /// The branch running now (interpolated before the first frame).
     pub fn choice(&self) -> AutoChoice {
-        self.choice
+        self.choice.unwrap_or(AutoChoice::Interpolated)
     }
 
     /// What the measurement says.
@@ -83,12 +88,13 @@ impl Strategy for Auto {
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         self.detector.observe(ctx.now);
         self.reported = ctx.refresh;
-        let wanted = match self.detector.verdict() {
-            VsyncVerdict::Locked { .. } => AutoChoice::FuzzyLockstep,
-            _ => AutoChoice::Interpolated,
+        let wanted = if self.detector.expects_vsync_near_tick(ctx.refresh) {
+            AutoChoice::FuzzyLockstep
+        } else {
+            AutoChoice::Interpolated
         };
-        if wanted != self.choice {
-            self.choice = wanted;
+        // The first frame starts the branch afresh: nothing to switch from.
+        if self.choice.replace(wanted).is_some_and(|was| was != wanted) {
             self.switches += 1;
             let fuzzy_config = StrategyConfig { vsync_detect: false, fuzzy_strict: false, ..self.config };
             match wanted {
@@ -96,7 +102,7 @@ impl Strategy for Auto {
                 AutoChoice::Interpolated => self.interpolated.reset(&self.config),
             }
         }
-        match self.choice {
+        match wanted {
             AutoChoice::FuzzyLockstep => self.fuzzy.begin(ctx),
             AutoChoice::Interpolated => self.interpolated.begin(ctx),
         }
@@ -106,7 +112,7 @@ impl Strategy for Auto {
         let reported = self.reported.map_or_else(|| "unknown".to_owned(), |r| r.to_string());
         format!(
             "{}: {} (display reports {reported}, tick {}; {} switches)",
-            self.choice,
+            self.choice(),
             self.detector.verdict(),
             self.config.tick_rate,
             self.switches
@@ -117,15 +123,20 @@ impl Strategy for Auto {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::{Steps, View};
+    use crate::strategy::{Order, Steps, View};
     use crate::time::Nanos;
 
     fn feed(s: &mut Auto, period: Nanos, frames: usize) -> Plan {
+        feed_on(None, s, period, frames)
+    }
+
+    /// The first frame at 0, then `frames` more `period` apart, on a display reporting `refresh`.
+    fn feed_on(refresh: Option<Rate>, s: &mut Auto, period: Nanos, frames: usize) -> Plan {
         let mut now = 0;
-        let mut plan = s.begin(&FrameContext { now, refresh: None });
+        let mut plan = s.begin(&FrameContext { now, refresh });
         for _ in 0..frames {
             now += period;
-            plan = s.begin(&FrameContext { now, refresh: None });
+            plan = s.begin(&FrameContext { now, refresh });
         }
         plan
     }
@@ -135,7 +146,7 @@ mod tests {
         let mut s = Auto::new(&StrategyConfig::default());
         let plan = feed(&mut s, Rate::new(60000, 1001).unwrap().period(), 100);
         assert_eq!(s.choice(), AutoChoice::FuzzyLockstep, "{}", s.status());
-        assert_eq!(plan.steps, Steps::Fixed(1));
+        assert_eq!(plan.order, Order::StepsThenRender(Steps::Fixed(1)));
         assert_eq!(plan.view, View::Latest);
     }
 
@@ -148,10 +159,35 @@ mod tests {
     }
 
     #[test]
-    fn interpolates_while_it_is_still_measuring() {
+    fn interpolates_while_it_is_still_measuring_an_unknown_display() {
         let mut s = Auto::new(&StrategyConfig::default());
         feed(&mut s, 16_666_667, 5);
         assert_eq!(s.choice(), AutoChoice::Interpolated);
         assert!(s.status().contains("measuring"), "{}", s.status());
+    }
+
+    #[test]
+    fn a_display_reporting_60_hz_starts_in_fuzzy_lockstep_without_a_switch() {
+        let mut s = Auto::new(&StrategyConfig::default());
+        let plan = feed_on(Some(Rate::from_hz(60)), &mut s, 16_666_667, 100);
+        assert_eq!(s.choice(), AutoChoice::FuzzyLockstep, "{}", s.status());
+        assert_eq!(plan.order, Order::StepsThenRender(Steps::Fixed(1)));
+        assert_eq!(s.switches, 0, "the measurement confirmed what the display said");
+    }
+
+    #[test]
+    fn a_display_reporting_60_hz_without_vsync_switches_to_interpolation_once_measured() {
+        let mut s = Auto::new(&StrategyConfig::default());
+        let refresh = Some(Rate::from_hz(60));
+        let choices: Vec<AutoChoice> = (0..=40u64)
+            .map(|n| {
+                s.begin(&FrameContext { now: n * 5_000_000, refresh });
+                s.choice()
+            })
+            .collect();
+        assert_eq!(choices[31], AutoChoice::FuzzyLockstep, "31 frame times measured: the display's word");
+        assert_eq!(choices[32], AutoChoice::Interpolated, "32 measured: 5 ms frames are no 60 Hz vsync");
+        assert_eq!(choices[40], AutoChoice::Interpolated);
+        assert_eq!(s.switches, 1);
     }
 }

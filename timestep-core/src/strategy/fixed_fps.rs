@@ -11,16 +11,18 @@
 //! slept away (no vsync needed); on a slow one the sleep is negative, frames
 //! run back to back and the game runs behind (it catches up only as fast as
 //! frames can go). `next_tick` is `origin + tick_time(n)`, so the schedule does
-//! not drift. A backlog beyond `max_lag` restarts the schedule at the clock.
+//! not drift. A frame that starts or ends later than the lag limit
+//! ([`StrategyConfig::lag_limit`]) behind its tick restarts the schedule at
+//! the clock: a stall between frames is dropped, not replayed frame by frame.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{Nanos, Rate};
 
 /// One step per frame, frames scheduled on the tick grid.
 #[derive(Debug, Clone)]
 pub struct FixedFps {
     tick: Rate,
-    max_lag: Nanos,
+    lag_limit: Nanos,
     origin: Option<Nanos>,
     /// Ticks scheduled since `origin`.
     n: u64,
@@ -30,7 +32,7 @@ pub struct FixedFps {
 impl FixedFps {
     /// A fresh `fixed-fps`.
     pub fn new(config: &StrategyConfig) -> FixedFps {
-        FixedFps { tick: config.tick_rate, max_lag: config.max_lag, origin: None, n: 0, late_frames: 0 }
+        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit(), origin: None, n: 0, late_frames: 0 }
     }
 }
 
@@ -44,11 +46,19 @@ impl Strategy for FixedFps {
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
-        let origin = *self.origin.get_or_insert(ctx.now);
+        let mut origin = *self.origin.get_or_insert(ctx.now);
+        // Measured from the tick this frame was due at: judged only at the
+        // frame's end against the next tick, a stall could exceed the lag
+        // limit by up to a tick and still be replayed.
+        if ctx.now.saturating_sub(origin.saturating_add(self.tick.tick_time(self.n))) > self.lag_limit {
+            self.late_frames += 1;
+            origin = ctx.now;
+            self.origin = Some(origin);
+            self.n = 0;
+        }
         Plan {
-            steps: Steps::Fixed(1),
+            order: Order::StepsThenRender(Steps::Fixed(1)),
             view: View::Latest,
-            render_first: false,
             content_time: origin.saturating_add(self.tick.tick_time(self.n + 1)),
         }
     }
@@ -61,7 +71,7 @@ impl Strategy for FixedFps {
         let next = origin.saturating_add(self.tick.tick_time(self.n));
         if now > next {
             self.late_frames += 1;
-            if now - next > self.max_lag {
+            if now - next > self.lag_limit {
                 self.origin = Some(now);
                 self.n = 0;
                 return Wake { at: Some(now) };
@@ -84,7 +94,7 @@ mod tests {
         let mut s = FixedFps::new(&StrategyConfig::default());
         let mut now = 3;
         for n in 1..=180u64 {
-            assert_eq!(s.begin(&FrameContext { now, refresh: None }).steps, Steps::Fixed(1));
+            assert_eq!(s.begin(&FrameContext { now, refresh: None }).order, Order::StepsThenRender(Steps::Fixed(1)));
             let wake = s.end(now + 2_000_000).at.unwrap();
             assert_eq!(wake, 3 + Rate::from_hz(60).tick_time(n), "tick {n}");
             now = wake;
@@ -99,5 +109,29 @@ mod tests {
         let wake = s.end(40_000_000).at.unwrap();
         assert_eq!(wake, 16_666_666, "the schedule is kept, the frame is late");
         assert_eq!(s.late_frames, 1);
+    }
+
+    #[test]
+    fn a_stall_just_over_the_lag_limit_restarts_the_schedule_at_the_next_frame() {
+        // 1 Hz, max_steps 1: lag limit 3 s. The frame due at 1 s starts at 4 s + 1 ns.
+        let config = StrategyConfig { tick_rate: Rate::from_hz(1), max_steps: 1, ..StrategyConfig::default() };
+        let mut s = FixedFps::new(&config);
+        s.begin(&FrameContext { now: 0, refresh: None });
+        assert_eq!(s.end(500_000_000).at, Some(1_000_000_000));
+        let late = 4_000_000_001;
+        let plan = s.begin(&FrameContext { now: late, refresh: None });
+        assert_eq!(plan.content_time, late + 1_000_000_000, "tick 1 of the new schedule");
+        assert_eq!(s.end(late + 500_000_000).at, Some(late + 1_000_000_000), "no replay of the 3 s");
+        assert_eq!(s.late_frames, 1);
+    }
+
+    #[test]
+    fn a_stall_of_exactly_the_lag_limit_is_kept_and_run_behind() {
+        let config = StrategyConfig { tick_rate: Rate::from_hz(1), max_steps: 1, ..StrategyConfig::default() };
+        let mut s = FixedFps::new(&config);
+        s.begin(&FrameContext { now: 0, refresh: None });
+        s.end(500_000_000);
+        s.begin(&FrameContext { now: 4_000_000_000, refresh: None });
+        assert_eq!(s.end(4_500_000_000).at, Some(2_000_000_000), "the schedule is kept, the frame is late");
     }
 }

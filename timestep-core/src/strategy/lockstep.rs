@@ -6,7 +6,7 @@
 //! rate: 2.4× too fast at 144 Hz, 17 % slow at 50 Hz, as fast as the GPU can
 //! go with vsync off. The picture it shows is always the latest state.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{Nanos, Rate};
 
 /// One step per frame.
@@ -37,9 +37,8 @@ impl Strategy for Lockstep {
         let origin = *self.origin.get_or_insert(ctx.now);
         self.done += 1;
         Plan {
-            steps: Steps::Fixed(1),
+            order: Order::StepsThenRender(Steps::Fixed(1)),
             view: View::Latest,
-            render_first: false,
             // The game believes tick n happens at n periods after its start,
             // whatever the clock says; metrics show the drift.
             content_time: origin.saturating_add(self.tick.tick_time(self.done)),
@@ -55,7 +54,7 @@ mod tests {
     fn every_frame_runs_exactly_one_step_whatever_the_clock_says() {
         let mut s = Lockstep::new(&StrategyConfig::default());
         for now in [0, 1, 1, 500_000_000, 3, 10_000_000_000] {
-            assert_eq!(s.begin(&FrameContext { now, refresh: None }).steps, Steps::Fixed(1));
+            assert_eq!(s.begin(&FrameContext { now, refresh: None }).order, Order::StepsThenRender(Steps::Fixed(1)));
         }
     }
 }

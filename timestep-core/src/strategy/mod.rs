@@ -5,10 +5,10 @@
 //! out what it returns:
 //!
 //! ```text
-//!   now ──► begin() ──► Plan { steps, view, render_first, content_time }
+//!   now ──► begin() ──► Plan { order, view, content_time }
 //!             │
-//!             ├─ render_first == false:  run steps ─► render(view) ─► present
-//!             └─ render_first == true:   render(view) ─► present ─► after_render(now) ─► run steps
+//!             ├─ Order::StepsThenRender(steps):  run steps ─► render(view) ─► present
+//!             └─ Order::RenderThenSteps:         render(view) ─► present ─► after_render(now) ─► run steps
 //!   now ──► end() ──► Wake { at }     (the shell sleeps / WaitUntil; the simulator jumps its clock)
 //! ```
 //!
@@ -17,22 +17,20 @@
 //! Switching strategy at run time keeps the world and calls [`Strategy::reset`].
 
 mod auto;
-mod catch_up;
-mod extrapolated;
+mod backlog;
 mod fixed_fps;
+mod fixed_step;
 mod fuzzy;
-mod interpolated;
 mod lockstep;
 mod paced;
 mod snapped;
 mod variable;
 
 pub use auto::{Auto, AutoChoice};
-pub use catch_up::{Backlog, CatchUp};
-pub use extrapolated::Extrapolated;
+pub use backlog::Backlog;
 pub use fixed_fps::FixedFps;
+pub use fixed_step::{Draw, FixedStep};
 pub use fuzzy::{Fuzzy, FuzzyVariant, VsyncDetector, VsyncVerdict};
-pub use interpolated::Interpolated;
 pub use lockstep::Lockstep;
 pub use paced::Paced;
 pub use snapped::Snapped;
@@ -185,9 +183,9 @@ impl StrategyId {
             StrategyId::Lockstep => Box::new(Lockstep::new(config)),
             StrategyId::FixedFps => Box::new(FixedFps::new(config)),
             StrategyId::Variable => Box::new(Variable::new(config)),
-            StrategyId::CatchUp => Box::new(CatchUp::new(config)),
-            StrategyId::Interpolated => Box::new(Interpolated::new(config)),
-            StrategyId::Extrapolated => Box::new(Extrapolated::new(config)),
+            StrategyId::CatchUp => Box::new(FixedStep::new(config, Draw::Latest)),
+            StrategyId::Interpolated => Box::new(FixedStep::new(config, Draw::Interpolate)),
+            StrategyId::Extrapolated => Box::new(FixedStep::new(config, Draw::Extrapolate)),
             StrategyId::Fuzzy => Box::new(Fuzzy::new(config)),
             StrategyId::Snapped => Box::new(Snapped::new(config)),
             StrategyId::Paced => Box::new(Paced::new(config)),
@@ -210,12 +208,25 @@ impl fmt::Display for StrategyId {
 pub struct UnknownStrategy(pub String);
 
 /// The default most fixed steps a frame may run (deWiTTERS' `MAX_FRAMESKIP`).
-/// With a 60 Hz tick the picture may drop to 6 fps before the game slows down.
+/// With a 60 Hz tick the picture may drop to 6 fps before the game slows down;
+/// faster ticks keep that floor: see [`StrategyConfig::step_cap`].
 pub const DEFAULT_MAX_STEPS: u32 = 10;
+
+/// The tick rate `max_steps` is counted in when the tick is faster:
+/// `max_steps` ticks of 60 Hz are the frame time the game keeps its speed to.
+pub const MAX_STEPS_REFERENCE: Rate = Rate::from_hz(60);
 
 /// The default oldest backlog kept: seed 002 drops everything older than a
 /// second (a suspended laptop, a debugger break) instead of replaying it.
+/// Below 12 Hz ticks the lag limit is longer: see [`StrategyConfig::lag_limit`].
 pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
+
+/// Ticks the lag limit keeps beyond the step cap: before a frame's steps the
+/// backlog holds the leftover of the last tick (under one) plus the frame's
+/// own time (up to [`StrategyConfig::step_cap`] ticks on a machine that keeps
+/// up); one more spares a frame that overran by under a tick, which later
+/// frames catch up.
+pub const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 
 /// The default largest variable step; seed 002 treats anything over a second
 /// as absurd (and so does `variable`, which then steps one tick period).
@@ -226,9 +237,11 @@ pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 pub struct StrategyConfig {
     /// The fixed simulation rate (default 60 Hz).
     pub tick_rate: Rate,
-    /// Most fixed steps in one frame.
+    /// Most fixed steps in one frame, counted in 60 Hz ticks when the tick
+    /// is faster: see [`StrategyConfig::step_cap`].
     pub max_steps: u32,
-    /// Backlog older than this is dropped (the game slows down instead of freezing).
+    /// Backlog older than this is dropped (the game slows down instead of
+    /// freezing), but never one frame's due ticks: see [`StrategyConfig::lag_limit`].
     pub max_lag: Nanos,
     /// `variable`: deltas above this are replaced by one tick period.
     pub max_variable_dt: Nanos,
@@ -253,6 +266,31 @@ impl Default for StrategyConfig {
             vsync_detect: true,
             fuzzy_strict: false,
         }
+    }
+}
+
+impl StrategyConfig {
+    /// The most fixed steps a frame runs: `max_steps` (at least 1), or as many
+    /// ticks as `max_steps` ticks of [`MAX_STEPS_REFERENCE`] last, rounded up,
+    /// when that is more. A 60 Hz frame owes 17 ticks of 1000 Hz; with a cap
+    /// of 10 the game ran at 60 % speed on a machine with time to spare. By
+    /// default a frame may take 1/6 s at any tick rate of 60 Hz and up (167
+    /// ticks at 1000 Hz), and 10 ticks below (10 s at 1 Hz).
+    pub fn step_cap(&self) -> u32 {
+        let steps = u128::from(self.max_steps.max(1));
+        let (tick, reference) = (self.tick_rate, MAX_STEPS_REFERENCE);
+        let num = steps * u128::from(tick.num()) * u128::from(reference.den());
+        let den = u128::from(tick.den()) * u128::from(reference.num());
+        u32::try_from(num.div_ceil(den)).unwrap_or(u32::MAX).max(self.max_steps.max(1))
+    }
+
+    /// The backlog beyond which every strategy treats lost time as a stall
+    /// and drops it instead of replaying it: `max_lag`, but at least
+    /// `step_cap + 2` tick periods, so that no tick a keeping-up machine owes
+    /// is ever dropped (1 s at 12 Hz and up by default; 12 s at 1 Hz).
+    pub fn lag_limit(&self) -> Nanos {
+        let ticks = u64::from(self.step_cap()) + LAG_LIMIT_SPARE_TICKS;
+        self.max_lag.max(self.tick_rate.tick_time(ticks))
     }
 }
 
@@ -306,16 +344,33 @@ pub enum View {
     },
 }
 
+/// In which order a frame steps and renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Run these steps, then render and present (every strategy but `paced`).
+    StepsThenRender(Steps),
+    /// Render and present first, then run the steps that
+    /// [`Strategy::after_render`] decides from the clock after the present (`paced`).
+    RenderThenSteps,
+}
+
+impl Order {
+    /// The steps run before the render: none for [`Order::RenderThenSteps`].
+    pub fn steps_before_render(self) -> Steps {
+        match self {
+            Order::StepsThenRender(steps) => steps,
+            Order::RenderThenSteps => Steps::NONE,
+        }
+    }
+}
+
 /// The decision taken at the start of a frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plan {
-    /// Steps to run before rendering (or after, when `render_first`).
-    pub steps: Steps,
+    /// Step then render, or render then step.
+    pub order: Order,
     /// What to draw.
     pub view: View,
-    /// Render (and present) before stepping; the steps come from
-    /// [`Strategy::after_render`] instead of `steps`.
-    pub render_first: bool,
     /// The clock time the drawn picture depicts, in the strategy's idea of
     /// time: e.g. interpolation at alpha 0.25 depicts the previous tick's
     /// time plus a quarter tick. Metrics compare it with the display time.
@@ -342,8 +397,8 @@ pub trait Strategy: Send {
     /// The start of a frame: how many steps, and what to draw.
     fn begin(&mut self, ctx: &FrameContext) -> Plan;
 
-    /// For `render_first` plans: the steps to run after rendering, given the
-    /// clock after render and present. Others return [`Steps::NONE`].
+    /// Called only after an [`Order::RenderThenSteps`] plan: the steps to run
+    /// after rendering, given the clock after render and present.
     fn after_render(&mut self, _now: Nanos) -> Steps {
         Steps::NONE
     }
@@ -357,5 +412,49 @@ pub trait Strategy: Send {
     /// overlay (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
     fn status(&self) -> String {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lag_limit(tick_rate: Rate, max_steps: u32) -> Nanos {
+        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit()
+    }
+
+    #[test]
+    fn the_lag_limit_is_max_lag_unless_the_step_cap_plus_two_ticks_are_longer() {
+        assert_eq!(lag_limit(Rate::from_hz(60), 10), NANOS_PER_SEC, "12 ticks are 0.2 s: 1 s");
+        assert_eq!(lag_limit(Rate::from_hz(1000), 10), NANOS_PER_SEC, "169 ticks are 0.169 s: 1 s");
+        assert_eq!(lag_limit(Rate::from_hz(12), 10), NANOS_PER_SEC, "12 ticks are exactly 1 s");
+        assert_eq!(lag_limit(Rate::from_hz(1), 10), 12 * NANOS_PER_SEC);
+        let hz_1_01 = Rate::new(101, 100).unwrap();
+        assert_eq!(lag_limit(hz_1_01, 10), 11_881_188_118, "12 ticks of 1.01 Hz, floored");
+        assert_eq!(lag_limit(Rate::from_hz(1), 1), 3 * NANOS_PER_SEC);
+        assert_eq!(lag_limit(Rate::from_hz(1), 0), 3 * NANOS_PER_SEC, "max_steps 0 runs one step like 1");
+    }
+
+    fn step_cap(tick_rate: Rate, max_steps: u32) -> u32 {
+        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.step_cap()
+    }
+
+    #[test]
+    fn the_step_cap_is_max_steps_up_to_60_hz_and_keeps_a_6_fps_floor_above() {
+        assert_eq!(step_cap(Rate::from_hz(1), 10), 10);
+        assert_eq!(step_cap(Rate::from_hz(30), 10), 10, "5 ticks of 30 Hz are 1/6 s; max_steps is more");
+        assert_eq!(step_cap(Rate::from_hz(60), 10), 10);
+        assert_eq!(step_cap(Rate::new(60000, 1001).unwrap(), 10), 10, "9.99 ticks of 59.94 Hz round up to 10");
+        assert_eq!(step_cap(Rate::from_hz(61), 10), 11, "10 · 61/60 = 10.17, rounded up");
+        assert_eq!(step_cap(Rate::from_hz(120), 10), 20);
+        assert_eq!(step_cap(Rate::from_hz(1000), 10), 167, "10 · 1000/60 = 166.67, rounded up");
+        assert_eq!(step_cap(Rate::from_hz(1000), 1), 17, "one 60 Hz frame of 1000 Hz ticks");
+        assert_eq!(step_cap(Rate::from_hz(60), 0), 1, "max_steps 0 runs one step like 1");
+    }
+
+    #[test]
+    fn only_render_then_steps_runs_no_steps_before_the_render() {
+        assert_eq!(Order::StepsThenRender(Steps::Fixed(2)).steps_before_render(), Steps::Fixed(2));
+        assert_eq!(Order::RenderThenSteps.steps_before_render(), Steps::NONE);
     }
 }

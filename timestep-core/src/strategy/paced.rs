@@ -22,7 +22,7 @@
 //! Caveat from the seed: simulating ahead means input read during a frame is
 //! applied to ticks the picture shows only later.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 
 /// The interval when the display's refresh is unknown (the seed's "nice
@@ -34,7 +34,7 @@ const DEFAULT_INTERVAL: Nanos = NANOS_PER_SEC / 60;
 pub struct Paced {
     tick: Rate,
     max_steps: u32,
-    max_lag: Nanos,
+    lag_limit: Nanos,
     /// Clock time of simulation tick 0; `None` before the first frame.
     origin: Option<Nanos>,
     /// Ticks simulated since `origin`: `currentTime = origin + tick_time(ticks)`.
@@ -52,8 +52,8 @@ impl Paced {
     pub fn new(config: &StrategyConfig) -> Paced {
         Paced {
             tick: config.tick_rate,
-            max_steps: config.max_steps.max(1),
-            max_lag: config.max_lag,
+            max_steps: config.step_cap(),
+            lag_limit: config.lag_limit(),
             origin: None,
             ticks: 0,
             interval: DEFAULT_INTERVAL,
@@ -106,9 +106,8 @@ impl Strategy for Paced {
         let cur = self.current_time(origin);
         let content = prev + ((cur - prev) as f64 * f64::from(self.proportion)).round() as Nanos;
         Plan {
-            steps: Steps::NONE,
+            order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },
-            render_first: true,
             content_time: content,
         }
     }
@@ -124,7 +123,7 @@ impl Strategy for Paced {
         }
         self.frame_end = self.frame_start.saturating_add(self.interval);
         // A simulation hopelessly behind (a stall) is moved up, not replayed.
-        if self.frame_end.saturating_sub(self.current_time(origin)) > self.max_lag {
+        if self.frame_end.saturating_sub(self.current_time(origin)) > self.lag_limit {
             origin = self.frame_start.saturating_sub(self.tick.period());
             self.origin = Some(origin);
             self.ticks = 0;
@@ -180,7 +179,7 @@ mod tests {
         let ms = NANOS_PER_MS;
 
         let plan = s.begin(&FrameContext { now: 0, refresh });
-        assert!(plan.render_first);
+        assert_eq!(plan.order, Order::RenderThenSteps);
         assert_eq!(plan.view, View::Interpolate { alpha: 1.0 });
         assert_eq!(s.after_render(3 * ms), Steps::Fixed(4), "U5 U10 U15 U20");
         assert_eq!(s.end(7 * ms), Wake { at: Some(16 * ms) }, "W16");

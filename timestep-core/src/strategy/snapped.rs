@@ -5,20 +5,26 @@
 //!
 //! ```text
 //! delta = now − previous                       integer nanoseconds
-//! delta > 8 ticks → 1 tick;  delta < 0 → 0     (stalls, broken clocks)
+//! delta > lag limit → 1 tick;  delta < 0 → 0   (stalls, broken clocks)
 //! |delta − k·refresh| < 0.2 ms → k·refresh     (k = 1, 2, 3, 4 and ½)
 //! delta = (sum of the last 4 deltas + carried remainder) / 4, remainder carried
-//! acc += delta; acc > 8 ticks → resync (acc = 0)
+//! acc += delta; acc > lag limit → resync (acc = 0)
 //! while acc >= 1 tick: step; acc −= 1 tick
 //! draw lerp(previous, current, acc / tick)
 //! ```
+//!
+//! Glaiel's timer calls anything over 8 ticks a stall. His ticks are display
+//! frames (1/60 s, so 133 ms); ours go up to 1000 Hz, where 8 ticks are 8 ms
+//! and every 60 Hz frame counted as a stall (the game ran at 6 % speed). A
+//! stall is wall time, so this timer uses the lag limit every strategy shares
+//! ([`StrategyConfig::lag_limit`]: 1 s, or the step cap + 2 ticks if longer).
 //!
 //! The refresh period is the display's when known, else 1/60 s (Glaiel's
 //! choice). The accumulator is kept in units of `1 / (1e9 · num)` s so that
 //! `acc −= 1 tick` is exact for any rational tick rate: no rounded period is
 //! ever subtracted.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 
 /// Deltas this close to a multiple of the refresh period are snapped to it.
@@ -27,14 +33,13 @@ pub const SNAP_TOLERANCE: Nanos = 200_000;
 /// Frames averaged.
 pub const HISTORY: usize = 4;
 
-/// Largest delta (and backlog) in ticks before the timer resyncs.
-pub const RESYNC_TICKS: u64 = 8;
-
 /// The snapped, averaged, interpolated timer.
 #[derive(Debug, Clone)]
 pub struct Snapped {
     tick: Rate,
     max_steps: u32,
+    /// Deltas and backlogs beyond this are stalls.
+    lag_limit: Nanos,
     period: Nanos,
     history: [Nanos; HISTORY],
     next: usize,
@@ -54,7 +59,8 @@ impl Snapped {
         let period = config.tick_rate.period();
         Snapped {
             tick: config.tick_rate,
-            max_steps: config.max_steps.max(1),
+            max_steps: config.step_cap(),
+            lag_limit: config.lag_limit(),
             period,
             history: [period; HISTORY],
             next: 0,
@@ -77,7 +83,7 @@ impl Snapped {
     }
 
     fn clean(&mut self, raw: Nanos, refresh: Option<Rate>) -> Nanos {
-        let mut delta = if raw > self.period * RESYNC_TICKS { self.period } else { raw };
+        let mut delta = if raw > self.lag_limit { self.period } else { raw };
         let vsync = refresh.map_or(NANOS_PER_SEC / 60, Rate::period);
         let candidates = [vsync, vsync * 2, vsync * 3, vsync * 4, vsync.div_ceil(2)];
         if let Some(&snap) = candidates.iter().find(|&&c| delta.abs_diff(c) < SNAP_TOLERANCE) {
@@ -116,7 +122,7 @@ impl Strategy for Snapped {
         if raw > 0 || self.ticks > 0 {
             let delta = self.clean(raw, ctx.refresh);
             self.acc += u128::from(delta) * u128::from(self.tick.num());
-            if self.acc > self.one_tick() * u128::from(RESYNC_TICKS) {
+            if self.acc > u128::from(self.lag_limit) * u128::from(self.tick.num()) {
                 self.acc = 0;
                 self.resyncs += 1;
             }
@@ -130,9 +136,8 @@ impl Strategy for Snapped {
         let prev = self.origin.saturating_add(self.tick.tick_time(self.ticks.saturating_sub(1)));
         let cur = self.origin.saturating_add(self.tick.tick_time(self.ticks));
         Plan {
-            steps: Steps::Fixed(steps),
+            order: Order::StepsThenRender(Steps::Fixed(steps)),
             view: View::Interpolate { alpha },
-            render_first: false,
             content_time: prev + ((cur - prev) as f64 * f64::from(alpha)).round() as Nanos,
         }
     }
@@ -149,10 +154,10 @@ mod tests {
     fn run(deltas: &[Nanos], refresh: Option<Rate>) -> Vec<u32> {
         let mut s = Snapped::new(&StrategyConfig::default());
         let mut now = 50;
-        let mut out = vec![s.begin(&FrameContext { now, refresh }).steps.count()];
+        let mut out = vec![s.begin(&FrameContext { now, refresh }).order.steps_before_render().count()];
         for d in deltas {
             now += d;
-            out.push(s.begin(&FrameContext { now, refresh }).steps.count());
+            out.push(s.begin(&FrameContext { now, refresh }).order.steps_before_render().count());
         }
         out
     }

@@ -11,7 +11,7 @@
 //! ran backwards) runs no step; a delta beyond `max_variable_dt` (a suspended
 //! machine, a debugger break) is replaced by one tick period.
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{Nanos, Rate};
 
 /// One step per frame of the measured delta.
@@ -57,7 +57,7 @@ impl Strategy for Variable {
         };
         let now = self.last_now.map_or(ctx.now, |l| l.max(ctx.now));
         self.last_now = Some(now);
-        Plan { steps: Steps::Variable(dt), view: View::Latest, render_first: false, content_time: now }
+        Plan { order: Order::StepsThenRender(Steps::Variable(dt)), view: View::Latest, content_time: now }
     }
 
     fn status(&self) -> String {
@@ -71,7 +71,7 @@ mod tests {
     use crate::time::NANOS_PER_SEC;
 
     fn steps(s: &mut Variable, now: Nanos) -> Steps {
-        s.begin(&FrameContext { now, refresh: None }).steps
+        s.begin(&FrameContext { now, refresh: None }).order.steps_before_render()
     }
 
     #[test]

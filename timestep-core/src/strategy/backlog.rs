@@ -1,11 +1,11 @@
-//! `catch-up`: fixed steps from an accumulator, the latest state drawn.
+//! `Backlog`: exact fixed-step accounting, shared by every accumulator strategy.
 //!
 //! The accumulator is not a float that gains a frame delta and loses a
 //! rounded period per step (seed 001's naive timer): it is the exact
 //! difference between the clock and the time of the last tick run,
-//! `now - origin - tick_time(done)`, so it can never drift. Everything that
-//! follows from it lives in [`Backlog`], which `interpolated`, `extrapolated`
-//! and the strict fallbacks of `fuzzy`/`auto` share.
+//! `now - origin - tick_time(done)`, so it can never drift. `catch-up`,
+//! `interpolated` and `extrapolated` ([`super::FixedStep`]) and the strict
+//! fallbacks of `fuzzy`/`auto` all step from it.
 //!
 //! ```text
 //! ticks:   |---0---|---1---|---2---|---3---|        tick_time(n) = n · period, exact
@@ -14,11 +14,24 @@
 //!                                              straddle tick boundaries by noise)
 //! ```
 //!
-//! Two guards keep it alive on a bad machine: at most `max_steps` per frame
-//! (the picture still updates), and a backlog older than `max_lag` is dropped
-//! whole (the game slows down instead of freezing: the spiral of death).
+//! Two guards keep it alive on a bad machine: at most
+//! [`StrategyConfig::step_cap`] steps per frame
+//! (the picture still updates), and a backlog beyond the lag limit
+//! ([`StrategyConfig::lag_limit`]) is dropped whole (the game slows down
+//! instead of freezing: the spiral of death, a suspended laptop).
+//!
+//! The limit is measured *before* the frame's steps, so it must leave room
+//! for one whole frame of due ticks. A fixed 1 s did not: at a 1 Hz tick the
+//! backlog reaches 1 s plus a frame just as the first tick falls due, and
+//! every tick was dropped (the game froze; 54 % speed at 1.01 Hz).
+//!
+//! ```text
+//! 1 Hz tick, 60 Hz frames, lag limit 1 s:
+//! backlog  0 ... 0.983 s   1.000 s   1.017 s → "> 1 s": dropped, the tick never runs
+//! lag limit max(1 s, (step cap + 2) ticks) = 12 s: the tick runs at 1.000 s
+//! ```
 
-use super::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::StrategyConfig;
 use crate::time::{Nanos, Rate};
 
 /// Exact fixed-step accounting against a moving origin.
@@ -26,7 +39,7 @@ use crate::time::{Nanos, Rate};
 pub struct Backlog {
     tick: Rate,
     max_steps: u32,
-    max_lag: Nanos,
+    lag_limit: Nanos,
     /// Clock time of tick 0; `None` until the first frame.
     origin: Option<Nanos>,
     /// Ticks run since `origin`.
@@ -44,8 +57,8 @@ impl Backlog {
     pub fn new(config: &StrategyConfig) -> Backlog {
         Backlog {
             tick: config.tick_rate,
-            max_steps: config.max_steps.max(1),
-            max_lag: config.max_lag,
+            max_steps: config.step_cap(),
+            lag_limit: config.lag_limit(),
             origin: None,
             done: 0,
             last_now: 0,
@@ -72,7 +85,7 @@ impl Backlog {
         let elapsed = now - origin;
         let mut due = self.tick.ticks_in(elapsed).saturating_sub(self.done);
         let behind = elapsed - self.tick.tick_time(self.done);
-        if behind > self.max_lag {
+        if behind > self.lag_limit {
             // Drop every whole tick of the backlog, keep the fraction so the
             // picture does not jump back within the current tick.
             let keep = behind - self.tick.tick_time(self.tick.ticks_in(behind));
@@ -103,7 +116,7 @@ impl Backlog {
     }
 
     /// Time since the last tick run, as of the last `advance`. Can exceed a
-    /// period when `max_steps` capped the frame.
+    /// period when the step cap capped the frame.
     pub fn leftover(&self) -> Nanos {
         match self.origin {
             Some(origin) => (self.last_now - origin).saturating_sub(self.tick.tick_time(self.done)),
@@ -142,46 +155,9 @@ impl Backlog {
         self.total
     }
 
-    /// How many times a backlog older than `max_lag` was dropped.
+    /// How many times a backlog beyond the lag limit was dropped.
     pub fn drops(&self) -> u64 {
         self.drops
-    }
-}
-
-/// The naive fixed-step loop, done exactly.
-#[derive(Debug, Clone)]
-pub struct CatchUp {
-    backlog: Backlog,
-}
-
-impl CatchUp {
-    /// A fresh `catch-up`.
-    pub fn new(config: &StrategyConfig) -> CatchUp {
-        CatchUp { backlog: Backlog::new(config) }
-    }
-}
-
-impl Strategy for CatchUp {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::CatchUp.info()
-    }
-
-    fn reset(&mut self, config: &StrategyConfig) {
-        self.backlog = Backlog::new(config);
-    }
-
-    fn begin(&mut self, ctx: &FrameContext) -> Plan {
-        let steps = self.backlog.advance(ctx.now);
-        Plan {
-            steps: Steps::Fixed(steps),
-            view: View::Latest,
-            render_first: false,
-            content_time: self.backlog.latest_time(),
-        }
-    }
-
-    fn status(&self) -> String {
-        format!("backlog {:.2} ticks, {} dropped", self.backlog.alpha(), self.backlog.drops())
     }
 }
 
@@ -190,63 +166,92 @@ mod tests {
     use super::*;
     use crate::time::NANOS_PER_SEC;
 
-    fn ctx(now: Nanos) -> FrameContext {
-        FrameContext { now, refresh: None }
+    fn backlog(hz: u64) -> Backlog {
+        Backlog::new(&StrategyConfig { tick_rate: Rate::from_hz(hz), ..StrategyConfig::default() })
     }
 
     #[test]
-    fn first_frame_runs_no_step_and_later_frames_run_due_ticks() {
-        let mut s = CatchUp::new(&StrategyConfig::default());
-        assert_eq!(s.begin(&ctx(1_000)).steps, Steps::Fixed(0));
-        // Exactly one 60 Hz tick later (16_666_666 ns, floored) one step is due.
-        assert_eq!(s.begin(&ctx(1_000 + 16_666_666)).steps, Steps::Fixed(1));
-        assert_eq!(s.begin(&ctx(1_000 + 16_666_666 + 1)).steps, Steps::Fixed(0));
-        // Three ticks: 50_000_000 ns exactly.
-        assert_eq!(s.begin(&ctx(1_000 + 50_000_000)).steps, Steps::Fixed(2));
+    fn at_one_hertz_60_hz_frames_run_every_tick_that_falls_due() {
+        let mut b = backlog(1);
+        let frame = Rate::from_hz(60);
+        b.advance(0);
+        // Frames 1 ms after each 60 Hz boundary: the first tick falls due in
+        // the frame at 1.001 s, the second at 2.001 s.
+        let steps: Vec<u32> = (1..=120).map(|n| b.advance(frame.tick_time(n) + 1_000_000)).collect();
+        assert_eq!((steps[59], steps[119]), (1, 1), "ticks at 1.001 s and 2.001 s");
+        assert_eq!(steps.iter().sum::<u32>(), 2, "two ticks in two seconds");
+        assert_eq!(b.drops(), 0, "a backlog of 1.001 s at 1 Hz is one tick owed, not a stall");
+    }
+
+    #[test]
+    fn at_one_hertz_a_frame_of_max_steps_ticks_runs_them_all() {
+        let mut b = backlog(1);
+        b.advance(0);
+        // 10.999 s late: 10 ticks owed, 0.999 s left over, within 12 s.
+        assert_eq!(b.advance(10 * NANOS_PER_SEC + 999_000_000), 10);
+        assert_eq!(b.drops(), 0);
+        assert_eq!(b.leftover(), 999_000_000);
+    }
+
+    #[test]
+    fn at_1000_hz_60_hz_frames_run_all_16_or_17_ticks_they_owe() {
+        let mut b = backlog(1000);
+        let frame = Rate::from_hz(60);
+        b.advance(0);
+        let steps: Vec<u32> = (1..=60).map(|n| b.advance(frame.tick_time(n))).collect();
+        assert!(steps.iter().all(|&n| n == 16 || n == 17), "{steps:?}");
+        assert_eq!(b.total(), 1000, "every tick of the second");
+        assert_eq!(b.drops(), 0);
+    }
+
+    #[test]
+    fn at_1000_hz_a_frame_of_a_sixth_of_a_second_is_caught_up_at_once() {
+        let mut b = backlog(1000);
+        b.advance(0);
+        assert_eq!(b.advance(166_999_999), 166, "the step cap is 167 ticks");
+        assert_eq!(b.advance(400_000_000), 167, "233 owed, 167 a frame");
+        assert_eq!(b.advance(400_000_000), 67, "the other 67 of 400, no drop");
+        assert_eq!(b.drops(), 0);
+    }
+
+    #[test]
+    fn a_backlog_beyond_the_lag_limit_is_dropped_keeping_the_fraction_of_a_tick() {
+        // 1 Hz: lag limit 12 s. 12.25 s late is a stall.
+        let mut b = backlog(1);
+        b.advance(0);
+        assert_eq!(b.advance(12 * NANOS_PER_SEC + 250_000_000), 0, "the stall is dropped, not replayed");
+        assert_eq!(b.drops(), 1);
+        assert_eq!(b.leftover(), 250_000_000, "the fraction of a tick is kept");
+        assert_eq!(b.advance(13 * NANOS_PER_SEC), 1, "the game goes on from there");
+    }
+
+    #[test]
+    fn a_ten_second_stall_at_60_hz_is_dropped() {
+        let mut b = backlog(60);
+        b.advance(0);
+        b.advance(16_666_667);
+        assert_eq!(b.advance(10 * NANOS_PER_SEC + 5_000_000), 0, "the stall is dropped, not replayed");
+        assert_eq!(b.drops(), 1);
+        assert!(b.leftover() < 16_666_667, "only the fraction of a tick is kept");
     }
 
     #[test]
     fn a_frame_never_runs_more_than_max_steps_and_the_rest_is_caught_up_later() {
         let config = StrategyConfig { max_steps: 3, ..StrategyConfig::default() };
-        let mut s = CatchUp::new(&config);
-        s.begin(&ctx(0));
+        let mut b = Backlog::new(&config);
+        b.advance(0);
         // 200 ms late: 12 ticks owed, 3 per frame.
-        let now = 200_000_000;
-        let mut total = 0;
-        for _ in 0..4 {
-            let Steps::Fixed(n) = s.begin(&ctx(now)).steps else { panic!("fixed steps expected") };
-            assert!(n <= 3, "frame ran {n} steps");
-            total += n;
-        }
-        assert_eq!(total, 12);
-    }
-
-    #[test]
-    fn a_ten_second_stall_drops_the_backlog_instead_of_replaying_it() {
-        let mut s = CatchUp::new(&StrategyConfig::default());
-        s.begin(&ctx(0));
-        s.begin(&ctx(16_666_667));
-        let plan = s.begin(&ctx(10 * NANOS_PER_SEC + 5_000_000));
-        assert_eq!(plan.steps, Steps::Fixed(0), "the stall is dropped, not replayed");
-        assert_eq!(s.backlog.drops(), 1);
-        assert!(s.backlog.leftover() < 16_666_667, "only the fraction of a tick is kept");
+        let steps: Vec<u32> = (0..5).map(|_| b.advance(200_000_000)).collect();
+        assert_eq!(steps, [3, 3, 3, 3, 0]);
+        assert_eq!(b.total(), 12);
     }
 
     #[test]
     fn a_backwards_clock_is_treated_as_standing_still() {
-        let mut s = CatchUp::new(&StrategyConfig::default());
-        s.begin(&ctx(100_000_000));
-        s.begin(&ctx(150_000_000));
-        assert_eq!(s.begin(&ctx(10)).steps, Steps::Fixed(0));
-        assert_eq!(s.begin(&ctx(150_000_000)).steps, Steps::Fixed(0));
-    }
-
-    #[test]
-    fn content_time_is_the_latest_tick() {
-        let mut s = CatchUp::new(&StrategyConfig::default());
-        s.begin(&ctx(7));
-        let plan = s.begin(&ctx(7 + 40_000_000));
-        assert_eq!(plan.steps, Steps::Fixed(2));
-        assert_eq!(plan.content_time, 7 + 33_333_333);
+        let mut b = backlog(60);
+        b.advance(100_000_000);
+        b.advance(150_000_000);
+        assert_eq!(b.advance(10), 0);
+        assert_eq!(b.advance(150_000_000), 0);
     }
 }

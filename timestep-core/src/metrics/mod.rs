@@ -1,0 +1,676 @@
+//! Frame metrics: one definition, fed one presented frame at a time, used by
+//! the virtual monitor (totals over a run), the live overlay (rolling values
+//! over the last [`RECENT_LEN`] frames), `--stats-json` and the reports.
+//!
+//! What is counted, per presented frame:
+//!
+//! ```text
+//!  refreshes   |  v0  |  v1  |  v2  |  v3  |  v4  |  v5  |
+//!  presents        F0     F1            F2     F3 F3'
+//!  updates         1      2             1      1  0
+//!  pattern         1      2      0      1      1        ← updates per displayed refresh
+//!                         ^double ^skipped     ^F3' lands in the same refresh as F3:
+//!                                               its updates count towards the next digit
+//! ```
+//!
+//! - **pattern**: for each refresh, the updates whose result it shows
+//!   (`1111211110…`, counts ≥ 10 as `+`). A present's refresh is
+//!   `v = round(display_time · Hz)` (Glaiel's bookkeeping); a present that
+//!   lands in the same refresh as the previous one adds its updates to the
+//!   next digit. Without a known refresh rate every present is one digit.
+//! - **double updates**: digits > 1. **skipped renders**: refreshes without a
+//!   present (the `0`s Glaiel inserts for vsyncs nobody presented at).
+//! - **repeated frames**: presented frames whose content time equals the
+//!   previous presented frame's, i.e. the same picture shown again. For
+//!   strategies that draw the latest state this is exactly "frames with 0
+//!   updates"; an interpolating strategy's 0-update frame with a new alpha is
+//!   a new picture and does not count.
+//! - **game time vs system time**: the driver's simulated time against
+//!   `(last refresh − first refresh) / Hz` (or elapsed display time without a
+//!   refresh rate).
+//!
+//! # Motion, latency and pacing ([`FrameStats`])
+//!
+//! Per presented frame i: **D** = display time, **C** = the simulation time
+//! the picture depicts ([`FrameSample::content_time`]), **I** = when the
+//! input behind it was read ([`FrameSample::input_time`]); ΔD and ΔC are the
+//! changes since frame i − 1. Over the frames: **ŝ** = the least-squares
+//! slope of C on D, **P** = the refresh period (the median present interval
+//! when no refresh rate is known).
+//!
+//! ```text
+//!  D   0      16      32      48      64      80      96    ms: refreshes, P = 16
+//!      |       |       |       |       |       |       |
+//!  C   0      16      32     [64]    [64]     80      96    ms: frame 3 runs two ticks, frame 4 none
+//!  ΔC         16      16      32       0      16      16
+//!  j           0       0     +16     −16       0       0    j = ΔC − ŝ·ΔD, ŝ = 1
+//! ```
+//!
+//! - **speed**: `speed_ratio` = ŝ, `drift_ms_per_min` = (ŝ − 1)·60 000.
+//!   Lockstep at 144 Hz with 60 Hz ticks shows one 16.667 ms tick per
+//!   6.944 ms refresh: ŝ = 2.4, drift +84 000 ms/min. Fuzzy on 59.94 Hz shows
+//!   one tick per 1001/60 000 s: ŝ = 1000/1001, drift −59.94 ms/min. A
+//!   constant wrong speed is smooth motion at the wrong pace: drift, never
+//!   judder or latency.
+//! - **judder**: j = ΔC − ŝ·ΔD, how far the picture moved beyond (+) or short
+//!   of (−) where steady motion at the run's own speed would put it; multiply
+//!   by an object's speed for pixels. `judder_ms` = RMS of j,
+//!   `judder_p99_ms` = p99 of |j|. Above: √((16² + 16²)/6) = 9.238 ms, and
+//!   p99 = 16 ms (rank ⌈0.99·6⌉ = 6 of 6).
+//! - **hitches**: frames with |j| ≥ P/2, or whose present interval exceeds
+//!   the median interval by ≥ P/2 (a stall: the picture froze, then jumped).
+//!   `max_hitch_ms` = the largest of |j| and of that excess over all frames;
+//!   `hitches_per_min` per minute of display time. Above: 2 hitches
+//!   (|j| = 16 ≥ 8), max 16 ms, 2 per 96 ms = 1 250 per minute. A 100 ms
+//!   freeze that the game then catches up:
+//!
+//!   ```text
+//!    D          0   16   32   48  148  164  180   ms
+//!    C          0   16   32   48  148  164  180   ms (ŝ = 1, every j = 0)
+//!    ΔD            16   16   16  100   16   16   median 16
+//!    ΔD − 16        0    0    0   84    0    0   → 1 hitch, max_hitch 84 ms, judder 0
+//!   ```
+//! - **latency**: D − I, input to photon: `latency_ms` (mean),
+//!   `latency_p95_ms`, `latency_max_ms`. Bounded, whatever the run's length
+//!   or drift. Updates read input at 0 and 16 ms; at 16 ms catch-up draws the
+//!   16 ms state and shows it at 32 ms: 16 ms. An interpolated picture at
+//!   α = 0.25 depicts input from 0 + 0.25·16 = 4 ms: 28 ms, i.e. (1 − α) of
+//!   a tick more.
+//! - **present pacing**: intervals ΔD: `present_interval_mean_ms`,
+//!   `present_interval_std_ms` (population), `present_interval_p99_ms`, and
+//!   a [`PresentHistogram`] ([`Metrics::present_histogram`]). Intervals
+//!   16, 16, 16, 33 ms: mean 81/4 = 20.25 ms, σ = √(216.75/4) = 7.361 ms,
+//!   p99 = 33 ms (rank 4 of 4).
+//!
+//! A whole-run statistic depends on how long the run is only through the
+//! events in it: a mean, an RMS, a percentile or a rate, never a sum of
+//! errors that grows with time.
+//!
+//! # How it is computed
+//!
+//! Sums are exact integers (`i128`) relative to the first frame (a clock that
+//! started 30 days ago loses nothing), converted to `f64` only when a value
+//! is asked for, so ŝ, the drift, the judder RMS (ΣΔC² − 2ŝ·ΣΔCΔD + ŝ²·ΣΔD²)
+//! and every mean and σ are those of the whole run. Percentiles come from
+//! fixed log-linear histograms, within 1.6 % (see `histogram.rs`). Judging a
+//! single frame (hitch? its |j| for the p99) needs ŝ before the run is over:
+//! the first [`WARMUP_LEN`] frames are judged together by their own slope,
+//! later ones by the slope of all frames before them and the median of the
+//! [`RECENT_LEN`] intervals before them. A run of at most [`WARMUP_LEN`]
+//! frames, and every rolling value, is computed exactly from the frames held
+//! in an array. No heap allocation happens after [`Metrics::new`].
+//!
+//! # Live use
+//!
+//! The overlay's Metrics restarts on every strategy switch. Recommended
+//! there: judder and latency (mean, p95) from [`Metrics::recent`] (two
+//! seconds: they react at once), hitches per minute, max hitch and drift
+//! from [`Metrics::stats`] since the switch (hitches are rare events and
+//! drift needs a long baseline: over two seconds a 1 ms present jitter alone
+//! reads as ±30 ms/min).
+
+mod fit;
+mod histogram;
+mod motion;
+mod pattern;
+
+pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram};
+pub use motion::{FrameStats, WARMUP_LEN};
+
+use crate::frame::FrameReport;
+use crate::time::{Nanos, Rate};
+use motion::{Point, Running};
+use pattern::PatternLog;
+
+/// How many pattern characters are kept from the start of a run (the report's `pattern`).
+pub const PATTERN_PREFIX_LEN: usize = 200;
+
+/// How many recent frames (and pattern digits) the rolling values cover:
+/// two seconds at 60 Hz, enough for the overlay's strip and a stable judder.
+pub const RECENT_LEN: usize = 120;
+
+/// What the metrics need to know about one presented frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameSample {
+    /// World updates run in this frame (counted in the totals).
+    pub updates: u32,
+    /// Updates first visible in this frame's picture (counted in the pattern;
+    /// differs from `updates` only for render-first strategies like `paced`).
+    pub shown_updates: u32,
+    /// The time the picture depicts.
+    pub content_time: Nanos,
+    /// When the input behind the picture was read (see
+    /// [`FrameReport::input_time`]).
+    pub input_time: Nanos,
+    /// When the picture became visible.
+    pub display_time: Nanos,
+    /// The driver's total simulated time after this frame.
+    pub game_time: Nanos,
+}
+
+impl FrameSample {
+    /// The sample for a driver's frame report; `game_time` is
+    /// [`crate::frame::FrameDriver::game_time`] after the frame.
+    pub fn from_report(report: &FrameReport, game_time: Nanos) -> FrameSample {
+        FrameSample {
+            updates: report.updates,
+            shown_updates: report.shown_updates,
+            content_time: report.content_time,
+            input_time: report.input_time,
+            display_time: report.display_time,
+            game_time,
+        }
+    }
+}
+
+/// A snapshot of the totals since [`Metrics::new`] (or the last reset).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Totals {
+    /// Presented frames.
+    pub frames: u64,
+    /// World updates.
+    pub updates: u64,
+    /// Refreshes covered by the pattern (its length).
+    pub vsyncs: u64,
+    /// Refreshes that showed more than one update.
+    pub double_updates: u64,
+    /// Refreshes without a new frame.
+    pub skipped_renders: u64,
+    /// Presented frames showing the same content time as the frame before.
+    pub repeated_frames: u64,
+    /// Simulated time.
+    pub game_time: Nanos,
+    /// Display time covered: refreshes / Hz, or elapsed display time without a rate.
+    pub system_time: Nanos,
+    /// Speed, judder, hitches, latency and present pacing over the whole run.
+    pub stats: FrameStats,
+}
+
+/// Frame statistics fed one presented frame at a time. See the module docs.
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    refresh: Option<Rate>,
+    start: Nanos,
+    first_refresh: u64,
+    last_refresh: u64,
+    /// Updates waiting to be written as the next pattern digit.
+    pending_updates: u64,
+    frames: u64,
+    updates: u64,
+    vsyncs: u64,
+    doubles: u64,
+    skipped: u64,
+    repeated: u64,
+    last_content: Option<Nanos>,
+    last_display: Nanos,
+    game_time: Nanos,
+    pattern: PatternLog,
+    motion: Running,
+}
+
+impl Metrics {
+    /// Metrics for frames shown on a display of `refresh` (if known), counted
+    /// from clock time `start` (the first refresh is `round(start · Hz)`).
+    pub fn new(start: Nanos, refresh: Option<Rate>) -> Metrics {
+        let first_refresh = refresh.map_or(0, |r| r.nearest_tick(start));
+        Metrics {
+            refresh,
+            start,
+            first_refresh,
+            last_refresh: first_refresh,
+            pending_updates: 0,
+            frames: 0,
+            updates: 0,
+            vsyncs: 0,
+            doubles: 0,
+            skipped: 0,
+            repeated: 0,
+            last_content: None,
+            last_display: start,
+            game_time: 0,
+            pattern: PatternLog::new(),
+            motion: Running::new(refresh),
+        }
+    }
+
+    /// Starts over from `start`, keeping the refresh rate.
+    pub fn reset(&mut self, start: Nanos) {
+        *self = Metrics::new(start, self.refresh);
+    }
+
+    /// Changes the refresh rate (the window moved to another monitor): starts over.
+    pub fn set_refresh(&mut self, start: Nanos, refresh: Option<Rate>) {
+        *self = Metrics::new(start, refresh);
+    }
+
+    /// The refresh rate refreshes are counted in.
+    pub fn refresh(&self) -> Option<Rate> {
+        self.refresh
+    }
+
+    /// Records one presented frame.
+    pub fn record(&mut self, frame: &FrameSample) {
+        self.frames += 1;
+        self.updates += u64::from(frame.updates);
+        self.game_time = frame.game_time;
+        self.last_display = self.last_display.max(frame.display_time);
+        if self.last_content == Some(frame.content_time) {
+            self.repeated += 1;
+        }
+        self.last_content = Some(frame.content_time);
+        self.record_pattern(frame);
+        self.motion.record(Point { display: frame.display_time, content: frame.content_time, input: frame.input_time });
+    }
+
+    fn record_pattern(&mut self, frame: &FrameSample) {
+        self.pending_updates += u64::from(frame.shown_updates);
+        let v = match self.refresh {
+            Some(rate) => rate.nearest_tick(frame.display_time),
+            None => self.last_refresh + 1,
+        };
+        if v <= self.last_refresh {
+            return;
+        }
+        let gap = v - self.last_refresh - 1;
+        self.skipped += gap;
+        self.pattern.push_zeros(gap);
+        self.pattern.push(self.pending_updates);
+        if self.pending_updates > 1 {
+            self.doubles += 1;
+        }
+        self.vsyncs += gap + 1;
+        self.last_refresh = v;
+        self.pending_updates = 0;
+    }
+
+    /// Totals since the start: the raw counts and [`Metrics::stats`].
+    pub fn totals(&self) -> Totals {
+        let system_time = match self.refresh {
+            Some(rate) => rate.tick_time(self.last_refresh - self.first_refresh),
+            None => self.last_display.saturating_sub(self.start),
+        };
+        Totals {
+            frames: self.frames,
+            updates: self.updates,
+            vsyncs: self.vsyncs,
+            double_updates: self.doubles,
+            skipped_renders: self.skipped,
+            repeated_frames: self.repeated,
+            game_time: self.game_time,
+            system_time,
+            stats: self.stats(),
+        }
+    }
+
+    /// Speed, judder, hitches, latency and present pacing since the start.
+    pub fn stats(&self) -> FrameStats {
+        self.motion.stats()
+    }
+
+    /// The same statistics over the last [`RECENT_LEN`] frames, computed
+    /// exactly from them (their own slope, median interval and percentiles).
+    pub fn recent(&self) -> FrameStats {
+        self.motion.recent()
+    }
+
+    /// Present intervals since the start, in fixed bins for a histogram.
+    pub fn present_histogram(&self) -> &PresentHistogram {
+        self.motion.present_histogram()
+    }
+
+    /// The first [`PATTERN_PREFIX_LEN`] pattern characters.
+    pub fn pattern_prefix(&self) -> &str {
+        self.pattern.prefix()
+    }
+
+    /// The last [`RECENT_LEN`] pattern characters, oldest first.
+    pub fn recent_pattern(&self) -> impl Iterator<Item = char> + '_ {
+        self.pattern.recent()
+    }
+
+    /// Judder (RMS of j) over the last [`RECENT_LEN`] frames, ms; NaN with fewer than two.
+    pub fn recent_judder_ms(&self) -> f64 {
+        self.recent().judder_ms
+    }
+
+    /// Mean latency (D − I) over the last [`RECENT_LEN`] frames, ms; NaN without frames.
+    pub fn recent_latency_ms(&self) -> f64 {
+        self.recent().latency_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::time::{NANOS_PER_MS, NANOS_PER_SEC};
+
+    const MS: Nanos = NANOS_PER_MS;
+
+    fn sample(updates: u32, content_time: Nanos, display_time: Nanos, game_time: Nanos) -> FrameSample {
+        FrameSample { updates, shown_updates: updates, content_time, input_time: content_time, display_time, game_time }
+    }
+
+    /// 62.5 Hz: a refresh period of exactly 16 ms.
+    fn hz62_5() -> Rate {
+        Rate::new(125, 2).unwrap()
+    }
+
+    /// Metrics fed `(display, content, input)` times.
+    fn fed(refresh: Option<Rate>, start: Nanos, frames: impl IntoIterator<Item = (Nanos, Nanos, Nanos)>) -> Metrics {
+        let mut m = Metrics::new(start, refresh);
+        for (display, content, input) in frames {
+            m.record(&FrameSample {
+                updates: 1,
+                shown_updates: 1,
+                content_time: content,
+                input_time: input,
+                display_time: display,
+                game_time: content,
+            });
+        }
+        m
+    }
+
+    /// Frames every 16 ms showing content `content(i)` ms, input read 10 ms before display.
+    fn every_16_ms(n: u64, content: impl Fn(u64) -> u64) -> Vec<(Nanos, Nanos, Nanos)> {
+        (0..n).map(|i| (100 * MS + i * 16 * MS, content(i) * MS, 90 * MS + i * 16 * MS)).collect()
+    }
+
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn pattern_counts_updates_per_refresh_with_zeros_for_skipped_refreshes() {
+        let hz = Rate::from_hz(60);
+        let mut m = Metrics::new(0, Some(hz));
+        let mut game = 0;
+        for (updates, refresh) in [(1, 1), (2, 2), (1, 4), (1, 5)] {
+            game += u64::from(updates);
+            m.record(&sample(updates, 0, hz.tick_time(refresh), game));
+        }
+        assert_eq!(m.pattern_prefix(), "12011");
+        let t = m.totals();
+        assert_eq!((t.vsyncs, t.double_updates, t.skipped_renders), (5, 1, 1), "{t:?}");
+        assert_eq!(t.system_time, hz.tick_time(5));
+    }
+
+    #[test]
+    fn a_second_present_in_the_same_refresh_adds_to_the_next_digit() {
+        let hz = Rate::from_hz(60);
+        let mut m = Metrics::new(0, Some(hz));
+        m.record(&sample(1, 0, hz.tick_time(1), 0));
+        m.record(&sample(1, 0, hz.tick_time(1) + 1_000_000, 0));
+        m.record(&sample(1, 0, hz.tick_time(2), 0));
+        assert_eq!(m.pattern_prefix(), "12");
+    }
+
+    #[test]
+    fn counts_of_ten_or_more_show_as_plus() {
+        let mut m = Metrics::new(0, None);
+        m.record(&sample(9, 0, 1, 0));
+        m.record(&sample(10, 1, 2, 0));
+        m.record(&sample(300, 2, 3, 0));
+        assert_eq!(m.pattern_prefix(), "9++");
+    }
+
+    #[test]
+    fn repeated_frames_are_frames_showing_the_same_content_time_again() {
+        let mut m = Metrics::new(0, None);
+        m.record(&sample(1, 10, 20, 0));
+        m.record(&sample(0, 10, 30, 0));
+        m.record(&sample(0, 12, 40, 0));
+        assert_eq!(m.totals().repeated_frames, 1);
+    }
+
+    #[test]
+    fn the_recent_pattern_is_the_last_digits_oldest_first() {
+        let mut m = Metrics::new(0, None);
+        for i in 0..(RECENT_LEN as u32 + 5) {
+            m.record(&sample(i % 3, u64::from(i), u64::from(i) + 1, 0));
+        }
+        let recent: String = m.recent_pattern().collect();
+        assert_eq!(recent.len(), RECENT_LEN);
+        assert!(recent.starts_with("201"), "{recent}");
+        assert_eq!(m.pattern_prefix().len(), RECENT_LEN + 5);
+    }
+
+    #[test]
+    fn a_huge_gap_counts_every_skipped_refresh_but_writes_only_what_fits() {
+        let hz = Rate::from_hz(1000);
+        let mut m = Metrics::new(0, Some(hz));
+        m.record(&sample(1, 0, hz.tick_time(1), 0));
+        m.record(&sample(1, 0, hz.tick_time(1_000_002), 0));
+        let t = m.totals();
+        assert_eq!(t.skipped_renders, 1_000_000);
+        assert_eq!(t.vsyncs, 1_000_002);
+        assert_eq!(m.pattern_prefix().len(), PATTERN_PREFIX_LEN);
+    }
+
+    #[test]
+    fn a_perfectly_paced_run_has_no_judder_no_hitches_and_a_constant_latency() {
+        for n in [100, 1_000] {
+            let s = fed(Some(hz62_5()), 0, every_16_ms(n, |i| 16 * i)).stats();
+            assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{n} frames: {s:?}");
+            assert_eq!((s.judder_ms, s.judder_p99_ms), (0.0, 0.0), "{n} frames: {s:?}");
+            assert_eq!((s.hitches, s.max_hitch_ms, s.hitches_per_min), (0, 0.0, 0.0), "{n} frames: {s:?}");
+            assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (10.0, 10.0, 10.0), "{n} frames: {s:?}");
+            let intervals = (s.present_interval_mean_ms, s.present_interval_std_ms, s.present_interval_p99_ms);
+            assert_eq!(intervals, (16.0, 0.0, 16.0), "{n} frames: {s:?}");
+        }
+    }
+
+    #[test]
+    fn a_double_update_then_a_repeat_is_two_hitches_of_one_tick() {
+        // The module docs' table: frame 3 shows two ticks, frame 4 none. The
+        // extra tick sits at the mean display time, so ŝ is exactly 1.
+        let m = fed(Some(hz62_5()), 0, every_16_ms(7, |i| if i == 3 { 64 } else { 16 * i }));
+        let s = m.stats();
+        assert_eq!(s.speed_ratio, 1.0, "{s:?}");
+        assert!(close(s.judder_ms, (512.0f64 / 6.0).sqrt(), 1e-12), "√((16² + 16²)/6) = 9.238: {s:?}");
+        assert_eq!(s.judder_p99_ms, 16.0, "rank 6 of 6: {s:?}");
+        assert_eq!((s.hitches, s.max_hitch_ms), (2, 16.0), "{s:?}");
+        assert!(close(s.hitches_per_min, 1_250.0, 1e-9), "2 per 96 ms: {s:?}");
+        assert_eq!(m.totals().repeated_frames, 1, "frame 4 shows frame 3's picture again");
+    }
+
+    #[test]
+    fn judged_online_the_repeat_after_a_double_sees_the_running_slope() {
+        // 1001 frames, the double at frame 500 (the middle: the final ŝ is 1),
+        // the repeat at 501. Frame 500 is judged by the slope of frames
+        // 0..499 (exactly 1): j = 32 − 16 = 16 ms. Frame 501 by the slope of
+        // frames 0..500, pulled up by the extra tick at their end:
+        // ŝ − 1 = 16·(8000 − 4000) / Σ(16i − 4000)² = 250 / 10 479 250,
+        // so |j| = 16·(1 + 250/10 479 250) = 16.000382 ms.
+        let s = fed(Some(hz62_5()), 0, every_16_ms(1001, |i| if i == 500 { 8016 } else { 16 * i })).stats();
+        assert_eq!(s.speed_ratio, 1.0, "{s:?}");
+        assert_eq!(s.hitches, 2, "{s:?}");
+        assert!(close(s.max_hitch_ms, 16.0 * (1.0 + 250.0 / 10_479_250.0), 1e-9), "{s:?}");
+        assert!(close(s.judder_ms, (512.0f64 / 1000.0).sqrt(), 1e-12), "the RMS uses the final ŝ: {s:?}");
+    }
+
+    #[test]
+    fn the_59_94_hz_double_and_repeat_are_two_hitches_of_a_60_hz_tick() {
+        // 60 Hz ticks on a 59.94 Hz display: one tick per refresh, ŝ = 1000/1001,
+        // so a steady frame has j = T − ŝ·P = 0 and the double/repeat pair has
+        // j = ±T = ±16.667 ms (±1 ns from the nanosecond grid's floors).
+        let (ntsc, tick) = (Rate::new(60000, 1001).unwrap(), Rate::from_hz(60));
+        let frames = (0..101).map(|i| {
+            let ticks = if i == 50 { 51 } else { i };
+            (ntsc.tick_time(i), tick.tick_time(ticks), ntsc.tick_time(i))
+        });
+        let s = fed(Some(ntsc), 0, frames).stats();
+        assert!(close(s.speed_ratio, 1000.0 / 1001.0, 1e-8), "{s:?}");
+        assert!(close(s.drift_ms_per_min, -60_000.0 / 1001.0, 1e-3), "−59.94 ms/min: {s:?}");
+        assert_eq!(s.hitches, 2, "{s:?}");
+        assert!(close(s.max_hitch_ms, 50.0 / 3.0, 1e-5), "one 60 Hz tick: {s:?}");
+    }
+
+    #[test]
+    fn a_100_ms_freeze_that_the_game_catches_up_is_one_hitch_of_84_ms() {
+        // The module docs' freeze: every j is 0, the stall rule sees it.
+        let d = [0, 16, 32, 48, 148, 164, 180];
+        let s = fed(Some(hz62_5()), 0, d.iter().map(|&t| (t * MS, t * MS, t * MS))).stats();
+        assert_eq!((s.speed_ratio, s.judder_ms), (1.0, 0.0), "{s:?}");
+        assert_eq!((s.hitches, s.max_hitch_ms), (1, 84.0), "{s:?}");
+        assert!(close(s.hitches_per_min, 60_000.0 / 180.0, 1e-9), "1 per 180 ms: {s:?}");
+        assert_eq!((s.present_interval_mean_ms, s.present_interval_p99_ms), (30.0, 100.0), "{s:?}");
+        assert!(close(s.present_interval_std_ms, 980.0f64.sqrt(), 1e-12), "σ = √980 = 31.305: {s:?}");
+
+        // The same freeze in a longer run, judged online.
+        let d = (0..600).map(|i| if i < 300 { 16 * i } else { 16 * i + 84 });
+        let s = fed(Some(hz62_5()), 0, d.map(|t| (t * MS, t * MS, t * MS))).stats();
+        assert_eq!((s.hitches, s.max_hitch_ms, s.judder_ms), (1, 84.0, 0.0), "{s:?}");
+    }
+
+    #[test]
+    fn a_100_ms_freeze_of_the_game_itself_is_a_hitch_too() {
+        // Lockstep-like: the picture advances one tick per frame, also across
+        // the stall. Judged by the slope before it (exactly 1): j = 16 − 100,
+        // and the interval is 100 − 16 over the median.
+        let frames = (0..600u64).map(|i| {
+            let display = if i < 300 { 16 * i } else { 16 * i + 84 };
+            (display * MS, 16 * i * MS, display * MS)
+        });
+        let s = fed(Some(hz62_5()), 0, frames).stats();
+        assert_eq!((s.hitches, s.max_hitch_ms), (1, 84.0), "{s:?}");
+    }
+
+    #[test]
+    fn after_a_change_of_pace_long_intervals_stop_being_stalls_within_half_a_window() {
+        // 16 ms frames, then 32 ms frames; no refresh rate, so P is the median.
+        // The k-th 32 ms interval (k from 0) is judged against the median of
+        // the 120 intervals before it: 16 ms while k ≤ 60 (excess 16 ≥ 8, a
+        // hitch), then 32 ms. 61 hitches, however long the run before.
+        for before in [300, 3_000] {
+            let d = (0..before + 300).map(|i| if i <= before { 16 * i } else { 32 * i - 16 * before });
+            let s = fed(None, 0, d.map(|t| (t * MS, t * MS, t * MS))).stats();
+            assert_eq!((s.hitches, s.max_hitch_ms), (61, 16.0), "{before} frames before: {s:?}");
+        }
+    }
+
+    #[test]
+    fn present_intervals_16_16_16_33_have_mean_20_25_sigma_7_36_and_p99_33() {
+        let d = [0, 16, 32, 48, 81];
+        let m = fed(None, 0, d.iter().map(|&t| (t * MS, t * MS, t * MS)));
+        let s = m.stats();
+        assert_eq!((s.present_interval_mean_ms, s.present_interval_p99_ms), (20.25, 33.0), "{s:?}");
+        assert!(close(s.present_interval_std_ms, (216.75f64 / 4.0).sqrt(), 1e-12), "σ = 7.361: {s:?}");
+        let h = m.present_histogram();
+        assert_eq!((h.bins()[64], h.bins()[132], h.total()), (3, 1, 4), "16 ms → bin 64, 33 ms → bin 132");
+    }
+
+    #[test]
+    fn latency_is_display_minus_input_time_mean_p95_and_max() {
+        // Catch-up shows input read 16 ms before display; an interpolated
+        // frame at α = 0.25 input from 4 ms into a 16 ms tick: 28 ms.
+        let frames = [(16, 0), (32, 16), (48, 32), (64, 36)].map(|(d, i)| (d * MS, d * MS, i * MS));
+        let s = fed(None, 0, frames).stats();
+        assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (19.0, 28.0, 28.0), "{s:?}");
+    }
+
+    #[test]
+    fn a_constant_wrong_speed_is_drift_not_judder_nor_hitches() {
+        // Lockstep at 144 Hz with 60 Hz ticks: content advances 1/60 s per 1/144 s shown.
+        let (tick, refresh) = (Rate::from_hz(60), Rate::from_hz(144));
+        let frames = (0..1000).map(|i| (refresh.tick_time(i), tick.tick_time(i), refresh.tick_time(i)));
+        let s = fed(Some(refresh), 0, frames).stats();
+        assert!(close(s.speed_ratio, 2.4, 1e-9), "{s:?}");
+        assert!(close(s.drift_ms_per_min, 84_000.0, 1e-4), "{s:?}");
+        assert!(s.judder_ms < 1e-5, "{s:?}");
+        assert_eq!(s.hitches, 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_run_starting_thirty_days_in_has_the_figures_of_one_starting_at_zero() {
+        let start = 30 * 86_400 * NANOS_PER_SEC;
+        let frames = every_16_ms(1001, |i| if i == 500 { 8016 } else { 16 * i });
+        let shifted = frames.iter().map(|&(d, c, i)| (d + start, c + start, i + start));
+        assert_eq!(fed(Some(hz62_5()), start, shifted).stats(), fed(Some(hz62_5()), 0, frames).stats());
+    }
+
+    #[test]
+    fn online_totals_agree_with_the_exact_batch_over_the_same_frames() {
+        // 128 noisy frames: the online path judges frames 120..127 with the
+        // running slope and keeps percentiles in histograms; the batch is exact.
+        let mut rng = SplitMix64::new(7);
+        let mut frames = Vec::new();
+        let (mut display, mut content) = (0u64, 0u64);
+        for i in 0..motion::BATCH_MAX as u64 {
+            display += 16_683_333 + rng.below(2_000_000);
+            content += if i % 37 == 5 { 33_333_333 } else { 16_666_667 };
+            frames.push((display, content, display - 14_000_000 - rng.below(4_000_000)));
+        }
+        let online = fed(Some(Rate::new(60000, 1001).unwrap()), 0, frames.iter().copied()).stats();
+        let points: Vec<Point> =
+            frames.iter().map(|&(display, content, input)| Point { display, content, input }).collect();
+        let exact = motion::batch(&points, Some(Rate::new(60000, 1001).unwrap()));
+        assert_eq!(online.hitches, exact.hitches, "online {online:?}\nexact {exact:?}");
+        // A frame's |j| moves by (ŝ_judge − ŝ)·ΔD: the warm-up's slope (of the
+        // first 120 frames) is not that of all 128, a double every 37 frames
+        // being a staircase, not a line.
+        let warmup_slope = motion::batch(&points[..WARMUP_LEN], Some(Rate::new(60000, 1001).unwrap())).speed_ratio;
+        let longest = frames.windows(2).map(|w| w[1].0 - w[0].0).max().unwrap_or(0) as f64 / MS as f64;
+        let hitch_tolerance = (warmup_slope - exact.speed_ratio).abs() * longest + 1e-9;
+        for (name, a, b, tolerance) in [
+            ("speed", online.speed_ratio, exact.speed_ratio, 1e-12),
+            ("judder", online.judder_ms, exact.judder_ms, 1e-9),
+            ("latency", online.latency_ms, exact.latency_ms, 1e-12),
+            ("interval mean", online.present_interval_mean_ms, exact.present_interval_mean_ms, 1e-12),
+            ("interval σ", online.present_interval_std_ms, exact.present_interval_std_ms, 1e-9),
+            ("latency max", online.latency_max_ms, exact.latency_max_ms, 0.0),
+            ("judder p99", online.judder_p99_ms, exact.judder_p99_ms, exact.judder_p99_ms / 64.0),
+            ("latency p95", online.latency_p95_ms, exact.latency_p95_ms, exact.latency_p95_ms / 64.0),
+            (
+                "interval p99",
+                online.present_interval_p99_ms,
+                exact.present_interval_p99_ms,
+                exact.present_interval_p99_ms / 64.0,
+            ),
+            ("max hitch", online.max_hitch_ms, exact.max_hitch_ms, hitch_tolerance),
+        ] {
+            assert!(close(a, b, tolerance), "{name}: online {a} vs exact {b}");
+        }
+    }
+
+    #[test]
+    fn rolling_values_forget_frames_older_than_the_window() {
+        // A double/repeat pair every 10 frames early on, then RECENT_LEN steady frames.
+        let n = 1_000;
+        let steady_from = n - RECENT_LEN as u64;
+        let m = fed(
+            Some(hz62_5()),
+            0,
+            every_16_ms(n, |i| if i < steady_from && i % 10 == 3 { 16 * i + 16 } else { 16 * i }),
+        );
+        let recent = m.recent();
+        assert_eq!((recent.judder_ms, recent.hitches, recent.latency_ms), (0.0, 0, 10.0), "{recent:?}");
+        assert_eq!(m.recent_judder_ms(), 0.0);
+        assert_eq!(m.recent_latency_ms(), 10.0);
+        assert!(m.stats().hitches > 100, "the totals still remember: {:?}", m.stats());
+    }
+
+    #[test]
+    fn without_frames_everything_is_undefined_and_one_frame_has_only_a_latency() {
+        let m = Metrics::new(0, None);
+        assert!(m.stats().judder_ms.is_nan() && m.stats().latency_ms.is_nan() && m.stats().hitches == 0);
+        assert!(m.recent_judder_ms().is_nan());
+        let one = fed(None, 0, [(20 * MS, 0, 5 * MS)]).stats();
+        assert_eq!(one.latency_ms, 15.0);
+        assert!(one.speed_ratio.is_nan() && one.judder_ms.is_nan() && one.present_interval_mean_ms.is_nan(), "{one:?}");
+    }
+
+    #[test]
+    fn the_game_and_system_times_are_the_raw_counts_they_were() {
+        let hz = Rate::from_hz(50);
+        let mut m = Metrics::new(0, Some(hz));
+        let tick = Rate::from_hz(60);
+        for i in 1..=50 {
+            m.record(&sample(1, tick.tick_time(i), hz.tick_time(i), tick.tick_time(i)));
+        }
+        let t = m.totals();
+        assert_eq!((t.system_time, t.game_time), (NANOS_PER_SEC, tick.tick_time(50)));
+        assert!(close(t.stats.speed_ratio, 50.0 / 60.0, 1e-8), "a 60 Hz tick per 50 Hz refresh: {:?}", t.stats);
+    }
+}

@@ -604,17 +604,10 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
     }
     let number = |v: f64, decimals: usize| if v.is_finite() { format!("{v:.decimals$}") } else { "—".to_owned() };
     let hitches = lane.hitches_per_min.map_or_else(|| "—".to_owned(), |h| format!("{h:.1}"));
-    ui.label(
-        caption(
-            format!(
-                "judder {} ms · {hitches} hitches/min · latency {} ms",
-                number(lane.judder_ms, 2),
-                number(lane.latency_ms, 1)
-            ),
-            VALUE,
-        )
-        .monospace(),
-    );
+    // Two short rows rather than one that wraps in the label column at 1280x720.
+    let judder = format!("judder {} ms · {hitches} hitches/min", number(lane.judder_ms, 2));
+    ui.label(caption(judder, VALUE).monospace());
+    ui.label(caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace());
     if lane.pattern.is_empty() {
         ui.label(RichText::new("—").monospace().color(DIM));
     } else {

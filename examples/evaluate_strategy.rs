@@ -28,14 +28,14 @@ impl Simulation for Ball {
 
 #[expect(clippy::print_stdout, reason = "the example's output is its table")]
 fn main() {
-    println!("strategy       doubles  skips  speed   judder ms  latency ms");
+    println!("strategy       doubles  hitches  judder ms  latency ms  drift ms/min");
     for id in [StrategyId::CatchUp, StrategyId::Interpolated, StrategyId::Fuzzy, StrategyId::Lockstep] {
         let mut spec = RunSpec::new(id, Preset::Glaiel);
         spec.refresh = Rate::from_hz(144);
         let run = simulate(&spec, &mut Ball::default()).report();
         println!(
-            "{:<13} {:>8} {:>6} {:>6.3} {:>10.3} {:>11.2}",
-            run.strategy, run.double_updates, run.skipped_renders, run.speed_ratio, run.judder_ms, run.latency_ms
+            "{:<13} {:>8} {:>8} {:>10.3} {:>11.2} {:>13.1}",
+            run.strategy, run.double_updates, run.hitches, run.judder_ms, run.latency_ms, run.drift_ms_per_min
         );
     }
 }

@@ -148,6 +148,10 @@ pub struct SimulateArgs {
     )]
     pub format: Format,
 
+    /// Print every report field's definition (a Markdown table) and exit.
+    #[arg(long)]
+    pub fields: bool,
+
     /// Print each run's first 200 events in seed 000's notation (R render, U update, W wait; ms).
     /// With json/csv the timelines go to stderr.
     #[arg(long)]
@@ -746,6 +750,16 @@ fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(St
     Ok((out, err))
 }
 
+/// Writes `text` to stdout through `io::Write`, not `print!`: a closed pipe
+/// (`| head`) is an error to report, not a panic.
+fn write_stdout(text: &str) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
+}
+
 /// Runs `simulate`.
 ///
 /// Bad flags and unwritable outputs are refused before the first run. After
@@ -757,6 +771,9 @@ fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(St
 /// frame budget or an unwritable plot path; [`CliError::Runtime`] when the
 /// output or the plot cannot be written after the runs.
 pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
+    if args.fields {
+        return write_stdout(&crate::monitor::definitions_markdown());
+    }
     let invocation = args.invocation()?;
     for notice in &invocation.notices {
         log::info!("{notice}");
@@ -764,13 +781,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
     log::debug!("simulate: {} run(s)", invocation.runs.len());
     let outcomes: Vec<RunOutcome> = invocation.runs.iter().map(run_one).collect();
     let (out, err) = render_output(&invocation, &outcomes)?;
-    // Written through `io::Write`, not `print!`: a closed pipe (`| head`) is
-    // an error to report, not a panic.
-    let mut stdout = std::io::stdout().lock();
-    let printed = stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")));
+    let printed = write_stdout(&out);
     if !err.is_empty() {
         let _ = std::io::stderr().write_all(err.as_bytes());
     }

@@ -489,6 +489,11 @@ fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str
     let bins = hud.present_histogram.bins();
     assert_eq!(&bins[..histogram.counts.len()], histogram.counts.as_slice(), "{what}: the same histogram");
     for row in metric_rows(&hud.stats) {
+        assert_eq!(
+            Some(row.legend),
+            timestep_lab::monitor::definition(row.name),
+            "{what}: the legend is the definition"
+        );
         let field = serde_json::to_value(report).expect("JSON")[row.name].as_f64().expect("a number");
         let shown: f64 = row.value.trim().parse().expect("a number is shown");
         let decimals = row.value.trim().split('.').nth(1).map_or(0, str::len) as i32;

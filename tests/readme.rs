@@ -69,3 +69,25 @@ fn every_generated_readme_block_matches_the_binary() {
         stale.join("\n\n")
     );
 }
+
+/// The words after `apt-get install` on the first line that has it.
+fn packages(text: &str) -> Vec<String> {
+    let line = text.lines().find(|l| l.contains("apt-get install")).unwrap_or_default();
+    let after = line.split("apt-get install").nth(1).unwrap_or_default();
+    let mut words: Vec<String> = after.split_whitespace().filter(|w| !w.starts_with('-')).map(str::to_owned).collect();
+    words.sort();
+    words
+}
+
+#[test]
+fn the_readme_one_liner_installs_exactly_what_ci_installs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run is readable");
+    let list = ci.lines().find(|l| l.starts_with("packages=(")).expect(".ci/run has a packages=(…) line");
+    let mut ci_packages: Vec<String> =
+        list.trim_start_matches("packages=(").trim_end_matches(')').split_whitespace().map(str::to_owned).collect();
+    ci_packages.sort();
+    assert!(!ci_packages.is_empty(), ".ci/run lists packages");
+    assert_eq!(packages(&readme), ci_packages, "README's apt-get one-liner and .ci/run's packages differ");
+}

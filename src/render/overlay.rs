@@ -942,23 +942,19 @@ pub struct MetricRow {
 /// (two per line), formatted as shown; the present pacing is the line under
 /// the frame-time plot ([`present_interval_line`]).
 pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
-    let row = |name, value: f64, decimals: usize, legend| MetricRow {
+    // The legend is the report's own definition of the field, as in the README.
+    let row = |name, value: f64, decimals: usize| MetricRow {
         name,
         value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
-        legend,
+        legend: crate::monitor::definition(name).unwrap_or_default(),
     };
     [
-        row("judder_ms", s.judder_ms, 2, "RMS of how far each picture moves off steady motion, ms"),
-        row(
-            "hitches_per_min",
-            s.hitches_per_min,
-            1,
-            "frames off by half a refresh or more (jump or freeze), per minute",
-        ),
-        row("max_hitch_ms", s.max_hitch_ms, 1, "the worst frame's jump or freeze, ms"),
-        row("drift_ms_per_min", s.drift_ms_per_min, 1, "game time gained per minute of display (negative: slow)"),
-        row("latency_ms", s.latency_ms, 1, "mean time from reading input to showing its picture, ms"),
-        row("latency_p95_ms", s.latency_p95_ms, 1, "95th percentile of input to photon, ms"),
+        row("judder_ms", s.judder_ms, 2),
+        row("hitches_per_min", s.hitches_per_min, 1),
+        row("max_hitch_ms", s.max_hitch_ms, 1),
+        row("drift_ms_per_min", s.drift_ms_per_min, 1),
+        row("latency_ms", s.latency_ms, 1),
+        row("latency_p95_ms", s.latency_p95_ms, 1),
     ]
 }
 

@@ -33,7 +33,10 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use report::{DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, to_csv, to_json, to_table};
+pub use report::{
+    DEFINITIONS, DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, definition, definitions_markdown,
+    to_csv, to_json, to_table,
+};
 
 pub use timeline::{Event, Timeline};
 pub use trace::{

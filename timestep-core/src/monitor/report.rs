@@ -222,6 +222,68 @@ pub const FIELDS: [&str; 27] = [
     "pattern",
 ];
 
+/// One line per field of [`FIELDS`] (and the trace fields): what it means,
+/// in the words the README, `simulate --fields` and the overlay's hover
+/// legends all show. D is a picture's display time, C the simulation time it
+/// depicts, I the input time of that state, ŝ the slope of C on D, P the
+/// refresh period (the median present interval when no refresh is known).
+pub const DEFINITIONS: [(&str, &str); 31] = [
+    ("strategy", "the loop strategy's id"),
+    ("refresh_hz", "the display's refresh rate (59.94 is exactly 60000/1001)"),
+    ("vsync", "whether presents wait for the display's refresh"),
+    ("tick_rate", "fixed simulation updates per second"),
+    ("model", "the machine model (`trace` for replayed frame times, `window` for the real window)"),
+    ("seed", "the noise seed"),
+    ("total_updates", "world updates run"),
+    ("vsyncs", "refreshes covered by the run (the pattern's length)"),
+    ("double_updates", "refreshes showing more than one new update"),
+    ("skipped_renders", "refreshes without a new frame"),
+    ("repeated_frames", "frames showing the same simulation time as the frame before"),
+    ("game_time_s", "simulated time at the end, s"),
+    ("system_time_s", "display time covered, s"),
+    ("speed_ratio", "ŝ, the least-squares slope of C on D: 1 is the right speed"),
+    (
+        "drift_ms_per_min",
+        "(ŝ − 1) · 60 000: ms of game time gained per minute of display; negative when the game runs slow",
+    ),
+    ("judder_ms", "RMS of j = ΔC − ŝ·ΔD over frames: how far each picture moves off steady motion"),
+    ("judder_p99_ms", "99th percentile of |j|"),
+    ("hitches", "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze)"),
+    ("max_hitch_ms", "the largest |j| or display interval excess over the median"),
+    ("hitches_per_min", "hitches per minute of display time"),
+    (
+        "latency_ms",
+        "mean of D − I: from reading input to showing its picture; bounded, independent of drift and run length",
+    ),
+    ("latency_p95_ms", "95th percentile of D − I"),
+    ("latency_max_ms", "largest D − I"),
+    ("present_interval_mean_ms", "mean time between displayed frames"),
+    (
+        "present_interval_std_ms",
+        "standard deviation of the time between displayed frames: how evenly frames are presented",
+    ),
+    ("present_interval_p99_ms", "99th percentile of the time between displayed frames"),
+    ("pattern", "new updates shown per refresh, one digit each (`0` a repeat, `2` a double update)"),
+    ("trace_app", "the replayed swap chain: application, process id, swap chain address"),
+    ("trace_frames", "displayed frames replayed from the capture"),
+    ("trace_dropped", "captured frames never displayed, merged into the next displayed one"),
+    ("trace_refresh_hz", "the refresh rate measured from the capture's display changes"),
+];
+
+/// The one-line definition of a report field (see [`DEFINITIONS`]).
+pub fn definition(field: &str) -> Option<&'static str> {
+    DEFINITIONS.iter().find(|(name, _)| *name == field).map(|(_, text)| *text)
+}
+
+/// [`DEFINITIONS`] as a Markdown table, for `simulate --fields` and the README.
+pub fn definitions_markdown() -> String {
+    let mut out = String::from("| field | definition |\n|---|---|\n");
+    for (name, text) in DEFINITIONS {
+        let _ = writeln!(out, "| `{name}` | {} |", text.replace('|', "\\|"));
+    }
+    out
+}
+
 /// The table's columns: what the run was, the article's counts, and one
 /// figure each for speed, smoothness and latency. The rest is in CSV/JSON.
 pub const TABLE_FIELDS: [&str; 16] = [
@@ -408,6 +470,15 @@ pub fn to_json(reports: &[RunReport]) -> Result<String, serde_json::Error> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_report_and_trace_field_has_one_definition() {
+        let named: Vec<&str> = super::DEFINITIONS.iter().map(|(n, _)| *n).collect();
+        let mut expected: Vec<&str> = super::FIELDS.to_vec();
+        expected.extend(super::TRACE_FIELDS);
+        assert_eq!(named, expected, "DEFINITIONS follows FIELDS then TRACE_FIELDS");
+        assert_eq!(super::definition("hitches").map(|d| d.contains("P/2")), Some(true));
+    }
+
     use super::*;
 
     fn report() -> RunReport {

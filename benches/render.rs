@@ -10,6 +10,10 @@
 //!   overdraw). A stress case beside the target, not the target.
 //! - `overlay_1280x720/{off,on}`: the demo world with 1k load sprites, without
 //!   and with the overlay: the difference is the overlay's whole cost.
+//! - `lanes_1280x720/ten`: lane mode with all ten strategies: every lane runs
+//!   its frame, the sprites of all lanes are drawn in one draw call and the ten
+//!   lane labels over them, submitted and waited for. Target: ≤ 16.7 ms (lane
+//!   mode at 60 fps on the 2-core software adapter).
 //! - `cpu_prep/100000`: `SpriteRenderer::prepare` alone for 100k sprites, and
 //!   `cpu_prep/interpolate_and_upload/100000`: the whole CPU side of a frame
 //!   (world interpolation into the reused buffer + upload). Target: ≤ 2 ms.
@@ -20,12 +24,15 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
+use timestep_lab::app::lanes::Lanes;
 use timestep_lab::hud::HudData;
 use timestep_lab::render::overlay::Overlay;
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;
+use timestep_lab::session::DisplayInfo;
 use timestep_lab::sim::{Instance, SpriteCell, World, WorldConfig};
-use timestep_lab::strategy::View;
+use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
+use timestep_lab::time::Rate;
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 720;
@@ -198,6 +205,46 @@ fn overlay(c: &mut Criterion) {
     group.finish();
 }
 
+/// Lane mode with every strategy: ten lanes' frames, their sprites in one
+/// draw, the ten labels over them. A frame per refresh of a 60 Hz display.
+fn lanes(c: &mut Criterion) {
+    let Some((gpu, target, mut renderer)) = setup() else { return };
+    let mut overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
+    let display = DisplayInfo { emulated: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+    let mut lanes = Lanes::new(&StrategyId::ALL, StrategyConfig::default(), &display, PLAYFIELD, 0);
+    let mut instances = Vec::with_capacity(lanes.max_instances());
+    let mut hud = HudData { lane_playfield: PLAYFIELD, ..HudData::default() };
+    let period = Rate::from_hz(60).period();
+    let mut start = 0;
+    let mut frame = |instances: &mut Vec<Instance>, hud: &mut HudData| {
+        instances.clear();
+        lanes.run_frame(start, instances);
+        start += period;
+        lanes.record(start, true);
+        lanes.fill_labels(&mut hud.lanes, start);
+    };
+    // Two seconds of frames first, so every label shows a full pattern.
+    for _ in 0..120 {
+        frame(&mut instances, &mut hud);
+    }
+    let mut group = c.benchmark_group("lanes_1280x720");
+    group.sample_size(10);
+    group.bench_function("ten", |b| {
+        b.iter(|| {
+            frame(&mut instances, &mut hud);
+            renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
+            let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            renderer.draw(&mut encoder, target.view());
+            overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), [WIDTH, HEIGHT], &hud);
+            let submission = gpu.queue.submit([encoder.finish()]);
+            wait(&gpu, Some(submission));
+        });
+        assert_one_sprite_draw(&renderer);
+        assert_eq!(renderer.sprite_count(), 20, "two sprites per lane");
+    });
+    group.finish();
+}
+
 fn cpu_prep(c: &mut Criterion) {
     let Some((gpu, _target, mut renderer)) = setup() else { return };
     let n = 100_000;
@@ -231,5 +278,5 @@ fn cpu_prep(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, offscreen_frame, fill_stress, overlay, cpu_prep);
+criterion_group!(benches, offscreen_frame, fill_stress, overlay, lanes, cpu_prep);
 criterion_main!(benches);

@@ -478,6 +478,110 @@ fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
     );
 }
 
+/// The strategies in key order, as `--lanes all` stacks them.
+const ALL_STRATEGIES: [&str; 10] = [
+    "lockstep",
+    "fixed-fps",
+    "variable",
+    "catch-up",
+    "interpolated",
+    "extrapolated",
+    "fuzzy",
+    "snapped",
+    "paced",
+    "auto",
+];
+
+/// Lane mode is honest: ten lanes fed the same real frames on an emulated
+/// 59.94 Hz grid run, lane by lane, the updates the simulator runs when it
+/// replays those frame starts (`--frame-log` into `simulate --trace`).
+///
+/// 20 s holds a whole beat of a 60 Hz tick against 59.94 Hz (1001/60 s): the
+/// ticks gain one on the frames, so catch-up must run a double update
+/// somewhere and its judder is hitches-driven, while interpolation's is not.
+fn lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames() {
+    let (_serial, display) = setup();
+    let dir = std::env::temp_dir().join(format!("timestep-lab-window-lane-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let frame_log = dir.join("frames.csv");
+    let frame_log_arg = frame_log.to_str().expect("a UTF-8 temp dir");
+    let mut app = App::start(
+        &display,
+        "lanes",
+        &[
+            "--exit-after",
+            "20",
+            "--window-size",
+            "480x270",
+            "--no-overlay",
+            "--lanes",
+            "all",
+            "--emulate-refresh",
+            "59.94",
+            "--frame-log",
+            frame_log_arg,
+        ],
+    );
+    let status = app.wait(Duration::from_secs(60));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    assert_no_error_lines(&app.stderr());
+    let stats = app.stats();
+    let lanes = stats["lanes"].as_array().unwrap_or_else(|| panic!("no lanes in the stats: {stats}"));
+    let names: Vec<&str> = lanes.iter().map(|lane| lane["strategy"].as_str().unwrap_or("?")).collect();
+    assert_eq!(names, ALL_STRATEGIES, "one lane per strategy, in key order");
+
+    let log = std::fs::read_to_string(&frame_log).unwrap_or_else(|e| panic!("no frame log ({e})"));
+    let rows = log.lines().count() - 1;
+    let running: Vec<&str> = ALL_STRATEGIES.into_iter().filter(|id| !matches!(*id, "fixed-fps" | "paced")).collect();
+    let sim = simulate_json(&[
+        "--trace",
+        frame_log_arg,
+        "--refresh",
+        "59.94",
+        "--strategy",
+        &running.join(","),
+        "--format",
+        "json",
+    ]);
+    let sim = sim.as_array().unwrap_or_else(|| panic!("simulate printed no array: {sim}"));
+    for (lane, id) in lanes.iter().zip(ALL_STRATEGIES) {
+        assert_eq!(lane["model"].as_str(), Some("lanes"), "{id}: {lane}");
+        let updates = number(lane, "total_updates");
+        if matches!(id, "fixed-fps" | "paced") {
+            assert_eq!(lane["needs_loop"].as_bool(), Some(true), "{id} decides when frames happen: {lane}");
+            assert_eq!(updates, 0.0, "{id}: a lane that needs the loop does not run: {lane}");
+            continue;
+        }
+        assert_eq!(lane["needs_loop"].as_bool(), Some(false), "{id}: {lane}");
+        assert_eq!(number(lane, "frames"), rows as f64, "{id}: a frame-log row per lane frame");
+        let replay = sim
+            .iter()
+            .find(|run| run["strategy"].as_str() == Some(id))
+            .unwrap_or_else(|| panic!("simulate ran no {id}: {sim:?}"));
+        assert_eq!(
+            updates,
+            number(replay, "total_updates"),
+            "{id}: the lane's updates against the simulator's replay of the same {rows} frame starts\n  lane {lane}\n  simulator {replay}"
+        );
+    }
+    let lane = |id: &str| &lanes[ALL_STRATEGIES.iter().position(|s| *s == id).expect("a known id")];
+    let (catch_up, interpolated) = (lane("catch-up"), lane("interpolated"));
+    assert!(number(catch_up, "double_updates") > 0.0, "a 20 s beat forces catch-up to double up: {catch_up}");
+    assert!(number(catch_up, "hitches") > 0.0, "and its double is a hitch: {catch_up}");
+    for lane in lanes.iter().filter(|lane| lane["needs_loop"] == false) {
+        assert!(number(lane, "hitches_per_min") >= 0.0, "every running lane counts its hitches: {lane}");
+    }
+    let (j_catch_up, j_interpolated) = (number(catch_up, "judder_ms"), number(interpolated, "judder_ms"));
+    eprintln!(
+        "lanes at 59.94 Hz over {rows} frames: judder catch-up {j_catch_up:.3} ms, interpolated {j_interpolated:.3} ms"
+    );
+    assert!(
+        j_interpolated < j_catch_up,
+        "interpolated's judder {j_interpolated} ms is not below catch-up's {j_catch_up} ms\n  {interpolated}\n  {catch_up}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A window manager (openbox) on a display, killed on drop.
 struct WindowManager(Child);
 
@@ -755,6 +859,11 @@ fn main() {
             "emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator",
             &[],
             emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator,
+        ),
+        window_test(
+            "lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames",
+            &[],
+            lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames,
         ),
         window_test(
             "under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back",

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
 
+use crate::app::lanes::{LaneList, parse_lane_list};
 use crate::cli::{self, Bounds, EmulatedRefresh};
 use crate::error::CliError;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
@@ -110,6 +111,16 @@ pub struct RunArgs {
     /// Seed of the emulated jitter and the random load spikes
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
     pub seed: u64,
+
+    /// Start in lane mode: a lane per strategy, fed the same frames (C toggles); `--lanes` alone
+    /// is all ten, or give comma-separated ids (the lanes C opens, top to bottom)
+    #[arg(long, value_name = "IDS|all", num_args = 0..=1, default_missing_value = "all", value_parser = parse_lane_list)]
+    pub lanes: Option<LaneList>,
+
+    /// Write each loop frame's start-to-start interval (ms, whole nanoseconds) to FILE, the CSV
+    /// `simulate --trace` replays; checked before the window opens
+    #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
+    pub frame_log: Option<PathBuf>,
 }
 
 /// The present mode asked for on the command line.
@@ -201,6 +212,12 @@ pub struct RunConfig {
     pub no_overlay: bool,
     /// Seed for jitter and load spikes.
     pub seed: u64,
+    /// The strategies of lane mode, top to bottom.
+    pub lanes: LaneList,
+    /// Start in lane mode.
+    pub start_in_lanes: bool,
+    /// Where to log the loop's frame intervals.
+    pub frame_log: Option<PathBuf>,
 }
 
 fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -237,7 +254,9 @@ impl RunConfig {
             (None, None) => None,
             (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
         };
-        for (flag, path) in [("stats-json", &args.stats_json), ("screenshot", &args.screenshot)] {
+        let outputs =
+            [("stats-json", &args.stats_json), ("screenshot", &args.screenshot), ("frame-log", &args.frame_log)];
+        for (flag, path) in outputs {
             if let Some(path) = path {
                 cli::check_writable(path).map_err(|e| usage(flag, e))?;
             }
@@ -256,6 +275,9 @@ impl RunConfig {
             emulation,
             no_overlay: args.no_overlay,
             seed: args.seed,
+            lanes: args.lanes.clone().unwrap_or_default(),
+            start_in_lanes: args.lanes.is_some(),
+            frame_log: args.frame_log.clone(),
         })
     }
 }
@@ -345,6 +367,10 @@ mod tests {
             (&["--window-size", "0x10"], "--window-size: 0x10: each side must be 1–16384"),
             (&["--screenshot", "shot.jpg"], "--screenshot: 'shot.jpg' is not a .png name"),
             (&["--stats-json", ""], "--stats-json: the file name is empty"),
+            (&["--frame-log", ""], "--frame-log: the file name is empty"),
+            (&["--lanes", "warp"], "--lanes: unknown strategy 'warp' (expected one of: lockstep, fixed-fps"),
+            (&["--lanes", "paced,,auto"], "--lanes: 'paced,,auto' has an empty item"),
+            (&["--lanes", "auto,Auto"], "--lanes: auto is listed twice"),
         ];
         for (list, expected) in cases {
             let msg = match parse(list) {
@@ -368,12 +394,33 @@ mod tests {
     fn output_files_are_checked_before_the_run() {
         let dir = std::env::temp_dir();
         let dir = dir.to_str().expect("utf-8 temp dir");
-        for (flag, path) in [("--stats-json", "/proc/x.json"), ("--stats-json", dir), ("--screenshot", "/proc/x.png")] {
+        let cases = [
+            ("--stats-json", "/proc/x.json"),
+            ("--stats-json", dir),
+            ("--screenshot", "/proc/x.png"),
+            ("--frame-log", "/proc/frames.csv"),
+        ];
+        for (flag, path) in cases {
             match RunConfig::from_args(&parse(&[flag, path]).expect("parses")) {
                 Err(CliError::Usage(msg)) => assert!(msg.starts_with(flag), "'{msg}' names {flag}"),
                 other => panic!("{flag} {path}: expected a usage error, got {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn lanes_alone_are_all_ten_and_a_list_keeps_its_order() {
+        let off = config(&[]);
+        assert!(!off.start_in_lanes, "no lane mode without --lanes");
+        assert_eq!(off.lanes, LaneList(StrategyId::ALL.to_vec()), "C opens all ten lanes");
+        for list in [&["--lanes"][..], &["--lanes", "all"], &["--lanes", "ALL"], &["--lanes", "--exit-after", "3"]] {
+            let config = config(list);
+            assert!(config.start_in_lanes, "{list:?} starts in lane mode");
+            assert_eq!(config.lanes.0, StrategyId::ALL, "{list:?}: all ten lanes");
+        }
+        let two = config(&["--lanes", "Interpolated,catch-up"]);
+        assert_eq!(two.lanes.0, [StrategyId::Interpolated, StrategyId::CatchUp], "the order given, top to bottom");
+        assert_eq!(config(&["--frame-log", "frames.csv"]).frame_log, Some(PathBuf::from("frames.csv")));
     }
 
     #[test]

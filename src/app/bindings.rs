@@ -60,6 +60,14 @@ pub enum Action {
     Kick,
     /// Exclusive fullscreen in the monitor's best video mode, where offered.
     ToggleExclusiveFullscreen,
+    /// Lane mode on or off: every strategy side by side, fed the same frames.
+    ToggleLanes,
+    /// Lane mode: select the lane below.
+    NextLane,
+    /// Lane mode: select the lane above.
+    PreviousLane,
+    /// Lane mode: leave it, with the selected lane's strategy running the loop.
+    AdoptLane,
 }
 
 impl Action {
@@ -87,6 +95,10 @@ impl Action {
             Action::ToggleExclusiveFullscreen => {
                 "exclusive fullscreen (video mode), where the platform offers one".to_owned()
             }
+            Action::ToggleLanes => "compare: lanes of strategies side by side, fed the same frames".to_owned(),
+            Action::NextLane => "lanes: select the lane below (or click a lane; 1–0 pick by strategy)".to_owned(),
+            Action::PreviousLane => "lanes: select the lane above".to_owned(),
+            Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
         }
     }
 
@@ -130,6 +142,10 @@ pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
     (KeyCode::ArrowLeft, NONE, Action::Move(Dir::Left)),
     (KeyCode::ArrowRight, NONE, Action::Move(Dir::Right)),
     (KeyCode::KeyE, NONE, Action::Kick),
+    (KeyCode::KeyC, NONE, Action::ToggleLanes),
+    (KeyCode::KeyJ, NONE, Action::NextLane),
+    (KeyCode::KeyK, NONE, Action::PreviousLane),
+    (KeyCode::Enter, NONE, Action::AdoptLane),
 ];
 
 /// The action bound to `key` with exactly `mods` held. Held actions ignore
@@ -237,6 +253,16 @@ mod tests {
         assert!(lines.iter().any(|(k, _)| k == "Up"), "{lines:?}");
         assert!(lines.iter().any(|(k, _)| k == "Esc"), "{lines:?}");
         assert!(lines[3].1.contains("catch-up"), "{}", lines[3].1);
+    }
+
+    #[test]
+    fn lane_mode_has_its_keys_in_the_help() {
+        assert_eq!(action_for(KeyCode::KeyC, NONE), Some(Action::ToggleLanes));
+        assert_eq!(action_for(KeyCode::Enter, NONE), Some(Action::AdoptLane));
+        let lines = help_lines();
+        for (key, word) in [("C", "compare"), ("J", "below"), ("K", "above"), ("Enter", "selected lane")] {
+            assert!(lines.iter().any(|(k, text)| k == key && text.contains(word)), "{key}: {lines:?}");
+        }
     }
 
     #[test]

@@ -4,11 +4,16 @@
 //! ```text
 //!   Demo::frame ─► WindowHost (clock, gfx, hud) ─► session.run_frame ─► session.record
 //!               └► session.fill_hud(hud) ─► next frame's overlay
-//!   Demo::act   ─► Action (from the key table) ─► session / window / gfx
+//!   lane mode:  ─► lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record(display time)
+//!               (the demo's session is paused meanwhile: see `app::lanes`)
+//!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx
 //! ```
 //!
 //! The session holds every number; this type holds only what is platform
-//! (window, GPU) or demo (ghosts, load, player input).
+//! (window, GPU) or demo (ghosts, load, player input, lane mode).
+
+use std::fs::File;
+use std::io::BufWriter;
 
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
@@ -18,12 +23,14 @@ use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::{Gfx, ScreenshotScene};
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
+use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::load::LoadPreset;
-use crate::app::stats::StatsJson;
+use crate::app::stats::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
+use crate::render::Letterbox;
 use crate::render::surface::SkipReason;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Presented, Session};
@@ -58,6 +65,13 @@ struct Controls {
     modifiers: ModifiersState,
 }
 
+/// Lane mode while it is on.
+struct LaneMode {
+    lanes: Lanes,
+    /// Whether the demo's own session was paused before (it is paused meanwhile).
+    demo_was_paused: bool,
+}
+
 /// The demo once its window is up.
 pub struct Demo {
     /// The window.
@@ -81,6 +95,18 @@ pub struct Demo {
     log_at: Nanos,
     /// When the paused demo last drew its still picture.
     still_at: Nanos,
+    /// Lane mode, when on.
+    lanes: Option<LaneMode>,
+    /// The strategies lane mode shows, in lane order.
+    lane_ids: Vec<StrategyId>,
+    /// The reports of the last lane mode, kept for `--stats-json` when it ends.
+    lane_reports: Vec<LaneReport>,
+    /// Where the pointer is, window pixels (a click selects the lane under it).
+    pointer: Option<[f32; 2]>,
+    /// `--frame-log`.
+    frame_log: Option<FrameLog<BufWriter<File>>>,
+    /// `--seed`, for the lanes' reports.
+    seed: u64,
 }
 
 impl Demo {
@@ -103,6 +129,7 @@ impl Demo {
             present_mode_requested: config.present_mode.label().to_owned(),
             vsync: None,
         };
+        let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let session = Session::new(config.strategy, config.strategy_config, world, display, now);
         let mut help_lines = bindings::help_lines();
@@ -136,7 +163,16 @@ impl Demo {
             cpu: CpuSampler::new(),
             log_at: now,
             still_at: now,
+            lanes: None,
+            lane_ids: config.lanes.0.clone(),
+            lane_reports: Vec::new(),
+            pointer: None,
+            frame_log,
+            seed: config.seed,
         };
+        if config.start_in_lanes {
+            demo.enter_lanes(now);
+        }
         demo.refresh_hud(now);
         Ok(demo)
     }
@@ -169,6 +205,10 @@ impl Demo {
     /// paused demo redraws its still picture once per refresh (60 Hz when
     /// the refresh is unknown) instead of as fast as the present returns.
     pub fn wake(&self) -> Option<Nanos> {
+        if self.lanes.is_some() {
+            // Lane mode is display-paced: frames as fast as presents (or the emulated grid) allow.
+            return None;
+        }
         if self.session.paused() {
             let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
             return Some(self.still_at.saturating_add(period));
@@ -176,9 +216,13 @@ impl Demo {
         self.session.wake()
     }
 
-    /// One frame: the active strategy's, or the still picture while paused.
+    /// One frame: the active strategy's, the still picture while paused, or every lane's.
     /// Returns the strategy frame's report when its picture was presented.
     pub fn frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
+        if self.lanes.is_some() {
+            self.lane_frame(clock);
+            return None;
+        }
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
@@ -204,6 +248,9 @@ impl Demo {
         let outcome = host.outcome;
         self.gfx.collect_times();
         if let Some(report) = &report {
+            if let Some(log) = self.frame_log.as_mut() {
+                log.frame_started(report.start);
+            }
             let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
             self.session.record(report, presented);
             if outcome.presented {
@@ -212,6 +259,38 @@ impl Demo {
         }
         self.after_frame(&outcome, clock.now());
         report.filter(|_| outcome.presented)
+    }
+
+    /// One lane-mode frame: every lane runs at the same start, one draw shows
+    /// them all, every lane records the same display time. See `app::lanes`.
+    fn lane_frame(&mut self, clock: &RealClock) {
+        let Some(mode) = self.lanes.as_mut() else { return };
+        let start = clock.now();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.frame_started(start);
+        }
+        self.instances.clear();
+        mode.lanes.run_frame(start, &mut self.instances);
+        let scene = SceneParams {
+            playfield: PLAYFIELD,
+            ghosts: false,
+            display_lead: 0,
+            load: self.controls.load.cost(&mut self.controls.rng),
+        };
+        let mut host = WindowHost::new(
+            clock,
+            &mut self.gfx,
+            &self.win.window,
+            &self.hud,
+            &mut self.instances,
+            self.vsync.as_mut(),
+            scene,
+        );
+        let display_time = host.show_instances();
+        let outcome = host.outcome;
+        self.gfx.collect_times();
+        mode.lanes.record(display_time, outcome.presented);
+        self.after_frame(&outcome, clock.now());
     }
 
     fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {
@@ -223,7 +302,7 @@ impl Demo {
             Some(SkipReason::Occluded | SkipReason::ZeroSize) => {
                 log::debug!("window hidden or empty; rendering stops until it is back");
                 self.win.idle_until = Some(now + IDLE_RETRY);
-                self.session.interrupt();
+                self.interrupt();
             }
             Some(reason) => log::debug!("frame skipped: {reason:?}"),
             None => {}
@@ -241,6 +320,19 @@ impl Demo {
 
     fn log_stats(&self) {
         let hud = &self.hud;
+        if !hud.lanes.is_empty() {
+            let lanes: Vec<String> = hud
+                .lanes
+                .iter()
+                .filter(|l| !l.needs_loop)
+                .map(|l| {
+                    let hitches = l.hitches_per_min.map_or_else(|| "-".to_owned(), |h| format!("{h:.1}"));
+                    format!("{} {:.2}/{hitches}/{:.1}", l.strategy, l.judder_ms, l.latency_ms)
+                })
+                .collect();
+            log::info!("lanes (judder_ms/hitches_per_min/latency_ms, recent): {}", lanes.join(", "));
+            return;
+        }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         log::info!(
             "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
@@ -265,6 +357,10 @@ impl Demo {
         self.session.fill_hud(&mut self.hud, now);
         self.hud.ghosts = self.controls.ghosts;
         self.hud.load_preset = self.controls.load.label();
+        match self.lanes.as_mut() {
+            Some(mode) => mode.lanes.fill_labels(&mut self.hud.lanes, now),
+            None => self.hud.lanes.clear(),
+        }
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -294,8 +390,84 @@ impl Demo {
             log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
             self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         }
+        if let Some(mode) = self.lanes.as_mut() {
+            mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now);
+        }
         self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
         self.refresh_hud(now);
+    }
+
+    /// Frames stopped for a while (hidden, minimised, resized).
+    pub fn interrupt(&mut self) {
+        self.session.interrupt();
+        if let Some(mode) = self.lanes.as_mut() {
+            mode.lanes.interrupt();
+        }
+    }
+
+    /// Turns lane mode on: a lane per strategy of the lane list, each a fresh
+    /// session and world from now; the demo's session pauses.
+    pub fn enter_lanes(&mut self, now: Nanos) {
+        if self.lanes.is_some() {
+            return;
+        }
+        let config = *self.session.driver().config();
+        let mut lanes = Lanes::new(&self.lane_ids, config, self.session.display(), PLAYFIELD, now);
+        lanes.select_strategy(self.session.driver().strategy_id());
+        self.instances.reserve(lanes.max_instances());
+        let demo_was_paused = self.session.paused();
+        self.session.set_paused(true, now);
+        log::info!("lane mode: {} lanes", lanes.len());
+        self.hud.lane_playfield = PLAYFIELD;
+        self.lanes = Some(LaneMode { lanes, demo_was_paused });
+        self.refresh_hud(now);
+    }
+
+    /// Turns lane mode off; the demo's session resumes (timing reset), with
+    /// `adopt`'s strategy when given.
+    pub fn leave_lanes(&mut self, adopt: Option<StrategyId>, now: Nanos) {
+        let Some(mut mode) = self.lanes.take() else { return };
+        self.lane_reports = mode.lanes.reports(now, self.seed);
+        if let Some(id) = adopt {
+            self.session.set_strategy(id, now);
+            log::info!("lane mode off: the loop runs {id}");
+        } else {
+            log::info!("lane mode off");
+        }
+        self.session.set_paused(mode.demo_was_paused && adopt.is_none(), now);
+        self.refresh_hud(now);
+    }
+
+    /// Whether lane mode is on.
+    pub fn in_lanes(&self) -> bool {
+        self.lanes.is_some()
+    }
+
+    /// The pointer moved to window pixel `position`.
+    pub fn pointer_moved(&mut self, position: [f32; 2]) {
+        self.pointer = Some(position);
+    }
+
+    /// A left click: in lane mode, selects the lane under the pointer.
+    pub fn click(&mut self, now: Nanos) {
+        let (Some(mode), Some(pixel)) = (self.lanes.as_mut(), self.pointer) else { return };
+        let letterbox = Letterbox::fit(PLAYFIELD, self.gfx.surface.size());
+        if let Some(point) = playfield_point(&letterbox, pixel)
+            && mode.lanes.select_at(point)
+        {
+            self.refresh_hud(now);
+        }
+    }
+
+    /// Writes the last row of `--frame-log` and flushes it.
+    ///
+    /// # Errors
+    /// See [`FrameLog::finish`].
+    pub fn finish_frame_log(&mut self, now: Nanos) -> Result<(), CliError> {
+        match self.frame_log.as_mut() {
+            Some(log) => log.finish(now),
+            None => Ok(()),
+        }
     }
 
     /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
@@ -325,6 +497,10 @@ impl Demo {
         if !pressed {
             return false;
         }
+        if self.lanes.is_some() && self.act_in_lanes(action, now) {
+            self.refresh_hud(now);
+            return false;
+        }
         match action {
             Action::Strategy(id) => {
                 self.session.set_strategy(id, now);
@@ -332,11 +508,17 @@ impl Demo {
             }
             Action::CyclePresentMode => {
                 let mode = self.gfx.cycle_present_mode();
+                if let Some(lanes) = self.lanes.as_mut() {
+                    lanes.lanes.set_present_mode(&mode, now);
+                }
                 self.session.set_present_mode(mode, now);
             }
             Action::TickRateUp | Action::TickRateDown => {
                 let current = self.session.driver().config().tick_rate.hz();
                 if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
+                    if let Some(lanes) = self.lanes.as_mut() {
+                        lanes.lanes.set_tick_rate(Rate::from_hz(hz), now);
+                    }
                     self.session.set_tick_rate(Rate::from_hz(hz), now);
                     log::info!("tick rate: {hz} Hz");
                 }
@@ -358,10 +540,38 @@ impl Demo {
             Action::ToggleOverlay => self.gfx.overlay.set_visible(!self.gfx.overlay.visible()),
             Action::ToggleHelp => self.hud.show_help = !self.hud.show_help,
             Action::Quit => return true,
+            Action::ToggleLanes => self.enter_lanes(now),
+            Action::NextLane | Action::PreviousLane | Action::AdoptLane => {
+                log::info!("{}: only in lane mode (C)", action.help());
+            }
             Action::Move(_) | Action::Kick => {}
         }
         self.refresh_hud(now);
         false
+    }
+
+    /// The keys that act differently in lane mode; returns false for the
+    /// others, which act as usual (window, overlay, vsync, tick rate, load).
+    fn act_in_lanes(&mut self, action: Action, now: Nanos) -> bool {
+        let Some(mode) = self.lanes.as_mut() else { return false };
+        match action {
+            Action::ToggleLanes => self.leave_lanes(None, now),
+            Action::AdoptLane => {
+                let adopt = mode.lanes.selected();
+                self.leave_lanes(adopt, now);
+            }
+            Action::NextLane => mode.lanes.select_next(),
+            Action::PreviousLane => mode.lanes.select_previous(),
+            Action::Strategy(id) => {
+                if !mode.lanes.select_strategy(id) {
+                    log::info!("no lane shows {id}");
+                }
+            }
+            Action::ResetWorld => mode.lanes.reset_worlds(),
+            Action::TogglePause | Action::ToggleGhosts => log::info!("{}: not in lane mode", action.help()),
+            _ => return false,
+        }
+        true
     }
 
     /// Saves the screenshot `--screenshot` asked for.
@@ -376,6 +586,10 @@ impl Demo {
             hud: &self.hud,
             pixels_per_point: self.win.window.scale_factor() as f32,
         };
+        if self.lanes.is_some() {
+            // The instance buffer holds the last lane frame's sprites, every lane's.
+            return self.gfx.screenshot_instances(&self.instances, scene, path);
+        }
         self.gfx.screenshot(scene, path)
     }
 
@@ -391,6 +605,10 @@ impl Demo {
             gpu_timed_frames: self.gfx.run_times.frames,
             gpu_scene_ms: self.gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: self.gfx.run_times.overlay_mean_ms(),
+            lanes: match self.lanes.as_mut() {
+                Some(mode) => mode.lanes.reports(now, config.seed),
+                None => self.lane_reports.clone(),
+            },
         }
     }
 }

@@ -226,6 +226,26 @@ impl Gfx {
         };
         picture.save_png(&self.gpu.device, &self.gpu.queue, path).map_err(|e| CliError::Runtime(e.to_string()))
     }
+
+    /// [`Gfx::screenshot`] of sprites already written (lane mode's last frame: every lane's).
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] when the image cannot be read back or written.
+    pub fn screenshot_instances(
+        &self,
+        instances: &[Instance],
+        shot: ScreenshotScene<'_>,
+        path: &std::path::Path,
+    ) -> Result<(), CliError> {
+        let picture = Screenshot {
+            instances,
+            playfield: shot.playfield,
+            size: self.surface.size(),
+            hud: self.overlay.visible().then_some(shot.hud),
+            pixels_per_point: shot.pixels_per_point,
+        };
+        picture.save_png(&self.gpu.device, &self.gpu.queue, path).map_err(|e| CliError::Runtime(e.to_string()))
+    }
 }
 
 /// What the window showed last, for [`Gfx::screenshot`].

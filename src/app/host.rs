@@ -8,6 +8,9 @@
 //! present: [GPU done, wait for the emulated vblank] ─► queue.present ─► display time
 //! ```
 //!
+//! In lane mode the lanes write their sprites into the instance buffer
+//! themselves and [`WindowHost::show_instances`] draws and presents them.
+//!
 //! Nothing here may panic or fail the frame loudly: a frame the surface
 //! refuses is skipped (and reported in [`HostOutcome`]), the loop goes on.
 
@@ -104,34 +107,26 @@ impl<'a> WindowHost<'a> {
         self.present();
     }
 
-    fn expected_display_time(&self, now: Nanos) -> Nanos {
-        match &self.vsync {
-            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
-            None => now.saturating_add(self.scene.display_lead),
-        }
-    }
-}
-
-impl FrameHost<World> for WindowHost<'_> {
-    fn now(&mut self) -> Nanos {
-        self.clock.now()
+    /// Lane mode: draws the sprites already in the instance buffer (every lane
+    /// appended its own) in one draw, with the overlay, and shows them.
+    /// Returns the display time, as [`FrameHost::present`] does.
+    pub fn show_instances(&mut self) -> Nanos {
+        self.load();
+        self.draw_instances();
+        self.show()
     }
 
-    fn render(&mut self, world: &World, view: View) {
-        // A frame already acquired (a strategy rendering twice) is shown first.
-        if let Some(frame) = self.frame.take() {
-            frame.present(&self.gfx.gpu.queue);
-        }
-        let start = self.clock.now();
+    /// Artificial load: the frame's render costs this much more CPU.
+    fn load(&self) {
         if self.scene.load > 0 {
+            let start = self.clock.now();
             wait::busy_until(self.clock, start.saturating_add(self.scene.load));
         }
-        self.instances.clear();
-        world.write_instances(view, self.instances);
-        if self.scene.ghosts {
-            let at = self.expected_display_time(self.clock.now());
-            world.write_ghosts(at, self.instances);
-        }
+    }
+
+    /// Acquires a surface frame and records the sprites of the instance buffer
+    /// and the overlay into it; `show` presents it.
+    fn draw_instances(&mut self) {
         let before_acquire = self.clock.now();
         let gfx = &mut *self.gfx;
         let acquired = gfx.surface.acquire(&gfx.gpu.adapter, &gfx.gpu.device);
@@ -165,7 +160,9 @@ impl FrameHost<World> for WindowHost<'_> {
         self.frame = Some(frame);
     }
 
-    fn present(&mut self) -> Nanos {
+    /// Presents the acquired frame (after the emulated vblank, if any);
+    /// returns its display time.
+    fn show(&mut self) -> Nanos {
         let Some(frame) = self.frame.take() else {
             return self.clock.now();
         };
@@ -194,5 +191,37 @@ impl FrameHost<World> for WindowHost<'_> {
         self.outcome.blocked += after.saturating_sub(before);
         self.outcome.presented = true;
         after
+    }
+
+    fn expected_display_time(&self, now: Nanos) -> Nanos {
+        match &self.vsync {
+            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
+            None => now.saturating_add(self.scene.display_lead),
+        }
+    }
+}
+
+impl FrameHost<World> for WindowHost<'_> {
+    fn now(&mut self) -> Nanos {
+        self.clock.now()
+    }
+
+    fn render(&mut self, world: &World, view: View) {
+        // A frame already acquired (a strategy rendering twice) is shown first.
+        if let Some(frame) = self.frame.take() {
+            frame.present(&self.gfx.gpu.queue);
+        }
+        self.load();
+        self.instances.clear();
+        world.write_instances(view, self.instances);
+        if self.scene.ghosts {
+            let at = self.expected_display_time(self.clock.now());
+            world.write_ghosts(at, self.instances);
+        }
+        self.draw_instances();
+    }
+
+    fn present(&mut self) -> Nanos {
+        self.show()
     }
 }

@@ -221,6 +221,9 @@ pub fn run_measure(args: &MeasureArgs) -> Result<(), CliError> {
         emulation,
         no_overlay: args.no_overlay,
         seed: args.seed,
+        lanes: crate::app::lanes::LaneList::default(),
+        start_in_lanes: false,
+        frame_log: None,
     };
     let tour = Tour::new(args);
     crate::app::run_app(config, Some(tour))

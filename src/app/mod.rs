@@ -22,6 +22,7 @@ pub mod cpu;
 pub mod demo;
 pub mod gfx;
 pub mod host;
+pub mod lanes;
 pub mod load;
 pub mod measure;
 pub mod monitors;

@@ -16,7 +16,7 @@
 //! strategies that pace themselves get a precise wait. The loop never polls.
 
 use winit::application::ApplicationHandler;
-use winit::event::{ElementState, WindowEvent};
+use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::keyboard::PhysicalKey;
 use winit::window::WindowId;
@@ -89,6 +89,10 @@ impl App {
         if let Some(tour) = self.tour.take()
             && let Err(err) = tour.finish(demo, &self.config)
         {
+            log::error!("{err}");
+            self.error.get_or_insert(err);
+        }
+        if let Err(err) = demo.finish_frame_log(self.clock.now()) {
             log::error!("{err}");
             self.error.get_or_insert(err);
         }
@@ -207,12 +211,12 @@ impl ApplicationHandler<UserEvent> for App {
                 demo.gfx.surface.resize(size.width, size.height);
                 demo.win.check_hidden(now);
                 demo.win.idle_until = None;
-                demo.session.interrupt();
+                demo.interrupt();
             }
             WindowEvent::Occluded(occluded) => {
                 // Some platforms never say "visible again": look again now and then.
                 demo.win.idle_until = occluded.then(|| now + IDLE_RETRY);
-                demo.session.interrupt();
+                demo.interrupt();
             }
             WindowEvent::Focused(_) => {
                 demo.win.check_hidden(now);
@@ -220,6 +224,10 @@ impl ApplicationHandler<UserEvent> for App {
             }
             WindowEvent::Moved(_) | WindowEvent::ScaleFactorChanged { .. } => demo.follow_monitor(now),
             WindowEvent::ModifiersChanged(mods) => demo.set_modifiers(mods.state()),
+            WindowEvent::CursorMoved { position, .. } => demo.pointer_moved([position.x as f32, position.y as f32]),
+            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !consumed => {
+                demo.click(now);
+            }
             WindowEvent::KeyboardInput { event, .. } if !consumed => {
                 let PhysicalKey::Code(code) = event.physical_key else { return };
                 let Some(action) = demo.action_for(code) else { return };

@@ -1,17 +1,34 @@
-//! `--stats-json`: what a scripted run measured, written once at exit.
+//! What a scripted run measured: `--stats-json` at exit, `--frame-log` as it goes.
 //!
 //! The run's figures are the core's [`RunReport`] (the same type and field
 //! names `timestep-lab simulate --format json` writes, assembled by the
 //! session), flattened into one object with what only the window knows:
-//! the adapter, the surface's acquire outcomes and the GPU pass times.
+//! the adapter, the surface's acquire outcomes and the GPU pass times; lane
+//! mode adds one report per lane (`lanes`).
+//!
+//! The frame log holds each loop frame's start-to-start interval, the format
+//! `simulate --trace` reads, so the simulator can replay the run's frame
+//! starts exactly:
+//!
+//! ```text
+//!   frame starts   s0        s1          s2        s3 (last)      end of run
+//!                  |---------|-----------|---------|--------------|
+//!   frame_ms         s1-s0      s2-s1      s3-s2      end-s3        one row per frame run
+//! ```
+//!
+//! Six decimals of a millisecond are whole nanoseconds, so the replayed starts
+//! are the measured ones to the nanosecond (`s_i − s_0`).
 
+use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
 
+use crate::app::lanes::LaneReport;
 use crate::error::CliError;
 use crate::monitor::RunReport;
 use crate::render::surface::AcquireCounts;
+use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The JSON document `--stats-json` writes.
 #[derive(Clone, Debug, Serialize)]
@@ -29,6 +46,9 @@ pub struct StatsJson {
     pub gpu_scene_ms: Option<f64>,
     /// Mean GPU time of the overlay pass over the frames that drew it, ms.
     pub gpu_overlay_ms: Option<f64>,
+    /// Lane mode: one report per lane, top to bottom (the last lane mode of
+    /// the run, to its end or until it was left); empty without lane mode.
+    pub lanes: Vec<LaneReport>,
 }
 
 impl StatsJson {
@@ -41,5 +61,158 @@ impl StatsJson {
             .map_err(|e| CliError::Runtime(format!("could not encode the stats: {e}")))?;
         std::fs::write(path, text + "\n")
             .map_err(|e| CliError::Runtime(format!("could not write {}: {e}", path.display())))
+    }
+}
+
+/// The header of a frame log: `simulate --trace` reads the first column under it.
+pub const FRAME_LOG_HEADER: &str = "frame_ms";
+
+/// `--frame-log`: one row per loop frame, its start-to-start interval in ms.
+/// See the module docs.
+#[derive(Debug)]
+pub struct FrameLog<W: Write> {
+    out: W,
+    last_start: Option<Nanos>,
+    rows: u64,
+    /// The first write error: logging stops there, and the run's end reports it.
+    failed: Option<std::io::Error>,
+}
+
+impl FrameLog<std::io::BufWriter<std::fs::File>> {
+    /// Creates (or truncates) `path` and writes the header.
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] naming `--frame-log` when the file cannot be created.
+    pub fn create(path: &Path) -> Result<Self, CliError> {
+        let file = std::fs::File::create(path)
+            .map_err(|e| CliError::Usage(format!("--frame-log: cannot create {} ({e})", path.display())))?;
+        FrameLog::new(std::io::BufWriter::new(file))
+            .map_err(|e| CliError::Usage(format!("--frame-log: cannot write {} ({e})", path.display())))
+    }
+}
+
+impl<W: Write> FrameLog<W> {
+    /// A log writing to `out`, header first.
+    ///
+    /// # Errors
+    /// The header could not be written.
+    pub fn new(mut out: W) -> std::io::Result<Self> {
+        writeln!(out, "{FRAME_LOG_HEADER}")?;
+        Ok(FrameLog { out, last_start: None, rows: 0, failed: None })
+    }
+
+    /// A loop frame started at `start`: the previous frame's interval is written.
+    pub fn frame_started(&mut self, start: Nanos) {
+        if let Some(previous) = self.last_start.replace(start) {
+            self.row(start.saturating_sub(previous));
+        }
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    fn row(&mut self, interval: Nanos) {
+        if self.failed.is_some() {
+            return;
+        }
+        let (ms, ns) = (interval / NANOS_PER_MS, interval % NANOS_PER_MS);
+        match writeln!(self.out, "{ms}.{ns:06}") {
+            Ok(()) => self.rows += 1,
+            Err(err) => {
+                log::error!("--frame-log: writing failed ({err}); no more frames are logged");
+                self.failed = Some(err);
+            }
+        }
+    }
+
+    /// The run ended at `end`: the last frame's interval (to `end`) is written and the log flushed.
+    ///
+    /// # Errors
+    /// [`CliError::Runtime`] when a row or the flush failed.
+    pub fn finish(&mut self, end: Nanos) -> Result<(), CliError> {
+        if let Some(last) = self.last_start.take() {
+            self.row(end.saturating_sub(last));
+        }
+        if self.failed.is_none()
+            && let Err(err) = self.out.flush()
+        {
+            self.failed = Some(err);
+        }
+        match &self.failed {
+            Some(err) => Err(CliError::Runtime(format!("--frame-log: the log is incomplete ({err})"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The writer, for tests.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{TraceOptions, parse_trace};
+
+    #[test]
+    fn each_frame_is_one_row_of_whole_nanoseconds_that_the_trace_reader_reads_back_exactly() {
+        let starts: [Nanos; 5] = [5_000_000_000, 5_016_683_350, 5_033_366_701, 5_083_416_752, 5_083_416_753];
+        let mut log = FrameLog::new(Vec::new()).expect("a Vec takes the header");
+        for start in starts {
+            log.frame_started(start);
+        }
+        log.finish(6_000_000_000).expect("a Vec never fails");
+        let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
+        assert_eq!(text, "frame_ms\n16.683350\n16.683351\n50.050051\n0.000001\n916.583247\n");
+        let replayed = parse_trace(text.as_bytes(), &TraceOptions::default()).expect("the trace reader takes it");
+        let mut at = starts[0];
+        let mut replayed_starts = Vec::new();
+        for frame in replayed.frames() {
+            replayed_starts.push(at);
+            at += frame.present;
+        }
+        assert_eq!(replayed_starts, starts, "the replay starts every frame where it started");
+        assert_eq!(at, 6_000_000_000, "and the last row reaches the end of the run");
+        assert_eq!(log.rows(), 5, "one row per frame");
+    }
+
+    #[test]
+    fn a_log_without_frames_has_only_its_header() {
+        let mut log = FrameLog::new(Vec::new()).expect("header");
+        log.finish(42).expect("flush");
+        assert_eq!(log.get_ref().as_slice(), b"frame_ms\n");
+    }
+
+    /// A writer that takes `room` bytes, then fails.
+    struct Failing {
+        room: usize,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.room {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_stops_the_log_and_is_reported_at_the_end() {
+        // Room for the header and one row ("0.010000\n"): the second row fails.
+        let mut log = FrameLog::new(Failing { room: 18 }).expect("header");
+        for start in [0, 10_000, 20_000, 30_000, 40_000] {
+            log.frame_started(start);
+        }
+        assert_eq!(log.rows(), 1, "the second row failed");
+        let err = log.finish(50).expect_err("the failure is reported");
+        assert!(err.to_string().contains("--frame-log") && err.to_string().contains("disk full"), "{err}");
     }
 }

@@ -33,6 +33,9 @@
 //! Keyboard: egui never sees a key unless one of its text fields is being edited (the overlay
 //! has none), so every key reaches the game. Forwarded keys would let Tab move egui's focus to a
 //! widget, after which egui-winit reports every key (and the first Esc) as consumed.
+//!
+//! In lane mode ([`HudData::lanes`] not empty) the panel gives way to one label per lane, in the
+//! label column at the lane's left, mapped through the same letterbox as the sprites.
 
 use std::time::{Duration, Instant};
 
@@ -43,7 +46,7 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
 use super::sprites::Letterbox;
-use crate::hud::{HudData, RunnerLane};
+use crate::hud::{HudData, LaneLabel, RunnerLane};
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::sim::MoverKind;
 
@@ -329,12 +332,20 @@ impl Overlay {
             let ctx = ui.ctx().clone();
             let screen = ctx.content_rect();
             let mode = LayoutMode::for_screen([screen.width(), screen.height()]);
-            let panel = match mode {
-                LayoutMode::Full => stats_panel(&ctx, hud, points),
-                LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+            let panel = if !hud.lanes.is_empty() {
+                lane_labels(&ctx, hud);
+                egui::Rect::from_min_size(screen.min, egui::Vec2::ZERO)
+            } else {
+                match mode {
+                    LayoutMode::Full => stats_panel(&ctx, hud, points),
+                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                }
             };
             let help = hud.show_help.then(|| help_panel(&ctx, hud, mode, screen, panel));
-            let runner_label = hud.runner_lane.and_then(|lane| runner_label(&ctx, lane, size_px, screen, panel));
+            let runner_label = hud
+                .runner_lane
+                .filter(|_| hud.lanes.is_empty())
+                .and_then(|lane| runner_label(&ctx, lane, size_px, screen, panel));
             *layout = Some(OverlayLayout { mode, panel, help, runner_label });
         });
         // Points to target pixels.
@@ -535,6 +546,74 @@ fn runner_label(
     let rect = painter.text(anchor, Align2::RIGHT_TOP, text, font, LANE_LABEL);
     // Below the panel's bottom edge it could still overlap a tall panel: then leave it out.
     (!rect.intersects(panel)).then_some(rect)
+}
+
+/// Lane mode: a label in each lane's label column (strategy, judder, hitches, latency, pattern),
+/// the selected lane outlined.
+fn lane_labels(ctx: &egui::Context, hud: &HudData) {
+    let screen = ctx.content_rect();
+    let [pw, ph] = hud.lane_playfield;
+    if pw <= 0.0 || ph <= 0.0 {
+        return;
+    }
+    // The sprites' letterbox, in points: the largest centred rectangle of the playfield's aspect.
+    let scale = (screen.width() / pw).min(screen.height() / ph);
+    let origin = screen.center() - egui::vec2(0.5 * pw * scale, 0.5 * ph * scale);
+    let to_screen = |x: f32, y: f32| origin + egui::vec2(x * scale, y * scale);
+    for (i, lane) in hud.lanes.iter().enumerate() {
+        let [x, y, w, h] = lane.rect;
+        let whole = egui::Rect::from_min_max(to_screen(x, y), to_screen(x + w, y + h));
+        let column = egui::Rect::from_min_size(whole.min, egui::vec2(lane.label_width * scale, whole.height()));
+        egui::Area::new(egui::Id::unique(("timestep_lab_lane", i)))
+            .fixed_pos(column.min)
+            .movable(false)
+            .interactable(false)
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                ui.set_clip_rect(column);
+                let stroke = if lane.selected { egui::Stroke::new(2.0, ACCENT) } else { egui::Stroke::NONE };
+                egui::Frame::new().fill(PANEL_FILL).stroke(stroke).inner_margin(egui::Margin::symmetric(8, 3)).show(
+                    ui,
+                    |ui| {
+                        ui.spacing_mut().item_spacing.y = 1.0;
+                        ui.set_width(column.width() - 16.0);
+                        ui.set_height(column.height() - 6.0);
+                        lane_label(ui, lane);
+                    },
+                );
+            });
+        if lane.selected {
+            let painter =
+                ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("lane_selection")));
+            painter.rect_stroke(whole, 0.0, egui::Stroke::new(2.0, ACCENT), egui::StrokeKind::Inside);
+        }
+    }
+}
+
+fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(or_dash(lane.strategy)).monospace().size(13.0).strong().color(ACCENT));
+        if lane.selected && !lane.needs_loop {
+            ui.label(caption("selected · Enter runs the loop with it", LABEL));
+        }
+    });
+    if lane.needs_loop {
+        ui.label(RichText::new("needs the loop — Enter").monospace().color(WARN));
+        ui.label(caption("it decides when frames happen: shown frozen", LABEL));
+        return;
+    }
+    let number = |v: f64, decimals: usize| if v.is_finite() { format!("{v:.decimals$}") } else { "—".to_owned() };
+    let hitches = lane.hitches_per_min.map_or_else(|| "—".to_owned(), |h| format!("{h:.1}"));
+    // Two short rows rather than one that wraps in the label column at 1280x720.
+    let judder = format!("judder {} ms · {hitches} hitches/min", number(lane.judder_ms, 2));
+    ui.label(caption(judder, VALUE).monospace());
+    ui.label(caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace());
+    if lane.pattern.is_empty() {
+        ui.label(RichText::new("—").monospace().color(DIM));
+    } else {
+        let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
+        ui.label(pattern_job(&lane.pattern, PatternShape::fitting(ui.available_width(), digit, 1)));
+    }
 }
 
 /// A panel egui has not seen yet is laid out invisibly to learn its size; asking for a second

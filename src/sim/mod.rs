@@ -22,12 +22,14 @@
 //!   ghosts can show their true pose between ticks);
 //! - `particles`, `player`, `load`: the rest of the cast;
 //! - [`input`]: input applied at tick boundaries and the log that replays it;
-//! - [`World`]: all of it, with a state hash for determinism checks.
+//! - [`World`]: all of it, with a state hash for determinism checks;
+//! - [`lane`]: a lane's world (a runner and a bouncing ball) for lane mode.
 
 pub mod ball;
 mod hash;
 pub mod input;
 pub mod instance;
+pub mod lane;
 mod load;
 mod movers;
 mod particles;
@@ -38,6 +40,7 @@ mod world;
 pub use ball::{Ball, BallParams, BallState};
 pub use input::{Input, InputEvent, InputLog};
 pub use instance::{Instance, SpriteCell};
+pub use lane::{LANE_INSTANCES, LaneWorld, Look};
 pub use movers::{
     MoverKind, MoverState, ORBITER_PERIOD, Pose, RUNNER_SPEED, SPINNER_PERIOD, WRAPPER_SPEED, lerp_angle, wrap_angle,
 };

@@ -244,11 +244,7 @@ impl Mover {
     pub(crate) fn new(kind: MoverKind, width: f64, height: f64) -> Mover {
         let [w, h] = kind.size().map(f64::from);
         let path = match kind {
-            MoverKind::Runner => {
-                // The span includes the sprite, so the wrap happens off-screen.
-                let span = width + w;
-                Path::Lane { y: 24.0 + 0.5 * h, x0: -0.5 * w, span, period: period_for(span, RUNNER_SPEED) }
-            }
+            MoverKind::Runner => return Mover::runner(width, 24.0 + 0.5 * h),
             MoverKind::Orbiter => {
                 Path::Circle { centre: [0.78 * width, 0.55 * height], radius: 0.22 * height, period: ORBITER_PERIOD }
             }
@@ -261,6 +257,17 @@ impl Mover {
                 Path::Torus { origin: [-0.5 * w, -0.5 * h], span, period, offset }
             }
         };
+        let start = path.pose(0);
+        Mover { kind, path, prev: start, cur: start, teleported: false }
+    }
+
+    /// A runner crossing a `width`-wide strip at height `y` at [`RUNNER_SPEED`], at time 0.
+    pub(crate) fn runner(width: f64, y: f64) -> Mover {
+        let kind = MoverKind::Runner;
+        let w = f64::from(kind.size()[0]);
+        // The span includes the sprite, so the wrap happens off-screen.
+        let span = width + w;
+        let path = Path::Lane { y, x0: -0.5 * w, span, period: period_for(span, RUNNER_SPEED) };
         let start = path.pose(0);
         Mover { kind, path, prev: start, cur: start, teleported: false }
     }

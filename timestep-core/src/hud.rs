@@ -117,6 +117,30 @@ impl Default for FrameTimeRing {
     }
 }
 
+/// One lane's label in lane mode: its strategy and how that strategy's motion
+/// fares, from the lane's own session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaneLabel {
+    /// Strategy id, e.g. `"catch-up"`.
+    pub strategy: &'static str,
+    /// The whole lane, `[x, y, width, height]` in playfield pixels.
+    pub rect: [f32; 4],
+    /// Width of the label column at the lane's left, playfield pixels.
+    pub label_width: f32,
+    /// Updates per displayed refresh over the last frames, oldest first (as [`HudData::pattern`]).
+    pub pattern: String,
+    /// Judder over the recent frames, ms (NaN before there are any).
+    pub judder_ms: f64,
+    /// Hitches per minute, where the metrics count them.
+    pub hitches_per_min: Option<f64>,
+    /// Mean latency over the recent frames, ms (NaN before there are any).
+    pub latency_ms: f64,
+    /// The strategy decides when frames happen, so the lane does not run.
+    pub needs_loop: bool,
+    /// The selected lane (Enter adopts its strategy).
+    pub selected: bool,
+}
+
 /// Where the runner's lane is, for the overlay's label: the playfield size and the lane's
 /// centre line, in playfield pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -200,6 +224,10 @@ pub struct HudData {
     pub help_lines: Vec<(String, String)>,
     /// The F1 help table is open.
     pub show_help: bool,
+    /// Lane mode: one label per lane, top to bottom; empty when lane mode is off.
+    pub lanes: Vec<LaneLabel>,
+    /// The playfield the lanes' rectangles are in, playfield pixels.
+    pub lane_playfield: [f32; 2],
     /// The runner's lane, labelled by the overlay; `None`: no label.
     pub runner_lane: Option<RunnerLane>,
 }
@@ -239,6 +267,8 @@ impl Default for HudData {
             gpu_overlay_ms: None,
             help_lines: Vec::new(),
             show_help: false,
+            lanes: Vec::new(),
+            lane_playfield: [0.0, 0.0],
             runner_lane: None,
         }
     }

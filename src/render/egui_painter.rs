@@ -117,37 +117,7 @@ impl EguiPainter {
             bind_group_layouts: &[Some(&screen_layout), Some(&texture_layout)],
             immediate_size: 0,
         });
-        let constants = super::target_constants(format);
-        let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("overlay pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_main"),
-                compilation_options: options(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: VERTEX_SIZE,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &VERTEX_ATTRIBUTES,
-                })],
-            },
-            primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_main"),
-                compilation_options: options(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = overlay_pipeline(device, format, &shader, &layout);
         let screen_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("overlay screen uniform"),
             size: std::mem::size_of::<ScreenUniform>() as u64,
@@ -369,6 +339,46 @@ fn create_sampler(device: &wgpu::Device, options: TextureOptions) -> wgpu::Sampl
         mag_filter: filter(options.magnification),
         min_filter: filter(options.minification),
         ..Default::default()
+    })
+}
+
+/// The overlay's pipeline: premultiplied-alpha triangles of egui vertices.
+fn overlay_pipeline(
+    device: &wgpu::Device,
+    format: wgpu::TextureFormat,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+) -> wgpu::RenderPipeline {
+    let constants = super::target_constants(format);
+    let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("overlay pipeline"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_main"),
+            compilation_options: options(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: VERTEX_SIZE,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &VERTEX_ATTRIBUTES,
+            })],
+        },
+        primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some("fs_main"),
+            compilation_options: options(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format,
+                blend: Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
     })
 }
 

@@ -276,7 +276,25 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
     for note in &mon.notes {
         let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(note));
     }
+    present_modes_html(body, mon)?;
+    frame_trace_html(body, mon)?;
+    let all_runs = mon.runs.iter().chain(&mon.predictions);
+    let passes = passes(all_runs);
+    if passes.is_empty() {
+        body.push_str("<h3>Strategies</h3><p class=\"note\">No strategy was run.</p>\n");
+    }
+    for &pass in &passes {
+        strategies_html(body, mon, pass)?;
+    }
+    if !passes.is_empty() {
+        figures_table(body, mon, &passes);
+    }
+    body.push_str("</section>\n");
+    Ok(())
+}
 
+/// The vsync verdict and present-interval statistics of each present mode, with their histograms.
+fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
     let _ = writeln!(body, "<h3>Vsync by present mode</h3>");
     if mon.present_modes.is_empty() {
         body.push_str("<p class=\"note\">No present mode was checked.</p>\n");
@@ -326,7 +344,11 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
         }
         body.push_str("</div>\n");
     }
+    Ok(())
+}
 
+/// The frame-time trace of the tour's run, when it has one.
+fn frame_trace_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
     if let Some(trace) = mon.frame_trace.as_ref().filter(|t| !t.intervals_ms.is_empty()) {
         let _ = writeln!(body, "<h3>Frame times</h3>");
         let svg = plots::trace_svg(trace, mon.refresh_hz(), &format!("display intervals of {}", trace.label))?;
@@ -338,19 +360,6 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
             trace.intervals_ms.len()
         );
     }
-
-    let all_runs = mon.runs.iter().chain(&mon.predictions);
-    let passes = passes(all_runs);
-    if passes.is_empty() {
-        body.push_str("<h3>Strategies</h3><p class=\"note\">No strategy was run.</p>\n");
-    }
-    for &pass in &passes {
-        strategies_html(body, mon, pass)?;
-    }
-    if !passes.is_empty() {
-        figures_table(body, mon, &passes);
-    }
-    body.push_str("</section>\n");
     Ok(())
 }
 

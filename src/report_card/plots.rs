@@ -15,6 +15,7 @@
 use super::judge::Metric;
 use super::schema::{FrameTrace, IntervalStats};
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -257,125 +258,143 @@ fn row_height(series: usize) -> u32 {
     (12 + 14 * series as u32).max(26)
 }
 
+/// Pixel widths and heights of the bar chart's parts.
+const BAR_NAMES: u32 = 120;
+const BAR_AXIS_AREA: u32 = 34;
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type BarPanel<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// Draws the chart.
 ///
 /// # Errors
 /// Only if plotters fails to draw.
 pub fn bars_svg(chart: &BarChart, label: &str) -> Result<String, String> {
     const LEGEND: u32 = 34;
-    const NAMES: u32 = 120;
-    const AXIS_AREA: u32 = 34;
     const CAPTION: u32 = 24;
     let n = chart.rows.len();
     let k = chart.series.len().max(1);
-    let height = LEGEND + CAPTION + AXIS_AREA + 16 + row_height(k) * n.max(1) as u32;
+    let height = LEGEND + CAPTION + BAR_AXIS_AREA + 16 + row_height(k) * n.max(1) as u32;
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let (legend, body) = root.split_vertically(LEGEND);
         draw_legend(&legend, chart)?;
-        let (names, panels) = body.split_horizontally(NAMES);
+        let (names, panels) = body.split_horizontally(BAR_NAMES);
         let panels = panels.split_evenly((1, 3));
         for (m, (metric, area)) in Metric::ALL.iter().zip(&panels).enumerate() {
-            let mut all: Vec<f64> = Vec::new();
-            for s in &chart.series {
-                all.extend(s.values.iter().filter_map(|v| v[m]));
-                all.extend(s.markers.iter().filter_map(|v| v[m]));
-            }
-            let (lo, hi) = bar_axis(&all);
-            let mut c = ChartBuilder::on(area)
-                .margin_left(6)
-                .margin_right(18)
-                .margin_bottom(8)
-                .caption(metric.label(), (FONT, 15).into_font().color(&INK))
-                .x_label_area_size(AXIS_AREA)
-                .build_cartesian_2d(lo..hi, -0.5..(n.max(1) as f64 - 0.5))
-                .map_err(err)?;
-            let fmt_x = |v: &f64| trim(*v, 2);
-            c.configure_mesh()
-                .disable_y_mesh()
-                .y_labels(0)
-                .light_line_style(WHITE)
-                .bold_line_style(GRID)
-                .axis_style(AXIS)
-                .x_labels(5)
-                .x_label_formatter(&fmt_x)
-                .label_style((FONT, 12).into_font().color(&INK))
-                .draw()
-                .map_err(err)?;
-            if all.is_empty() {
-                let (px, py) = c.backend_coord(&((lo + hi) / 2.0, (n as f64 - 1.0) / 2.0));
-                let (bx, by) = area.get_base_pixel();
-                area.draw(&Text::new(
-                    "not measured",
-                    (px - bx, py - by),
-                    text_style(13, &AXIS, HPos::Center, VPos::Center),
-                ))
-                .map_err(err)?;
-            }
-            // Row i sits at y = n − 1 − i, so the first row is on top.
-            let band = 0.8 / k as f64;
-            for (j, s) in chart.series.iter().enumerate() {
-                for (i, row) in s.values.iter().enumerate().take(n) {
-                    let top = (n - 1 - i) as f64 + 0.4 - j as f64 * band;
-                    let bottom = top - band * 0.86;
-                    match row[m] {
-                        Some(v) => {
-                            let shown = v.clamp(lo, hi);
-                            c.draw_series(std::iter::once(Rectangle::new(
-                                [(0.0, bottom), (shown, top)],
-                                s.color.filled(),
-                            )))
-                            .map_err(err)?;
-                            if shown != v {
-                                let (px, py) = c.backend_coord(&(shown, (top + bottom) / 2.0));
-                                let (hpos, dx) = if v > 0.0 { (HPos::Right, -3) } else { (HPos::Left, 3) };
-                                area.draw(&Text::new(
-                                    format!("{} ▸", metric.format(Some(v))),
-                                    (px + dx - area.get_base_pixel().0, py - area.get_base_pixel().1),
-                                    text_style(11, &WHITE, hpos, VPos::Center),
-                                ))
-                                .map_err(err)?;
-                            }
-                        }
-                        None if !all.is_empty() => {
-                            let (px, py) = c.backend_coord(&(0.0, (top + bottom) / 2.0));
-                            area.draw(&Text::new(
-                                "n/a",
-                                (px + 3 - area.get_base_pixel().0, py - area.get_base_pixel().1),
-                                text_style(11, &AXIS, HPos::Left, VPos::Center),
-                            ))
-                            .map_err(err)?;
-                        }
-                        None => {}
-                    }
-                    if let Some(p) = s.markers.get(i).and_then(|mk| mk[m]).filter(|p| (lo..=hi).contains(p)) {
-                        c.draw_series(std::iter::once(PathElement::new(
-                            [(p, bottom - band * 0.1), (p, top + band * 0.1)],
-                            BLACK.stroke_width(3),
-                        )))
-                        .map_err(err)?;
-                    }
-                }
-            }
-            if m == 0 {
-                for (i, name) in chart.rows.iter().enumerate() {
-                    let (_, py) = c.backend_coord(&(lo, (n - 1 - i) as f64));
-                    let (bx, by) = names.get_base_pixel();
-                    names
-                        .draw(&Text::new(
-                            name.clone(),
-                            (NAMES as i32 - 8 - bx, py - by),
-                            text_style(13, &INK, HPos::Right, VPos::Center),
-                        ))
-                        .map_err(err)?;
-                }
-            }
+            bar_panel(chart, m, *metric, area, (m == 0).then_some(&names))?;
         }
         root.present().map_err(err)?;
     }
     Ok(inline(&buf, label))
+}
+
+/// One metric's panel: every series' bars and markers per row, and the row
+/// names into `names` when given (the first panel).
+fn bar_panel(
+    chart: &BarChart,
+    m: usize,
+    metric: Metric,
+    area: &Area<'_>,
+    names: Option<&Area<'_>>,
+) -> Result<(), String> {
+    let n = chart.rows.len();
+    let mut all: Vec<f64> = Vec::new();
+    for s in &chart.series {
+        all.extend(s.values.iter().filter_map(|v| v[m]));
+        all.extend(s.markers.iter().filter_map(|v| v[m]));
+    }
+    let (lo, hi) = bar_axis(&all);
+    let mut c = ChartBuilder::on(area)
+        .margin_left(6)
+        .margin_right(18)
+        .margin_bottom(8)
+        .caption(metric.label(), (FONT, 15).into_font().color(&INK))
+        .x_label_area_size(BAR_AXIS_AREA)
+        .build_cartesian_2d(lo..hi, -0.5..(n.max(1) as f64 - 0.5))
+        .map_err(err)?;
+    let fmt_x = |v: &f64| trim(*v, 2);
+    c.configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .light_line_style(WHITE)
+        .bold_line_style(GRID)
+        .axis_style(AXIS)
+        .x_labels(5)
+        .x_label_formatter(&fmt_x)
+        .label_style((FONT, 12).into_font().color(&INK))
+        .draw()
+        .map_err(err)?;
+    if all.is_empty() {
+        let at = c.backend_coord(&((lo + hi) / 2.0, (n as f64 - 1.0) / 2.0));
+        draw_text(area, "not measured", at, text_style(13, &AXIS, HPos::Center, VPos::Center))?;
+    }
+    // Row i sits at y = n − 1 − i, so the first row is on top.
+    let band = 0.8 / chart.series.len().max(1) as f64;
+    for (j, s) in chart.series.iter().enumerate() {
+        for (i, row) in s.values.iter().enumerate().take(n) {
+            let top = (n - 1 - i) as f64 + 0.4 - j as f64 * band;
+            let bottom = top - band * 0.86;
+            draw_bar(&mut c, area, (lo, hi), metric, s.color, row[m], (bottom, top), !all.is_empty())?;
+            if let Some(p) = s.markers.get(i).and_then(|mk| mk[m]).filter(|p| (lo..=hi).contains(p)) {
+                c.draw_series(std::iter::once(PathElement::new(
+                    [(p, bottom - band * 0.1), (p, top + band * 0.1)],
+                    BLACK.stroke_width(3),
+                )))
+                .map_err(err)?;
+            }
+        }
+    }
+    if let Some(names) = names {
+        for (i, name) in chart.rows.iter().enumerate() {
+            let (_, py) = c.backend_coord(&(lo, (n - 1 - i) as f64));
+            let x = BAR_NAMES as i32 - 8 + names.get_base_pixel().0;
+            draw_text(names, name, (x, py), text_style(13, &INK, HPos::Right, VPos::Center))?;
+        }
+    }
+    Ok(())
+}
+
+/// One bar from 0 to `value` between `bottom` and `top`, clamped to the axis
+/// with its true value written on it; `n/a` where a value is missing among measured ones.
+#[expect(clippy::too_many_arguments, reason = "one bar's geometry and data, drawn in place")]
+fn draw_bar(
+    c: &mut BarPanel<'_, '_>,
+    area: &Area<'_>,
+    (lo, hi): (f64, f64),
+    metric: Metric,
+    color: RGBColor,
+    value: Option<f64>,
+    (bottom, top): (f64, f64),
+    measured: bool,
+) -> Result<(), String> {
+    match value {
+        Some(v) => {
+            let shown = v.clamp(lo, hi);
+            c.draw_series(std::iter::once(Rectangle::new([(0.0, bottom), (shown, top)], color.filled())))
+                .map_err(err)?;
+            if shown != v {
+                let (px, py) = c.backend_coord(&(shown, (top + bottom) / 2.0));
+                let (hpos, dx) = if v > 0.0 { (HPos::Right, -3) } else { (HPos::Left, 3) };
+                let text = format!("{} ▸", metric.format(Some(v)));
+                draw_text(area, &text, (px + dx, py), text_style(11, &WHITE, hpos, VPos::Center))?;
+            }
+        }
+        None if measured => {
+            let (px, py) = c.backend_coord(&(0.0, (top + bottom) / 2.0));
+            draw_text(area, "n/a", (px + 3, py), text_style(11, &AXIS, HPos::Left, VPos::Center))?;
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// Text at backend pixel `(x, y)`, drawn into `area` (whose own origin is subtracted).
+fn draw_text(area: &Area<'_>, text: &str, (x, y): (i32, i32), style: TextStyle<'_>) -> Result<(), String> {
+    let (bx, by) = area.get_base_pixel();
+    area.draw(&Text::new(text.to_owned(), (x - bx, y - by), style)).map_err(err)
 }
 
 fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, chart: &BarChart) -> Result<(), String> {

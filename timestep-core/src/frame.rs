@@ -13,7 +13,7 @@
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
 use crate::strategy::{FrameContext, Order, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
-use crate::time::{Nanos, Rate};
+use crate::time::{Nanos, Rate, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
 pub trait Simulation {
@@ -140,7 +140,7 @@ impl InputTimes {
             View::Interpolate { alpha } => {
                 let previous = self.previous.unwrap_or(latest);
                 let span = latest.saturating_sub(previous) as f64;
-                previous + (span * f64::from(alpha.clamp(0.0, 1.0))).round() as Nanos
+                previous + round_to_nanos(span * f64::from(alpha.clamp(0.0, 1.0)))
             }
         }
     }

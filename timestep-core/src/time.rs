@@ -85,6 +85,17 @@ pub fn nanos_to_ms(ns: Nanos) -> f64 {
     ns as f64 / NANOS_PER_MS as f64
 }
 
+/// `x.round() as Nanos` (halves away from zero, NaN and negatives to 0,
+/// saturating), without the libm call: `round` is not an instruction on
+/// baseline x86-64 and interpolated content and input times round every
+/// frame (1 % of a simulator profile, `round` plus the call).
+pub fn round_to_nanos(x: f64) -> Nanos {
+    let whole = x as Nanos;
+    // The fraction `x − whole` is exact: below 2^52 both share x's exponent
+    // range, at or above it `x` is whole (or saturated) and the fraction is 0 or more.
+    if x - whole as f64 >= 0.5 { whole.saturating_add(1) } else { whole }
+}
+
 /// Why a rate was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RateError {
@@ -212,6 +223,12 @@ impl Rate {
     /// One period, rounded to the nearest nanosecond. Use [`Rate::tick_time`]
     /// for anything that is summed.
     pub fn period(self) -> Nanos {
+        // 64-bit fast path, the same exact quotient: the driver asks for the
+        // tick period every frame and `u128` division is a library call.
+        let fast = self.den.checked_mul(2 * NANOS_PER_SEC).and_then(|d| d.checked_add(self.num));
+        if let (Some(n2), Some(d2)) = (fast, self.num.checked_mul(2)) {
+            return n2 / d2;
+        }
         let p = (self.den as u128 * NANOS_PER_SEC as u128 * 2 + self.num as u128) / (2 * self.num as u128);
         p.min(u64::MAX as u128) as u64
     }
@@ -231,6 +248,12 @@ impl Rate {
     /// The time of tick `n`, rounded up to the nanosecond: the first
     /// nanosecond at or after the exact instant.
     pub fn tick_time_ceil(self, n: u64) -> Nanos {
+        // 64-bit fast path as in `tick_time`: the virtual display asks for a
+        // refresh's grid time several times per simulated frame, and the
+        // `u128` division (`__udivti3`) was 4.5 % of a simulator profile.
+        if let Some(scaled) = self.den.checked_mul(NANOS_PER_SEC).and_then(|d| n.checked_mul(d)) {
+            return scaled.div_ceil(self.num);
+        }
         let d = self.num as u128;
         let t = (n as u128 * self.den as u128 * NANOS_PER_SEC as u128).div_ceil(d);
         t.min(u64::MAX as u128) as u64
@@ -253,6 +276,13 @@ impl Rate {
     /// The tick nearest to `t` (ties round up), as the article's
     /// `round(t * Hz)`.
     pub fn nearest_tick(self, t: Nanos) -> u64 {
+        // 64-bit fast path, the same exact quotient (see `tick_time_ceil`).
+        let scale = self.den.checked_mul(NANOS_PER_SEC);
+        let twice = scale.and_then(|s| s.checked_mul(2));
+        let top = t.checked_mul(self.num).and_then(|x| x.checked_mul(2)).zip(scale).and_then(|(x, s)| x.checked_add(s));
+        if let (Some(top), Some(twice)) = (top, twice) {
+            return top / twice;
+        }
         let scale = self.den as u128 * NANOS_PER_SEC as u128;
         let n = (t as u128 * self.num as u128 * 2 + scale) / (2 * scale);
         n.min(u64::MAX as u128) as u64
@@ -422,6 +452,62 @@ mod tests {
             if t > 0 {
                 assert_eq!(r.ticks_in(t - 1), n - 1, "just before tick {n}");
             }
+        }
+    }
+
+    #[test]
+    fn the_ceiled_rounded_and_period_fast_paths_give_the_exact_128_bit_quotients() {
+        let big = |x: u64| u128::from(x);
+        let s = big(NANOS_PER_SEC);
+        for rate in
+            [Rate::from_hz(60), Rate::from_hz(7), Rate::new(60000, 1001).unwrap(), Rate::new(999_983, 1000).unwrap()]
+        {
+            let (num, den) = (big(rate.num()), big(rate.den()));
+            assert_eq!(big(rate.period()), (den * s * 2 + num) / (2 * num), "period of {rate}");
+            // Both sides of where n·den·10⁹ (or 2·t·num) leaves u64, and ordinary values.
+            let edge_n = u64::MAX / (rate.den() * NANOS_PER_SEC);
+            let edge_t = u64::MAX / (2 * rate.num());
+            for n in [0, 1, 2, 999, 1_000_001, edge_n - 1, edge_n, edge_n + 1, edge_n * 3, u64::MAX] {
+                let want = (big(n) * den * s).div_ceil(num).min(big(u64::MAX));
+                assert_eq!(big(rate.tick_time_ceil(n)), want, "tick_time_ceil({n}) at {rate}");
+            }
+            for t in [0, 1, 8_333_333, 8_333_334, 16_666_667, edge_t - 1, edge_t, edge_t + 1, u64::MAX] {
+                let want = ((big(t) * num * 2 + den * s) / (2 * den * s)).min(big(u64::MAX));
+                assert_eq!(big(rate.nearest_tick(t)), want, "nearest_tick({t}) at {rate}");
+            }
+        }
+    }
+
+    #[test]
+    fn round_to_nanos_matches_f64_round_everywhere_it_is_used_and_at_the_edges() {
+        let just_below_half = 0.5 - f64::EPSILON / 4.0;
+        let cases = [
+            0.0,
+            -0.0,
+            0.4,
+            0.5,
+            just_below_half,
+            1.5,
+            2.5,
+            16_666_666.5,
+            8_333_333.499_999_999,
+            -0.7,
+            -3.0,
+            4_503_599_627_370_495.5,
+            9_007_199_254_740_993.0,
+            1.8e19,
+            1e30,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for x in cases {
+            assert_eq!(round_to_nanos(x), x.round() as Nanos, "round({x})");
+        }
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for _ in 0..100_000 {
+            let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 33_333_334.0;
+            assert_eq!(round_to_nanos(x), x.round() as Nanos, "round({x})");
         }
     }
 

@@ -337,6 +337,12 @@ impl<const N: usize> SlidingMedian<N> {
             // Replace the oldest value: only the values between its place and
             // the new one's move, few when the pace is steady.
             let oldest = self.ring[self.next];
+            // A steady pace repeats the interval of RECENT_LEN frames ago:
+            // the sorted values stay as they are, no need to search twice.
+            if oldest == value {
+                self.next = (self.next + 1) % N;
+                return;
+            }
             let from = self.sorted.partition_point(|&x| x < oldest);
             let to = self.sorted.partition_point(|&x| x < value);
             if to > from {

@@ -32,7 +32,7 @@
 //! ```
 
 use super::StrategyConfig;
-use crate::time::{Nanos, Rate};
+use crate::time::{Nanos, Rate, round_to_nanos};
 
 /// Exact fixed-step accounting against a moving origin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +147,7 @@ impl Backlog {
     pub fn interpolated_time(&self) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
-        prev + (span as f64 * f64::from(self.alpha())).round() as Nanos
+        prev + round_to_nanos(span as f64 * f64::from(self.alpha()))
     }
 
     /// Total ticks run since the last reset.

@@ -23,7 +23,7 @@
 //! applied to ticks the picture shows only later.
 
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, round_to_nanos};
 
 /// The interval when the display's refresh is unknown (the seed's "nice
 /// high starting interval", 1/60 s).
@@ -104,7 +104,7 @@ impl Strategy for Paced {
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
-        let content = prev + ((cur - prev) as f64 * f64::from(self.proportion)).round() as Nanos;
+        let content = prev + round_to_nanos((cur - prev) as f64 * f64::from(self.proportion));
         Plan {
             order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },

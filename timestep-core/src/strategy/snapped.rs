@@ -25,7 +25,7 @@
 //! ever subtracted.
 
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, round_to_nanos};
 
 /// Deltas this close to a multiple of the refresh period are snapped to it.
 pub const SNAP_TOLERANCE: Nanos = 200_000;
@@ -138,7 +138,7 @@ impl Strategy for Snapped {
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(steps)),
             view: View::Interpolate { alpha },
-            content_time: prev + ((cur - prev) as f64 * f64::from(alpha)).round() as Nanos,
+            content_time: prev + round_to_nanos((cur - prev) as f64 * f64::from(alpha)),
         }
     }
 

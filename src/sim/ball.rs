@@ -53,6 +53,8 @@
 //! `Update(dt/4)` ×4); with an exact flight they only change *when* a hop is
 //! small enough to rest.
 
+use super::movers::{lerp2, secs, unit_alpha};
+use crate::strategy::View;
 use crate::time::{NANOS_PER_SEC, Nanos};
 
 /// The most wall impacts resolved in one sub-step; the remaining time is then
@@ -381,6 +383,21 @@ impl Ball {
     /// The state before the last step.
     pub fn previous(&self) -> BallState {
         self.prev
+    }
+
+    /// Where a picture drawn with `view` shows the centre: the latest state, a
+    /// blend of the last two, or a linear prediction (which overshoots into a
+    /// wall at a bounce: what extrapolation looks like, seed 004).
+    pub fn drawn_pos(&self, view: View) -> [f64; 2] {
+        let (prev, cur) = (self.prev, self.cur);
+        match view {
+            View::Latest => cur.pos,
+            View::Interpolate { alpha } => lerp2(prev.pos, cur.pos, unit_alpha(alpha)),
+            View::Extrapolate { ahead } => {
+                let t = secs(ahead);
+                [cur.pos[0] + cur.vel[0] * t, cur.pos[1] + cur.vel[1] * t]
+            }
+        }
     }
 
     /// The box the centre stays in: `([x_min, y_min], [x_max, y_max])`.

@@ -29,7 +29,7 @@
 
 use super::ball::{Ball, BallParams, BallState};
 use super::instance::{Instance, SpriteCell};
-use super::movers::{Mover, MoverKind, MoverState, lerp2, secs, unit_alpha};
+use super::movers::{Mover, MoverKind, MoverState, secs};
 use crate::frame::Simulation;
 use crate::strategy::View;
 use crate::time::{NANOS_PER_SEC, Nanos};
@@ -171,16 +171,7 @@ impl LaneWorld {
         instance.color[3] *= alpha;
         out.push(instance);
 
-        let (prev, cur) = (self.ball.previous(), self.ball.state());
-        let pos = match view {
-            View::Latest => cur.pos,
-            View::Interpolate { alpha } => lerp2(prev.pos, cur.pos, unit_alpha(alpha)),
-            // Linear prediction, as the demo world draws it: it overshoots into the floor at a bounce.
-            View::Extrapolate { ahead } => {
-                let t = secs(ahead);
-                [cur.pos[0] + cur.vel[0] * t, cur.pos[1] + cur.vel[1] * t]
-            }
-        };
+        let pos = self.ball.drawn_pos(view);
         let band = (RUNNER_BAND * self.size[1]) as f32;
         let d = (2.0 * self.ball.params().radius) as f32;
         let [r, g, b, a] = BALL_COLOR;

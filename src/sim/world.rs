@@ -30,7 +30,7 @@ use super::hash::Fnv1a;
 use super::input::{Input, InputLog};
 use super::instance::{Instance, SpriteCell};
 use super::load::LoadSprites;
-use super::movers::{MoverKind, MoverState, Pose, lerp2, secs, unit_alpha};
+use super::movers::{MoverKind, MoverState, Pose, secs};
 use super::particles::{PARTICLE_CAPACITY, Particles};
 use super::player::Player;
 use crate::frame::Simulation;
@@ -326,17 +326,7 @@ impl World {
     }
 
     fn ball_instance(&self, view: View) -> Instance {
-        let (prev, cur) = (self.ball.previous(), self.ball.state());
-        let pos = match view {
-            View::Latest => cur.pos,
-            View::Interpolate { alpha } => lerp2(prev.pos, cur.pos, unit_alpha(alpha)),
-            // Linear prediction: it overshoots into walls at a bounce, which
-            // is exactly what extrapolation looks like (seed 004).
-            View::Extrapolate { ahead } => {
-                let t = secs(ahead);
-                [cur.pos[0] + cur.vel[0] * t, cur.pos[1] + cur.vel[1] * t]
-            }
-        };
+        let pos = self.ball.drawn_pos(view);
         let d = (2.0 * self.ball.params().radius) as f32;
         Instance {
             position: [pos[0] as f32, pos[1] as f32],

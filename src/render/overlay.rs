@@ -434,14 +434,19 @@ fn panel_frame(padding: f32) -> egui::Frame {
         .inner_margin(padding)
 }
 
-/// The main panel, top-left; returns its rectangle in points.
-fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) -> egui::Rect {
-    egui::Area::new(egui::Id::unique("timestep_lab_overlay"))
+/// The fixed, top-left area a panel is drawn in.
+fn top_left_area(id: &'static str) -> egui::Area {
+    egui::Area::new(egui::Id::unique(id))
         .anchor(Align2::LEFT_TOP, egui::vec2(MARGIN, MARGIN))
         .movable(false)
         // Shown at once: a fresh overlay (the screenshot's) must not be caught half faded in.
         .fade_in(false)
         .order(egui::Order::Foreground)
+}
+
+/// The main panel, top-left; returns its rectangle in points.
+fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) -> egui::Rect {
+    top_left_area("timestep_lab_overlay")
         .show(ctx, |ui| {
             redo_pass_if_sizing(ui);
             panel_frame(PANEL_PADDING).show(ui, |ui| {
@@ -467,12 +472,7 @@ fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<PlotPoint>) 
 fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Rect) -> egui::Rect {
     let max_width = (screen.width() - 2.0 * MARGIN - 2.0 * COMPACT_PADDING).max(1.0);
     let pattern_lines = if screen.height() >= COMPACT_TALL_POINTS { 3 } else { 1 };
-    egui::Area::new(egui::Id::unique("timestep_lab_overlay_compact"))
-        .anchor(Align2::LEFT_TOP, egui::vec2(MARGIN, MARGIN))
-        .movable(false)
-        // Shown at once: a fresh overlay (the screenshot's) must not be caught half faded in.
-        .fade_in(false)
-        .order(egui::Order::Foreground)
+    top_left_area("timestep_lab_overlay_compact")
         .show(ctx, |ui| {
             redo_pass_if_sizing(ui);
             panel_frame(COMPACT_PADDING).show(ui, |ui| {

@@ -13,12 +13,13 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use common::{AppRun as App, Missing};
+use common::Missing;
 use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
@@ -29,7 +30,16 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// An X display: the caller's `DISPLAY`, or an Xvfb we started (killed on drop).
 struct Display {
     name: String,
-    _xvfb: Option<common::Xvfb>,
+    xvfb: Option<Child>,
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        if let Some(child) = self.xvfb.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Size of the screen of the Xvfb the tests start.
@@ -37,15 +47,37 @@ const SCREEN: (u32, u32) = (1280, 800);
 
 fn display() -> Result<Display, String> {
     if let Some(name) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
-        return Ok(Display { name, _xvfb: None });
+        return Ok(Display { name, xvfb: None });
     }
     start_xvfb()
 }
 
 /// A fresh Xvfb of [`SCREEN`] size, whatever `DISPLAY` says.
 fn start_xvfb() -> Result<Display, String> {
-    let xvfb = common::start_xvfb(&format!("{}x{}x24", SCREEN.0, SCREEN.1)).map_err(|m| m.detail)?;
-    Ok(Display { name: xvfb.name.clone(), _xvfb: Some(xvfb) })
+    let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
+    let mut child = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", &screen, "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("Xvfb could not be started ({e}); install xvfb"))?;
+    let stdout = child.stdout.take().ok_or("Xvfb has no stdout")?;
+    // Xvfb writes the display number it picked once it accepts connections.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let mut display = Display { name: String::new(), xvfb: Some(child) };
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(line) if !line.trim().is_empty() => {
+            display.name = format!(":{}", line.trim());
+            Ok(display)
+        }
+        // Dropping `display` kills the Xvfb that never came up.
+        _ => Err("Xvfb did not report a display number within 10 s".to_owned()),
+    }
 }
 
 fn have(tool: &str) -> bool {
@@ -62,7 +94,7 @@ fn window_probe() -> Result<(), &'static Missing> {
     let probe = PROBE.get_or_init(|| {
         let display = display().map_err(|reason| Missing::new("no X display", reason))?;
         common::gpu_probe().map_err(Missing::clone)?;
-        let mut app = start_app(&display, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
+        let mut app = App::start(&display, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
         let status = app.wait(Duration::from_secs(30));
         let frames = std::fs::read_to_string(app.path("stats.json"))
             .ok()
@@ -100,16 +132,74 @@ fn window_test(name: &'static str, tools: &'static [&'static str], test: fn()) -
     })
 }
 
-/// The folder a run named `name` writes into (emptied when it starts).
-fn app_dir(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()))
+/// A running `timestep-lab` with its stderr going to a file.
+struct App {
+    child: Child,
+    log: PathBuf,
+    dir: PathBuf,
 }
 
-/// Starts the binary with `args` on `display`, its stats and stderr in [`app_dir`].
-fn start_app(display: &Display, name: &str, args: &[&str]) -> App {
-    let mut command = Command::new(BIN);
-    command.args(args).env("DISPLAY", &display.name).env_remove("WAYLAND_DISPLAY");
-    App::spawn(command, app_dir(name))
+impl App {
+    /// The folder a run named `name` writes into (emptied when it starts).
+    fn dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()))
+    }
+
+    fn start(display: &Display, name: &str, args: &[&str]) -> App {
+        let dir = App::dir(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let log = dir.join("stderr.log");
+        let child = Command::new(BIN)
+            .args(args)
+            .arg("--stats-json")
+            .arg(dir.join("stats.json"))
+            .env("DISPLAY", &display.name)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("start timestep-lab");
+        App { child, log, dir }
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.dir.join(file)
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits for the exit (`--exit-after` should end it); kills it after `limit`.
+    fn wait(&mut self, limit: Duration) -> ExitStatus {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() > until {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("timestep-lab did not exit within {limit:?}; stderr:\n{}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn stats(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.path("stats.json"))
+            .unwrap_or_else(|e| panic!("no stats.json ({e}); stderr:\n{}", self.stderr()));
+        serde_json::from_str(&text).expect("stats.json is JSON")
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn xdotool(display: &Display, args: &[&str]) -> Option<String> {
@@ -182,7 +272,7 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     std::fs::create_dir_all(&shot_dir).expect("temp dir");
     let shot = shot_dir.join("shot.png");
     // Esc ends the run; --exit-after only catches a window that ignores it.
-    let mut app = start_app(
+    let mut app = App::start(
         &display,
         "keys",
         &[
@@ -275,7 +365,7 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
 
 fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
     let (_serial, display) = setup();
-    let mut app = start_app(
+    let mut app = App::start(
         &display,
         "emu60",
         &[
@@ -333,7 +423,7 @@ fn simulate_json(args: &[&str]) -> serde_json::Value {
 
 fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
     let (_serial, display) = setup();
-    let mut app = start_app(
+    let mut app = App::start(
         &display,
         "emu5994",
         &[
@@ -415,7 +505,7 @@ fn lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let frame_log = dir.join("frames.csv");
     let frame_log_arg = frame_log.to_str().expect("a UTF-8 temp dir");
-    let mut app = start_app(
+    let mut app = App::start(
         &display,
         "lanes",
         &[
@@ -551,7 +641,7 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
     let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
     let _wm = window_manager(&display).unwrap_or_else(|reason| panic!("{reason}"));
     // Alt+F4 ends the run; --exit-after only catches a window that ignores it.
-    let mut app = start_app(&display, "wm", &["--exit-after", "90", "--sprites", "50", "--window-size", "640x360"]);
+    let mut app = App::start(&display, "wm", &["--exit-after", "90", "--sprites", "50", "--window-size", "640x360"]);
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
@@ -597,7 +687,7 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
 
 fn a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error() {
     let (_serial, display) = setup();
-    let mut app = start_app(&display, "destroyed", &["--exit-after", "90", "--window-size", "480x270"]);
+    let mut app = App::start(&display, "destroyed", &["--exit-after", "90", "--window-size", "480x270"]);
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
@@ -651,8 +741,8 @@ fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_
     let (_serial, display) = setup();
     for sig in ["TERM", "INT"] {
         let name = format!("signal-{sig}");
-        let shot = app_dir(&name).join("shot.png");
-        let mut app = start_app(
+        let shot = App::dir(&name).join("shot.png");
+        let mut app = App::start(
             &display,
             &name,
             &["--exit-after", "60", "--window-size", "320x240", "--screenshot", shot.to_str().expect("utf-8 path")],
@@ -682,7 +772,7 @@ fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_
 fn paused_present_rate(display: &Display, name: &str, extra: &[&str], paused: Duration) -> (f64, serde_json::Value) {
     let mut args = vec!["--exit-after", "60", "--window-size", "160x120", "--no-overlay", "--strategy", "variable"];
     args.extend_from_slice(extra);
-    let mut app = start_app(display, name, &args);
+    let mut app = App::start(display, name, &args);
     let window = window_of(display, &mut app);
     std::thread::sleep(Duration::from_millis(1000));
     let paused_at = Instant::now();
@@ -721,7 +811,7 @@ fn an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_
     let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // Always a private Xvfb: on the user's display a window manager would turn the unmap into something else.
     let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
-    let mut app = start_app(&display, "unmapped", &["--exit-after", "60", "--window-size", "320x240"]);
+    let mut app = App::start(&display, "unmapped", &["--exit-after", "60", "--window-size", "320x240"]);
     let window = window_of(&display, &mut app);
     std::thread::sleep(Duration::from_millis(2500));
     let (mapped_lines, mapped_cpu, mapped_at) = (stats_lines(&app), cpu_time(&app), Instant::now());

@@ -78,8 +78,12 @@ impl Drop for Xvfb {
 
 /// A fresh Xvfb (`-displayfd` picks a free display number).
 fn start_xvfb() -> Result<Xvfb, Missing> {
+    // -noreset: an X server resets when its last client leaves, dropping every
+    // connection still being set up; a client connecting just as another leaves
+    // (the app after an xdotool call, a test's second run) then fails with "no
+    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
     let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -55,8 +55,12 @@ fn display() -> Result<Display, String> {
 /// A fresh Xvfb of [`SCREEN`] size, whatever `DISPLAY` says.
 fn start_xvfb() -> Result<Display, String> {
     let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
+    // -noreset: an X server resets when its last client leaves, dropping every
+    // connection still being set up; a client connecting just as another leaves
+    // (the app after an xdotool call, a test's second run) then fails with "no
+    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
     let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", &screen, "-nolisten", "tcp"])
+        .args(["-displayfd", "1", "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

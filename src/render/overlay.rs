@@ -258,7 +258,7 @@ impl Overlay {
         }
         let started = Instant::now();
         let raw_input = match self.winit.as_mut() {
-            Some(state) => state.take_egui_input(window),
+            Some(state) => window_input(state, window, size_px, self.start),
             None => self.headless_input(size_px),
         };
         let mut full_output = self.run(raw_input, size_px, hud);
@@ -420,6 +420,29 @@ fn new_context() -> egui::Context {
         style.interaction.selectable_labels = false;
     });
     ctx
+}
+
+/// egui-winit's input for this frame, its screen the `size_px` drawn into.
+///
+/// `State::take_egui_input` would ask the window for its size, an X server round
+/// trip every frame that winit 0.30 unwraps: a window destroyed under the app
+/// mid-frame panicked there (rust-windowing/winit#3686). The target's size is
+/// known and is what egui lays out for anyway.
+fn window_input(
+    state: &mut egui_winit::State,
+    window: &winit::window::Window,
+    size_px: [u32; 2],
+    start: Instant,
+) -> egui::RawInput {
+    let native = window.scale_factor() as f32;
+    let ppp = native * state.egui_ctx().zoom_factor();
+    let input = state.egui_input_mut();
+    input.time = Some(start.elapsed().as_secs_f64());
+    let points = egui::vec2(size_px[0] as f32 / ppp, size_px[1] as f32 / ppp);
+    input.screen_rect = (points.x > 0.0 && points.y > 0.0).then(|| egui::Rect::from_min_size(egui::Pos2::ZERO, points));
+    input.viewport_id = egui::ViewportId::ROOT;
+    input.viewports.entry(egui::ViewportId::ROOT).or_default().native_pixels_per_point = Some(native);
+    input.take()
 }
 
 fn elapsed_ms(since: Instant) -> f64 {

@@ -211,7 +211,12 @@ fn xdotool(display: &Display, args: &[&str]) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// The window of `pid`, waiting up to 15 s for it to be mapped.
+/// The window of `pid`, waiting up to 15 s for it to be mapped; focused at once.
+///
+/// Focused now, long before any key: winit reports a key that is down when its
+/// window gains focus as an extra (synthetic) press, and the app acts on it. A
+/// focus change racing the key press toggled pause twice (Space, then Space
+/// again: 0 stills; 5 of 8 runs under load).
 fn find_window(display: &Display, app: &mut App) -> Option<String> {
     let pid = app.child.id().to_string();
     let until = Instant::now() + Duration::from_secs(15);
@@ -222,6 +227,7 @@ fn find_window(display: &Display, app: &mut App) -> Option<String> {
         let found = xdotool(display, &["search", "--onlyvisible", "--pid", &pid])
             .or_else(|| xdotool(display, &["search", "--onlyvisible", "--name", "^timestep-lab$"]));
         if let Some(id) = found.and_then(|ids| ids.lines().last().map(str::to_owned)) {
+            focus(display, &id);
             return Some(id);
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -231,6 +237,7 @@ fn find_window(display: &Display, app: &mut App) -> Option<String> {
 
 /// Key presses go through XTEST to the focused window (winit ignores
 /// synthetic `XSendEvent` keys), so focus it and park the pointer on it.
+/// Focusing the window that has the focus already changes nothing.
 fn focus(display: &Display, window: &str) {
     let _ = xdotool(display, &["windowfocus", window]);
     let _ = xdotool(display, &["mousemove", "--window", window, "200", "200"]);
@@ -697,7 +704,7 @@ fn a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error() {
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
     };
     // Let it render for a while, then destroy the X window as a dying session would.
-    std::thread::sleep(Duration::from_secs(2));
+    wait_for_frames(&mut app, 20.0);
     xdotool(&display, &["windowclose", &window]).expect("xdotool windowclose");
 
     let status = app.wait(Duration::from_secs(20));
@@ -741,6 +748,32 @@ fn stats_lines(app: &App) -> usize {
     app.stderr().lines().filter(|line| line.contains(" fps, ") && line.contains(" ups, ")).count()
 }
 
+/// Waits until the app's stats lines add up to `frames` frames (each gives the
+/// last second's fps; the first may say 0), so a busy machine gets more time
+/// rather than a test fewer frames than it asserts. A fixed 2 s gave 8 frames
+/// under load where more than 10 were asserted.
+///
+/// # Panics
+/// When the app exits first, or after 30 s.
+fn wait_for_frames(app: &mut App, frames: f64) {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let logged: f64 = app
+            .stderr()
+            .lines()
+            .filter_map(|line| line.split_once(" fps, ")?.0.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        if logged >= frames {
+            return;
+        }
+        if let Ok(Some(status)) = app.child.try_wait() {
+            panic!("timestep-lab ended ({status}) before it logged {frames} frames; stderr:\n{}", app.stderr());
+        }
+        assert!(Instant::now() < until, "{logged} of {frames} frames logged in 30 s; stderr:\n{}", app.stderr());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_exit_0() {
     let (_serial, display) = setup();
     for sig in ["TERM", "INT"] {
@@ -752,7 +785,7 @@ fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_
             &["--exit-after", "60", "--window-size", "320x240", "--screenshot", shot.to_str().expect("utf-8 path")],
         );
         window_of(&display, &mut app);
-        std::thread::sleep(Duration::from_millis(1500));
+        wait_for_frames(&mut app, 1.0);
         signal(&app, sig);
 
         let status = app.wait(Duration::from_secs(20));

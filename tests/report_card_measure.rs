@@ -12,11 +12,9 @@
 mod common;
 mod report_card_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use common::Missing;
 use libtest_mimic::{Completion, Failed, Trial};
@@ -63,51 +61,6 @@ fn measure_test(name: &'static str, test: fn() -> Result<(), Failed>) -> Trial {
     })
 }
 
-/// An X display we started, killed on drop.
-struct Xvfb {
-    child: Child,
-    name: String,
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A fresh Xvfb (`-displayfd` picks a free display number).
-fn start_xvfb() -> Result<Xvfb, Missing> {
-    // -noreset: an X server resets when its last client leaves, dropping every
-    // connection still being set up; a client connecting just as another leaves
-    // (the app after an xdotool call, a test's second run) then fails with "no
-    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
-    let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| Missing::new("Xvfb is not installed", format!("Xvfb could not be started ({e}); install xvfb")))?;
-    let stdout = child.stdout.take();
-    let mut xvfb = Xvfb { child, name: String::new() };
-    let stdout = stdout.ok_or_else(|| Missing::new("no X display", "Xvfb has no stdout"))?;
-    // Xvfb writes the display number it picked once it accepts connections.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    match rx.recv_timeout(Duration::from_secs(10)) {
-        Ok(line) if !line.trim().is_empty() => {
-            xvfb.name = format!(":{}", line.trim());
-            Ok(xvfb)
-        }
-        // Dropping `xvfb` kills the Xvfb that never came up.
-        _ => Err(Missing::new("no X display", "Xvfb did not report a display number within 10 s")),
-    }
-}
-
 /// `measure` on an emulated `rate`: its `--out` directory, run once per rate
 /// (the first test to ask runs it); or why it cannot run here.
 fn tour(rate: &'static str) -> Result<PathBuf, Missing> {
@@ -124,7 +77,7 @@ fn tour(rate: &'static str) -> Result<PathBuf, Missing> {
 fn run_tour(rate: &str) -> Result<PathBuf, Missing> {
     let xvfb = match std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
         Some(_) => None,
-        None => Some(start_xvfb()?),
+        None => Some(common::start_xvfb("1280x800x24")?),
     };
     let display = xvfb.as_ref().map_or_else(|| std::env::var("DISPLAY").unwrap_or_default(), |x| x.name.clone());
     let dir = scratch(&format!("measure-{rate}"));

@@ -25,14 +25,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use common::Missing;
+use common::{AppRun as App, Missing};
 use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
@@ -81,7 +80,7 @@ struct DisplaySession {
     wayland: Option<(String, PathBuf)>,
     // Dropped in this order: weston before the Xvfb it draws into.
     _weston: Option<Process>,
-    _xvfb: Process,
+    _xvfb: common::Xvfb,
 }
 
 impl Drop for DisplaySession {
@@ -95,32 +94,6 @@ impl Drop for DisplaySession {
 
 /// Size of the Xvfb screen: room for weston's two 1024x600 outputs.
 const SCREEN: &str = "2048x600x24";
-
-fn start_xvfb() -> Result<(Process, String), String> {
-    // -noreset: an X server resets when its last client leaves, dropping every
-    // connection still being set up; a client connecting just as another leaves
-    // (the app after an xdotool call, a test's second run) then fails with "no
-    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
-    let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", SCREEN, "-nolisten", "tcp", "-noreset"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("Xvfb could not be started ({e}); install xvfb"))?;
-    let stdout = child.stdout.take().ok_or("Xvfb has no stdout")?;
-    let process = Process(child);
-    // Xvfb writes the display number it picked once it accepts connections.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    match rx.recv_timeout(Duration::from_secs(10)) {
-        Ok(line) if !line.trim().is_empty() => Ok((process, format!(":{}", line.trim()))),
-        _ => Err("Xvfb did not report a display number within 10 s".to_owned()),
-    }
-}
 
 /// Starts weston with two outputs on X display `x_display`; waits for its socket.
 fn start_weston(x_display: &str) -> Result<(Process, String, PathBuf), String> {
@@ -172,7 +145,8 @@ fn set_private(dir: &Path) -> Result<(), String> {
 
 impl DisplaySession {
     fn start(kind: Kind) -> Result<DisplaySession, String> {
-        let (xvfb, x_display) = start_xvfb()?;
+        let xvfb = common::start_xvfb(SCREEN).map_err(|m| m.detail)?;
+        let x_display = xvfb.name.clone();
         let (weston, wayland) = match kind {
             Kind::X11 => (None, None),
             Kind::Wayland => {
@@ -189,74 +163,25 @@ fn have(tool: &str) -> bool {
     Command::new(tool).arg("--help").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
-/// A running `timestep-lab` with its stderr going to a file.
-struct App {
-    child: Child,
-    log: PathBuf,
-    dir: PathBuf,
-}
-
-impl App {
-    fn start(session: &DisplaySession, name: &str, args: &[&str]) -> App {
-        let dir = std::env::temp_dir().join(format!("timestep-lab-wayland-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let log = dir.join("stderr.log");
-        let mut command = Command::new(BIN);
-        command.args(args).arg("--stats-json").arg(dir.join("stats.json")).env("RUST_LOG", "info");
-        match &session.wayland {
-            Some((socket, runtime)) => {
-                command.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket).env("XDG_RUNTIME_DIR", runtime)
-            }
-            None => command.env("DISPLAY", &session.x_display).env_remove("WAYLAND_DISPLAY"),
-        };
-        let child = command
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("start timestep-lab");
-        App { child, log, dir }
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Waits for the exit (`--exit-after` should end it); kills it after `limit`.
-    fn wait(&mut self, limit: Duration) -> ExitStatus {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            if Instant::now() > until {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!("timestep-lab did not exit within {limit:?}; stderr:\n{}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(50));
+/// Starts the binary with `args` in `session`, its stats and stderr in a folder of its own.
+fn start_app(session: &DisplaySession, name: &str, args: &[&str]) -> App {
+    let dir = std::env::temp_dir().join(format!("timestep-lab-wayland-{name}-{}", std::process::id()));
+    let mut command = Command::new(BIN);
+    command.args(args);
+    match &session.wayland {
+        Some((socket, runtime)) => {
+            command.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket).env("XDG_RUNTIME_DIR", runtime)
         }
-    }
-
-    fn stats(&self) -> serde_json::Value {
-        let text = std::fs::read_to_string(self.dir.join("stats.json"))
-            .unwrap_or_else(|e| panic!("no stats.json ({e}); stderr:\n{}", self.stderr()));
-        serde_json::from_str(&text).expect("stats.json is JSON")
-    }
-
-    /// Runs to its `--exit-after` and returns the stats, failing on a bad exit.
-    fn finish(mut self) -> (serde_json::Value, String) {
-        let status = self.wait(Duration::from_secs(60));
-        assert!(status.success(), "exit status {status:?}; stderr:\n{}", self.stderr());
-        (self.stats(), self.stderr())
-    }
+        None => command.env("DISPLAY", &session.x_display).env_remove("WAYLAND_DISPLAY"),
+    };
+    App::spawn(command, dir)
 }
 
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Runs `app` to its `--exit-after` and returns the stats and stderr, failing on a bad exit.
+fn finish(mut app: App) -> (serde_json::Value, String) {
+    let status = app.wait(Duration::from_secs(60));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    (app.stats(), app.stderr())
 }
 
 /// Whether the binary presents frames under `kind` here; probed once per kind.
@@ -268,20 +193,9 @@ fn probe(kind: Kind) -> Result<(), &'static Missing> {
         let session = DisplaySession::start(kind)
             .map_err(|reason| Missing::new(format!("no {} session", kind.name()), reason))?;
         common::gpu_probe().map_err(Missing::clone)?;
-        let mut app = App::start(&session, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
-        let status = app.wait(Duration::from_secs(30));
-        let frames = std::fs::read_to_string(app.dir.join("stats.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|stats| stats["frames"].as_u64())
-            .unwrap_or(0);
-        if status.success() && frames > 0 {
-            return Ok(());
-        }
-        Err(Missing::new(
-            format!("timestep-lab cannot render a window under {} here", kind.name()),
-            format!("it ended with {status} after {frames} frames; its stderr:\n{}", app.stderr()),
-        ))
+        let app = start_app(&session, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
+        app.presented_frames()
+            .map_err(|how| Missing::new(format!("timestep-lab cannot render a window under {} here", kind.name()), how))
     })
     .as_ref()
     .map(|_| ())
@@ -320,8 +234,8 @@ fn text<'a>(stats: &'a serde_json::Value, field: &str) -> &'a str {
 /// where the monitor reports a refresh, gives it and a vsync verdict that is
 /// not "not in effect" (weston paces Fifo by its frame callbacks).
 fn a_short_run_presents_frames_and_names_its_monitor(session: &DisplaySession) {
-    let app = App::start(session, "smoke", &["--exit-after", "4", "--window-size", "320x200", "--no-overlay"]);
-    let (stats, stderr) = app.finish();
+    let app = start_app(session, "smoke", &["--exit-after", "4", "--window-size", "320x200", "--no-overlay"]);
+    let (stats, stderr) = finish(app);
     eprintln!(
         "{}: {:.1} fps, monitor {}, reported {:?} Hz, measured {:?} Hz, verdict: {}",
         session.kind.name(),
@@ -357,7 +271,7 @@ fn fullscreen_on(session: &DisplaySession, monitor: usize) {
     let n = monitor.to_string();
     let name = format!("fullscreen{n}");
     let args = ["--exit-after", "4", "--no-overlay", "--monitor", &n, "--fullscreen"];
-    let (stats, stderr) = App::start(session, &name, &args).finish();
+    let (stats, stderr) = finish(start_app(session, &name, &args));
     eprintln!(
         "--monitor {n} --fullscreen: {:.1} fps on {}, reported {:?} Hz, verdict: {}",
         number(&stats, "fps"),
@@ -386,7 +300,7 @@ fn fullscreen_on_wayland_monitor_1_names_it_and_its_reported_60_hz(session: &Dis
 fn each_monitor_gets_its_own_emulated_refresh(session: &DisplaySession) {
     let args =
         ["--exit-after", "4", "--no-overlay", "--monitor", "2", "--fullscreen", "--emulate-refresh", "1=59.94,2=50"];
-    let (stats, _) = App::start(session, "emulate-per-monitor", &args).finish();
+    let (stats, _) = finish(start_app(session, "emulate-per-monitor", &args));
     assert_eq!(stats["emulated_refresh_hz"].as_f64(), Some(50.0), "monitor 2 is emulated at 50 Hz: {stats}");
     assert_eq!(stats["refresh_hz"].as_f64(), Some(50.0), "refreshes are counted on the 50 Hz grid: {stats}");
     let measured = number(&stats, "measured_refresh_hz");
@@ -398,7 +312,7 @@ fn each_monitor_gets_its_own_emulated_refresh(session: &DisplaySession) {
 }
 
 fn a_rate_for_a_monitor_that_does_not_exist_is_a_one_line_usage_error(session: &DisplaySession) {
-    let mut app = App::start(session, "no-monitor-3", &["--exit-after", "4", "--emulate-refresh", "1=60,3=144"]);
+    let mut app = start_app(session, "no-monitor-3", &["--exit-after", "4", "--emulate-refresh", "1=60,3=144"]);
     let status = app.wait(Duration::from_secs(30));
     assert_eq!(status.code(), Some(2), "a usage error exits with 2; stderr:\n{}", app.stderr());
     let stderr = app.stderr();

@@ -13,13 +13,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use common::Missing;
+use common::{AppRun as App, Missing};
 use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
@@ -30,16 +29,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// An X display: the caller's `DISPLAY`, or an Xvfb we started (killed on drop).
 struct Display {
     name: String,
-    xvfb: Option<Child>,
-}
-
-impl Drop for Display {
-    fn drop(&mut self) {
-        if let Some(child) = self.xvfb.as_mut() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+    _xvfb: Option<common::Xvfb>,
 }
 
 /// Size of the screen of the Xvfb the tests start.
@@ -47,41 +37,15 @@ const SCREEN: (u32, u32) = (1280, 800);
 
 fn display() -> Result<Display, String> {
     if let Some(name) = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
-        return Ok(Display { name, xvfb: None });
+        return Ok(Display { name, _xvfb: None });
     }
     start_xvfb()
 }
 
 /// A fresh Xvfb of [`SCREEN`] size, whatever `DISPLAY` says.
 fn start_xvfb() -> Result<Display, String> {
-    let screen = format!("{}x{}x24", SCREEN.0, SCREEN.1);
-    // -noreset: an X server resets when its last client leaves, dropping every
-    // connection still being set up; a client connecting just as another leaves
-    // (the app after an xdotool call, a test's second run) then fails with "no
-    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
-    let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", &screen, "-nolisten", "tcp", "-noreset"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("Xvfb could not be started ({e}); install xvfb"))?;
-    let stdout = child.stdout.take().ok_or("Xvfb has no stdout")?;
-    // Xvfb writes the display number it picked once it accepts connections.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let mut display = Display { name: String::new(), xvfb: Some(child) };
-    match rx.recv_timeout(Duration::from_secs(10)) {
-        Ok(line) if !line.trim().is_empty() => {
-            display.name = format!(":{}", line.trim());
-            Ok(display)
-        }
-        // Dropping `display` kills the Xvfb that never came up.
-        _ => Err("Xvfb did not report a display number within 10 s".to_owned()),
-    }
+    let xvfb = common::start_xvfb(&format!("{}x{}x24", SCREEN.0, SCREEN.1)).map_err(|m| m.detail)?;
+    Ok(Display { name: xvfb.name.clone(), _xvfb: Some(xvfb) })
 }
 
 fn have(tool: &str) -> bool {
@@ -98,24 +62,10 @@ fn window_probe() -> Result<(), &'static Missing> {
     let probe = PROBE.get_or_init(|| {
         let display = display().map_err(|reason| Missing::new("no X display", reason))?;
         common::gpu_probe().map_err(Missing::clone)?;
-        let mut app = App::start(&display, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
-        let status = app.wait(Duration::from_secs(30));
-        let frames = std::fs::read_to_string(app.path("stats.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|stats| stats["frames"].as_u64())
-            .unwrap_or(0);
-        if status.success() && frames > 0 {
-            return Ok(());
-        }
-        Err(Missing::new(
-            "timestep-lab cannot render a window here",
-            format!(
-                "on display {} it ended with {status} after {frames} frames; its stderr:\n{}",
-                display.name,
-                app.stderr()
-            ),
-        ))
+        let app = start_app(&display, "probe", &["--exit-after", "1", "--window-size", "160x120", "--no-overlay"]);
+        app.presented_frames().map_err(|how| {
+            Missing::new("timestep-lab cannot render a window here", format!("on display {} {how}", display.name))
+        })
     });
     probe.as_ref().map(|_| ())
 }
@@ -136,74 +86,16 @@ fn window_test(name: &'static str, tools: &'static [&'static str], test: fn()) -
     })
 }
 
-/// A running `timestep-lab` with its stderr going to a file.
-struct App {
-    child: Child,
-    log: PathBuf,
-    dir: PathBuf,
+/// The folder a run named `name` writes into (emptied when it starts).
+fn app_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()))
 }
 
-impl App {
-    /// The folder a run named `name` writes into (emptied when it starts).
-    fn dir(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("timestep-lab-window-{name}-{}", std::process::id()))
-    }
-
-    fn start(display: &Display, name: &str, args: &[&str]) -> App {
-        let dir = App::dir(name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let log = dir.join("stderr.log");
-        let child = Command::new(BIN)
-            .args(args)
-            .arg("--stats-json")
-            .arg(dir.join("stats.json"))
-            .env("DISPLAY", &display.name)
-            .env_remove("WAYLAND_DISPLAY")
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("start timestep-lab");
-        App { child, log, dir }
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.dir.join(file)
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Waits for the exit (`--exit-after` should end it); kills it after `limit`.
-    fn wait(&mut self, limit: Duration) -> ExitStatus {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            if Instant::now() > until {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!("timestep-lab did not exit within {limit:?}; stderr:\n{}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn stats(&self) -> serde_json::Value {
-        let text = std::fs::read_to_string(self.path("stats.json"))
-            .unwrap_or_else(|e| panic!("no stats.json ({e}); stderr:\n{}", self.stderr()));
-        serde_json::from_str(&text).expect("stats.json is JSON")
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Starts the binary with `args` on `display`, its stats and stderr in [`app_dir`].
+fn start_app(display: &Display, name: &str, args: &[&str]) -> App {
+    let mut command = Command::new(BIN);
+    command.args(args).env("DISPLAY", &display.name).env_remove("WAYLAND_DISPLAY");
+    App::spawn(command, app_dir(name))
 }
 
 fn xdotool(display: &Display, args: &[&str]) -> Option<String> {
@@ -283,7 +175,7 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     std::fs::create_dir_all(&shot_dir).expect("temp dir");
     let shot = shot_dir.join("shot.png");
     // Esc ends the run; --exit-after only catches a window that ignores it.
-    let mut app = App::start(
+    let mut app = start_app(
         &display,
         "keys",
         &[
@@ -376,7 +268,7 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
 
 fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
     let (_serial, display) = setup();
-    let mut app = App::start(
+    let mut app = start_app(
         &display,
         "emu60",
         &[
@@ -434,7 +326,7 @@ fn simulate_json(args: &[&str]) -> serde_json::Value {
 
 fn emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator() {
     let (_serial, display) = setup();
-    let mut app = App::start(
+    let mut app = start_app(
         &display,
         "emu5994",
         &[
@@ -516,7 +408,7 @@ fn lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let frame_log = dir.join("frames.csv");
     let frame_log_arg = frame_log.to_str().expect("a UTF-8 temp dir");
-    let mut app = App::start(
+    let mut app = start_app(
         &display,
         "lanes",
         &[
@@ -652,7 +544,7 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
     let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
     let _wm = window_manager(&display).unwrap_or_else(|reason| panic!("{reason}"));
     // Alt+F4 ends the run; --exit-after only catches a window that ignores it.
-    let mut app = App::start(&display, "wm", &["--exit-after", "90", "--sprites", "50", "--window-size", "640x360"]);
+    let mut app = start_app(&display, "wm", &["--exit-after", "90", "--sprites", "50", "--window-size", "640x360"]);
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
@@ -698,7 +590,7 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
 
 fn a_window_destroyed_under_the_app_ends_the_run_cleanly_without_an_error() {
     let (_serial, display) = setup();
-    let mut app = App::start(&display, "destroyed", &["--exit-after", "90", "--window-size", "480x270"]);
+    let mut app = start_app(&display, "destroyed", &["--exit-after", "90", "--window-size", "480x270"]);
     let Some(window) = find_window(&display, &mut app) else {
         let status = app.wait(Duration::from_secs(20));
         panic!("no window appeared (exit {status:?}); stderr:\n{}", app.stderr());
@@ -778,8 +670,8 @@ fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_
     let (_serial, display) = setup();
     for sig in ["TERM", "INT"] {
         let name = format!("signal-{sig}");
-        let shot = App::dir(&name).join("shot.png");
-        let mut app = App::start(
+        let shot = app_dir(&name).join("shot.png");
+        let mut app = start_app(
             &display,
             &name,
             &["--exit-after", "60", "--window-size", "320x240", "--screenshot", shot.to_str().expect("utf-8 path")],
@@ -809,7 +701,7 @@ fn sigterm_and_sigint_end_the_run_as_esc_does_writing_stats_and_screenshot_with_
 fn paused_present_rate(display: &Display, name: &str, extra: &[&str], paused: Duration) -> (f64, serde_json::Value) {
     let mut args = vec!["--exit-after", "60", "--window-size", "160x120", "--no-overlay", "--strategy", "variable"];
     args.extend_from_slice(extra);
-    let mut app = App::start(display, name, &args);
+    let mut app = start_app(display, name, &args);
     let window = window_of(display, &mut app);
     std::thread::sleep(Duration::from_millis(1000));
     let paused_at = Instant::now();
@@ -848,7 +740,7 @@ fn an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_
     let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // Always a private Xvfb: on the user's display a window manager would turn the unmap into something else.
     let display = start_xvfb().unwrap_or_else(|reason| panic!("no Xvfb although the probe started one: {reason}"));
-    let mut app = App::start(&display, "unmapped", &["--exit-after", "60", "--window-size", "320x240"]);
+    let mut app = start_app(&display, "unmapped", &["--exit-after", "60", "--window-size", "320x240"]);
     let window = window_of(&display, &mut app);
     std::thread::sleep(Duration::from_millis(2500));
     let (mapped_lines, mapped_cpu, mapped_at) = (stats_lines(&app), cpu_time(&app), Instant::now());

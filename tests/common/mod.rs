@@ -132,3 +132,141 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_owned())
 }
+
+/// An Xvfb of its own (`-displayfd` picks a free display number), killed on drop.
+pub struct Xvfb {
+    /// The display name for `DISPLAY`: `:99`.
+    pub name: String,
+    child: std::process::Child,
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts an Xvfb with one screen of `screen` (`1280x800x24`) and waits up to
+/// 10 s for it to accept connections.
+///
+/// # Errors
+/// Why not: Xvfb is not installed, or it never reported its display.
+pub fn start_xvfb(screen: &str) -> Result<Xvfb, Missing> {
+    use std::io::{BufRead, BufReader};
+    // -noreset: an X server resets when its last client leaves, dropping every
+    // connection still being set up; a client connecting just as another leaves
+    // (the app after an xdotool call, a test's second run) then fails with "no
+    // display". Two xdotool loops on one Xvfb: 32 of 600 connections failed, 0 with it.
+    let mut child = std::process::Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp", "-noreset"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| Missing::new("Xvfb is not installed", format!("Xvfb could not be started ({e}); install xvfb")))?;
+    let stdout = child.stdout.take();
+    // Dropping `xvfb` on an error kills the Xvfb that never came up.
+    let mut xvfb = Xvfb { name: String::new(), child };
+    let stdout = stdout.ok_or_else(|| Missing::new("no X display", "Xvfb has no stdout"))?;
+    // Xvfb writes the display number it picked once it accepts connections.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok(line) if !line.trim().is_empty() => {
+            xvfb.name = format!(":{}", line.trim());
+            Ok(xvfb)
+        }
+        _ => Err(Missing::new("no X display", "Xvfb did not report a display number within 10 s")),
+    }
+}
+
+/// A running `timestep-lab` writing `--stats-json` and its stderr into a
+/// folder of its own; killed on drop.
+pub struct AppRun {
+    /// The process.
+    pub child: std::process::Child,
+    log: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+impl AppRun {
+    /// Starts `command` (the binary, its arguments and environment) with
+    /// `--stats-json DIR/stats.json` and stderr in `DIR/stderr.log`; `dir` is
+    /// emptied first.
+    pub fn spawn(mut command: std::process::Command, dir: std::path::PathBuf) -> AppRun {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let log = dir.join("stderr.log");
+        let child = command
+            .arg("--stats-json")
+            .arg(dir.join("stats.json"))
+            .env("RUST_LOG", "info")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("start timestep-lab");
+        AppRun { child, log, dir }
+    }
+
+    /// A file in the run's folder.
+    pub fn path(&self, file: &str) -> std::path::PathBuf {
+        self.dir.join(file)
+    }
+
+    /// What the run wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits for the exit (`--exit-after` should end it); kills it after `limit`.
+    pub fn wait(&mut self, limit: std::time::Duration) -> std::process::ExitStatus {
+        let until = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if std::time::Instant::now() > until {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("timestep-lab did not exit within {limit:?}; stderr:\n{}", self.stderr());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for a probe run (`--exit-after 1`) to end: `Ok` when it exited
+    /// cleanly after presenting frames.
+    ///
+    /// # Errors
+    /// How it ended and after how many frames, with its stderr.
+    pub fn presented_frames(mut self) -> Result<(), String> {
+        let status = self.wait(std::time::Duration::from_secs(30));
+        let frames = std::fs::read_to_string(self.path("stats.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|stats| stats["frames"].as_u64())
+            .unwrap_or(0);
+        if status.success() && frames > 0 {
+            return Ok(());
+        }
+        Err(format!("it ended with {status} after {frames} frames; its stderr:\n{}", self.stderr()))
+    }
+
+    /// The `--stats-json` it wrote.
+    pub fn stats(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.path("stats.json"))
+            .unwrap_or_else(|e| panic!("no stats.json ({e}); stderr:\n{}", self.stderr()));
+        serde_json::from_str(&text).expect("stats.json is JSON")
+    }
+}
+
+impl Drop for AppRun {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

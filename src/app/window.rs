@@ -7,6 +7,15 @@
 //! it. So the shell asks again every [`MONITOR_POLL`] and follows a change
 //! (a move by the window manager, M, fullscreen on another output). A Wayland
 //! client cannot place its window; M there goes fullscreen on the next output.
+//! A window that is fullscreen already gets there in two steps, out of
+//! fullscreen and then fullscreen on the new output: weston 10 keeps a
+//! fullscreen surface where it is when asked for another output of the same
+//! size (its commit handler sees no change of state or size).
+//!
+//! ```text
+//!   M ─► set_fullscreen(None) ─► configure: windowed ─► frames drawn windowed (≥ one poll)
+//!     ─► set_fullscreen(next) ─► configure: fullscreen ─► wl_surface.enter(next) ─► followed
+//! ```
 //!
 //! A window that cannot be seen (minimised, occluded, unmapped, zero-sized)
 //! is not drawn: the shell waits for an event or looks again every
@@ -64,6 +73,17 @@ pub struct WindowState {
     monitor_checked_at: Nanos,
     /// The platform cannot place windows (Wayland): M goes fullscreen instead of moving.
     cannot_place: bool,
+    /// M on Wayland while fullscreen: the output to go fullscreen on once the
+    /// compositor has taken the window out of fullscreen.
+    refullscreen: Option<Refullscreen>,
+}
+
+/// The second step of M on Wayland while fullscreen.
+struct Refullscreen {
+    /// The output to go fullscreen on.
+    target: MonitorHandle,
+    /// The first poll that found the window out of fullscreen.
+    windowed_since: Option<Nanos>,
 }
 
 impl WindowState {
@@ -125,6 +145,7 @@ impl WindowState {
             checked_at: 0,
             monitor_checked_at: 0,
             cannot_place: cannot_place(event_loop),
+            refullscreen: None,
         })
     }
 
@@ -165,7 +186,26 @@ impl WindowState {
             return None;
         }
         self.monitor_checked_at = now;
+        self.refullscreen_step(now);
         self.follow_monitor(false)
+    }
+
+    /// The second step of M on Wayland while fullscreen: fullscreen on the new
+    /// output once the window has been out of fullscreen for a whole poll. Its
+    /// windowed frames must reach the compositor first; asked sooner, the
+    /// compositor folds both requests into one commit that changes nothing.
+    fn refullscreen_step(&mut self, now: Nanos) {
+        let Some(pending) = self.refullscreen.as_mut() else { return };
+        if self.window.fullscreen().is_some() {
+            return;
+        }
+        let since = *pending.windowed_since.get_or_insert(now);
+        if now < since.saturating_add(MONITOR_POLL) {
+            return;
+        }
+        let target = pending.target.clone();
+        self.refullscreen = None;
+        self.window.set_fullscreen(Some(monitors::fullscreen_on(&target, false)));
     }
 
     /// The current monitor, as the session is told about it.
@@ -202,7 +242,13 @@ impl WindowState {
         log::info!("moving to {}", MonitorInfo::of(next_index, &next));
         if self.cannot_place {
             log::info!("a Wayland client cannot place its window: fullscreen on that monitor instead");
-            self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+            if self.window.fullscreen().is_some() {
+                // Out of fullscreen first; `refullscreen_step` asks for the new output.
+                self.window.set_fullscreen(None);
+                self.refullscreen = Some(Refullscreen { target: next.clone(), windowed_since: None });
+            } else {
+                self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+            }
             // Until the compositor says otherwise, the window is where it was sent.
             self.monitor = Some(next);
         } else if self.window.fullscreen().is_some() {
@@ -214,7 +260,9 @@ impl WindowState {
     }
 
     /// Fullscreen on the current monitor (borderless, or exclusive in its best mode), or back.
-    pub fn toggle_fullscreen(&self, exclusive: bool) {
+    pub fn toggle_fullscreen(&mut self, exclusive: bool) {
+        // F overrides an M still under way.
+        self.refullscreen = None;
         if self.window.fullscreen().is_some() {
             self.window.set_fullscreen(None);
         } else if let Some(m) = self.window.current_monitor().or_else(|| self.monitor.clone()) {

@@ -364,28 +364,8 @@ impl Tour {
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
         self.emulated = demo.emulated_here();
-        let window = &demo.win.window;
-        let monitors: Vec<_> = event_loop.available_monitors().collect();
-        let current = window.current_monitor();
-        let index = current.as_ref().and_then(|c| monitors.iter().position(|m| m == c));
-        let info = current.as_ref().map(|m| MonitorInfo::of(index.unwrap_or(0), m));
-        let mut card = MonitorCard {
-            index: index.map_or(1, |i| i as u32 + 1),
-            name: info.as_ref().map(|i| i.name.clone()),
-            size_px: info.as_ref().map(|i| i.size),
-            scale_factor: current.as_ref().map(|m| m.scale_factor()),
-            reported_refresh_hz: info.as_ref().and_then(MonitorInfo::refresh_hz),
-            emulated_refresh_hz: self.emulated.map(Rate::hz),
-            ..MonitorCard::default()
-        };
-        if let Some(MonitorChoice::One(n)) = self.choice
-            && index.is_some_and(|i| i + 1 != n)
-        {
-            card.notes.push(format!("asked for monitor {n}, but the window is on monitor {}", card.index));
-        }
-        if info.is_none() {
-            card.notes.push("the platform does not say which monitor the window is on".to_owned());
-        }
+        let mut card = MonitorCard { emulated_refresh_hz: self.emulated.map(Rate::hz), ..MonitorCard::default() };
+        identify(&mut card, self.choice, demo, event_loop);
         card
     }
 
@@ -497,6 +477,10 @@ impl Tour {
         event_loop: &ActiveEventLoop,
         now: Nanos,
     ) {
+        if let Some(m) = self.monitor.as_mut().filter(|m| m.name.is_none()) {
+            // Wayland names a surface's output only once the compositor shows it.
+            identify(m, self.choice, demo, event_loop);
+        }
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
@@ -608,6 +592,35 @@ impl Tour {
         demo.screenshot(&self.out.join(OUTPUTS[2]))?;
         log::info!("measure: wrote {}", OUTPUTS.map(|f| self.out.join(f).display().to_string()).join(", "));
         Ok(())
+    }
+}
+
+/// What a card says when the platform has not said which monitor the window is on.
+const NO_MONITOR_NOTE: &str = "the platform does not say which monitor the window is on";
+
+/// Names on `card` the monitor the window is on (number, name, size, scale,
+/// reported refresh), or says that the platform does not tell; again on each
+/// call, as Wayland tells a surface its output only once it has been shown.
+fn identify(card: &mut MonitorCard, choice: Option<MonitorChoice>, demo: &Demo, event_loop: &ActiveEventLoop) {
+    let monitors: Vec<_> = event_loop.available_monitors().collect();
+    let current = demo.win.window.current_monitor();
+    let index = current.as_ref().and_then(|c| monitors.iter().position(|m| m == c));
+    let info = current.as_ref().map(|m| MonitorInfo::of(index.unwrap_or(0), m));
+    card.index = index.map_or(1, |i| i as u32 + 1);
+    card.name = info.as_ref().map(|i| i.name.clone());
+    card.size_px = info.as_ref().map(|i| i.size);
+    card.scale_factor = current.as_ref().map(|m| m.scale_factor());
+    card.reported_refresh_hz = info.as_ref().and_then(MonitorInfo::refresh_hz);
+    let asked = match choice {
+        Some(MonitorChoice::One(n)) if index.is_some_and(|i| i + 1 != n) => {
+            Some(format!("asked for monitor {n}, but the window is on monitor {}", card.index))
+        }
+        _ => None,
+    };
+    card.notes.retain(|n| n != NO_MONITOR_NOTE && !n.starts_with("asked for monitor "));
+    card.notes.extend(asked);
+    if info.is_none() {
+        card.notes.push(NO_MONITOR_NOTE.to_owned());
     }
 }
 

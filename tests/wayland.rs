@@ -18,6 +18,16 @@
 //! grows the pool (winit's decorations do, on the first focus change) and weston
 //! repaints before the client's next commit, weston crashes (SIGSEGV in
 //! `pixman_image_composite32`: 8 of 23 sessions under load; 0 of 12 with GL).
+//! Weston runs with `close-animation=none` (a `weston.ini` in its runtime dir):
+//! its default close animation keeps a second view of each surface where the
+//! surface was first shown, so a window moved to the other output stays listed
+//! on the first one too, and winit, which names the first output listed, keeps
+//! naming it.
+//!
+//! M is pressed with xdotool (XTEST) into weston's X window, which has the X
+//! focus from then on; weston hands the key to the Wayland surface that has
+//! its keyboard focus.
+//!
 //! The common smoke test runs under both X11 and Wayland. Whether each can run
 //! here is probed once per kind (tools installed, the session comes up, the
 //! binary presents frames in it); if not, the runner reports the test as
@@ -106,9 +116,12 @@ fn start_weston(x_display: &str) -> Result<(Process, String, PathBuf), String> {
     set_private(&runtime)?;
     let socket = "wayland-tl".to_owned();
     let log = std::fs::File::create(runtime.join("weston.log")).map_err(|e| format!("weston log: {e}"))?;
+    let config = runtime.join("weston.ini");
+    std::fs::write(&config, "[shell]\nclose-animation=none\n").map_err(|e| format!("weston.ini: {e}"))?;
     let child = Command::new("weston")
         .args(["--backend=x11-backend.so", "--output-count=2", "--idle-time=0"])
         .arg(format!("--socket={socket}"))
+        .arg(format!("--config={}", config.display()))
         .env("DISPLAY", x_display)
         .env("XDG_RUNTIME_DIR", &runtime)
         .env_remove("WAYLAND_DISPLAY")
@@ -163,18 +176,35 @@ fn have(tool: &str) -> bool {
     Command::new(tool).arg("--help").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
+impl DisplaySession {
+    /// The binary with `args`, its environment pointing at this session only.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command.args(args);
+        match &self.wayland {
+            Some((socket, runtime)) => {
+                command.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket).env("XDG_RUNTIME_DIR", runtime)
+            }
+            None => command.env("DISPLAY", &self.x_display).env_remove("WAYLAND_DISPLAY"),
+        };
+        command
+    }
+
+    /// Runs xdotool on the session's X display: its output, or `None` when it failed.
+    fn xdotool(&self, args: &[&str]) -> Option<String> {
+        let out = Command::new("xdotool").args(args).env("DISPLAY", &self.x_display).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    }
+}
+
+/// A folder of its own for a run named `name`.
+fn run_dir(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("timestep-lab-wayland-{name}-{}", std::process::id()))
+}
+
 /// Starts the binary with `args` in `session`, its stats and stderr in a folder of its own.
 fn start_app(session: &DisplaySession, name: &str, args: &[&str]) -> App {
-    let dir = std::env::temp_dir().join(format!("timestep-lab-wayland-{name}-{}", std::process::id()));
-    let mut command = Command::new(BIN);
-    command.args(args);
-    match &session.wayland {
-        Some((socket, runtime)) => {
-            command.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket).env("XDG_RUNTIME_DIR", runtime)
-        }
-        None => command.env("DISPLAY", &session.x_display).env_remove("WAYLAND_DISPLAY"),
-    };
-    App::spawn(command, dir)
+    App::spawn(session.command(args), run_dir(name))
 }
 
 /// Runs `app` to its `--exit-after` and returns the stats and stderr, failing on a bad exit.
@@ -204,8 +234,18 @@ fn probe(kind: Kind) -> Result<(), &'static Missing> {
 /// A test in a fresh session of `kind`: ignored (failed with
 /// `TIMESTEP_LAB_REQUIRE_GPU`) where a tool is missing or the probe fails.
 fn session_test(name: &'static str, kind: Kind, test: fn(&DisplaySession)) -> Trial {
+    session_test_with(name, kind, &[], test)
+}
+
+/// As [`session_test`], for a test that needs `tools` besides the session's.
+fn session_test_with(
+    name: &'static str,
+    kind: Kind,
+    tools: &'static [&'static str],
+    test: fn(&DisplaySession),
+) -> Trial {
     Trial::ignorable_test(name, move || {
-        if let Some(tool) = kind.tools().iter().find(|tool| !have(tool)) {
+        if let Some(tool) = kind.tools().iter().chain(tools).find(|tool| !have(tool)) {
             let package = if *tool == "Xvfb" { "xvfb" } else { tool };
             let missing = Missing::new(format!("{tool} is not installed"), format!("apt-get install {package}"));
             return common::unavailable(&missing);
@@ -323,6 +363,103 @@ fn a_rate_for_a_monitor_that_does_not_exist_is_a_one_line_usage_error(session: &
     );
 }
 
+/// How often `needle` is in the app's stderr so far.
+fn log_count(app: &App, needle: &str) -> usize {
+    app.stderr().matches(needle).count()
+}
+
+/// Waits until `needle` is in the app's stderr `count` times.
+///
+/// # Panics
+/// When the app exits first, or after 30 s (a move takes well under a second).
+fn wait_for_log(app: &mut App, needle: &str, count: usize) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while log_count(app, needle) < count {
+        if let Ok(Some(status)) = app.child.try_wait() {
+            panic!("timestep-lab ended ({status}) before logging '{needle}' {count} times; stderr:\n{}", app.stderr());
+        }
+        assert!(Instant::now() < until, "no '{needle}' ({count} times) within 30 s; stderr:\n{}", app.stderr());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Gives weston's X window the X focus, once: weston then hands XTEST keys to
+/// the Wayland surface with its keyboard focus. Focusing again right before a
+/// key would race it (winit turns a key that is down when focus arrives into
+/// an extra press).
+fn focus_weston(session: &DisplaySession) -> String {
+    let windows = session.xdotool(&["search", "--classname", "^weston"]).expect("weston's X windows");
+    let window = windows.lines().next().expect("a weston X window").to_owned();
+    session.xdotool(&["windowfocus", "--sync", &window]).expect("xdotool windowfocus");
+    // Let weston take the focus-in before the first key goes down.
+    std::thread::sleep(Duration::from_millis(300));
+    window
+}
+
+/// M on Wayland: the fullscreen window goes to the other output and back and
+/// there again (a compositor cannot be told where a window goes, but it can
+/// be asked for fullscreen on an output), and the log and the stats name each
+/// output as the compositor reports it, with its 60 Hz.
+fn m_moves_the_fullscreen_window_between_the_wayland_outputs(session: &DisplaySession) {
+    // The windowed size fits an output: weston 10 centres a fullscreen surface by its
+    // extent with the decorations' last windowed size, and a wider window would then
+    // overlap the other output and stay listed on it.
+    let args = ["--exit-after", "60", "--no-overlay", "--monitor", "1", "--fullscreen", "--window-size", "640x360"];
+    let mut app = start_app(session, "keys-m", &args);
+    wait_for_log(&mut app, "window is on screen0 ", 1);
+    focus_weston(session);
+    for (moves, to) in [(1, "screen1"), (2, "screen0"), (3, "screen1")] {
+        let before = log_count(&app, &format!("window is on {to} "));
+        session.xdotool(&["key", "m"]).expect("xdotool key m");
+        wait_for_log(&mut app, &format!("window is on {to} "), before + 1);
+        assert_eq!(log_count(&app, "moving to "), moves, "one move per M; stderr:\n{}", app.stderr());
+    }
+    session.xdotool(&["key", "Escape"]).expect("xdotool key Escape");
+    let (stats, stderr) = finish(app);
+    eprintln!("M under Wayland: ended on {}, {:?} Hz reported", text(&stats, "monitor"), stats["reported_refresh_hz"]);
+    let moved = stderr.lines().filter(|l| l.contains("moving to screen1 ") || l.contains("moving to screen0 "));
+    assert_eq!(moved.count(), 3, "M asked for the other output each time: {stderr}");
+    assert_eq!(text(&stats, "monitor"), "screen1 1024x600 (2 of 2)", "the stats name the output it ended on: {stats}");
+    assert_eq!(stats["reported_refresh_hz"].as_f64(), Some(60.0), "{stats}");
+    assert!(!stderr.contains("--exit-after reached"), "Esc should have ended the run: {stderr}");
+}
+
+/// `measure --monitor all` under the two-output weston: the window visits both
+/// outputs, and report.json has a card for each, named as the compositor says.
+fn measure_all_under_wayland_visits_both_outputs(session: &DisplaySession) {
+    let out = run_dir("measure-all");
+    let _ = std::fs::remove_dir_all(&out);
+    let out_arg = out.to_str().expect("a UTF-8 temp dir");
+    let args = ["measure", "--monitor", "all", "--out", out_arg, "--strategies", "lockstep,interpolated"];
+    let timing =
+        ["--seconds-per-strategy", "0.5", "--probe-seconds", "0.5", "--window-size", "320x180", "--no-overlay"];
+    let output = session
+        .command(&args)
+        .args(timing)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run timestep-lab measure");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "measure --monitor all failed ({}):\n{stderr}", output.status);
+    let card = timestep_lab::report_card::ReportCard::read(&out.join("report.json")).expect("report.json");
+    let names: Vec<&str> = card.monitors.iter().filter_map(|m| m.name.as_deref()).collect();
+    eprintln!("measure --monitor all under Wayland: cards for {names:?}");
+    assert_eq!(card.monitors.len(), 2, "a card per output: {names:?}\n{stderr}");
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["screen0", "screen1"], "both outputs, each named: {names:?}\n{stderr}");
+    for m in &card.monitors {
+        let expected = if m.name.as_deref() == Some("screen0") { 1 } else { 2 };
+        assert_eq!(m.index, expected, "{:?} is monitor {expected}", m.name);
+        assert_eq!(m.reported_refresh_hz, Some(60.0), "{:?} reports 60 Hz", m.name);
+        assert!(m.notes.is_empty(), "{:?}: {:?}", m.name, m.notes);
+        let ran: Vec<&str> =
+            m.runs.iter().filter(|r| r.vsync_requested == Some(true)).map(|r| r.strategy.as_str()).collect();
+        assert_eq!(ran, ["lockstep", "interpolated"], "{:?}: every strategy ran with vsync on", m.name);
+    }
+}
+
 fn main() {
     common::run(vec![
         session_test(
@@ -354,6 +491,17 @@ fn main() {
             "a_rate_for_a_monitor_that_does_not_exist_is_a_one_line_usage_error",
             Kind::X11,
             a_rate_for_a_monitor_that_does_not_exist_is_a_one_line_usage_error,
+        ),
+        session_test_with(
+            "m_moves_the_fullscreen_window_between_the_wayland_outputs",
+            Kind::Wayland,
+            &["xdotool"],
+            m_moves_the_fullscreen_window_between_the_wayland_outputs,
+        ),
+        session_test(
+            "measure_all_under_wayland_visits_both_outputs",
+            Kind::Wayland,
+            measure_all_under_wayland_visits_both_outputs,
         ),
     ]);
 }

@@ -22,6 +22,7 @@ use crate::app::args::{Emulation, RunConfig};
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::{Gfx, ScreenshotScene};
+use crate::app::hold::PresentHold;
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::load::LoadPreset;
@@ -31,7 +32,7 @@ use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
 use crate::render::Letterbox;
-use crate::render::surface::SkipReason;
+use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Presented, Session};
 use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
@@ -91,6 +92,8 @@ pub struct Demo {
     instances: Vec<Instance>,
     /// Render start to display, last frame: where ghosts are drawn.
     display_lead: Nanos,
+    /// The lead of held presents (self-paced strategies, non-blocking present).
+    hold: PresentHold,
     cpu: CpuSampler,
     log_at: Nanos,
     /// When the paused demo last drew its still picture.
@@ -160,6 +163,7 @@ impl Demo {
                 modifiers: ModifiersState::empty(),
             },
             display_lead: 0,
+            hold: PresentHold::new(),
             cpu: CpuSampler::new(),
             log_at: now,
             still_at: now,
@@ -229,6 +233,10 @@ impl Demo {
             display_lead: self.display_lead,
             load: if self.session.paused() { 0 } else { self.controls.load.cost(&mut self.controls.rng) },
         };
+        let planned = self.held_start();
+        if planned.is_none() && self.hold.measuring() {
+            self.hold.reset();
+        }
         let mut host = WindowHost::new(
             clock,
             &mut self.gfx,
@@ -237,7 +245,8 @@ impl Demo {
             &mut self.instances,
             self.vsync.as_mut(),
             scene,
-        );
+        )
+        .hold_present_until(planned.map(|at| self.hold.target(at)));
         let report = if self.session.paused() {
             self.still_at = clock.now();
             host.draw_still(self.session.world(), self.session.last_view());
@@ -247,6 +256,9 @@ impl Demo {
         };
         let outcome = host.outcome;
         self.gfx.collect_times();
+        if let (Some(planned), Some(held), Some(report)) = (planned, outcome.held, &report) {
+            self.hold.record(planned, report.start, held);
+        }
         if let Some(report) = &report {
             if let Some(log) = self.frame_log.as_mut() {
                 log.frame_started(report.start);
@@ -259,6 +271,17 @@ impl Demo {
         }
         self.after_frame(&outcome, clock.now());
         report.filter(|_| outcome.presented)
+    }
+
+    /// The planned start of a frame whose present is held (`app::hold`): a
+    /// strategy that paces itself, in a non-blocking present mode, with no
+    /// emulated refresh (its vblanks pace the presents) and not paused.
+    fn held_start(&self) -> Option<Nanos> {
+        let own_pace = self.vsync.is_none() && !is_vsync_mode(self.gfx.surface.present_mode());
+        if !own_pace || self.session.paused() {
+            return None;
+        }
+        self.session.wake()
     }
 
     /// One lane-mode frame: every lane runs at the same start, one draw shows
@@ -334,8 +357,16 @@ impl Demo {
             return;
         }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
+        let held = match self.hold.measuring() {
+            true => format!(
+                "; presents held {:.2} ms after each planned start (lead set {} times)",
+                self.hold.lead() as f64 / 1e6,
+                self.hold.changes()
+            ),
+            false => String::new(),
+        };
         log::info!(
-            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}",
+            "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}{held}",
             hud.strategy_name,
             hud.fps,
             hud.ups,
@@ -400,6 +431,8 @@ impl Demo {
     /// Frames stopped for a while (hidden, minimised, resized).
     pub fn interrupt(&mut self) {
         self.session.interrupt();
+        // Another size renders in another time.
+        self.hold.reset();
         if let Some(mode) = self.lanes.as_mut() {
             mode.lanes.interrupt();
         }

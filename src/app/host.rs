@@ -6,7 +6,12 @@
 //! ```text
 //! render:  [artificial load] ─► world → instances ─► acquire ─► sprites + overlay ─► submit
 //! present: [GPU done, wait for the emulated vblank] ─► queue.present ─► display time
+//! held:    GPU done ─► spin to the hold target ─► queue.present ─► display time
 //! ```
+//!
+//! A held present (a self-paced strategy in a non-blocking present mode,
+//! see `app::hold`) is made at the target the demo gives, once the GPU has
+//! drawn the frame, so that presents are as even as the strategy's plan.
 //!
 //! In lane mode the lanes write their sprites into the instance buffer
 //! themselves and [`WindowHost::show_instances`] draws and presents them.
@@ -17,6 +22,7 @@
 use winit::window::Window;
 
 use crate::app::gfx::Gfx;
+use crate::app::hold::HeldFrame;
 use crate::app::wait;
 use crate::frame::FrameHost;
 use crate::hud::HudData;
@@ -46,6 +52,8 @@ pub struct HostOutcome {
     pub sprites: usize,
     /// Draw calls the sprite renderer issued.
     pub draw_calls: u32,
+    /// How a held present went (see [`WindowHost::hold_present_until`]).
+    pub held: Option<HeldFrame>,
 }
 
 impl HostOutcome {
@@ -82,6 +90,7 @@ pub struct WindowHost<'a> {
     instances: &'a mut Vec<Instance>,
     vsync: Option<&'a mut EmulatedVsync>,
     scene: SceneParams,
+    hold_until: Option<Nanos>,
     frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
     pub outcome: HostOutcome,
@@ -98,7 +107,26 @@ impl<'a> WindowHost<'a> {
         vsync: Option<&'a mut EmulatedVsync>,
         scene: SceneParams,
     ) -> WindowHost<'a> {
-        WindowHost { clock, gfx, window, hud, instances, vsync, scene, frame: None, outcome: HostOutcome::default() }
+        WindowHost {
+            clock,
+            gfx,
+            window,
+            hud,
+            instances,
+            vsync,
+            scene,
+            hold_until: None,
+            frame: None,
+            outcome: HostOutcome::default(),
+        }
+    }
+
+    /// Holds the frame's present until the GPU has drawn it and the clock
+    /// reads `target` (no later than the frame is ready); `None`: present at once.
+    /// Ignored under an emulated refresh, whose vblanks decide.
+    pub fn hold_present_until(mut self, target: Option<Nanos>) -> Self {
+        self.hold_until = target;
+        self
     }
 
     /// Draws and shows `world` as `view` without running the loop (a paused window).
@@ -166,6 +194,11 @@ impl<'a> WindowHost<'a> {
         let Some(frame) = self.frame.take() else {
             return self.clock.now();
         };
+        if self.vsync.is_none()
+            && let Some(target) = self.hold_until
+        {
+            return self.show_held(frame, target);
+        }
         self.window.pre_present_notify();
         let queue = &self.gfx.gpu.queue;
         if let Some(vsync) = self.vsync.as_deref_mut() {
@@ -191,6 +224,33 @@ impl<'a> WindowHost<'a> {
         self.outcome.blocked += after.saturating_sub(before);
         self.outcome.presented = true;
         after
+    }
+
+    /// Waits for the GPU, spins to `target`, presents; returns the display time.
+    fn show_held(&mut self, frame: SurfaceFrame, target: Nanos) -> Nanos {
+        let before = self.clock.now();
+        // Ready means drawn: on a software adapter the present would otherwise
+        // start with the rasterising, and end whenever that does.
+        if let Err(err) = self.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
+            log::debug!("waiting for the GPU before a held present failed: {err}");
+        }
+        let ready = self.clock.now();
+        wait::spin_until(self.clock, target);
+        self.window.pre_present_notify();
+        let call_start = self.clock.now();
+        frame.present(&self.gfx.gpu.queue);
+        let call_end = self.clock.now();
+        // The hold is the loop's own wait, not the display's: it is not "blocked".
+        self.outcome.blocked += ready.saturating_sub(before) + call_end.saturating_sub(call_start);
+        self.outcome.presented = true;
+        self.outcome.held = Some(HeldFrame { ready, call_start, call_end });
+        log::trace!(
+            "held present: ready {:+.3} ms, call at {:+.3} ms for {:.3} ms (against the target)",
+            signed_ms(ready, target),
+            signed_ms(call_start, target),
+            call_end.saturating_sub(call_start) as f64 / 1e6
+        );
+        call_end
     }
 
     fn expected_display_time(&self, now: Nanos) -> Nanos {
@@ -224,4 +284,9 @@ impl FrameHost<World> for WindowHost<'_> {
     fn present(&mut self) -> Nanos {
         self.show()
     }
+}
+
+/// `t − reference` in milliseconds, negative when `t` is earlier.
+fn signed_ms(t: Nanos, reference: Nanos) -> f64 {
+    if t >= reference { (t - reference) as f64 / 1e6 } else { -((reference - t) as f64 / 1e6) }
 }

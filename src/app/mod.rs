@@ -21,6 +21,7 @@ pub mod bindings;
 pub mod cpu;
 pub mod demo;
 pub mod gfx;
+pub mod hold;
 pub mod host;
 pub mod lanes;
 pub mod load;

@@ -86,6 +86,12 @@ impl LoadSprites {
 
     /// Advances every sprite by `dt` seconds.
     pub(crate) fn step(&mut self, dt: f32) {
+        // The demo world has none: skip the two empty memcpy calls and the
+        // loop set-up (70 instructions per step, 2 % of a simulated frame;
+        // callgrind, `simulate --strategy interpolated`).
+        if self.x.is_empty() {
+            return;
+        }
         self.px.copy_from_slice(&self.x);
         self.py.copy_from_slice(&self.y);
         bounce_axis(&mut self.x, &mut self.vx, self.lo, self.hi[0], dt);

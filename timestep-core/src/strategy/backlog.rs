@@ -54,27 +54,43 @@ pub struct Backlog {
     near: NearTicks,
 }
 
-/// `tick_time` of the ticks before, at and after `done`: every frame asks for
-/// them (how much is owed, alpha, what the picture depicts), and kept here
-/// they cost one division a frame instead of seven. Every division is a
-/// `u64` one (tens of cycles): the three accessors were 8 % of an
-/// `interpolated` simulation's time (perf), 5 % of its instructions.
+/// `tick_time` of the ticks before, at and after a count of ticks run: every
+/// frame asks for them (how much is owed, alpha, what the picture depicts),
+/// and kept in step with the count they cost one division a frame instead of
+/// seven. Every division is a `u64` one (tens of cycles): `Backlog`'s three
+/// accessors were 8 % of an `interpolated` simulation's time (perf), 5 % of
+/// its instructions; `paced` asks for seven a frame too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct NearTicks {
+pub(crate) struct NearTicks {
     /// `tick_time(done - 1)` (0 for tick 0).
-    before: Nanos,
+    pub(crate) before: Nanos,
     /// `tick_time(done)`.
-    at: Nanos,
+    pub(crate) at: Nanos,
     /// `tick_time(done + 1)`.
-    after: Nanos,
+    pub(crate) after: Nanos,
 }
 
 impl NearTicks {
-    fn of(tick: Rate, done: u64) -> NearTicks {
+    /// The times around tick `done` of `tick`.
+    pub(crate) fn of(tick: Rate, done: u64) -> NearTicks {
         NearTicks {
             before: tick.tick_time(done.saturating_sub(1)),
             at: tick.tick_time(done),
             after: tick.tick_time(done + 1),
+        }
+    }
+
+    /// These times, which are around `from`, moved to be around `to`. One
+    /// tick on reuses two of them and divides once, for `after`, unless the
+    /// caller has it already (`after_to`).
+    pub(crate) fn moved(self, tick: Rate, from: u64, to: u64, after_to: Option<Nanos>) -> NearTicks {
+        if to == from {
+            self
+        } else if to == from + 1 {
+            let after = after_to.unwrap_or_else(|| tick.tick_time(to + 1));
+            NearTicks { before: self.at, at: self.after, after }
+        } else {
+            NearTicks::of(tick, to)
         }
     }
 }
@@ -95,18 +111,10 @@ impl Backlog {
         }
     }
 
-    /// Sets the ticks run since `origin`, keeping [`NearTicks`] in step: one
-    /// tick on reuses two of its times and divides once (`after`, which
-    /// [`Backlog::advance`] may have computed as `next_after`).
+    /// Sets the ticks run since `origin`, keeping [`NearTicks`] in step
+    /// (`next_after`: its `after`, if [`Backlog::advance`] computed it).
     fn set_done(&mut self, done: u64, next_after: Option<Nanos>) {
-        self.near = if done == self.done {
-            self.near
-        } else if done == self.done + 1 {
-            let after = next_after.unwrap_or_else(|| self.tick.tick_time(done + 1));
-            NearTicks { before: self.near.at, at: self.near.after, after }
-        } else {
-            NearTicks::of(self.tick, done)
-        };
+        self.near = self.near.moved(self.tick, self.done, done, next_after);
         self.done = done;
     }
 

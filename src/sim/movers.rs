@@ -27,7 +27,7 @@ use std::f64::consts::{PI, TAU};
 
 use super::instance::{Instance, SpriteCell};
 use crate::strategy::View;
-use crate::time::{NANOS_PER_SEC, Nanos};
+use crate::time::{NANOS_PER_SEC, Nanos, nanos_as_f64};
 
 /// Runner speed along its lane, px/s (TestUFO's default lane speed is 960).
 pub const RUNNER_SPEED: f64 = 480.0;
@@ -162,23 +162,13 @@ fn laps_and_phase(t: Nanos, period: Nanos, offset: Nanos) -> (u64, f64) {
     let (laps, r) = match t.checked_add(offset) {
         // Converted from u64: `u128 as f64` is a library call (`__floattidf`,
         // 2 % of a simulator profile) and gives the same correctly rounded value.
-        Some(x) => (x / period, u64_to_f64(x % period)),
+        Some(x) => (x / period, nanos_as_f64(x % period)),
         None => {
             let (x, p) = (u128::from(t) + u128::from(offset), u128::from(period));
             ((x / p) as u64, (x % p) as f64)
         }
     };
-    (laps, r / u64_to_f64(period))
-}
-
-/// `x as f64`, through `i64` where it fits: one instruction instead of six on
-/// x86-64 (which converts only signed integers), the same correctly rounded
-/// value. Five of these a step; see [`Path::pose_and_laps`] for the measurement.
-fn u64_to_f64(x: u64) -> f64 {
-    match i64::try_from(x) {
-        Ok(i) => i as f64,
-        Err(_) => x as f64,
-    }
+    (laps, r / nanos_as_f64(period))
 }
 
 /// The phase of [`laps_and_phase`] alone.
@@ -217,9 +207,10 @@ impl Path {
     /// The pose at `t` and the [`Laps`] there, from the same divisions.
     ///
     /// Inlined into [`Mover::advance`] and that into the world's step: with
-    /// [`u64_to_f64`] the four movers' step went from 606 to 390 instructions
-    /// (callgrind, `simulate --strategy interpolated`; 4.5 % of a simulated
-    /// frame), much of it calls passing a 40-byte result through memory.
+    /// the phases converted by [`nanos_as_f64`] the four movers' step went
+    /// from 606 to 390 instructions (callgrind, `simulate --strategy
+    /// interpolated`; 4.5 % of a simulated frame), much of it calls passing a
+    /// 40-byte result through memory.
     #[inline(always)]
     fn pose_and_laps(&self, t: Nanos) -> (Pose, Laps) {
         match *self {

@@ -13,7 +13,7 @@
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
 use crate::strategy::{FrameContext, Order, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
-use crate::time::{Nanos, Rate, round_to_nanos};
+use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
 pub trait Simulation {
@@ -171,7 +171,7 @@ impl InputTimes {
             View::Latest | View::Extrapolate { .. } => latest,
             View::Interpolate { alpha } => {
                 let previous = self.previous.unwrap_or(latest);
-                let span = latest.saturating_sub(previous) as f64;
+                let span = nanos_as_f64(latest.saturating_sub(previous));
                 previous + round_to_nanos(span * f64::from(alpha.clamp(0.0, 1.0)))
             }
         }

@@ -13,7 +13,7 @@
 use super::RECENT_LEN;
 use super::fit::LineFit;
 use super::histogram::{LogHistogram, PresentHistogram, nearest_rank};
-use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
+use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
 use serde::Serialize;
 
 /// The most frames [`batch`] takes (it keeps the last ones).
@@ -360,7 +360,7 @@ impl<const N: usize> SlidingMedian<N> {
     /// The nearest-rank median (rank ⌈len/2⌉), ns.
     fn median(&self) -> Option<f64> {
         let rank = self.len.div_ceil(2);
-        (rank > 0).then(|| self.sorted[rank - 1] as f64)
+        (rank > 0).then(|| nanos_as_f64(self.sorted[rank - 1]))
     }
 }
 

@@ -32,7 +32,7 @@
 //! ```
 
 use super::StrategyConfig;
-use crate::time::{Nanos, Rate, round_to_nanos};
+use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Exact fixed-step accounting against a moving origin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +191,7 @@ impl Backlog {
         if period == 0 {
             return 1.0;
         }
-        (self.leftover() as f64 / period as f64).clamp(0.0, 1.0) as f32
+        (nanos_as_f64(self.leftover()) / nanos_as_f64(period)).clamp(0.0, 1.0) as f32
     }
 
     /// Clock time of the latest tick run.
@@ -208,7 +208,7 @@ impl Backlog {
     pub fn interpolated_time(&self) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
-        prev + round_to_nanos(span as f64 * f64::from(self.alpha()))
+        prev + round_to_nanos(nanos_as_f64(span) * f64::from(self.alpha()))
     }
 
     /// Total ticks run since the last reset.

@@ -24,7 +24,7 @@
 
 use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, round_to_nanos};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// The interval when the display's refresh is unknown (the seed's "nice
 /// high starting interval", 1/60 s).
@@ -114,7 +114,7 @@ impl Strategy for Paced {
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
-        let content = prev + round_to_nanos((cur - prev) as f64 * f64::from(self.proportion));
+        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(self.proportion));
         Plan {
             order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },
@@ -170,7 +170,7 @@ impl Strategy for Paced {
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
         self.proportion = if cur > prev {
-            (self.frame_end.saturating_sub(prev) as f64 / (cur - prev) as f64).clamp(0.0, 1.0) as f32
+            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0) as f32
         } else {
             1.0
         };

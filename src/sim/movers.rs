@@ -316,7 +316,7 @@ impl Mover {
     /// the last step's `t1` in a running world, whose laps are kept (one
     /// division per coordinate and step instead of three: the movers were
     /// 19 % of a simulated frame, callgrind).
-    #[inline] // See `Path::pose_and_laps`.
+    #[inline(always)] // See `Path::pose_and_laps`; a plain hint was not always taken.
     pub(crate) fn advance(&mut self, t0: Nanos, t1: Nanos) {
         self.prev = self.cur;
         let before = if t0 == self.time { self.laps } else { self.path.laps(t0) };

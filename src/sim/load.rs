@@ -85,7 +85,14 @@ impl LoadSprites {
     }
 
     /// Advances every sprite by `dt` seconds.
+    #[inline] // So that the caller's conversion of `dt` is skipped with the rest.
     pub(crate) fn step(&mut self, dt: f32) {
+        // The demo world has none: skip the two empty memcpy calls and the
+        // loop set-up (70 instructions per step, 2 % of a simulated frame;
+        // callgrind, `simulate --strategy interpolated`).
+        if self.x.is_empty() {
+            return;
+        }
         self.px.copy_from_slice(&self.x);
         self.py.copy_from_slice(&self.y);
         bounce_axis(&mut self.x, &mut self.vx, self.lo, self.hi[0], dt);

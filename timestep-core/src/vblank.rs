@@ -47,10 +47,17 @@ impl VblankGrid {
 
     /// The first refresh whose grid time is at or after `t`.
     pub fn at_or_after(&self, t: Nanos) -> u64 {
+        self.first_at_or_after(t).0
+    }
+
+    /// [`VblankGrid::at_or_after`] and its grid time, which it computes on
+    /// the way: a present asks for both, and each costs a division.
+    pub fn first_at_or_after(&self, t: Nanos) -> (u64, Nanos) {
         let since = t.saturating_sub(self.origin);
         // `ticks_in` floors against the floored tick times; at most one step off the ceiled ones.
         let k = self.rate.ticks_in(since);
-        if self.time_of(k) >= t { k } else { k + 1 }
+        let time = self.time_of(k);
+        if time >= t { (k, time) } else { (k + 1, self.time_of(k + 1)) }
     }
 
     /// The refresh nearest to `t` (ties round up): the article's `round(t · Hz)`.

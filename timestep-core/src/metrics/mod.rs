@@ -113,6 +113,7 @@ mod fit;
 mod histogram;
 mod motion;
 mod pattern;
+pub(crate) mod window;
 
 pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram};
 pub use motion::{FrameStats, WARMUP_LEN};

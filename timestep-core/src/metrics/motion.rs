@@ -13,7 +13,8 @@
 use super::RECENT_LEN;
 use super::fit::LineFit;
 use super::histogram::{LogHistogram, PresentHistogram, nearest_rank};
-use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
+use super::window::SortedWindow;
+use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
 use serde::Serialize;
 
 /// The most frames [`batch`] takes (it keeps the last ones).
@@ -311,59 +312,6 @@ impl<const N: usize> Ring<N> {
     }
 }
 
-/// The exact median of the last `N` values pushed: a ring in arrival order
-/// beside the same values sorted (O(N) moves per push, no allocation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct SlidingMedian<const N: usize> {
-    ring: [u64; N],
-    sorted: [u64; N],
-    next: usize,
-    len: usize,
-}
-
-impl<const N: usize> SlidingMedian<N> {
-    const fn new() -> Self {
-        SlidingMedian { ring: [0; N], sorted: [0; N], next: 0, len: 0 }
-    }
-
-    fn push(&mut self, value: u64) {
-        let len = self.len;
-        if len < N {
-            let at = self.sorted[..len].partition_point(|&x| x < value);
-            self.sorted.copy_within(at..len, at + 1);
-            self.sorted[at] = value;
-            self.len += 1;
-        } else {
-            // Replace the oldest value: only the values between its place and
-            // the new one's move, few when the pace is steady.
-            let oldest = self.ring[self.next];
-            // A steady pace repeats the interval of RECENT_LEN frames ago:
-            // the sorted values stay as they are, no need to search twice.
-            if oldest == value {
-                self.next = (self.next + 1) % N;
-                return;
-            }
-            let from = self.sorted.partition_point(|&x| x < oldest);
-            let to = self.sorted.partition_point(|&x| x < value);
-            if to > from {
-                self.sorted.copy_within(from + 1..to, from);
-                self.sorted[to - 1] = value;
-            } else {
-                self.sorted.copy_within(to..from, to + 1);
-                self.sorted[to] = value;
-            }
-        }
-        self.ring[self.next] = value;
-        self.next = (self.next + 1) % N;
-    }
-
-    /// The nearest-rank median (rank ⌈len/2⌉), ns.
-    fn median(&self) -> Option<f64> {
-        let rank = self.len.div_ceil(2);
-        (rank > 0).then(|| self.sorted[rank - 1] as f64)
-    }
-}
-
 /// The whole-run statistics, online. Per presented frame: exact integer
 /// sums (the line fit of C on D, the delta sums, latency), three
 /// [`LogHistogram`]s (latency, present interval, |j|) and the
@@ -400,7 +348,7 @@ pub(crate) struct Running {
     recent: Ring<RECENT_LEN>,
     fit: LineFit,
     deltas: DeltaSums,
-    median: SlidingMedian<RECENT_LEN>,
+    median: SortedWindow<RECENT_LEN>,
     intervals: LogHistogram,
     present: PresentHistogram,
     latency_sum: i128,
@@ -423,7 +371,7 @@ impl Running {
             recent: Ring::new(),
             fit: LineFit::default(),
             deltas: DeltaSums::default(),
-            median: SlidingMedian::new(),
+            median: SortedWindow::new(),
             intervals: LogHistogram::new(),
             present: PresentHistogram::new(),
             latency_sum: 0,
@@ -455,7 +403,7 @@ impl Running {
         }
         let (dc, dd) = (delta(p.content, self.last.content), delta(p.display, self.last.display));
         if index >= WARMUP_LEN
-            && let Some(judge) = Judge::new(self.fit.slope_f64(), self.median.median(), self.period)
+            && let Some(judge) = Judge::new(self.fit.slope_f64(), self.median.median().map(nanos_as_f64), self.period)
         {
             self.judge(&judge, dc, dd);
         }
@@ -533,22 +481,6 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_sliding_median_is_that_of_the_last_n_values() {
-        let mut m = SlidingMedian::<4>::new();
-        assert_eq!(m.median(), None);
-        let mut pushed = Vec::new();
-        for v in [5, 1, 9, 9, 3, 7, 2, 2, 8, 1, 6, 4, 10, 0] {
-            m.push(v);
-            pushed.push(v);
-            let mut window: Vec<u64> = pushed.iter().rev().take(4).copied().collect();
-            window.sort_unstable();
-            assert_eq!(m.sorted[..m.len], window[..], "after {pushed:?}");
-            let rank = window.len().div_ceil(2);
-            assert_eq!(m.median(), Some(window[rank - 1] as f64), "after {pushed:?}");
-        }
-    }
 
     #[test]
     fn the_judder_of_delta_sums_is_the_rms_of_j_for_any_slope() {

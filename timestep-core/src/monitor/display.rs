@@ -189,13 +189,14 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     fn present_blocking(&mut self) -> Nanos {
-        let boundary = self.grid.time_of(self.grid.at_or_after(self.clock.now()));
+        let (k, boundary) = self.grid.first_at_or_after(self.clock.now());
         self.wake_at_vblank(boundary);
         // The wake noise may land on either side of the boundary: the frame
-        // belongs to the refresh nearest to the wake (Glaiel's bookkeeping).
+        // belongs to the refresh nearest to the wake (Glaiel's bookkeeping),
+        // nearly always the boundary's own (its time is known: one division less).
         let v = self.grid.nearest(self.clock.now());
         self.last_vblank = Some(v);
-        self.grid.time_of(v)
+        if v == k { boundary } else { self.grid.time_of(v) }
     }
 
     /// Presents the next trace frame; returns its display time (module docs).

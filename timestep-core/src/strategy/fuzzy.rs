@@ -27,6 +27,7 @@
 
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use crate::metrics::window::SortedWindow;
 use crate::time::{Nanos, Rate};
 use std::fmt;
 
@@ -158,10 +159,14 @@ pub const VSYNC_REEVALUATE: usize = VSYNC_WINDOW / 4;
 /// and 7 of 8 frames within ±3 % of the median (at least ±0.25 ms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VsyncDetector {
-    tick: Rate,
-    deltas: [Nanos; VSYNC_WINDOW],
-    len: usize,
-    next: usize,
+    /// The frame periods near the tick rate, fastest to slowest: kept, as
+    /// each end is a scaled rate (a 128-bit gcd) and its period, and every
+    /// verdict asks (1.5 % of a simulated `fuzzy` frame's instructions).
+    near_tick: (Nanos, Nanos),
+    /// The last frame times, kept sorted for the median.
+    deltas: SortedWindow<VSYNC_WINDOW>,
+    /// Frame times seen since the last reset.
+    seen: u64,
     last_now: Option<Nanos>,
     verdict: VsyncVerdict,
 }
@@ -170,10 +175,9 @@ impl VsyncDetector {
     /// A detector for this tick rate.
     pub fn new(tick: Rate) -> VsyncDetector {
         VsyncDetector {
-            tick,
-            deltas: [0; VSYNC_WINDOW],
-            len: 0,
-            next: 0,
+            near_tick: (tick.scaled(62, 60).period(), tick.scaled(58, 60).period()),
+            deltas: SortedWindow::new(),
+            seen: 0,
             last_now: None,
             verdict: VsyncVerdict::Unknown,
         }
@@ -182,11 +186,9 @@ impl VsyncDetector {
     /// Records the start of a frame.
     pub fn observe(&mut self, now: Nanos) {
         if let Some(last) = self.last_now {
-            let delta = now.saturating_sub(last);
-            self.deltas[self.next] = delta;
-            self.next = (self.next + 1) % VSYNC_WINDOW;
-            self.len = (self.len + 1).min(VSYNC_WINDOW);
-            if self.len == VSYNC_WINDOW && self.next.is_multiple_of(VSYNC_REEVALUATE) {
+            self.deltas.push(now.saturating_sub(last));
+            self.seen += 1;
+            if self.seen >= VSYNC_WINDOW as u64 && self.seen.is_multiple_of(VSYNC_REEVALUATE as u64) {
                 self.verdict = self.evaluate();
             }
         }
@@ -201,8 +203,7 @@ impl VsyncDetector {
     /// Whether frames every `period` are near the tick rate: 58–62 Hz for a
     /// 60 Hz tick, scaled with it.
     pub fn is_near_tick(&self, period: Nanos) -> bool {
-        let fastest = self.tick.scaled(62, 60).period();
-        let slowest = self.tick.scaled(58, 60).period();
+        let (fastest, slowest) = self.near_tick;
         (fastest..=slowest).contains(&period)
     }
 
@@ -218,10 +219,13 @@ impl VsyncDetector {
     }
 
     fn evaluate(&self) -> VsyncVerdict {
-        let mut sorted = self.deltas;
-        let (_, &mut median, _) = sorted.select_nth_unstable(VSYNC_WINDOW / 2);
+        let sorted = self.deltas.sorted();
+        let median = sorted[VSYNC_WINDOW / 2];
         let tolerance = (median * 3 / 100).max(250_000);
-        let steady = sorted.iter().filter(|d| d.abs_diff(median) <= tolerance).count();
+        // Those within the tolerance of the median: a run of the sorted values.
+        let low = sorted.partition_point(|&d| d < median.saturating_sub(tolerance));
+        let high = sorted.partition_point(|&d| d <= median.saturating_add(tolerance));
+        let steady = high - low;
         if steady * 8 < VSYNC_WINDOW * 7 {
             return VsyncVerdict::Unsteady { period: median };
         }
@@ -521,6 +525,49 @@ mod tests {
         let config = StrategyConfig { fuzzy_strict: true, ..Default::default() };
         let (s, _) = run(&config, [16_666_667; 100]);
         assert!(!s.is_fuzzing());
+    }
+
+    #[test]
+    fn the_verdict_is_the_one_of_the_median_by_selection_on_every_window() {
+        // The definition, computed from scratch on the last 32 frame times.
+        let reference = |d: &VsyncDetector, window: &[Nanos]| {
+            let mut sorted = window.to_vec();
+            let (_, &mut median, _) = sorted.select_nth_unstable(VSYNC_WINDOW / 2);
+            let tolerance = (median * 3 / 100).max(250_000);
+            let steady = window.iter().filter(|x| x.abs_diff(median) <= tolerance).count();
+            if steady * 8 < VSYNC_WINDOW * 7 {
+                VsyncVerdict::Unsteady { period: median }
+            } else if d.is_near_tick(median) {
+                VsyncVerdict::Locked { period: median }
+            } else {
+                VsyncVerdict::OtherRate { period: median }
+            }
+        };
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let mut d = VsyncDetector::new(Rate::from_hz(60));
+        let (mut now, mut times) = (0, Vec::new());
+        let mut seen = [0; 3];
+        d.observe(now);
+        for i in 0..4_000 {
+            // Phases of steady 60 Hz, steady 144 Hz and scatter, with noise and outliers.
+            let base: Nanos = [16_666_667, 6_944_444, 12_000_000][i / 200 % 3];
+            let noise = rng.range_i64(-400_000, 400_000) * i64::from(i % 7 == 0) + rng.range_i64(-90_000, 90_000);
+            let spread = if i / 200 % 3 == 2 { rng.range_i64(0, 10_000_000) } else { 0 };
+            let delta = base.saturating_add_signed(noise + spread);
+            now += delta;
+            times.push(delta);
+            d.observe(now);
+            if times.len() >= VSYNC_WINDOW && times.len().is_multiple_of(VSYNC_REEVALUATE) {
+                let expected = reference(&d, &times[times.len() - VSYNC_WINDOW..]);
+                assert_eq!(d.verdict(), expected, "after {} frames", times.len());
+                seen[match expected {
+                    VsyncVerdict::Locked { .. } => 0,
+                    VsyncVerdict::OtherRate { .. } => 1,
+                    _ => 2,
+                }] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 20), "every verdict was reached: {seen:?}");
     }
 
     #[test]

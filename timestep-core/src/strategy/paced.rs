@@ -22,8 +22,9 @@
 //! Caveat from the seed: simulating ahead means input read during a frame is
 //! applied to ticks the picture shows only later.
 
+use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, round_to_nanos};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// The interval when the display's refresh is unknown (the seed's "nice
 /// high starting interval", 1/60 s).
@@ -39,6 +40,8 @@ pub struct Paced {
     origin: Option<Nanos>,
     /// Ticks simulated since `origin`: `currentTime = origin + tick_time(ticks)`.
     ticks: u64,
+    /// The tick times around `ticks`, always in step with it.
+    near: NearTicks,
     interval: Nanos,
     floor: Nanos,
     frame_start: Nanos,
@@ -56,6 +59,7 @@ impl Paced {
             lag_limit: config.lag_limit(),
             origin: None,
             ticks: 0,
+            near: NearTicks::of(config.tick_rate, 0),
             interval: DEFAULT_INTERVAL,
             floor: DEFAULT_INTERVAL,
             frame_start: 0,
@@ -71,11 +75,17 @@ impl Paced {
     }
 
     fn current_time(&self, origin: Nanos) -> Nanos {
-        origin.saturating_add(self.tick.tick_time(self.ticks))
+        origin.saturating_add(self.near.at)
     }
 
     fn previous_time(&self, origin: Nanos) -> Nanos {
-        origin.saturating_add(self.tick.tick_time(self.ticks.saturating_sub(1)))
+        origin.saturating_add(self.near.before)
+    }
+
+    /// Sets the ticks simulated, keeping [`NearTicks`] in step.
+    fn set_ticks(&mut self, ticks: u64) {
+        self.near = self.near.moved(self.tick, self.ticks, ticks, None);
+        self.ticks = ticks;
     }
 }
 
@@ -104,7 +114,7 @@ impl Strategy for Paced {
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
-        let content = prev + round_to_nanos((cur - prev) as f64 * f64::from(self.proportion));
+        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(self.proportion));
         Plan {
             order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },
@@ -126,16 +136,22 @@ impl Strategy for Paced {
         if self.frame_end.saturating_sub(self.current_time(origin)) > self.lag_limit {
             origin = self.frame_start.saturating_sub(self.tick.period());
             self.origin = Some(origin);
-            self.ticks = 0;
+            self.set_ticks(0);
         }
-        // Simulate until currentTime >= expectedFrameEnd.
+        // Simulate until currentTime >= expectedFrameEnd: to the first tick
+        // at or after the target, which the kept tick times tell without a
+        // division when it is this tick or the next (nearly every frame).
         let target = self.frame_end.saturating_sub(origin);
-        let mut needed = self.tick.ticks_in(target);
-        if self.tick.tick_time(needed) < target {
-            needed += 1;
-        }
+        let needed = if target <= self.near.at {
+            self.ticks
+        } else if target <= self.near.after {
+            self.ticks + 1
+        } else {
+            let n = self.tick.ticks_in(target);
+            if self.tick.tick_time(n) < target { n + 1 } else { n }
+        };
         let steps = needed.saturating_sub(self.ticks).min(u64::from(self.max_steps)) as u32;
-        self.ticks += u64::from(steps);
+        self.set_ticks(self.ticks + u64::from(steps));
         Steps::Fixed(steps)
     }
 
@@ -154,7 +170,7 @@ impl Strategy for Paced {
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
         self.proportion = if cur > prev {
-            (self.frame_end.saturating_sub(prev) as f64 / (cur - prev) as f64).clamp(0.0, 1.0) as f32
+            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0) as f32
         } else {
             1.0
         };
@@ -189,6 +205,21 @@ mod tests {
         assert_eq!(plan.content_time, 16 * ms, "the picture depicts the frame's start");
         assert_eq!(s.after_render(19 * ms), Steps::Fixed(3), "U25 U30 U35");
         assert_eq!(s.end(22 * ms), Wake { at: Some(32 * ms) }, "W32");
+    }
+
+    #[test]
+    fn the_kept_tick_times_follow_the_ticks_through_steady_frames_a_spurt_and_a_stall() {
+        let tick = Rate::new(60000, 1001).expect("59.94 Hz");
+        let mut s = Paced::new(&StrategyConfig { tick_rate: tick, ..StrategyConfig::default() });
+        let refresh = Some(Rate::from_hz(144));
+        let mut now = 1_000;
+        // 144 Hz frames with 0 or 1 ticks each, a 40 ms frame (several), a 5 s stall (moved up).
+        for (i, work) in [1, 1, 1, 1, 1, 40, 1, 1, 5_000, 1, 1].into_iter().enumerate() {
+            s.begin(&FrameContext { now, refresh });
+            s.after_render(now + work * NANOS_PER_MS);
+            assert_eq!(s.near, NearTicks::of(tick, s.ticks), "frame {i}: tick times around tick {}", s.ticks);
+            now = s.end(now + (work + 1) * NANOS_PER_MS).at.expect("a wake");
+        }
     }
 
     #[test]

@@ -24,8 +24,9 @@
 //! `acc −= 1 tick` is exact for any rational tick rate: no rounded period is
 //! ever subtracted.
 
+use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, round_to_nanos};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Deltas this close to a multiple of the refresh period are snapped to it.
 pub const SNAP_TOLERANCE: Nanos = 200_000;
@@ -49,8 +50,23 @@ pub struct Snapped {
     last_now: Option<Nanos>,
     origin: Nanos,
     ticks: u64,
+    /// The tick times around `ticks`, always in step with it.
+    near: NearTicks,
+    /// The refresh period snapped to and the refresh it is of (`None`: the
+    /// 1/60 s default), kept: a division every frame otherwise.
+    vsync: (Option<Rate>, Nanos),
     resyncs: u64,
     snapped_frames: u64,
+}
+
+/// `v as f64` through `i64` where it fits (see [`nanos_as_f64`]): `u128 as
+/// f64` is a library call, and alpha takes two a frame (2 % of a simulated
+/// frame's instructions, callgrind).
+fn u128_as_f64(v: u128) -> f64 {
+    match i64::try_from(v) {
+        Ok(signed) => signed as f64,
+        Err(_) => v as f64,
+    }
 }
 
 impl Snapped {
@@ -69,6 +85,8 @@ impl Snapped {
             last_now: None,
             origin: 0,
             ticks: 0,
+            near: NearTicks::of(config.tick_rate, 0),
+            vsync: (None, NANOS_PER_SEC / 60),
             resyncs: 0,
             snapped_frames: 0,
         }
@@ -79,12 +97,15 @@ impl Snapped {
     }
 
     fn alpha(&self) -> f32 {
-        (self.acc as f64 / self.one_tick() as f64).clamp(0.0, 1.0) as f32
+        (u128_as_f64(self.acc) / u128_as_f64(self.one_tick())).clamp(0.0, 1.0) as f32
     }
 
     fn clean(&mut self, raw: Nanos, refresh: Option<Rate>) -> Nanos {
         let mut delta = if raw > self.lag_limit { self.period } else { raw };
-        let vsync = refresh.map_or(NANOS_PER_SEC / 60, Rate::period);
+        if refresh != self.vsync.0 {
+            self.vsync = (refresh, refresh.map_or(NANOS_PER_SEC / 60, Rate::period));
+        }
+        let vsync = self.vsync.1;
         let candidates = [vsync, vsync * 2, vsync * 3, vsync * 4, vsync.div_ceil(2)];
         if let Some(&snap) = candidates.iter().find(|&&c| delta.abs_diff(c) < SNAP_TOLERANCE) {
             if snap != delta {
@@ -131,14 +152,15 @@ impl Strategy for Snapped {
                 steps += 1;
             }
         }
+        self.near = self.near.moved(self.tick, self.ticks, self.ticks + u64::from(steps), None);
         self.ticks += u64::from(steps);
         let alpha = self.alpha();
-        let prev = self.origin.saturating_add(self.tick.tick_time(self.ticks.saturating_sub(1)));
-        let cur = self.origin.saturating_add(self.tick.tick_time(self.ticks));
+        let prev = self.origin.saturating_add(self.near.before);
+        let cur = self.origin.saturating_add(self.near.at);
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(steps)),
             view: View::Interpolate { alpha },
-            content_time: prev + round_to_nanos((cur - prev) as f64 * f64::from(alpha)),
+            content_time: prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(alpha)),
         }
     }
 
@@ -170,6 +192,25 @@ mod tests {
         let counts = run(&deltas, Some(Rate::from_hz(60)));
         let after_warmup = &counts[2..];
         assert!(after_warmup.iter().all(|&c| c == 1), "{after_warmup:?}");
+    }
+
+    #[test]
+    fn a_change_of_refresh_changes_the_period_snapped_to() {
+        let mut s = Snapped::new(&StrategyConfig::default());
+        let (hz60, hz144) = (Some(Rate::from_hz(60)), Some(Rate::from_hz(144)));
+        assert_eq!(s.clean(16_666_000, hz60), 16_666_667, "snapped to the 60 Hz refresh");
+        assert_eq!(s.vsync, (hz60, 16_666_667), "60 Hz kept");
+        s.clean(6_944_000, hz144);
+        assert_eq!(s.vsync, (hz144, 6_944_444), "144 Hz kept after the switch");
+        s.clean(16_666_000, None);
+        assert_eq!(s.vsync, (None, NANOS_PER_SEC / 60), "unknown: 1/60 s");
+    }
+
+    #[test]
+    fn wide_accumulators_convert_as_the_plain_conversion_does() {
+        for v in [0, 1, u128::from(u64::MAX), (1 << 63) - 1, 1 << 63, u128::MAX] {
+            assert_eq!(u128_as_f64(v).to_bits(), (v as f64).to_bits(), "{v}");
+        }
     }
 
     #[test]

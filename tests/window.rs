@@ -574,7 +574,9 @@ fn under_a_window_manager_f_fills_the_screen_and_a_minimised_window_comes_back()
     let (shown, _) = eventually(visible, |shown| *shown);
     assert!(shown, "activating the window should restore it; stderr:\n{}", app.stderr());
     press(&display, &window, "h");
-    // Closing the window as a user does: the window manager asks it to close.
+    // Enough frames for the count below even on a loaded machine, then close
+    // the window as a user does: the window manager asks it to close.
+    wait_for_frames(&mut app, 60.0);
     press(&display, &window, "alt+F4");
 
     let status = app.wait(Duration::from_secs(20));

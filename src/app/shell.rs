@@ -228,10 +228,12 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !consumed => {
                 demo.click(now);
             }
-            WindowEvent::KeyboardInput { event, .. } if !consumed => {
+            WindowEvent::KeyboardInput { event, is_synthetic, .. } if !consumed => {
                 let PhysicalKey::Code(code) = event.physical_key else { return };
                 let Some(action) = demo.action_for(code) else { return };
-                if event.repeat && !action.is_held() {
+                // A window gaining focus gets a synthetic press for each key already
+                // down: a toggle must not fire twice for a key pressed as focus came.
+                if (event.repeat || is_synthetic) && !action.is_held() {
                     return;
                 }
                 if demo.act(action, event.state == ElementState::Pressed, event_loop, now) {

@@ -429,7 +429,7 @@ impl Flight {
         for _ in 0..NEWTON_ITERATIONS {
             let (x, v) = self.at(t);
             let step = (x - target) / v;
-            if step == 0.0 || !(step.abs() < last_step) {
+            if step == 0.0 || step.is_nan() || step.abs() >= last_step {
                 return settled(x).then_some(t);
             }
             // Clamped: a start within the approach of the wall steps back

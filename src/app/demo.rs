@@ -359,9 +359,10 @@ impl Demo {
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         let held = match self.hold.measuring() {
             true => format!(
-                "; presents held {:.2} ms after each planned start (lead set {} times)",
+                "; presents held {:.2} ms after each planned start (lead set {} times, call intervals σ {:.3} ms)",
                 self.hold.lead() as f64 / 1e6,
-                self.hold.changes()
+                self.hold.changes(),
+                self.hold.call_spread_ms().unwrap_or(f64::NAN)
             ),
             false => String::new(),
         };

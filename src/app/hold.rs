@@ -20,7 +20,8 @@
 //! stray stall does not move every later present) plus [`MARGIN`]. Each
 //! change of the lead moves one interval by the change, so it changes
 //! rarely: up at once when frames come within half the margin of it, down
-//! only after a whole [`HISTORY`] with [`HYSTERESIS`] to spare. A frame ready
+//! only when the last [`HISTORY`] frames leave [`HYSTERESIS`] to spare and
+//! the lead has held for [`LOWER_AFTER`] frames. A frame ready
 //! after its target is presented at once, as is every frame of a loop
 //! running behind its plan.
 //!
@@ -57,6 +58,12 @@ pub const MARGIN: Nanos = 1_000_000;
 /// How far the lead must be above what the last [`HISTORY`] frames needed
 /// before it is lowered: smaller changes are not worth an uneven interval.
 pub const HYSTERESIS: Nanos = 1_000_000;
+
+/// Frames the lead must have held before it comes down (8 s at 60 Hz): a
+/// lower lead saves a millisecond or two of latency, each change costs an
+/// uneven interval, and lowering after every quiet 2 s (one [`HISTORY`]) made
+/// the lead go down and up again within a 10 s run under a varying load.
+pub const LOWER_AFTER: usize = 4 * HISTORY;
 
 /// Two intervals this close are the same (a 60 Hz tick grid alternates
 /// 16 666 667 and 16 666 666 ns).
@@ -133,6 +140,9 @@ pub struct PresentHold {
     lead: Nanos,
     to_ready: History,
     calls: History,
+    /// Intervals between the present calls of consecutive held frames.
+    call_intervals: History,
+    last_call: Option<Nanos>,
     /// The last frame's planned and actual start.
     last: Option<(Nanos, Nanos)>,
     spacing: Option<Spacing>,
@@ -154,6 +164,8 @@ impl PresentHold {
             lead: 0,
             to_ready: History::new(),
             calls: History::new(),
+            call_intervals: History::new(),
+            last_call: None,
             last: None,
             spacing: None,
             since_change: 0,
@@ -181,6 +193,20 @@ impl PresentHold {
         self.last.is_some()
     }
 
+    /// Standard deviation of the intervals between the last [`HISTORY`]
+    /// present calls, ms: how evenly the hold hands frames over, before the
+    /// present call's own time (on Xvfb, the image copy) adds its spread.
+    pub fn call_spread_ms(&self) -> Option<f64> {
+        let intervals = self.call_intervals.recent();
+        if intervals.len() < 2 {
+            return None;
+        }
+        let n = intervals.len() as f64;
+        let mean = intervals.iter().map(|&i| i as f64).sum::<f64>() / n;
+        let variance = intervals.iter().map(|&i| (i as f64 - mean).powi(2)).sum::<f64>() / n;
+        Some(variance.sqrt() / 1e6)
+    }
+
     /// How often the lead has changed.
     pub fn changes(&self) -> u64 {
         self.changes
@@ -196,6 +222,9 @@ impl PresentHold {
         let before = std::mem::replace(&mut self.spacing, spacing);
         self.last = Some((planned, started));
         self.calls.push(frame.call_end.saturating_sub(frame.call_start));
+        if let Some(last) = self.last_call.replace(frame.call_start) {
+            self.call_intervals.push(frame.call_start.saturating_sub(last));
+        }
         self.since_change = self.since_change.saturating_add(1);
         // The shorter of the last two intervals: a schedule that restarted
         // (`fixed-fps` after a stall) has one long interval, which is no room.
@@ -212,7 +241,7 @@ impl PresentHold {
         let wanted = self.to_ready.second_max().saturating_add(MARGIN).min(cap);
         let must_fit = self.lead > cap.saturating_add(SAME_INTERVAL);
         let near_misses = wanted > self.lead.saturating_add(MARGIN / 2);
-        let room_to_spare = self.since_change >= HISTORY && wanted.saturating_add(HYSTERESIS) < self.lead;
+        let room_to_spare = self.since_change >= LOWER_AFTER && wanted.saturating_add(HYSTERESIS) < self.lead;
         if must_fit || near_misses || room_to_spare {
             log::debug!("present hold lead {:.2} ms → {:.2} ms", self.lead as f64 / 1e6, wanted as f64 / 1e6);
             self.lead = wanted;
@@ -262,6 +291,7 @@ mod tests {
             "every present on the 60 Hz grid + 10 ms: {settled:?}"
         );
         assert_eq!(hold.changes(), 2, "set at the third frame (two intervals known), raised at the second 9 ms frame");
+        assert_eq!(hold.call_spread_ms(), Some(0.0), "the last 120 calls are on the grid (±1 ns)");
     }
 
     #[test]
@@ -278,18 +308,20 @@ mod tests {
     }
 
     #[test]
-    fn the_lead_comes_down_only_after_a_whole_history_with_room_to_spare() {
+    fn the_lead_comes_down_only_with_room_to_spare_and_after_it_has_held_for_a_while() {
         let mut hold = PresentHold::new();
         run(&mut hold, 0, 10, |_| 9 * MS);
-        assert_eq!(hold.lead(), 10 * MS);
+        assert_eq!(hold.lead(), 10 * MS, "set at frame 2");
         run(&mut hold, 10, 100, |_| 4 * MS);
         assert_eq!(hold.lead(), 10 * MS, "the 9 ms frames are still in the history");
-        run(&mut hold, 110, HISTORY as u64, |_| 4 * MS);
-        assert_eq!(hold.lead(), 5 * MS, "a whole history of 4 ms frames: 4 + 1 ms");
+        run(&mut hold, 110, 372, |_| 4 * MS);
+        assert_eq!(hold.lead(), 10 * MS, "frame 481: only 479 frames since the lead was set");
+        run(&mut hold, 482, 1, |_| 4 * MS);
+        assert_eq!(hold.lead(), 5 * MS, "frame 482, 480 frames later: 4 + 1 ms");
         let changes = hold.changes();
-        run(&mut hold, 230, 60, |k| if k % 2 == 0 { 4 * MS } else { 4 * MS + 400_000 });
+        run(&mut hold, 483, 60, |k| if k % 2 == 0 { 4 * MS } else { 4 * MS + 400_000 });
         assert_eq!((hold.lead(), hold.changes()), (5 * MS, changes), "4.4 ms frames leave 0.6 ms: kept");
-        run(&mut hold, 290, HISTORY as u64 * 2, |k| if k % 2 == 0 { 4 * MS } else { 4 * MS + 600_000 });
+        run(&mut hold, 543, LOWER_AFTER as u64 * 2, |k| if k % 2 == 0 { 4 * MS } else { 4 * MS + 600_000 });
         assert_eq!(hold.lead(), 5 * MS + 600_000, "4.6 ms frames are within half the margin: raised");
         assert_eq!(hold.changes(), changes + 1, "and not lowered again within the hysteresis");
     }

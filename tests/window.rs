@@ -738,6 +738,41 @@ fn a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can() {
     assert!((15.0..=33.0).contains(&rate), "paused at an emulated 30 Hz: {rate:.1} stills/s (stats {stats})");
 }
 
+/// Runs `strategy` for 3 s with `extra` flags; returns its stderr (the log at `info`) and stats.
+fn held_run(display: &Display, name: &str, strategy: &str, extra: &[&str]) -> (String, serde_json::Value) {
+    let mut args = vec!["--exit-after", "3", "--window-size", "480x270", "--no-overlay", "--strategy", strategy];
+    args.extend_from_slice(extra);
+    let mut app = App::start(display, name, &args);
+    let status = app.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    (app.stderr(), app.stats())
+}
+
+/// The lead the last periodic log line reports for held presents, ms.
+fn held_lead_ms(stderr: &str) -> Option<f64> {
+    let line = stderr.lines().rev().find(|line| line.contains("presents held "))?;
+    line.split("presents held ").nth(1)?.split(" ms").next()?.trim().parse().ok()
+}
+
+fn self_paced_presents_are_held_only_in_non_blocking_modes_without_an_emulated_refresh() {
+    let (_serial, display) = setup();
+    let (stderr, stats) = held_run(&display, "held", "fixed-fps", &["--present-mode", "immediate"]);
+    let lead = held_lead_ms(&stderr).unwrap_or_else(|| panic!("fixed-fps in Immediate holds its presents:\n{stderr}"));
+    let fps = number(&stats, "fps");
+    eprintln!("fixed-fps, Immediate, held {lead} ms after each planned start: {fps:.1} fps; {stats}");
+    assert!(lead < 1000.0 / 60.0, "the lead {lead} ms fits in one 60 Hz interval");
+    // The hold moves presents later, never earlier: no faster than the ticks.
+    assert!(fps <= 60.5, "fixed-fps at 60 Hz presented {fps:.1} frames per second (stats {stats})");
+    assert!(number(&stats, "present_interval_mean_ms") >= 16.5, "intervals at least a tick (stats {stats})");
+
+    let (stderr, _) = held_run(&display, "held-fifo", "fixed-fps", &["--present-mode", "fifo"]);
+    assert_eq!(held_lead_ms(&stderr), None, "Fifo paces the presents itself:\n{stderr}");
+    let (stderr, _) = held_run(&display, "held-emulated", "fixed-fps", &["--emulate-refresh", "60"]);
+    assert_eq!(held_lead_ms(&stderr), None, "the emulated vblanks pace the presents:\n{stderr}");
+    let (stderr, _) = held_run(&display, "held-interpolated", "interpolated", &["--present-mode", "immediate"]);
+    assert_eq!(held_lead_ms(&stderr), None, "interpolated does not pace itself:\n{stderr}");
+}
+
 fn an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_mapped() {
     let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // Always a private Xvfb: on the user's display a window manager would turn the unmap into something else.
@@ -815,6 +850,11 @@ fn main() {
             "a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can",
             &["xdotool", "kill"],
             a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can,
+        ),
+        window_test(
+            "self_paced_presents_are_held_only_in_non_blocking_modes_without_an_emulated_refresh",
+            &[],
+            self_paced_presents_are_held_only_in_non_blocking_modes_without_an_emulated_refresh,
         ),
         window_test(
             "an_unmapped_window_without_a_window_manager_stops_rendering_and_resumes_when_mapped",

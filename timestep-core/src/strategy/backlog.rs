@@ -206,9 +206,16 @@ impl Backlog {
 
     /// Clock time that `lerp(previous, current, alpha)` depicts.
     pub fn interpolated_time(&self) -> Nanos {
+        self.time_at(self.alpha())
+    }
+
+    /// Clock time that `lerp(previous, current, alpha)` depicts for this
+    /// `alpha` ([`Backlog::alpha`], which a caller drawing it has already
+    /// divided out: a second division was 1 % of an `interpolated` frame).
+    pub fn time_at(&self, alpha: f32) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
-        prev + round_to_nanos(nanos_as_f64(span) * f64::from(self.alpha()))
+        prev + round_to_nanos(nanos_as_f64(span) * f64::from(alpha))
     }
 
     /// Total ticks run since the last reset.

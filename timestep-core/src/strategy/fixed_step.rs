@@ -87,7 +87,10 @@ impl Strategy for FixedStep {
         let b = &self.backlog;
         let (view, content_time) = match self.draw {
             Draw::Latest => (View::Latest, b.latest_time()),
-            Draw::Interpolate => (View::Interpolate { alpha: b.alpha() }, b.interpolated_time()),
+            Draw::Interpolate => {
+                let alpha = b.alpha();
+                (View::Interpolate { alpha }, b.time_at(alpha))
+            }
             Draw::Extrapolate => {
                 // After a capped frame the leftover can exceed a tick; predicting
                 // further than one tick only makes the overshoot worse.

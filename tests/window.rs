@@ -742,7 +742,7 @@ fn a_paused_demo_presents_once_per_refresh_not_as_fast_as_it_can() {
 fn held_run(display: &Display, name: &str, strategy: &str, extra: &[&str]) -> (String, serde_json::Value) {
     let mut args = vec!["--exit-after", "3", "--window-size", "480x270", "--no-overlay", "--strategy", strategy];
     args.extend_from_slice(extra);
-    let mut app = App::start(display, name, &args);
+    let mut app = start_app(display, name, &args);
     let status = app.wait(Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
     (app.stderr(), app.stats())

@@ -200,34 +200,18 @@ enum Path {
 type Laps = [u64; 2];
 
 impl Path {
+    /// The pose at `t`.
     fn pose(&self, t: Nanos) -> Pose {
-        self.pose_and_laps(t).0
-    }
-
-    /// The pose at `t` and the [`Laps`] there, from the same divisions.
-    ///
-    /// Inlined into [`Mover::advance`] and that into the world's step: with
-    /// the phases converted by [`nanos_as_f64`] the four movers' step went
-    /// from 606 to 390 instructions (callgrind, `simulate --strategy
-    /// interpolated`; 4.5 % of a simulated frame), much of it calls passing a
-    /// 40-byte result through memory.
-    #[inline(always)]
-    fn pose_and_laps(&self, t: Nanos) -> (Pose, Laps) {
         match *self {
-            Path::Lane { y, x0, span, period } => {
-                let (laps, phase) = laps_and_phase(t, period, 0);
-                (Pose { pos: [x0 + span * phase, y], rot: 0.0 }, [laps, 0])
-            }
+            Path::Lane { y, x0, span, period } => Pose { pos: [x0 + span * phase(t, period, 0), y], rot: 0.0 },
             Path::Circle { centre, radius, period } => {
                 let angle = TAU * phase(t, period, 0);
-                (Pose { pos: [centre[0] + radius * angle.cos(), centre[1] + radius * angle.sin()], rot: 0.0 }, [0, 0])
+                Pose { pos: [centre[0] + radius * angle.cos(), centre[1] + radius * angle.sin()], rot: 0.0 }
             }
-            Path::Turn { centre, period } => (Pose { pos: centre, rot: wrap_angle(TAU * phase(t, period, 0)) }, [0, 0]),
+            Path::Turn { centre, period } => Pose { pos: centre, rot: wrap_angle(TAU * phase(t, period, 0)) },
             Path::Torus { origin, span, period, offset } => {
-                let (laps_x, phase_x) = laps_and_phase(t, period[0], offset[0]);
-                let (laps_y, phase_y) = laps_and_phase(t, period[1], offset[1]);
-                let pos = [origin[0] + span[0] * phase_x, origin[1] + span[1] * phase_y];
-                (Pose { pos, rot: 0.0 }, [laps_x, laps_y])
+                let (x, y) = (phase(t, period[0], offset[0]), phase(t, period[1], offset[1]));
+                Pose { pos: [origin[0] + span[0] * x, origin[1] + span[1] * y], rot: 0.0 }
             }
         }
     }
@@ -261,17 +245,23 @@ impl Path {
 }
 
 /// One analytic mover with its previous and current pose.
+///
+/// The poses are functions of time, so a step only records times and the
+/// poses are computed when asked for (drawn, hashed, inspected). The
+/// simulator never draws: computing four poses (two with a sine and cosine)
+/// at every step was 11 % of a `paced` run's time (callgrind, `simulate
+/// --strategy paced`, stop 14) for values nothing read.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Mover {
     kind: MoverKind,
     path: Path,
-    prev: Pose,
-    cur: Pose,
-    teleported: bool,
-    /// The time of `cur` and the path's laps there: the next step starts
-    /// from it, so a wrap check needs no division for its start.
+    /// The time of the previous pose.
+    prev_time: Nanos,
+    /// Where the last step started: it wrapped if the laps here and at
+    /// `time` differ (the previous pose's time in a running world).
+    step_from: Nanos,
+    /// The time of the current pose.
     time: Nanos,
-    laps: Laps,
 }
 
 impl Mover {
@@ -297,8 +287,7 @@ impl Mover {
 
     /// `kind` on `path` at time 0.
     fn at_start(kind: MoverKind, path: Path) -> Mover {
-        let (start, laps) = path.pose_and_laps(0);
-        Mover { kind, path, prev: start, cur: start, teleported: false, time: 0, laps }
+        Mover { kind, path, prev_time: 0, step_from: 0, time: 0 }
     }
 
     /// A runner crossing a `width`-wide strip at height `y` at [`RUNNER_SPEED`], at time 0.
@@ -311,18 +300,11 @@ impl Mover {
         Mover::at_start(kind, path)
     }
 
-    /// Moves from the pose at `t0` to the pose at `t1` (computed, not integrated).
-    /// It wrapped (teleported) if the laps at `t0` and `t1` differ; `t0` is
-    /// the last step's `t1` in a running world, whose laps are kept (one
-    /// division per coordinate and step instead of three: the movers were
-    /// 19 % of a simulated frame, callgrind).
-    #[inline(always)] // See `Path::pose_and_laps`; a plain hint was not always taken.
+    /// Steps from `t0` to `t1`: the current pose becomes the previous one
+    /// and the pose at `t1` the current one. It wrapped (teleported) if the
+    /// path's laps at `t0` and `t1` differ.
     pub(crate) fn advance(&mut self, t0: Nanos, t1: Nanos) {
-        self.prev = self.cur;
-        let before = if t0 == self.time { self.laps } else { self.path.laps(t0) };
-        let (pose, laps) = self.path.pose_and_laps(t1);
-        self.teleported = before != laps;
-        (self.cur, self.time, self.laps) = (pose, t1, laps);
+        (self.prev_time, self.step_from, self.time) = (self.time, t0, t1);
     }
 
     /// The true pose at any instant.
@@ -330,25 +312,35 @@ impl Mover {
         self.path.pose(t)
     }
 
+    /// Whether the last step wrapped: drawn at the current pose, not smeared.
+    fn teleported(&self) -> bool {
+        self.path.laps(self.step_from) != self.path.laps(self.time)
+    }
+
     pub(crate) fn state(&self) -> MoverState {
-        MoverState { previous: self.prev, current: self.cur, teleported: self.teleported }
+        MoverState {
+            previous: self.pose_at(self.prev_time),
+            current: self.pose_at(self.time),
+            teleported: self.teleported(),
+        }
     }
 
     /// The pose to draw for `view`; `now` is the sim time of the current state.
     pub(crate) fn drawn(&self, view: View, now: Nanos) -> Pose {
+        let cur = self.pose_at(self.time);
         match view {
-            View::Latest => self.cur,
+            View::Latest => cur,
             // A wrap would be smeared across the screen: show where it is now.
-            View::Interpolate { .. } if self.teleported => self.cur,
+            View::Interpolate { .. } if self.teleported() => cur,
             View::Interpolate { alpha } => {
-                let a = unit_alpha(alpha);
-                Pose { pos: lerp2(self.prev.pos, self.cur.pos, a), rot: lerp_angle(self.prev.rot, self.cur.rot, a) }
+                let (a, prev) = (unit_alpha(alpha), self.pose_at(self.prev_time));
+                Pose { pos: lerp2(prev.pos, cur.pos, a), rot: lerp_angle(prev.rot, cur.rot, a) }
             }
             View::Extrapolate { ahead } => {
                 let (rate, ahead) = (self.path.rate(now), secs(ahead));
                 Pose {
-                    pos: [self.cur.pos[0] + rate.pos[0] * ahead, self.cur.pos[1] + rate.pos[1] * ahead],
-                    rot: wrap_angle(self.cur.rot + rate.rot * ahead),
+                    pos: [cur.pos[0] + rate.pos[0] * ahead, cur.pos[1] + rate.pos[1] * ahead],
+                    rot: wrap_angle(cur.rot + rate.rot * ahead),
                 }
             }
         }
@@ -381,12 +373,12 @@ impl Mover {
     }
 
     pub(crate) fn hash_into(&self, h: &mut super::hash::Fnv1a) {
-        for pose in [self.prev, self.cur] {
+        for pose in [self.pose_at(self.prev_time), self.pose_at(self.time)] {
             h.f64(pose.pos[0]);
             h.f64(pose.pos[1]);
             h.f64(pose.rot);
         }
-        h.u64(u64::from(self.teleported));
+        h.u64(u64::from(self.teleported()));
     }
 }
 

@@ -310,6 +310,14 @@ fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
         periods >= 0.99 && (periods - periods.round()).abs() < 0.01,
         "measured refresh {measured} Hz is not on a 60 Hz grid"
     );
+    // Three warm-up pictures (`WARM_UP_FRAMES` in `app::demo`) are drawn
+    // before the session starts: the surface shows them, the run does not count them.
+    let acquired = stats["surface"]["frames"].as_f64().unwrap_or_else(|| panic!("no surface.frames: {stats}"));
+    assert_eq!(
+        acquired - number(&stats, "frames"),
+        3.0,
+        "warm-up frames: the surface's count minus the run's ({stats})"
+    );
 }
 
 /// Runs `simulate` for the same settings and returns its JSON report.

@@ -149,6 +149,32 @@ pub struct PresentHold {
     /// Frames since the lead last changed.
     since_change: usize,
     changes: u64,
+    /// Since the last reset: intervals between present calls, and the calls' durations.
+    run_intervals: Spread,
+    run_calls: Spread,
+}
+
+/// Count, mean and population σ of a series, kept online (Welford).
+#[derive(Clone, Copy, Debug, Default)]
+struct Spread {
+    count: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Spread {
+    fn push(&mut self, value: Nanos) {
+        let x = value as f64 / 1e6;
+        self.count += 1;
+        let delta = x - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 += delta * (x - self.mean);
+    }
+
+    /// Mean and population σ, ms; `None` before two values.
+    fn get(&self) -> Option<(f64, f64)> {
+        (self.count >= 2).then(|| (self.mean, (self.m2 / self.count as f64).sqrt()))
+    }
 }
 
 impl Default for PresentHold {
@@ -170,6 +196,8 @@ impl PresentHold {
             spacing: None,
             since_change: 0,
             changes: 0,
+            run_intervals: Spread::default(),
+            run_calls: Spread::default(),
         }
     }
 
@@ -207,6 +235,19 @@ impl PresentHold {
         Some(variance.sqrt() / 1e6)
     }
 
+    /// Since the last reset: the present calls' count, interval mean and σ,
+    /// and the calls' own mean duration and σ, ms. The first pair is the
+    /// loop's pacing; the second is what the present path (driver, window
+    /// system) adds to it before the picture is out.
+    pub fn run_summary(&self) -> Option<String> {
+        let (mean, sd) = self.run_intervals.get()?;
+        let (call_mean, call_sd) = self.run_calls.get()?;
+        Some(format!(
+            "{} held presents: call intervals mean {mean:.3} ms σ {sd:.3} ms; present calls took {call_mean:.3} ms σ {call_sd:.3} ms",
+            self.run_calls.count
+        ))
+    }
+
     /// How often the lead has changed.
     pub fn changes(&self) -> u64 {
         self.changes
@@ -221,9 +262,12 @@ impl PresentHold {
         });
         let before = std::mem::replace(&mut self.spacing, spacing);
         self.last = Some((planned, started));
-        self.calls.push(frame.call_end.saturating_sub(frame.call_start));
+        let call = frame.call_end.saturating_sub(frame.call_start);
+        self.calls.push(call);
+        self.run_calls.push(call);
         if let Some(last) = self.last_call.replace(frame.call_start) {
             self.call_intervals.push(frame.call_start.saturating_sub(last));
+            self.run_intervals.push(frame.call_start.saturating_sub(last));
         }
         self.since_change = self.since_change.saturating_add(1);
         // The shorter of the last two intervals: a schedule that restarted
@@ -292,6 +336,25 @@ mod tests {
         );
         assert_eq!(hold.changes(), 2, "set at the third frame (two intervals known), raised at the second 9 ms frame");
         assert_eq!(hold.call_spread_ms(), Some(0.0), "the last 120 calls are on the grid (±1 ns)");
+    }
+
+    #[test]
+    fn the_run_summary_separates_the_call_spacing_from_the_calls_own_time() {
+        let mut hold = PresentHold::new();
+        assert_eq!(hold.run_summary(), None, "nothing held yet");
+        // Calls at 0, 10 and 30 ms (intervals 10 and 20: mean 15, σ 5) taking
+        // 1, 2 and 3 ms (mean 2, σ √(2/3) = 0.816).
+        for (k, (start, call)) in [(0, 1), (10, 2), (30, 3)].into_iter().enumerate() {
+            let planned = k as Nanos * PERIOD;
+            let call_start = 100 * MS + start * MS;
+            hold.record(planned, planned, HeldFrame { ready: planned, call_start, call_end: call_start + call * MS });
+        }
+        assert_eq!(
+            hold.run_summary().as_deref(),
+            Some("3 held presents: call intervals mean 15.000 ms σ 5.000 ms; present calls took 2.000 ms σ 0.816 ms")
+        );
+        hold.reset();
+        assert_eq!(hold.run_summary(), None, "a reset starts the figures over");
     }
 
     #[test]

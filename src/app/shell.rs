@@ -274,6 +274,9 @@ impl ApplicationHandler<UserEvent> for App {
             }
             let (frames, presented) = demo.session.frame_counts();
             log::info!("{frames} frames, {presented} presented, {} updates", demo.session.driver().updates());
+            if let Some(held) = demo.hold_summary() {
+                log::info!("{held}");
+            }
         }
     }
 }

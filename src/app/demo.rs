@@ -110,6 +110,8 @@ pub struct Demo {
     frame_log: Option<FrameLog<BufWriter<File>>>,
     /// `--seed`, for the lanes' reports.
     seed: u64,
+    /// Whether [`Demo::warm_up`] has run.
+    warmed: bool,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -182,10 +184,8 @@ impl Demo {
             pointer: None,
             frame_log,
             seed: config.seed,
+            warmed: false,
         };
-        demo.refresh_hud(now);
-        demo.warm_up(clock, config);
-        let now = clock.now();
         if config.start_in_lanes {
             demo.enter_lanes(now);
         }
@@ -212,10 +212,14 @@ impl Demo {
     }
 
     /// Draws [`WARM_UP_FRAMES`] still frames, untimed, then starts the
-    /// session afresh: what the first frames cost once (shader variants
-    /// compiled at first use, buffers and the overlay's font atlas
-    /// uploaded) is not the loop's timing.
-    fn warm_up(&mut self, clock: &RealClock, config: &RunConfig) {
+    /// session (and lanes, if on) afresh with the same strategy, settings and
+    /// display. Called before the first frame the window can show: what the
+    /// first frames cost once (shader variants compiled at first use,
+    /// buffers and the overlay's font atlas uploaded) is not the loop's
+    /// timing, and neither are the refreshes before the window was mapped
+    /// (about 15 at 60 Hz under Xvfb, once counted as skipped renders).
+    fn warm_up(&mut self, clock: &RealClock) {
+        self.warmed = true;
         let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load: 0 };
         for _ in 0..WARM_UP_FRAMES {
             let mut host =
@@ -228,9 +232,17 @@ impl Demo {
         self.gfx.collect_times();
         self.gfx.recent_times = Default::default();
         let now = clock.now();
+        let (strategy, config) = (self.session.driver().strategy_id(), *self.session.driver().config());
+        let world = World::new(self.session.world().config());
         let display = self.session.display().clone();
-        self.session = Session::new(config.strategy, config.strategy_config, new_world(config), display, now);
+        self.session = Session::new(strategy, config, world, display, now);
+        self.session.world_mut().set_input(self.controls.input);
+        self.hold.reset();
+        if self.lanes.take().is_some() {
+            self.enter_lanes(now);
+        }
         (self.log_at, self.still_at) = (now, now);
+        self.refresh_hud(now);
     }
 
     /// The present hold's whole-run figures (`app::hold`), when presents were held.
@@ -262,6 +274,9 @@ impl Demo {
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
     /// Returns the strategy frame's report when its picture was presented.
     pub fn frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
+        if !self.warmed {
+            self.warm_up(clock);
+        }
         if self.lanes.is_some() {
             self.lane_frame(clock);
             return None;

@@ -225,14 +225,11 @@ impl PresentHold {
     /// present calls, ms: how evenly the hold hands frames over, before the
     /// present call's own time (on Xvfb, the image copy) adds its spread.
     pub fn call_spread_ms(&self) -> Option<f64> {
-        let intervals = self.call_intervals.recent();
-        if intervals.len() < 2 {
-            return None;
+        let mut spread = Spread::default();
+        for &interval in self.call_intervals.recent() {
+            spread.push(interval);
         }
-        let n = intervals.len() as f64;
-        let mean = intervals.iter().map(|&i| i as f64).sum::<f64>() / n;
-        let variance = intervals.iter().map(|&i| (i as f64 - mean).powi(2)).sum::<f64>() / n;
-        Some(variance.sqrt() / 1e6)
+        spread.get().map(|(_, sd)| sd)
     }
 
     /// Since the last reset: the present calls' count, interval mean and σ,

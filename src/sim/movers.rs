@@ -158,7 +158,7 @@ pub(crate) fn secs(ns: Nanos) -> f64 {
 /// one division.
 fn laps_and_phase(t: Nanos, period: Nanos, offset: Nanos) -> (u64, f64) {
     // u64 arithmetic unless the sum overflows (after 584 years): 128-bit
-    // division is several times slower and this runs for every mover every step.
+    // division is several times slower, and this runs for every mover drawn or hashed.
     let (laps, r) = match t.checked_add(offset) {
         // Converted from u64: `u128 as f64` is a library call (`__floattidf`,
         // 2 % of a simulator profile) and gives the same correctly rounded value.

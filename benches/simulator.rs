@@ -20,7 +20,7 @@ use std::hint::black_box;
 use timestep_lab::frame::Simulation;
 use timestep_lab::metrics::{FrameSample, Metrics};
 use timestep_lab::monitor::{Preset, RunSpec, simulate_world};
-use timestep_lab::simulate::simulate;
+use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
 

@@ -1,5 +1,8 @@
-//! Flag values shared by `run` and `simulate`: clap value parsers that return
-//! typed values, and the checks on output files made before any work.
+//! Flag values shared by the commands: clap value parsers that return typed
+//! values (rates, strategy lists, sizes, numbers with a unit), and the checks
+//! on output files made before any work. The commands themselves are in
+//! [`crate::commands`]; the web page reads its query parameters through the
+//! same parsers.
 //!
 //! Each parser returns the value's type (a [`Rate`], [`Nanos`], a name from a
 //! closed set, a path) or a message that does not repeat the flag: clap puts
@@ -13,6 +16,7 @@
 //!       └ main: "timestep-lab: --tick-rate: 5000 is outside 1–1000 Hz", exit code 2
 //! ```
 
+use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RateError, SUPPORTED_RATES, ms_to_nanos, secs_to_nanos};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use std::fs::OpenOptions;
@@ -106,8 +110,30 @@ pub struct Bounds {
     pub min_inclusive: bool,
     /// The upper end, included.
     pub max: f64,
-    /// `s`, `ms`.
-    pub unit: &'static str,
+    /// What the number counts.
+    pub unit: Unit,
+}
+
+/// The unit of a [`Bounds`] flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Seconds (`s`).
+    Seconds,
+    /// Milliseconds (`ms`).
+    Millis,
+    /// Milliseconds of speed error per minute (`ms per minute`).
+    MillisPerMinute,
+}
+
+impl Unit {
+    /// How messages name the unit.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Seconds => "s",
+            Unit::Millis => "ms",
+            Unit::MillisPerMinute => "ms per minute",
+        }
+    }
 }
 
 impl Bounds {
@@ -118,6 +144,7 @@ impl Bounds {
     /// states the bounds.
     pub fn parse(&self, text: &str) -> Result<f64, String> {
         let Bounds { min, min_inclusive, max, unit } = *self;
+        let unit = unit.symbol();
         let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number of {unit}"))?;
         let above = if min_inclusive { value >= min } else { value > min };
         if value.is_finite() && above && value <= max {
@@ -127,11 +154,63 @@ impl Bounds {
         Err(format!("{text} {unit} is out of range: it must be {low} {min} and at most {max} {unit}"))
     }
 
-    /// A value parser giving nanoseconds, for a flag in seconds (`unit` `s`) or milliseconds (`ms`).
+    /// A value parser giving nanoseconds, for a flag in seconds or milliseconds.
     pub fn nanos(self) -> impl Fn(&str) -> Result<Nanos, String> + Clone + Send + Sync + 'static {
-        let to_nanos = if self.unit == "ms" { ms_to_nanos } else { secs_to_nanos };
+        let to_nanos = if self.unit == Unit::Millis { ms_to_nanos } else { secs_to_nanos };
         move |text| self.parse(text).map(to_nanos)
     }
+}
+
+/// Largest window side accepted, logical pixels.
+pub const MAX_WINDOW_SIDE: u32 = 16_384;
+
+/// `WIDTHxHEIGHT`, each side 1–[`MAX_WINDOW_SIDE`].
+///
+/// # Errors
+/// Text of another shape, or a side out of range.
+pub fn size(text: &str) -> Result<[u32; 2], String> {
+    let bad = || format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)");
+    let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=MAX_WINDOW_SIDE).contains(&w) || !(1..=MAX_WINDOW_SIDE).contains(&h) {
+        return Err(format!("{w}x{h}: each side must be 1–{MAX_WINDOW_SIDE}"));
+    }
+    Ok([w, h])
+}
+
+/// Strategies named on the command line, in the order given, each once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyList(pub Vec<StrategyId>);
+
+impl Default for StrategyList {
+    /// Every strategy, in key order.
+    fn default() -> StrategyList {
+        StrategyList(StrategyId::ALL.to_vec())
+    }
+}
+
+/// `all`, or strategy ids separated by commas, in any case, each at most
+/// once (a repeat is a typo; a repeated run or lane would show nothing new).
+///
+/// # Errors
+/// An unknown id (the message lists the valid ones), an empty item or a repeated id.
+pub fn strategy_list(text: &str) -> Result<StrategyList, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(StrategyList::default());
+    }
+    let mut ids = Vec::new();
+    for name in text.split(',') {
+        if name.trim().is_empty() {
+            return Err(format!("'{text}' has an empty item: give strategy ids separated by commas, or all"));
+        }
+        let id = StrategyId::parse(name).map_err(|e| e.to_string())?;
+        if ids.contains(&id) {
+            return Err(format!("{id} is listed twice: give each strategy once"));
+        }
+        ids.push(id);
+    }
+    Ok(StrategyList(ids))
 }
 
 /// A value parser for a whole number in `min..=max`.
@@ -216,7 +295,7 @@ mod tests {
 
     #[test]
     fn bounds_state_the_range_in_the_message() {
-        let b = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: "s" };
+        let b = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: Unit::Seconds };
         assert_eq!(b.parse("1e7"), Ok(1e7));
         assert_eq!(b.parse("1e8").unwrap_err(), "1e8 s is out of range: it must be more than 0 and at most 10000000 s");
         assert_eq!(b.parse("0").unwrap_err(), "0 s is out of range: it must be more than 0 and at most 10000000 s");
@@ -261,8 +340,27 @@ mod tests {
     }
 
     #[test]
+    fn a_strategy_list_is_all_or_ids_in_order_each_once() {
+        assert_eq!(strategy_list("ALL"), Ok(StrategyList::default()));
+        assert_eq!(
+            strategy_list("Snapped, interpolated"),
+            Ok(StrategyList(vec![StrategyId::Snapped, StrategyId::Interpolated]))
+        );
+        assert!(strategy_list("warp").unwrap_err().starts_with("unknown strategy 'warp'"));
+        assert!(strategy_list("paced,,auto").unwrap_err().contains("has an empty item"));
+        assert_eq!(strategy_list("auto,Auto").unwrap_err(), "auto is listed twice: give each strategy once");
+    }
+
+    #[test]
+    fn a_size_is_width_x_height_within_the_side_limit() {
+        assert_eq!(size("640X360"), Ok([640, 360]));
+        assert!(size("big").unwrap_err().contains("is not WIDTHxHEIGHT"));
+        assert_eq!(size("0x10").unwrap_err(), "0x10: each side must be 1–16384");
+    }
+
+    #[test]
     fn milliseconds_become_nanoseconds() {
-        let ms = Bounds { min: 0.0, min_inclusive: true, max: 10.0, unit: "ms" }.nanos();
+        let ms = Bounds { min: 0.0, min_inclusive: true, max: 10.0, unit: Unit::Millis }.nanos();
         assert_eq!(ms("2.5"), Ok(2_500_000));
         assert_eq!(ms("0"), Ok(0));
     }

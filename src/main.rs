@@ -9,6 +9,7 @@
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use timestep_lab::commands;
 use timestep_lab::error::CliError;
 
 /// See, measure and compare game-loop timing strategies.
@@ -21,19 +22,19 @@ struct Cli {
     command: Option<Command>,
 
     #[command(flatten)]
-    run: timestep_lab::app::RunArgs,
+    run: timestep_lab::commands::run::RunArgs,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Open the demo window (the default).
-    Run(timestep_lab::app::RunArgs),
+    Run(timestep_lab::commands::run::RunArgs),
     /// Run strategies against virtual monitors and print what they do.
-    Simulate(timestep_lab::simulate::SimulateArgs),
+    Simulate(timestep_lab::commands::simulate::SimulateArgs),
     /// Measure this machine's monitors: a scripted tour that writes a report card.
-    Measure(timestep_lab::app::measure::MeasureArgs),
+    Measure(timestep_lab::commands::measure::MeasureArgs),
     /// Put report cards and simulator runs side by side.
-    Compare(timestep_lab::report_card::CompareArgs),
+    Compare(timestep_lab::commands::compare::CompareArgs),
 }
 
 /// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
@@ -55,11 +56,11 @@ fn main() -> ExitCode {
     };
     timestep_lab::app::init_logger();
     let result = match cli.command {
-        Some(Command::Simulate(args)) => timestep_lab::simulate::run_simulate(&args),
-        Some(Command::Measure(args)) => timestep_lab::app::measure::run_measure(&args),
-        Some(Command::Compare(args)) => timestep_lab::report_card::run_compare(&args),
-        Some(Command::Run(args)) => timestep_lab::app::run(&args),
-        None => timestep_lab::app::run(&cli.run),
+        Some(Command::Simulate(args)) => commands::simulate::run(&args),
+        Some(Command::Measure(args)) => commands::measure::run(&args),
+        Some(Command::Compare(args)) => commands::compare::run(&args),
+        Some(Command::Run(args)) => commands::run::run(&args),
+        None => commands::run::run(&cli.run),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

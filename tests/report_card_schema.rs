@@ -50,7 +50,7 @@ fn a_card_with_only_the_required_fields_loads_with_every_figure_unknown() {
 fn simulated_reports() -> Vec<RunReport> {
     [StrategyId::CatchUp, StrategyId::Snapped]
         .into_iter()
-        .map(|s| timestep_lab::simulate::simulate(&RunSpec::new(s, Preset::Glaiel)).report())
+        .map(|s| timestep_lab::sim::simulate(&RunSpec::new(s, Preset::Glaiel)).report())
         .collect()
 }
 

@@ -11,7 +11,7 @@
 
 use std::process::Command;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, to_json};
-use timestep_lab::simulate::simulate;
+use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
 

@@ -9,7 +9,7 @@
 
 use std::process::Command;
 use timestep_lab::monitor::{Event, Preset, RunSpec, Stop, TIMELINE_EVENTS};
-use timestep_lab::simulate::simulate;
+use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::Rate;
 

@@ -18,8 +18,8 @@ use std::io::BufWriter;
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
 
-use crate::app::args::{Emulation, RunConfig};
 use crate::app::bindings::{self, Action, Dir};
+use crate::app::config::{Emulation, RunConfig};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::{Gfx, ScreenshotScene};
 use crate::app::hold::PresentHold;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
-use crate::app::args::RunConfig;
+use crate::app::config::RunConfig;
 use crate::error::CliError;
 use crate::hud::HudData;
 use crate::render::gpu_timer::{GpuTimer, GpuTimes};

@@ -63,39 +63,6 @@ pub fn needs_the_loop(id: StrategyId) -> bool {
     matches!(id, StrategyId::FixedFps | StrategyId::Paced)
 }
 
-/// `--lanes`: the strategies lane mode shows, top to bottom.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaneList(pub Vec<StrategyId>);
-
-impl Default for LaneList {
-    /// Every strategy, in key order.
-    fn default() -> LaneList {
-        LaneList(StrategyId::ALL.to_vec())
-    }
-}
-
-/// Parses `all` or comma-separated strategy ids (each at most once, any case).
-///
-/// # Errors
-/// An unknown id (the message lists the valid ones), an empty item or a repeated id.
-pub fn parse_lane_list(text: &str) -> Result<LaneList, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(LaneList::default());
-    }
-    let mut ids = Vec::new();
-    for name in text.split(',') {
-        if name.trim().is_empty() {
-            return Err(format!("'{text}' has an empty item: give strategy ids separated by commas, or all"));
-        }
-        let id = StrategyId::parse(name).map_err(|e| e.to_string())?;
-        if ids.contains(&id) {
-            return Err(format!("{id} is listed twice: each strategy gets one lane"));
-        }
-        ids.push(id);
-    }
-    Ok(LaneList(ids))
-}
-
 /// A rectangle of the playfield, playfield pixels, origin top-left.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Strip {
@@ -552,7 +519,7 @@ mod tests {
                 stop: Stop::TraceEnd,
                 ..RunSpec::new(id, Preset::Glaiel)
             };
-            let simulated = crate::simulate::simulate(&spec);
+            let simulated = crate::sim::simulate(&spec);
             assert_eq!(simulated.frames, 900);
             assert_eq!(
                 session.driver().updates(),

@@ -20,15 +20,13 @@
 //! Esc, closing the window or Ctrl+C end the tour early: the card is still
 //! written with what was measured, and says that it was cut short.
 
-use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use winit::event_loop::ActiveEventLoop;
 
-use crate::app::args::{Emulation, MAX_JITTER_US, MAX_WINDOW_SIDE, PresentModeRequest, RunConfig};
+use crate::app::config::{PresentModeRequest, RunConfig};
 use crate::app::demo::Demo;
 use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
-use crate::cli::{self, Bounds, EmulatedRefresh};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
@@ -36,7 +34,7 @@ use crate::report_card::{
     FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, predict,
     write_report_html,
 };
-use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
+use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
 
 /// Time each segment runs before it is recorded: a new present mode
@@ -45,9 +43,6 @@ pub const SETTLE: Nanos = 300 * NANOS_PER_MS;
 
 /// Time the window gets to arrive on the next monitor before it is measured.
 pub const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
-
-/// `--seconds-per-strategy` and `--probe-seconds`: more than 0, at most 10 minutes.
-pub const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 600.0, unit: "s" };
 
 /// The files a tour writes into `--out`.
 pub const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
@@ -65,168 +60,23 @@ pub enum MonitorChoice {
     All,
 }
 
-fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(MonitorChoice::All);
-    }
-    cli::whole(1, u64::from(u32::MAX))(text)
-        .map(|n| MonitorChoice::One(usize::try_from(n).unwrap_or(usize::MAX)))
-        .map_err(|e| format!("{e}, or 'all'"))
-}
-
-/// A list of strategies: `all`, or ids separated by commas.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrategyList(pub Vec<StrategyId>);
-
-fn parse_strategies(text: &str) -> Result<StrategyList, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(StrategyList(StrategyId::ALL.to_vec()));
-    }
-    let mut ids = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        let id = StrategyId::parse(&name.to_ascii_lowercase()).map_err(|e| e.to_string())?;
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    Ok(StrategyList(ids))
-}
-
-/// Arguments of `timestep-lab measure`.
-///
-/// Runs a scripted tour in the window: each supported present mode is
-/// checked for vsync and its present intervals, then every strategy runs a
-/// few seconds with vsync on and again with vsync off. Writes report.json,
-/// report.html and screenshot.png into --out.
-#[derive(clap::Args, Debug, Clone)]
-pub struct MeasureArgs {
-    /// Directory for report.json, report.html and screenshot.png (created if missing).
-    #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
+/// What a tour measures, and where its card goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TourPlan {
+    /// Directory for [`OUTPUTS`].
     pub out: PathBuf,
-
-    /// The monitor to measure (numbered from 1), or `all` to visit each in turn.
-    /// Default: the one the window opens on.
-    #[arg(long, value_name = "N|all", value_parser = parse_monitor)]
-    pub monitor: Option<MonitorChoice>,
-
-    /// How long each strategy runs in each vsync pass, seconds.
-    #[arg(long, value_name = "S", default_value = "3", value_parser = SEGMENT_SECONDS.nanos())]
-    pub seconds_per_strategy: Nanos,
-
-    /// How long each present mode is probed, seconds.
-    #[arg(long, value_name = "S", default_value = "2", value_parser = SEGMENT_SECONDS.nanos())]
-    pub probe_seconds: Nanos,
-
-    /// Strategies to run: `all`, or ids separated by commas (`interpolated,snapped`).
-    #[arg(long, value_name = "IDS|all", default_value = "all", value_parser = parse_strategies)]
-    pub strategies: StrategyList,
-
-    /// Skip the pass with vsync off.
-    #[arg(long)]
-    pub no_vsync_off: bool,
-
-    /// Simulation tick rate, Hz (e.g. 60, 59.94, 60000/1001).
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate)]
-    pub tick_rate: Rate,
-
-    /// Fuzzy timer variant.
-    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
-          value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
-    pub fuzzy_variant: FuzzyVariant,
-
-    /// Pace vsync-on presents to a virtual vblank grid at HZ, or per monitor as
-    /// 1=59.94,2=144 (see `run --emulate-refresh`).
-    #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh)]
-    pub emulate_refresh: Option<EmulatedRefresh>,
-
-    /// Wake-up jitter of the emulated vblank, µs (needs --emulate-refresh).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
-    pub emulate_jitter_us: Option<u64>,
-
-    /// A name for this machine in the report (the host name is not read).
-    #[arg(long, value_name = "TEXT")]
+    /// The monitors to visit; `None`: the one the window opens on.
+    pub monitors: Option<MonitorChoice>,
+    /// Strategies run in each vsync pass, in this order.
+    pub strategies: Vec<StrategyId>,
+    /// How long each strategy runs in each pass.
+    pub run_length: Nanos,
+    /// How long each present mode is probed.
+    pub probe_length: Nanos,
+    /// Whether the pass with vsync off runs.
+    pub vsync_off: bool,
+    /// The machine's name in the card.
     pub name: Option<String>,
-
-    /// Fullscreen on the measured monitor (borderless).
-    #[arg(long)]
-    pub fullscreen: bool,
-
-    /// Window size in physical pixels (`WIDTHxHEIGHT`).
-    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
-          value_parser = parse_size)]
-    pub window_size: [u32; 2],
-
-    /// Leave the overlay out (it costs frame time on a slow adapter).
-    #[arg(long)]
-    pub no_overlay: bool,
-
-    /// Noise seed (emulated jitter).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
-    pub seed: u64,
-}
-
-fn parse_size(text: &str) -> Result<[u32; 2], String> {
-    let bad = || format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)");
-    let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
-    if !(1..=MAX_WINDOW_SIDE).contains(&w) || !(1..=MAX_WINDOW_SIDE).contains(&h) {
-        return Err(format!("{w}x{h}: each side must be 1–{MAX_WINDOW_SIDE}"));
-    }
-    Ok([w, h])
-}
-
-fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
-    CliError::Usage(format!("--{flag}: {message}"))
-}
-
-/// Runs `timestep-lab measure`.
-///
-/// # Errors
-/// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
-/// (checked before the window opens); [`CliError::Runtime`] as for `run`.
-pub fn run_measure(args: &MeasureArgs) -> Result<(), CliError> {
-    let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
-        (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
-        (None, None) => None,
-        (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
-    };
-    if args.out.is_file() {
-        return Err(usage("out", format!("'{}' is a file; give a directory", args.out.display())));
-    }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| usage("out", format!("cannot create '{}': {e}", args.out.display())))?;
-    for name in OUTPUTS {
-        cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
-    }
-    let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
-    let config = RunConfig {
-        strategy: first,
-        strategy_config: StrategyConfig {
-            tick_rate: args.tick_rate,
-            fuzzy_variant: args.fuzzy_variant,
-            ..StrategyConfig::default()
-        },
-        present_mode: PresentModeRequest::Auto,
-        sprites: crate::app::args::DEFAULT_SPRITES,
-        monitor: match args.monitor {
-            Some(MonitorChoice::One(n)) => Some(n - 1),
-            Some(MonitorChoice::All) => Some(0),
-            None => None,
-        },
-        fullscreen: args.fullscreen,
-        window_size: args.window_size,
-        exit_after: None,
-        stats_json: None,
-        screenshot: None,
-        emulation,
-        no_overlay: args.no_overlay,
-        seed: args.seed,
-        lanes: crate::app::lanes::LaneList::default(),
-        start_in_lanes: false,
-        frame_log: None,
-    };
-    let tour = Tour::new(args);
-    crate::app::run_app(config, Some(tour))
 }
 
 /// What a segment runs in: a present mode, with or without the emulated grid.
@@ -286,16 +136,16 @@ pub struct Tour {
 }
 
 impl Tour {
-    /// A tour as `args` ask.
-    pub fn new(args: &MeasureArgs) -> Tour {
+    /// A tour of `plan`.
+    pub fn new(plan: TourPlan) -> Tour {
         Tour {
-            out: args.out.clone(),
-            choice: args.monitor,
-            strategies: args.strategies.0.clone(),
-            run_length: args.seconds_per_strategy,
-            probe_length: args.probe_seconds,
-            vsync_off: !args.no_vsync_off,
-            name: args.name.clone(),
+            out: plan.out,
+            choice: plan.monitors,
+            strategies: plan.strategies,
+            run_length: plan.run_length,
+            probe_length: plan.probe_length,
+            vsync_off: plan.vsync_off,
+            name: plan.name,
             plan: Vec::new(),
             next: 0,
             segment: None,
@@ -667,69 +517,45 @@ fn with_interval_stats(record: RunRecord, stats: Option<&IntervalStats>) -> RunR
     }
 }
 
-/// The progress line on stderr: rewritten in place on a terminal, one line
-/// per segment otherwise (a log file or a test's captured output).
+/// The tour's progress line: which segment runs and how long is left, on
+/// the command's one progress line ([`crate::output::Progress`]).
 struct Progress {
-    terminal: bool,
+    line: crate::output::Progress,
     shown_at: Nanos,
-    line: String,
+    segment: String,
 }
 
 impl Progress {
     fn new() -> Progress {
-        Progress { terminal: std::io::stderr().is_terminal(), shown_at: 0, line: String::new() }
+        Progress { line: crate::output::Progress::lines_off_terminal(), shown_at: 0, segment: String::new() }
     }
 
     fn show(&mut self, what: &str, step: usize, steps: usize, left: Nanos) {
-        self.line = format!("[{step}/{steps}] {what}");
+        self.segment = format!("[{step}/{steps}] {what}");
         self.print(left);
     }
 
-    /// Refreshes the time left, once a second, on a terminal.
+    /// Refreshes the time left, once a second, where the line is rewritten in place.
     fn tick(&mut self, now: Nanos, left: Nanos) {
-        if self.terminal && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
+        if self.line.in_place() && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
             self.shown_at = now;
             self.print(left);
         }
     }
 
-    fn print(&self, left: Nanos) {
+    fn print(&mut self, left: Nanos) {
         let secs = left.div_ceil(NANOS_PER_SEC);
-        let text = format!("measure {}, {}:{:02} left", self.line, secs / 60, secs % 60);
-        let mut err = std::io::stderr().lock();
-        // The progress line is the command's output, not a diagnostic: it bypasses the log.
-        let _ = if self.terminal { write!(err, "\r\x1b[2K{text}") } else { writeln!(err, "{text}") };
-        let _ = err.flush();
+        self.line.show(&format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60));
     }
 
-    fn done(&self) {
-        if self.terminal {
-            let _ = writeln!(std::io::stderr());
-        }
+    fn done(&mut self) {
+        self.line.finish(true);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_monitor_is_a_number_from_one_or_all() {
-        assert_eq!(parse_monitor("2"), Ok(MonitorChoice::One(2)));
-        assert_eq!(parse_monitor("ALL"), Ok(MonitorChoice::All));
-        let err = parse_monitor("0").unwrap_err();
-        assert!(err.contains("out of range") && err.ends_with("or 'all'"), "{err}");
-    }
-
-    #[test]
-    fn strategies_are_all_or_a_comma_list_without_repeats() {
-        assert_eq!(parse_strategies("all").map(|l| l.0.len()), Ok(10));
-        assert_eq!(
-            parse_strategies("Snapped, interpolated,snapped"),
-            Ok(StrategyList(vec![StrategyId::Snapped, StrategyId::Interpolated]))
-        );
-        assert!(parse_strategies("warp").unwrap_err().contains("warp"), "names the unknown id");
-    }
 
     #[test]
     fn measured_rates_snap_to_exact_rates() {
@@ -750,24 +576,15 @@ mod tests {
 
     #[test]
     fn the_plan_probes_supported_modes_then_runs_each_strategy_twice() {
-        let args = MeasureArgs {
+        let tour = Tour::new(TourPlan {
             out: PathBuf::from("x"),
-            monitor: None,
-            seconds_per_strategy: NANOS_PER_SEC,
-            probe_seconds: NANOS_PER_SEC,
-            strategies: StrategyList(vec![StrategyId::Lockstep, StrategyId::Snapped]),
-            no_vsync_off: false,
-            tick_rate: Rate::from_hz(60),
-            fuzzy_variant: FuzzyVariant::Final,
-            emulate_refresh: None,
-            emulate_jitter_us: None,
+            monitors: None,
+            strategies: vec![StrategyId::Lockstep, StrategyId::Snapped],
+            run_length: NANOS_PER_SEC,
+            probe_length: NANOS_PER_SEC,
+            vsync_off: true,
             name: None,
-            fullscreen: false,
-            window_size: [1280, 720],
-            no_overlay: false,
-            seed: 1,
-        };
-        let tour = Tour::new(&args);
+        });
         let fifo = Mode { present: wgpu::PresentMode::Fifo, emulated: false };
         let mailbox = Mode { present: wgpu::PresentMode::Mailbox, emulated: false };
         let plan = tour.plan_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);

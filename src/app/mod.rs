@@ -6,7 +6,7 @@
 //! the virtual monitor does.
 //!
 //! ```text
-//!   args ──► RunConfig ──► App (ApplicationHandler, shell.rs)
+//!   RunConfig (from run's flags, measure, or the page's query) ──► App (ApplicationHandler, shell.rs)
 //!                            └─ Demo (demo.rs): Session<World> + what is platform
 //!                                 ├─ window:   open, follow the monitor, fullscreen, visibility
 //!                                 ├─ gfx:      device, surface, renderers, GPU times and alarms
@@ -16,8 +16,8 @@
 //!                                 └─ stats:    --stats-json at exit (the session's report + GPU facts)
 //! ```
 
-pub mod args;
 pub mod bindings;
+pub mod config;
 pub mod cpu;
 pub mod demo;
 pub mod gfx;
@@ -32,7 +32,7 @@ pub mod stats;
 pub mod wait;
 pub mod window;
 
-pub use args::{RunArgs, RunConfig};
+pub use config::RunConfig;
 
 use crate::error::CliError;
 
@@ -50,21 +50,12 @@ pub fn init_logger() {
 pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY or WAYLAND_DISPLAY, or run \
                               `timestep-lab simulate` to study the strategies on virtual monitors without a window";
 
-/// Opens the demo window and runs until `Esc`, the window is closed, or `--exit-after`.
-///
-/// # Errors
-/// [`CliError::Usage`] for bad flags or unwritable output files;
-/// [`CliError::Runtime`] when there is no display, no GPU adapter, the device
-/// is lost, or output files cannot be written at the end.
-pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    run_app(RunConfig::from_args(args)?, None)
-}
-
 /// Opens the window with `config` and runs the event loop; with a `tour`
 /// (`measure`), the tour drives the session and ends the run.
 ///
 /// # Errors
-/// As [`run`], and the tour's outputs that cannot be written.
+/// [`CliError::Runtime`] when there is no display, no GPU adapter, the
+/// device is lost, or outputs cannot be written at the end.
 pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), CliError> {
     let event_loop = winit::event_loop::EventLoop::<shell::UserEvent>::with_user_event().build().map_err(|e| {
         log::debug!("winit could not create an event loop: {e}");

@@ -21,7 +21,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::keyboard::PhysicalKey;
 use winit::window::WindowId;
 
-use crate::app::args::RunConfig;
+use crate::app::config::RunConfig;
 use crate::app::demo::Demo;
 use crate::app::measure::Tour;
 use crate::app::wait::{self, WakePlan};

@@ -28,7 +28,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::monitor::MonitorHandle;
 use winit::window::{Fullscreen, Window};
 
-use crate::app::args::RunConfig;
+use crate::app::config::RunConfig;
 use crate::app::monitors::{self, MonitorInfo};
 use crate::error::CliError;
 use crate::time::{NANOS_PER_MS, Nanos, Rate};

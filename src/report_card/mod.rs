@@ -21,7 +21,7 @@
 //! - [`predict`]: the simulator's prediction for a measured display.
 //! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
 //! - [`html`] and [`plots`]: the page and its SVG plots.
-//! - [`compare`]: `timestep-lab compare`.
+//! - [`compare`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 
 pub mod compare;
@@ -33,7 +33,6 @@ pub mod schema;
 pub mod stats;
 pub mod synthetic;
 
-pub use compare::{CompareArgs, run_compare};
 pub use html::{report_html, write_report_html};
 pub use predict::predict;
 pub use schema::{

@@ -49,7 +49,7 @@ pub fn predict(refresh: Rate, vsync: bool, config: StrategyConfig, strategies: &
     strategies
         .iter()
         .map(|&strategy| {
-            let outcome = crate::simulate::simulate(&prediction_spec(strategy, refresh, vsync, config));
+            let outcome = crate::sim::simulate(&prediction_spec(strategy, refresh, vsync, config));
             RunRecord { vsync_requested: Some(vsync), ..RunRecord::from(&outcome.report()) }
         })
         .collect()

@@ -105,7 +105,7 @@ fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: Strateg
             intervals: stats,
         });
         for &strategy in strategies {
-            let outcome = crate::simulate::simulate(&spec(m, strategy, vsync, config));
+            let outcome = crate::sim::simulate(&spec(m, strategy, vsync, config));
             card.runs.push(RunRecord {
                 vsync_requested: Some(vsync),
                 present_mode: Some(mode_name(vsync).to_owned()),

@@ -47,3 +47,19 @@ pub use movers::{
 pub use particles::{PARTICLE_CAPACITY, PARTICLE_LIFETIME, PARTICLE_RATE, particle_birth};
 pub use player::PLAYER_SPEED;
 pub use world::{FIXED_ENTITIES, GHOSTS, INPUT_LOG_CAPACITY, World, WorldConfig};
+
+/// Runs `spec` on the virtual monitor with a fresh demo world
+/// (`World::new(&WorldConfig::default())`): what `simulate` prints, and what
+/// the lanes and the report card's predictions compare against.
+pub fn simulate(spec: &crate::monitor::RunSpec) -> crate::monitor::RunOutcome {
+    simulate_with_progress(spec, &mut |_| {})
+}
+
+/// As [`simulate`], calling `progress` with the fraction done as the run goes.
+pub fn simulate_with_progress(
+    spec: &crate::monitor::RunSpec,
+    progress: &mut dyn FnMut(f64),
+) -> crate::monitor::RunOutcome {
+    let mut world = World::new(&WorldConfig::default());
+    crate::monitor::simulate_world(spec, &mut world, progress)
+}

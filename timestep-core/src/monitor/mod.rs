@@ -27,6 +27,7 @@
 mod display;
 mod model;
 mod report;
+mod table;
 
 mod timeline;
 mod trace;
@@ -35,9 +36,10 @@ pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
 pub use report::{
     DEFINITIONS, DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, definition, definitions_markdown,
-    to_csv, to_json, to_table,
+    to_csv, to_json, to_table, trim_number,
 };
 
+pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
     COMMON_REFRESH_HZ, Choice, MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, NOMINAL_TOLERANCE, RefreshEstimate,

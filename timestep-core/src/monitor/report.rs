@@ -12,6 +12,7 @@
 //! `null` in JSON. Runs that replay a trace add `trace_app`,
 //! `trace_frames`, `trace_dropped` and `trace_refresh_hz`.
 
+use super::table::Table;
 use super::trace::{TRACE_FIELDS, TraceInfo};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -316,8 +317,15 @@ fn on_off(vsync: Option<bool>) -> &'static str {
 
 /// A rate for people: `60`, `59.94`.
 fn hz(value: f64) -> String {
-    let s = format!("{value:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    trim_number(value, 3)
+}
+
+/// `value` with at most `decimals` decimals and the trailing zeros after the
+/// decimal point dropped: `59.94`, `144`, `16.67`. The one number formatter of
+/// every label the reports, the app and its pages print.
+pub fn trim_number(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text }
 }
 
 impl RunReport {
@@ -400,29 +408,14 @@ impl RunReport {
 pub fn to_table(reports: &[RunReport]) -> String {
     let columns: Vec<usize> =
         TABLE_FIELDS.iter().filter_map(|name| FIELDS.iter().position(|field| field == name)).collect();
-    let rows: Vec<[String; FIELDS.len()]> = reports.iter().map(RunReport::cells).collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .map(|&c| rows.iter().map(|r| r[c].chars().count()).chain([FIELDS[c].len()]).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
-        let mut text = String::new();
-        for ((cell, &w), &c) in cells.zip(&widths).zip(&columns) {
-            // Names left-aligned, numbers right-aligned.
-            if FIELDS[c] == "strategy" || FIELDS[c] == "model" {
-                let _ = write!(text, "{cell:<w$}  ");
-            } else {
-                let _ = write!(text, "{cell:>w$}  ");
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    };
-    line(&mut columns.iter().map(|&c| FIELDS[c]));
-    for row in &rows {
-        line(&mut columns.iter().map(|&c| row[c].as_str()));
+    // Names left-aligned, numbers right-aligned.
+    let left: Vec<usize> = (0..columns.len()).filter(|&i| matches!(FIELDS[columns[i]], "strategy" | "model")).collect();
+    let mut table = Table::new(columns.iter().map(|&c| FIELDS[c])).left(&left);
+    for report in reports {
+        let cells = report.cells();
+        table.push(columns.iter().map(|&c| cells[c].clone()));
     }
+    let mut out = table.to_string();
     if !reports.is_empty() {
         out.push('\n');
     }

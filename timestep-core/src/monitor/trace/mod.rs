@@ -338,7 +338,7 @@ impl Trace {
         match self.display {
             TraceDisplay::Synced(e) => {
                 let nominal = match e.nominal_hz() {
-                    Some(hz) => format!("a {} Hz display", trim_hz(hz)),
+                    Some(hz) => format!("a {} Hz display", super::report::trim_number(hz, 3)),
                     None => "not within 1 % of a common rate".to_owned(),
                 };
                 let mut line = format!(
@@ -366,12 +366,6 @@ impl Trace {
             }
         }
     }
-}
-
-/// `144`, `59.94`.
-fn trim_hz(hz: f64) -> String {
-    let s = format!("{hz:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 #[cfg(test)]

@@ -22,31 +22,31 @@
 //! 0.004                    |-4 ms-^ first frame
 //! ```
 
-use crate::cli::{self, Bounds};
+use super::sweep::{SweepRow, sweep_csv, sweep_table, whole_columns};
+use crate::cli::{self, Bounds, StrategyList, Unit};
 use crate::error::CliError;
 use crate::monitor::{
-    FIELDS, MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TABLE_FIELDS,
-    TIMELINE_EVENTS, Trace, TraceDisplay, TraceOptions, read_trace, simulate_world, start_after_vblank, to_csv,
-    to_json, to_table,
+    MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, Trace,
+    TraceDisplay, TraceOptions, read_trace, start_after_vblank, to_csv, to_json, to_table, trim_number,
 };
+use crate::output::{Progress, bar};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
-use crate::time::{Nanos, Rate, nanos_to_ms};
-use std::fmt::Write as _;
-use std::io::{IsTerminal, Write};
+use crate::time::{Nanos, Rate};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
-pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: "ms" };
+pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
 /// `--start-time`: about 31 years (u64 nanoseconds reach 584).
-pub const START_TIME: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1e9, unit: "s" };
+pub const START_TIME: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1e9, unit: Unit::Seconds };
 /// `--seconds`: a simulated year at most; the frame budget
 /// ([`crate::monitor::MAX_FRAMES`]) is the tighter limit on most models.
-pub const SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 365.0 * 86_400.0, unit: "s" };
+pub const SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 365.0 * 86_400.0, unit: Unit::Seconds };
 /// `--start-phase SECONDS`: up to a whole period of the slowest display (1 Hz).
-pub const PHASE: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1.0, unit: "s" };
+pub const PHASE: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1.0, unit: Unit::Seconds };
 /// Most start phases in a sweep: 1000 draws pin a mean to a few tenths of a percent of its range.
 pub const MAX_PHASES: u64 = 1000;
 /// Updates when neither `--updates` nor `--seconds` is given (and no trace).
@@ -66,8 +66,8 @@ const PHASE_STREAM: u64 = 0x5048_4153_4553; // "PHASES"
 pub struct SimulateArgs {
     /// Strategies to run: comma-separated ids or `all`.
     #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up",
-          value_parser = parse_strategies, help = strategies_help())]
-    pub strategy: Strategies,
+          value_parser = cli::strategy_list, help = strategies_help())]
+    pub strategy: StrategyList,
 
     /// Display refresh rates, comma-separated.
     #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true, value_delimiter = ',', value_parser = cli::rate,
@@ -250,19 +250,6 @@ pub enum Vsync {
     Off,
 }
 
-/// `--strategy`: the strategies to run, in the order given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Strategies(pub Vec<StrategyId>);
-
-/// `all` or comma-separated strategy ids.
-fn parse_strategies(text: &str) -> Result<Strategies, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(Strategies(StrategyId::ALL.to_vec()));
-    }
-    let ids = text.split(',').map(|name| StrategyId::parse(name).map_err(|e| e.to_string()));
-    ids.collect::<Result<Vec<_>, _>>().map(Strategies)
-}
-
 /// `--start-phase`: where a run starts relative to the display's refresh grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StartPhase {
@@ -435,7 +422,7 @@ fn trace_display(
                 return Err(usage(format!(
                     "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \
                      --refresh out to replay at that rate, or give one within 1 % of it",
-                    trim_hz(far.hz()),
+                    trim_number(far.hz(), 3),
                     measured.hz()
                 )));
             }
@@ -447,7 +434,7 @@ fn trace_display(
                 notices.push(format!(
                     "the capture's display changes follow its frame rate: refreshes are counted at {} Hz (set \
                      --refresh to the display's rate)",
-                    trim_hz(model.default_refresh.hz())
+                    trim_number(model.default_refresh.hz(), 3)
                 ));
             }
             vec![model.default_refresh]
@@ -467,242 +454,20 @@ fn trace_display(
     Ok((refreshes, vsync, notices))
 }
 
-/// `144`, `59.94`.
-fn trim_hz(hz: f64) -> String {
-    let text = format!("{hz:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-/// A hand-drawn `\r[####    ] 42%` on stderr, shown only once a run has
-/// taken more than a second and only when stderr is a terminal.
-struct Progress {
-    started: Instant,
-    enabled: bool,
-    shown: bool,
-    label: String,
-}
-
-impl Progress {
-    const WIDTH: usize = 30;
-    const DELAY: Duration = Duration::from_secs(1);
-
-    fn new(label: String) -> Progress {
-        Progress { started: Instant::now(), enabled: std::io::stderr().is_terminal(), shown: false, label }
-    }
-
-    fn update(&mut self, fraction: f64) {
-        if !self.enabled || self.started.elapsed() < Self::DELAY {
-            return;
-        }
-        self.shown = true;
-        let filled = ((fraction * Self::WIDTH as f64) as usize).min(Self::WIDTH);
-        let bar = format!("{}{}", "#".repeat(filled), " ".repeat(Self::WIDTH - filled));
-        eprint!("\r[{bar}] {:3.0}% {}", fraction * 100.0, self.label);
-    }
-
-    fn finish(&mut self) {
-        if self.shown {
-            eprint!("\r{}\r", " ".repeat(Self::WIDTH + 8 + self.label.chars().count()));
-            self.shown = false;
-        }
-    }
-}
-
-/// Runs `spec` on a fresh demo world (`World::new(&WorldConfig::default())`).
-pub fn simulate(spec: &RunSpec) -> RunOutcome {
-    let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
-    crate::monitor::simulate(spec, &mut world)
-}
-
-/// Runs one spec on a fresh demo world, with a progress bar if it is slow.
+/// Runs one spec on a fresh demo world, with a progress bar on a terminal
+/// once it has taken more than a second.
 fn run_one(spec: &RunSpec) -> RunOutcome {
-    let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
-    let mut progress = Progress::new(format!("{} @ {}", spec.strategy, spec.refresh));
-    let outcome = simulate_world(spec, &mut world, &mut |f| progress.update(f));
-    progress.finish();
+    const DELAY: Duration = Duration::from_secs(1);
+    let started = Instant::now();
+    let mut progress = Progress::terminal_only();
+    let label = format!("{} @ {}", spec.strategy, spec.refresh);
+    let outcome = crate::sim::simulate_with_progress(spec, &mut |fraction| {
+        if progress.enabled() && started.elapsed() >= DELAY {
+            progress.show(&format!("{} {:3.0}% {label}", bar(fraction, 30), fraction * 100.0));
+        }
+    });
+    progress.finish(false);
     outcome
-}
-
-/// The columns that name a group of a sweep: the same in each of its runs.
-const GROUP_COLUMNS: [&str; 6] = ["strategy", "refresh_hz", "vsync", "tick_rate", "model", "seed"];
-
-/// Mean, least and greatest value of one column over the runs of a sweep;
-/// `None` (JSON `null`) where no run defines it.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Spread {
-    /// Arithmetic mean.
-    pub mean: Option<f64>,
-    /// Least value.
-    pub min: Option<f64>,
-    /// Greatest value.
-    pub max: Option<f64>,
-}
-
-impl Spread {
-    /// Over the defined (finite) values.
-    pub fn of(values: impl IntoIterator<Item = f64>) -> Spread {
-        let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
-        if values.is_empty() {
-            return Spread { mean: None, min: None, max: None };
-        }
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
-        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        Spread { mean: Some(mean), min: Some(min), max: Some(max) }
-    }
-}
-
-/// One strategy × refresh of a `--phases N` sweep: the group columns of
-/// its runs, then `phases` (N), `phase_ms` (the start phases) and every
-/// other numeric report column as a [`Spread`], in report order. The pattern
-/// (a string) is left out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SweepRow {
-    /// `(column, value)` of [`GROUP_COLUMNS`], as the report's JSON has them.
-    pub group: Vec<(&'static str, serde_json::Value)>,
-    /// Runs in the group.
-    pub phases: usize,
-    /// `(column, spread)`, `phase_ms` first.
-    pub spreads: Vec<(&'static str, Spread)>,
-}
-
-impl SweepRow {
-    /// Folds the reports of one group (all of one strategy × refresh).
-    pub fn of(reports: &[RunReport], start_phases: &[Nanos]) -> SweepRow {
-        let objects: Vec<serde_json::Value> =
-            reports.iter().map(|r| serde_json::to_value(r).unwrap_or_default()).collect();
-        let first = objects.first().cloned().unwrap_or_default();
-        let group = GROUP_COLUMNS.iter().map(|&c| (c, first[c].clone())).collect();
-        let mut spreads = vec![("phase_ms", Spread::of(start_phases.iter().map(|&p| nanos_to_ms(p))))];
-        for column in FIELDS.iter().filter(|c| !GROUP_COLUMNS.contains(c)) {
-            // Numbers only; undefined values (NaN) are `null` in the report's JSON.
-            if first[*column].is_number() || first[*column].is_null() {
-                spreads.push((column, Spread::of(objects.iter().map(|o| o[*column].as_f64().unwrap_or(f64::NAN)))));
-            }
-        }
-        SweepRow { group, phases: reports.len(), spreads }
-    }
-
-    fn json(&self) -> serde_json::Value {
-        let mut object = serde_json::Map::new();
-        for (column, value) in &self.group {
-            object.insert((*column).to_owned(), value.clone());
-        }
-        object.insert("phases".to_owned(), self.phases.into());
-        for (column, spread) in &self.spreads {
-            object.insert((*column).to_owned(), serde_json::to_value(spread).unwrap_or_default());
-        }
-        serde_json::Value::Object(object)
-    }
-}
-
-/// A group value as a table or CSV cell (`catch-up`, `59.94`, `on`).
-fn group_cell(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Bool(b) => if *b { "on" } else { "off" }.to_owned(),
-        serde_json::Value::Number(n) => {
-            let text = format!("{:.3}", n.as_f64().unwrap_or(f64::NAN));
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        }
-        other => other.to_string(),
-    }
-}
-
-/// Decimals a column is printed with: as the run table (counts whole,
-/// `speed_ratio` 5, per-minute rates 2, the rest 3); a mean of counts gets 1.
-fn decimals(column: &str, whole: bool) -> usize {
-    match column {
-        _ if whole => 0,
-        "speed_ratio" => 5,
-        "drift_ms_per_min" | "hitches_per_min" => 2,
-        _ => 3,
-    }
-}
-
-fn number(value: Option<f64>, decimals: usize) -> String {
-    value.map_or_else(|| "NaN".to_owned(), |v| format!("{v:.decimals$}"))
-}
-
-/// Whether the sweep table shows `column`: the start phase and the run
-/// table's numeric columns ([`TABLE_FIELDS`]); CSV and JSON carry them all.
-fn in_sweep_table(column: &str) -> bool {
-    column == "phase_ms" || TABLE_FIELDS.contains(&column)
-}
-
-/// The sweep as a table: one row per strategy × refresh, `mean [min–max]` per numeric column.
-fn sweep_table(rows: &[SweepRow], whole_columns: &[&str]) -> String {
-    let Some(first) = rows.first() else { return String::new() };
-    let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
-    header.push("phases".to_owned());
-    header.extend(first.spreads.iter().filter(|(c, _)| in_sweep_table(c)).map(|(c, _)| (*c).to_owned()));
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| {
-            let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
-            line.push(row.phases.to_string());
-            for (column, spread) in row.spreads.iter().filter(|(c, _)| in_sweep_table(c)) {
-                let whole = whole_columns.contains(column);
-                let (mean_decimals, range_decimals) =
-                    if whole { (1, 0) } else { (decimals(column, false), decimals(column, false)) };
-                line.push(format!(
-                    "{} [{}–{}]",
-                    number(spread.mean, mean_decimals),
-                    number(spread.min, range_decimals),
-                    number(spread.max, range_decimals)
-                ));
-            }
-            line
-        })
-        .collect();
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| cells.iter().map(|r| r[c].chars().count()).chain([header[c].chars().count()]).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for line in std::iter::once(&header).chain(&cells) {
-        let mut text = String::new();
-        for (c, cell) in line.iter().enumerate() {
-            let w = widths[c];
-            // Names left-aligned (strategy, model), numbers right-aligned, as the run table.
-            if c == 0 || c == 4 {
-                let _ = write!(text, "{cell:<w$}  ");
-            } else {
-                let _ = write!(text, "{cell:>w$}  ");
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// The sweep as CSV: the group columns, `phases`, then `<column>_mean`,
-/// `<column>_min`, `<column>_max` per numeric column (empty where undefined).
-fn sweep_csv(rows: &[SweepRow]) -> String {
-    let Some(first) = rows.first() else { return String::new() };
-    let mut header: Vec<String> = first.group.iter().map(|(c, _)| (*c).to_owned()).collect();
-    header.push("phases".to_owned());
-    for (column, _) in &first.spreads {
-        header.extend(["mean", "min", "max"].map(|s| format!("{column}_{s}")));
-    }
-    let mut out = header.join(",");
-    out.push('\n');
-    for row in rows {
-        let mut line: Vec<String> = row.group.iter().map(|(_, v)| group_cell(v)).collect();
-        line.push(row.phases.to_string());
-        for (_, spread) in &row.spreads {
-            line.extend([spread.mean, spread.min, spread.max].map(|v| v.map(|v| v.to_string()).unwrap_or_default()));
-        }
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
-}
-
-/// Counts in the report (integers in its JSON): their means get one decimal, their ranges none.
-fn whole_columns(reports: &[RunReport]) -> Vec<&'static str> {
-    let Some(first) = reports.first().and_then(|r| serde_json::to_value(r).ok()) else { return Vec::new() };
-    FIELDS.iter().copied().filter(|c| first[*c].is_u64() || first[*c].is_i64()).collect()
 }
 
 /// Renders the invocation's output (stdout text, stderr text).
@@ -770,7 +535,7 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
 /// [`CliError::Usage`] for bad flags, an unusable trace, a run over the
 /// frame budget or an unwritable plot path; [`CliError::Runtime`] when the
 /// output or the plot cannot be written after the runs.
-pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
+pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     if args.fields {
         return write_stdout(&crate::monitor::definitions_markdown());
     }
@@ -788,7 +553,7 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<(), CliError> {
     let plotted = match &invocation.plot {
         Some(path) => {
             let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-            crate::plot::write_plot(path, &reports).map_err(CliError::Runtime)
+            crate::plot::write_plot(path, &reports).map_err(|e| CliError::Runtime(e.to_string()))
         }
         None => Ok(()),
     };
@@ -941,54 +706,5 @@ mod tests {
         assert!(phases.iter().all(|&p| p < 16_666_667), "{phases:?}");
         assert!(phases[0] != phases[1] && phases[1] != phases[2], "{phases:?}");
         assert!(inv.runs.iter().all(|r| r.seed == 0), "the model's noise stays the same");
-    }
-
-    fn report(strategy: &str, doubles: u64, judder: f64) -> RunReport {
-        RunReport {
-            strategy: strategy.into(),
-            refresh_hz: 60.0,
-            vsync: Some(true),
-            tick_rate: 60.0,
-            model: "glaiel".into(),
-            seed: 0,
-            total_updates: 600,
-            vsyncs: 600,
-            double_updates: doubles,
-            skipped_renders: doubles,
-            repeated_frames: 0,
-            game_time_s: 10.0,
-            system_time_s: 10.0,
-            speed_ratio: 1.0,
-            judder_ms: judder,
-            hitches: doubles * 2,
-            latency_ms: f64::NAN,
-            pattern: "1111".into(),
-            ..RunReport::default()
-        }
-    }
-
-    #[test]
-    fn a_sweep_row_holds_the_mean_and_range_of_every_numeric_column() {
-        let row = SweepRow::of(
-            &[report("catch-up", 0, 1.0), report("catch-up", 150, 4.0), report("catch-up", 30, 1.0)],
-            &[0, 1_000_000, 8_000_000],
-        );
-        assert_eq!(row.phases, 3);
-        assert_eq!(row.group[0], ("strategy", serde_json::json!("catch-up")));
-        let spread = |c: &str| row.spreads.iter().find(|(name, _)| *name == c).map(|(_, s)| *s).expect(c);
-        assert_eq!(spread("phase_ms"), Spread { mean: Some(3.0), min: Some(0.0), max: Some(8.0) });
-        assert_eq!(spread("double_updates"), Spread { mean: Some(60.0), min: Some(0.0), max: Some(150.0) });
-        assert_eq!(spread("judder_ms"), Spread { mean: Some(2.0), min: Some(1.0), max: Some(4.0) });
-        assert_eq!(spread("latency_ms"), Spread { mean: None, min: None, max: None }, "undefined in every run");
-        assert!(row.spreads.iter().all(|(c, _)| *c != "pattern" && *c != "seed"), "{row:?}");
-        let table = sweep_table(std::slice::from_ref(&row), &whole_columns(&[report("x", 0, 0.0)]));
-        assert!(table.contains("60.0 [0–150]"), "{table}");
-        assert!(table.contains("2.000 [1.000–4.000]"), "{table}");
-        let csv = sweep_csv(&[row]);
-        assert!(
-            csv.lines().next().is_some_and(|h| h.contains("double_updates_mean,double_updates_min,double_updates_max")),
-            "{csv}"
-        );
-        assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("catch-up,60,on,60,glaiel,0,3,3,0,8,")), "{csv}");
     }
 }

@@ -1,0 +1,171 @@
+//! `timestep-lab measure`: its flags, their checks, and the tour in the
+//! window ([`crate::app::measure`]) that writes the report card.
+
+use std::path::PathBuf;
+
+use crate::app::config::{DEFAULT_SPRITES, Emulation, MAX_JITTER_US, PresentModeRequest, RunConfig};
+use crate::app::measure::{MonitorChoice, OUTPUTS, Tour, TourPlan};
+use crate::cli::{self, Bounds, EmulatedRefresh, StrategyList, Unit};
+use crate::error::CliError;
+use crate::strategy::{FuzzyVariant, StrategyConfig};
+use crate::time::{Nanos, Rate};
+
+/// `--seconds-per-strategy` and `--probe-seconds`: more than 0, at most 10 minutes.
+pub const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 600.0, unit: Unit::Seconds };
+
+fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(MonitorChoice::All);
+    }
+    cli::whole(1, u64::from(u32::MAX))(text)
+        .map(|n| MonitorChoice::One(usize::try_from(n).unwrap_or(usize::MAX)))
+        .map_err(|e| format!("{e}, or 'all'"))
+}
+
+/// Arguments of `timestep-lab measure`.
+///
+/// Runs a scripted tour in the window: each supported present mode is
+/// checked for vsync and its present intervals, then every strategy runs a
+/// few seconds with vsync on and again with vsync off. Writes report.json,
+/// report.html and screenshot.png into --out.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MeasureArgs {
+    /// Directory for report.json, report.html and screenshot.png (created if missing).
+    #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
+    pub out: PathBuf,
+
+    /// The monitor to measure (numbered from 1), or `all` to visit each in turn.
+    /// Default: the one the window opens on.
+    #[arg(long, value_name = "N|all", value_parser = parse_monitor)]
+    pub monitor: Option<MonitorChoice>,
+
+    /// How long each strategy runs in each vsync pass, seconds.
+    #[arg(long, value_name = "S", default_value = "3", value_parser = SEGMENT_SECONDS.nanos())]
+    pub seconds_per_strategy: Nanos,
+
+    /// How long each present mode is probed, seconds.
+    #[arg(long, value_name = "S", default_value = "2", value_parser = SEGMENT_SECONDS.nanos())]
+    pub probe_seconds: Nanos,
+
+    /// Strategies to run: `all`, or ids separated by commas (`interpolated,snapped`).
+    #[arg(long, value_name = "IDS|all", default_value = "all", value_parser = cli::strategy_list)]
+    pub strategies: StrategyList,
+
+    /// Skip the pass with vsync off.
+    #[arg(long)]
+    pub no_vsync_off: bool,
+
+    /// Simulation tick rate, Hz (e.g. 60, 59.94, 60000/1001).
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate)]
+    pub tick_rate: Rate,
+
+    /// Fuzzy timer variant.
+    #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
+          value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
+    pub fuzzy_variant: FuzzyVariant,
+
+    /// Pace vsync-on presents to a virtual vblank grid at HZ, or per monitor as
+    /// 1=59.94,2=144 (see `run --emulate-refresh`).
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh)]
+    pub emulate_refresh: Option<EmulatedRefresh>,
+
+    /// Wake-up jitter of the emulated vblank, µs (needs --emulate-refresh).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
+    pub emulate_jitter_us: Option<u64>,
+
+    /// A name for this machine in the report (the host name is not read).
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+
+    /// Fullscreen on the measured monitor (borderless).
+    #[arg(long)]
+    pub fullscreen: bool,
+
+    /// Window size in physical pixels (`WIDTHxHEIGHT`).
+    #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
+          value_parser = cli::size)]
+    pub window_size: [u32; 2],
+
+    /// Leave the overlay out (it costs frame time on a slow adapter).
+    #[arg(long)]
+    pub no_overlay: bool,
+
+    /// Noise seed (emulated jitter).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
+    pub seed: u64,
+}
+
+fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
+    CliError::Usage(format!("--{flag}: {message}"))
+}
+
+/// Runs `timestep-lab measure`.
+///
+/// # Errors
+/// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
+/// (checked before the window opens); [`CliError::Runtime`] as for `run`.
+pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
+    let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
+        (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
+        (None, None) => None,
+        (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
+    };
+    if args.out.is_file() {
+        return Err(usage("out", format!("'{}' is a file; give a directory", args.out.display())));
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| usage("out", format!("cannot create '{}': {e}", args.out.display())))?;
+    for name in OUTPUTS {
+        cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
+    }
+    let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
+    let config = RunConfig {
+        strategy: first,
+        strategy_config: StrategyConfig {
+            tick_rate: args.tick_rate,
+            fuzzy_variant: args.fuzzy_variant,
+            ..StrategyConfig::default()
+        },
+        present_mode: PresentModeRequest::Auto,
+        sprites: DEFAULT_SPRITES,
+        monitor: match args.monitor {
+            Some(MonitorChoice::One(n)) => Some(n - 1),
+            Some(MonitorChoice::All) => Some(0),
+            None => None,
+        },
+        fullscreen: args.fullscreen,
+        window_size: args.window_size,
+        exit_after: None,
+        stats_json: None,
+        screenshot: None,
+        emulation,
+        no_overlay: args.no_overlay,
+        seed: args.seed,
+        lanes: StrategyList::default(),
+        start_in_lanes: false,
+        frame_log: None,
+    };
+    let tour = Tour::new(TourPlan {
+        out: args.out.clone(),
+        monitors: args.monitor,
+        strategies: args.strategies.0.clone(),
+        run_length: args.seconds_per_strategy,
+        probe_length: args.probe_seconds,
+        vsync_off: !args.no_vsync_off,
+        name: args.name.clone(),
+    });
+    crate::app::run_app(config, Some(tour))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitor_is_a_number_from_one_or_all() {
+        assert_eq!(parse_monitor("2"), Ok(MonitorChoice::One(2)));
+        assert_eq!(parse_monitor("ALL"), Ok(MonitorChoice::All));
+        let err = parse_monitor("0").unwrap_err();
+        assert!(err.contains("out of range") && err.ends_with("or 'all'"), "{err}");
+    }
+}

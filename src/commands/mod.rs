@@ -1,0 +1,19 @@
+//! The four commands of `timestep-lab`, each with its flags and its entry point.
+//!
+//! ```text
+//! main.rs ──► run       the demo window (the default): RunArgs ──► app::RunConfig ──► app::run_app
+//!         ├─► simulate  the virtual monitor: SimulateArgs ──► one RunSpec per run ──► sim::simulate
+//!         │             ──► table / CSV / JSON (sweep: --phases), --plot, --timeline
+//!         ├─► measure   the report-card tour: MeasureArgs ──► app::measure::Tour in the window
+//!         └─► compare   report cards and simulator runs side by side: report_card::compare
+//! ```
+//!
+//! A command owns its flags and calls library code; no library module calls
+//! a command. The flag types the commands share (rates, strategy lists,
+//! sizes, numbers with a unit, output-file checks) are in [`crate::cli`].
+
+pub mod compare;
+pub mod measure;
+pub mod run;
+pub mod simulate;
+mod sweep;

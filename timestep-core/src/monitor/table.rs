@@ -1,0 +1,75 @@
+//! The one aligned text table every printed report uses (the simulator's
+//! run table, its sweep table).
+//!
+//! ```text
+//! let mut t = Table::new(["strategy", "hz"]).left(&[0]);     strategy     hz
+//! t.push(["fuzzy", "59.94"]);                            ──►  fuzzy     59.94
+//! ```
+
+use std::fmt::Write as _;
+
+/// An aligned text table: columns as wide as their widest cell, two spaces
+/// apart, numbers right-aligned and the columns named by [`Table::left`]
+/// left-aligned; no trailing spaces.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    left: Vec<usize>,
+}
+
+impl Table {
+    /// A table with this header row.
+    pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Table {
+        Table { header: header.into_iter().map(Into::into).collect(), rows: Vec::new(), left: Vec::new() }
+    }
+
+    /// Left-aligns the columns at these indices (names; everything else is a number).
+    #[must_use]
+    pub fn left(mut self, columns: &[usize]) -> Table {
+        self.left = columns.to_vec();
+        self
+    }
+
+    /// Adds a row; missing cells are empty.
+    pub fn push<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+}
+
+impl std::fmt::Display for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cell = |row: &[String], c: usize| row.get(c).map_or("", String::as_str).to_owned();
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|c| {
+                std::iter::once(&self.header).chain(&self.rows).map(|r| cell(r, c).chars().count()).max().unwrap_or(0)
+            })
+            .collect();
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let mut line = String::new();
+            for (c, &w) in widths.iter().enumerate() {
+                let text = cell(row, c);
+                if self.left.contains(&c) {
+                    let _ = write!(line, "{text:<w$}  ");
+                } else {
+                    let _ = write!(line, "{text:>w$}  ");
+                }
+            }
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_aligns_names_left_and_numbers_right_without_trailing_spaces() {
+        let mut table = Table::new(["strategy", "hz", "model"]).left(&[0, 2]);
+        table.push(["fuzzy", "59.94", "glaiel"]);
+        table.push(["catch-up", "144", "desktop"]);
+        assert_eq!(table.to_string(), "strategy     hz  model\nfuzzy     59.94  glaiel\ncatch-up    144  desktop\n");
+    }
+}

@@ -68,7 +68,7 @@ fn sprites(n: usize) -> Vec<Instance> {
 
 fn gpu() -> Option<GpuContext> {
     // As `main` does: keep lavapipe's freed per-frame memory (see render/heap.rs).
-    timestep_lab::render::heap::keep_freed_heap_memory();
+    timestep_lab::platform::keep_freed_heap_memory();
     match GpuContext::new_headless() {
         Ok(gpu) => {
             log::info!("benchmarking on {}", gpu.adapter_summary());

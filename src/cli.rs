@@ -19,8 +19,7 @@
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RateError, SUPPORTED_RATES, ms_to_nanos, secs_to_nanos};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use std::fs::OpenOptions;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A tick or refresh rate within [`SUPPORTED_RATES`] (`60`, `59.94`, `60000/1001`).
 ///
@@ -258,36 +257,7 @@ pub fn png_file_name(text: &str) -> Result<PathBuf, String> {
     ))
 }
 
-/// Checks, before any work, that `path` can be written, so that a long run
-/// does not end in an error that loses its results.
-///
-/// An existing file is opened for writing without truncation: its contents
-/// stay until the result replaces them. A missing file is created empty and
-/// removed again, so nothing is left behind if the run fails.
-///
-/// # Errors
-/// A directory, a missing parent directory, or a file that cannot be created
-/// or opened for writing (read-only, `/proc`); the message says which.
-pub fn check_writable(path: &Path) -> Result<(), String> {
-    let shown = path.display();
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => return Err(format!("'{shown}' is a directory; give a file name in it")),
-        Ok(_) => {
-            return OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map(drop)
-                .map_err(|e| format!("cannot write '{shown}': {e}"));
-        }
-        Err(_) => {}
-    }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(format!("cannot write '{shown}': the directory '{}' does not exist", parent.display()));
-    }
-    OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| format!("cannot write '{shown}': {e}"))?;
-    std::fs::remove_file(path).map_err(|e| format!("cannot write '{shown}': created it but cannot remove it: {e}"))
-}
+pub use crate::platform::check_writable;
 
 #[cfg(test)]
 mod tests {
@@ -380,35 +350,5 @@ mod tests {
         assert!(err.contains("write dir/shot.png"), "{err}");
         assert!(png_file_name("shot").is_err());
         assert!(png_file_name("").is_err());
-    }
-
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("timestep-lab-cli-unit-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        dir
-    }
-
-    #[test]
-    fn a_missing_file_is_created_and_removed_again() {
-        let path = scratch_dir("missing").join("out.json");
-        assert_eq!(check_writable(&path), Ok(()));
-        assert!(!path.exists(), "the check leaves nothing behind");
-    }
-
-    #[test]
-    fn an_existing_file_keeps_its_contents() {
-        let path = scratch_dir("existing").join("out.json");
-        std::fs::write(&path, "previous run").expect("write");
-        assert_eq!(check_writable(&path), Ok(()));
-        assert_eq!(std::fs::read_to_string(&path).expect("read"), "previous run");
-    }
-
-    #[test]
-    fn directories_missing_parents_and_proc_are_refused() {
-        let dir = scratch_dir("dir");
-        assert!(check_writable(&dir).unwrap_err().contains("is a directory"));
-        let orphan = dir.join("no-such-dir").join("out.json");
-        assert!(check_writable(&orphan).unwrap_err().contains("does not exist"));
-        assert!(check_writable(Path::new("/proc/x.json")).unwrap_err().starts_with("cannot write '/proc/x.json'"));
     }
 }

@@ -17,6 +17,16 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// A usage error (exit code 2) with `err`'s one-line message.
+    pub fn usage(err: impl std::fmt::Display) -> CliError {
+        CliError::Usage(err.to_string())
+    }
+
+    /// A runtime error (exit code 1) with `err`'s one-line message.
+    pub fn runtime(err: impl std::fmt::Display) -> CliError {
+        CliError::Runtime(err.to_string())
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod output;
+pub mod platform;
 pub mod plot;
 pub mod render;
 pub mod report_card;

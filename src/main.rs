@@ -44,7 +44,7 @@ fn fail(err: &CliError) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    timestep_lab::render::heap::keep_freed_heap_memory();
+    timestep_lab::platform::keep_freed_heap_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help, --version: clap's own output on stdout, exit 0.
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
         }
         Err(err) => return fail(&CliError::from_clap(&err)),
     };
-    timestep_lab::app::init_logger();
+    timestep_lab::platform::init_logger();
     let result = match cli.command {
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Measure(args)) => commands::measure::run(&args),

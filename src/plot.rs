@@ -5,6 +5,29 @@
 //! drift (speed ratio − 1, in %). A perfect run has no bars at all.
 
 use crate::monitor::RunReport;
+
+/// Why a plot could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The plotting library failed while drawing.
+    #[error("cannot draw a plot: {0}")]
+    Draw(String),
+    /// The SVG file could not be written.
+    #[error("cannot write plot '{}': {message}", path.display())]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl PlotError {
+    /// A drawing failure of the plotting library.
+    pub fn draw(e: impl std::fmt::Display) -> PlotError {
+        PlotError::Draw(e.to_string())
+    }
+}
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -29,14 +52,14 @@ fn panel<'a, 'b>(
     y_desc: &str,
     n: usize,
     (lo, hi): (f64, f64),
-) -> Result<Chart<'a, 'b>, String> {
+) -> Result<Chart<'a, 'b>, PlotError> {
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 20))
         .margin(10)
         .x_label_area_size(LABEL_AREA)
         .y_label_area_size(60)
         .build_cartesian_2d(-0.5..(n as f64 - 0.5), lo..hi)
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -45,7 +68,7 @@ fn panel<'a, 'b>(
         .x_labels(0)
         .y_desc(y_desc)
         .draw()
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     Ok(chart)
 }
 
@@ -58,7 +81,7 @@ fn label_runs(
     chart: &Chart<'_, '_>,
     labels: &[String],
     lo: f64,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let rotate = labels.len() > 4;
     for (i, label) in labels.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64, lo));
@@ -68,7 +91,7 @@ fn label_runs(
         } else {
             style.into_text_style(root).pos(Pos::new(HPos::Center, VPos::Top))
         };
-        root.draw(&Text::new(label.clone(), (x, y + 6), style)).map_err(|e| e.to_string())?;
+        root.draw(&Text::new(label.clone(), (x, y + 6), style)).map_err(PlotError::draw)?;
     }
     Ok(())
 }
@@ -90,11 +113,12 @@ fn bounds(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), String> {
-    let labels: Vec<String> = reports.iter().map(|r| format!("{} @ {}", r.strategy, trim_hz(r.refresh_hz))).collect();
+pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
+    let labels: Vec<String> =
+        reports.iter().map(|r| format!("{} @ {}", r.strategy, crate::monitor::trim_number(r.refresh_hz, 3))).collect();
     let width = (160 + 70 * reports.len()).clamp(800, 4000) as u32;
     let root = SVGBackend::new(path, (width, 1200)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    root.fill(&WHITE).map_err(PlotError::draw)?;
     let panels = root.split_evenly((3, 1));
 
     let judder: Vec<f64> = reports.iter().map(|r| finite(r.judder_ms)).collect();
@@ -102,7 +126,7 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), String> {
     let mut chart = panel(&panels[0], "judder (RMS of the per-frame motion error)", "ms", labels.len(), range)?;
     chart
         .draw_series(judder.iter().enumerate().map(|(i, &v)| bar(i, -0.4, 0.4, v, BLUE.mix(0.7))))
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     label_runs(&root, &chart, &labels, range.0)?;
 
     let doubles: Vec<f64> = reports.iter().map(|r| per_mille(r.double_updates, r.vsyncs)).collect();
@@ -112,10 +136,10 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), String> {
     let mut chart = panel(&panels[1], caption, "per 1000 refreshes", labels.len(), range)?;
     chart
         .draw_series(doubles.iter().enumerate().map(|(i, &v)| bar(i, -0.4, 0.0, v, RED.mix(0.8))))
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     chart
         .draw_series(skips.iter().enumerate().map(|(i, &v)| bar(i, 0.0, 0.4, v, RGBColor(230, 140, 0).mix(0.8))))
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     label_runs(&root, &chart, &labels, range.0)?;
 
     let drift: Vec<f64> = reports.iter().map(|r| finite((r.speed_ratio - 1.0) * 100.0)).collect();
@@ -123,13 +147,8 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), String> {
     let mut chart = panel(&panels[2], "drift (game speed - real speed)", "%", labels.len(), range)?;
     chart
         .draw_series(drift.iter().enumerate().map(|(i, &v)| bar(i, -0.4, 0.4, v, GREEN.mix(0.7))))
-        .map_err(|e| e.to_string())?;
+        .map_err(PlotError::draw)?;
     label_runs(&root, &chart, &labels, range.0)?;
 
-    root.present().map_err(|e| format!("cannot write plot '{}': {e}", path.display()))
-}
-
-fn trim_hz(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    root.present().map_err(|e| PlotError::Write { path: path.to_owned(), message: e.to_string() })
 }

@@ -140,6 +140,25 @@ fn files_that_are_not_reports_or_runs_exit_2_naming_the_file() {
     }
 }
 
+/// `compare /dev/zero` grew to 12 GB before the reads were bounded. Under a 400 MB address-space
+/// limit (the debug binary alone maps about 100 MB) an unbounded read ends in "out of memory";
+/// the bounded one stops at its 16 MB limit and says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_file_exits_2_naming_the_size_limit_within_400_mb() {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 400000 && exec \"$0\" compare /dev/zero", env!("CARGO_BIN_EXE_timestep-lab")])
+        .output()
+        .expect("sh runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "timestep-lab: '/dev/zero' is larger than 16 MB, the most this reads (is it the right file?)",
+        "one line naming the limit"
+    );
+}
+
 #[test]
 fn a_negative_drift_bound_exits_2() {
     let [a, _] = fixtures();

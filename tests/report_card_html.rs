@@ -81,7 +81,7 @@ fn write_report_html_writes_the_page_and_names_a_bad_path() {
     write_report_html(&card, &path).expect("written");
     let written = std::fs::read_to_string(&path).expect("readable");
     assert_eq!(written, report_html(&card).expect("renders"));
-    let err = write_report_html(&card, &dir.join("missing/report.html")).expect_err("no such directory");
+    let err = write_report_html(&card, &dir.join("missing/report.html")).expect_err("no such directory").to_string();
     assert!(err.contains("missing/report.html") && !err.contains('\n'), "{err}");
 }
 

@@ -13,7 +13,9 @@
 //! Readings are taken at most every [`SAMPLE_INTERVAL`]; in between, [`CpuSampler::sample`]
 //! returns the last value without touching the file system. Elsewhere it returns `None`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::platform::Instant;
 
 /// Clock ticks per second of `/proc` times. This is the kernel's `USER_HZ`, part of the Linux
 /// user-space ABI and 100 on every architecture Rust targets (what `sysconf(_SC_CLK_TCK)`
@@ -63,7 +65,7 @@ pub struct CpuSampler {
 impl CpuSampler {
     /// A sampler of this process, with no reading yet.
     pub fn new() -> Self {
-        Self::with_source(read_own_ticks)
+        Self::with_source(crate::platform::read_own_cpu_ticks)
     }
 
     /// A sampler reading ticks from `source` (given a reusable text buffer).
@@ -96,20 +98,6 @@ impl CpuSampler {
     pub fn last_percent(&self) -> Option<f64> {
         self.percent
     }
-}
-
-#[cfg(target_os = "linux")]
-fn read_own_ticks(buf: &mut String) -> Option<u64> {
-    use std::io::Read as _;
-    buf.clear();
-    let mut file = std::fs::File::open("/proc/self/stat").ok()?;
-    file.read_to_string(buf).ok()?;
-    parse_cpu_ticks(buf)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn read_own_ticks(_buf: &mut String) -> Option<u64> {
-    None
 }
 
 impl Default for CpuSampler {
@@ -184,6 +172,6 @@ mod tests {
     #[test]
     fn this_process_has_a_readable_tick_count() {
         let mut buf = String::new();
-        assert!(read_own_ticks(&mut buf).is_some(), "/proc/self/stat: {buf}");
+        assert!(crate::platform::read_own_cpu_ticks(&mut buf).is_some(), "/proc/self/stat: {buf}");
     }
 }

@@ -12,7 +12,6 @@
 //! The session holds every number; this type holds only what is platform
 //! (window, GPU) or demo (ghosts, load, player input, lane mode).
 
-use std::fs::File;
 use std::io::BufWriter;
 
 use winit::event_loop::ActiveEventLoop;
@@ -107,7 +106,7 @@ pub struct Demo {
     /// Where the pointer is, window pixels (a click selects the lane under it).
     pointer: Option<[f32; 2]>,
     /// `--frame-log`.
-    frame_log: Option<FrameLog<BufWriter<File>>>,
+    frame_log: Option<FrameLog<BufWriter<crate::platform::OutputFile>>>,
     /// `--seed`, for the lanes' reports.
     seed: u64,
     /// Whether [`Demo::warm_up`] has run.
@@ -386,7 +385,7 @@ impl Demo {
         }
         if now.saturating_sub(self.log_at) >= LOG_INTERVAL {
             self.log_at = now;
-            self.hud.cpu_percent = self.cpu.sample(std::time::Instant::now());
+            self.hud.cpu_percent = self.cpu.sample(crate::platform::Instant::now());
             self.hud.gpu_scene_ms = self.gfx.recent_times.scene_mean_ms();
             self.hud.gpu_overlay_ms = self.gfx.recent_times.overlay_mean_ms();
             self.gfx.recent_times = Default::default();

@@ -7,8 +7,9 @@
 //!   at exit:  screenshot() (scene + overlay, tiled readback), stats (adapter, surface counts, GPU means)
 //! ```
 
+use crate::platform::Instant;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
@@ -18,7 +19,7 @@ use crate::error::CliError;
 use crate::hud::HudData;
 use crate::render::gpu_timer::{GpuTimer, GpuTimes};
 use crate::render::overlay::Overlay;
-use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name};
+use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name, present_mode_title};
 use crate::render::{GpuContext, Screenshot, SpriteRenderer};
 use crate::session::PresentMode;
 use crate::sim::{Instance, World};
@@ -90,18 +91,6 @@ impl GpuTimeTotals {
     }
 }
 
-/// `Fifo`, `Mailbox`…: how the overlay, the verdict and the report name a mode.
-pub fn mode_title(mode: wgpu::PresentMode) -> &'static str {
-    match mode {
-        wgpu::PresentMode::Fifo => "Fifo",
-        wgpu::PresentMode::FifoRelaxed => "FifoRelaxed",
-        wgpu::PresentMode::Mailbox => "Mailbox",
-        wgpu::PresentMode::Immediate => "Immediate",
-        wgpu::PresentMode::AutoVsync => "AutoVsync",
-        wgpu::PresentMode::AutoNoVsync => "AutoNoVsync",
-    }
-}
-
 /// Everything on the GPU side of the window.
 pub struct Gfx {
     /// Instance, adapter, device, queue.
@@ -132,7 +121,7 @@ impl Gfx {
             event_loop.owned_display_handle(),
         )));
         let raw_surface = WindowSurface::create(&instance, Arc::clone(window)).map_err(|e| runtime(&e))?;
-        let gpu = pollster::block_on(GpuContext::new(instance, Some(&raw_surface))).map_err(|e| runtime(&e))?;
+        let gpu = crate::platform::block_on(GpuContext::new(instance, Some(&raw_surface))).map_err(|e| runtime(&e))?;
         log::info!("rendering on {}", gpu.adapter_summary());
         let alarms = Arc::new(Mutex::new(GpuAlarms::default()));
         let lost = Arc::clone(&alarms);
@@ -190,7 +179,7 @@ impl Gfx {
     /// The present mode in effect, as the session names it.
     pub fn present_mode(&self) -> PresentMode {
         let mode = self.surface.present_mode();
-        PresentMode { name: mode_title(mode).to_owned(), vsync: is_vsync_mode(mode) }
+        PresentMode { name: present_mode_title(mode).to_owned(), vsync: is_vsync_mode(mode) }
     }
 
     /// Switches to the next present mode the surface supports; returns the one in effect.

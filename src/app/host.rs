@@ -23,7 +23,6 @@ use winit::window::Window;
 
 use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
-use crate::app::wait;
 use crate::frame::FrameHost;
 use crate::hud::HudData;
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
@@ -148,7 +147,7 @@ impl<'a> WindowHost<'a> {
     fn load(&self) {
         if self.scene.load > 0 {
             let start = self.clock.now();
-            wait::busy_until(self.clock, start.saturating_add(self.scene.load));
+            crate::platform::busy_until(self.clock, start.saturating_add(self.scene.load));
         }
     }
 
@@ -210,7 +209,7 @@ impl<'a> WindowHost<'a> {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
             let vblank = vsync.next(self.clock.now());
-            wait::spin_until(self.clock, vblank.wake);
+            crate::platform::spin_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
             frame.present(queue);
             self.outcome.blocked += self.clock.now().saturating_sub(before);
@@ -235,7 +234,7 @@ impl<'a> WindowHost<'a> {
             log::debug!("waiting for the GPU before a held present failed: {err}");
         }
         let ready = self.clock.now();
-        wait::spin_until(self.clock, target);
+        crate::platform::spin_until(self.clock, target);
         self.window.pre_present_notify();
         let call_start = self.clock.now();
         frame.present(&self.gfx.gpu.queue);

@@ -436,7 +436,7 @@ impl Tour {
         }
         self.finish_monitor(config);
         let card = self.card.take().ok_or_else(|| CliError::Runtime("the tour never started".to_owned()))?;
-        let runtime = CliError::Runtime;
+        let runtime = CliError::runtime;
         card.write(&self.out.join(OUTPUTS[0])).map_err(runtime)?;
         write_report_html(&card, &self.out.join(OUTPUTS[1])).map_err(runtime)?;
         demo.screenshot(&self.out.join(OUTPUTS[2]))?;
@@ -492,9 +492,9 @@ fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, 
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.
 fn mode_label(mode: Mode, emulated_hz: Option<f64>) -> String {
-    let name = crate::app::gfx::mode_title(mode.present);
+    let name = crate::render::surface::present_mode_title(mode.present);
     match (mode.emulated, emulated_hz) {
-        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::report_card::plots::trim(hz, 3)),
+        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::monitor::trim_number(hz, 3)),
         (true, None) => format!("{name} + emulated vblank"),
         (false, _) => name.to_owned(),
     }

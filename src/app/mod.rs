@@ -36,15 +36,6 @@ pub use config::RunConfig;
 
 use crate::error::CliError;
 
-/// Default log filter: the app at `info`, the GPU stack only when it has something to say.
-pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
-
-/// Installs the logger every command logs through: `RUST_LOG`, else
-/// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
-pub fn init_logger() {
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
-}
-
 /// What the user reads when no window can be opened; winit's own error
 /// (which names a source file in the cargo registry) goes to the debug log.
 pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY or WAYLAND_DISPLAY, or run \
@@ -61,28 +52,11 @@ pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), Cli
         log::debug!("winit could not create an event loop: {e}");
         CliError::Runtime(NO_DISPLAY.to_owned())
     })?;
-    end_on_signals(event_loop.create_proxy());
-    let mut app = match tour {
+    let proxy = event_loop.create_proxy();
+    crate::platform::on_end_signal(move || proxy.send_event(shell::UserEvent::Terminate).is_ok());
+    let app = match tour {
         Some(tour) => shell::App::with_tour(config, tour),
         None => shell::App::new(config),
     };
-    event_loop.run_app(&mut app).map_err(|e| CliError::Runtime(format!("the event loop failed: {e}")))?;
-    app.into_result()
-}
-
-/// SIGINT and SIGTERM (Ctrl+C, Ctrl+Break and closing the console on
-/// Windows) end the run the way `Esc` does: the screenshot and the stats are
-/// written and the exit code is 0. A second signal while that is under way
-/// exits at once with 130.
-fn end_on_signals(proxy: winit::event_loop::EventLoopProxy<shell::UserEvent>) {
-    let mut signalled = false;
-    let handler = move || {
-        if signalled || proxy.send_event(shell::UserEvent::Terminate).is_err() {
-            std::process::exit(130);
-        }
-        signalled = true;
-    };
-    if let Err(err) = ctrlc::set_handler(handler) {
-        log::warn!("cannot catch SIGINT/SIGTERM ({err}): a signal ends the run without its outputs");
-    }
+    crate::platform::run_event_loop(event_loop, app).map_err(CliError::Runtime)?.into_result()
 }

@@ -148,7 +148,7 @@ impl App {
                 event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
             }
             WakePlan::SpinThenRedraw(at) => {
-                wait::spin_until(clock, at);
+                crate::platform::spin_until(clock, at);
                 demo.win.redraw_pending = Some(clock.now());
                 demo.win.window.request_redraw();
                 event_loop.set_control_flow(wait_until(now + IDLE_RETRY));

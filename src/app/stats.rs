@@ -59,8 +59,7 @@ impl StatsJson {
     pub fn write(&self, path: &Path) -> Result<(), CliError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| CliError::Runtime(format!("could not encode the stats: {e}")))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| CliError::Runtime(format!("could not write {}: {e}", path.display())))
+        crate::platform::write_file(path, text + "\n").map_err(CliError::Runtime)
     }
 }
 
@@ -78,13 +77,13 @@ pub struct FrameLog<W: Write> {
     failed: Option<std::io::Error>,
 }
 
-impl FrameLog<std::io::BufWriter<std::fs::File>> {
+impl FrameLog<std::io::BufWriter<crate::platform::OutputFile>> {
     /// Creates (or truncates) `path` and writes the header.
     ///
     /// # Errors
     /// [`CliError::Usage`] naming `--frame-log` when the file cannot be created.
     pub fn create(path: &Path) -> Result<Self, CliError> {
-        let file = std::fs::File::create(path)
+        let file = crate::platform::create_file(path)
             .map_err(|e| CliError::Usage(format!("--frame-log: cannot create {} ({e})", path.display())))?;
         FrameLog::new(std::io::BufWriter::new(file))
             .map_err(|e| CliError::Usage(format!("--frame-log: cannot write {} ({e})", path.display())))

@@ -14,11 +14,11 @@
 //!
 //! The first part goes through winit (`ControlFlow::WaitUntil`), so input and
 //! resize events are still handled; only the last [`SPIN_MARGIN`] is spent
-//! in [`spin_until`].
+//! in the platform's [`crate::platform::spin_until`].
 
 use std::time::Duration;
 
-use crate::time::{Clock, Nanos, RealClock};
+use crate::time::Nanos;
 
 /// How much of a precise wait is spun instead of slept. Linux timer slack
 /// plus scheduler latency under load is well below a millisecond; 1 ms of
@@ -27,30 +27,6 @@ pub const SPIN_MARGIN: Duration = Duration::from_millis(1);
 
 /// [`SPIN_MARGIN`] in nanoseconds.
 pub const SPIN_MARGIN_NANOS: Nanos = SPIN_MARGIN.as_nanos() as Nanos;
-
-/// Blocks until `clock` reads at least `deadline`: native sleep for all but
-/// the last [`SPIN_MARGIN`], then a busy spin. The spin does not yield: on a
-/// loaded machine a yield hands the core away for a whole timeslice, which
-/// made emulated presents ~3 ms late instead of ~0.03 ms. Returns at once for
-/// past deadlines.
-pub fn spin_until(clock: &RealClock, deadline: Nanos) {
-    let now = clock.now();
-    if deadline <= now {
-        return;
-    }
-    let native_accuracy = u32::try_from(SPIN_MARGIN.as_nanos()).unwrap_or(u32::MAX);
-    spin_sleep::SpinSleeper::new(native_accuracy)
-        .with_spin_strategy(spin_sleep::SpinStrategy::SpinLoopHint)
-        .sleep_until(clock.instant_at(deadline));
-}
-
-/// Burns the CPU until `clock` reads `deadline` (artificial load must use the
-/// core, not sleep, or it would not be load).
-pub fn busy_until(clock: &RealClock, deadline: Nanos) {
-    while clock.now() < deadline {
-        std::hint::spin_loop();
-    }
-}
 
 /// What the event loop should do about a wake time, decided in `about_to_wait`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,14 +66,5 @@ mod tests {
         assert_eq!(plan_wake(t, Some(t + SPIN_MARGIN_NANOS)), WakePlan::SpinThenRedraw(t + SPIN_MARGIN_NANOS));
         assert_eq!(plan_wake(t, Some(t + 10)), WakePlan::SpinThenRedraw(t + 10));
         assert_eq!(plan_wake(t, Some(t + 16_000_000)), WakePlan::SleepUntil(t + 16_000_000 - SPIN_MARGIN_NANOS));
-    }
-
-    #[test]
-    fn spin_until_returns_at_or_after_the_deadline() {
-        let clock = RealClock::new();
-        let deadline = clock.now() + 2_000_000;
-        spin_until(&clock, deadline);
-        assert!(clock.now() >= deadline, "woke {} ns early", deadline - clock.now());
-        spin_until(&clock, 0);
     }
 }

@@ -68,7 +68,7 @@ pub struct WindowState {
     hidden: bool,
     checked_at: Nanos,
     /// Asks the X server whether the window is mapped (X11 only).
-    mapping: Option<x11::Mapping>,
+    mapping: Option<crate::platform::WindowMapping>,
     /// When the monitor was last looked up.
     monitor_checked_at: Nanos,
     /// The platform cannot place windows (Wayland): M goes fullscreen instead of moving.
@@ -133,7 +133,7 @@ impl WindowState {
             .create_window(attributes)
             .map_err(|e| CliError::Runtime(format!("could not open a window: {e}")))?;
         Ok(WindowState {
-            mapping: x11::Mapping::of(&window),
+            mapping: crate::platform::WindowMapping::of(&window),
             monitor: window.current_monitor().or(chosen),
             window: Arc::new(window),
             monitors,
@@ -299,60 +299,4 @@ fn cannot_place(event_loop: &ActiveEventLoop) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn cannot_place(_event_loop: &ActiveEventLoop) -> bool {
     false
-}
-
-/// X11: whether the window is viewable. Without a window manager nothing
-/// minimises a window; it is unmapped instead, and winit sends no event for that.
-#[cfg(target_os = "linux")]
-mod x11 {
-    use winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
-    use winit::window::Window;
-    use x11rb::connection::Connection as _;
-    use x11rb::protocol::xproto::{ConnectionExt as _, MapState};
-    use x11rb::rust_connection::RustConnection;
-
-    /// A second, pure-Rust connection to the X server that asks about one window.
-    pub struct Mapping {
-        conn: RustConnection,
-        window: u32,
-    }
-
-    impl Mapping {
-        /// For an X11 window; `None` elsewhere (Wayland) or when the server cannot be reached.
-        pub fn of(window: &Window) -> Option<Mapping> {
-            let id = match window.window_handle().ok()?.as_raw() {
-                RawWindowHandle::Xlib(h) => u32::try_from(h.window).ok()?,
-                RawWindowHandle::Xcb(h) => h.window.get(),
-                _ => return None,
-            };
-            let (conn, _screen) = x11rb::connect(None).ok()?;
-            Some(Mapping { conn, window: id })
-        }
-
-        /// Whether the window and its ancestors are mapped (true when the server cannot say).
-        pub fn viewable(&self) -> bool {
-            let reply = self.conn.get_window_attributes(self.window).ok().and_then(|c| c.reply().ok());
-            let _ = self.conn.flush();
-            reply.is_none_or(|attributes| attributes.map_state == MapState::VIEWABLE)
-        }
-    }
-}
-
-/// Other platforms report visibility through winit.
-#[cfg(not(target_os = "linux"))]
-mod x11 {
-    /// Nothing to ask.
-    pub struct Mapping;
-
-    impl Mapping {
-        /// Always `None`.
-        pub fn of(_window: &winit::window::Window) -> Option<Mapping> {
-            None
-        }
-
-        /// Never called.
-        pub fn viewable(&self) -> bool {
-            true
-        }
-    }
 }

@@ -52,12 +52,12 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     let sources = args
         .files
         .iter()
-        .map(|path| load(path).map(|s| (path.display().to_string(), s)).map_err(CliError::Usage))
+        .map(|path| load(path).map(|s| (path.display().to_string(), s)).map_err(CliError::usage))
         .collect::<Result<Vec<_>, _>>()?;
     let comparison = compare(&sources, args.max_drift);
     if let Some(path) = &args.html {
-        let page = comparison.to_html().map_err(CliError::Runtime)?;
-        std::fs::write(path, page).map_err(|e| CliError::Runtime(format!("cannot write '{}': {e}", path.display())))?;
+        let page = comparison.to_html().map_err(CliError::runtime)?;
+        crate::platform::write_file(path, page).map_err(CliError::Runtime)?;
         log::info!("compare: wrote {}", path.display());
     }
     for w in &comparison.warnings {

@@ -30,13 +30,14 @@ use crate::monitor::{
     TraceDisplay, TraceOptions, read_trace, start_after_vblank, to_csv, to_json, to_table, trim_number,
 };
 use crate::output::{Progress, bar};
+use crate::platform::Instant;
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
 pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
@@ -553,7 +554,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     let plotted = match &invocation.plot {
         Some(path) => {
             let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-            crate::plot::write_plot(path, &reports).map_err(|e| CliError::Runtime(e.to_string()))
+            crate::plot::write_plot(path, &reports).map_err(CliError::runtime)
         }
         None => Ok(()),
     };

@@ -76,13 +76,13 @@ impl GpuContext {
     pub fn new_headless() -> Result<GpuContext, RenderError> {
         let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
         if std::env::var_os("WGPU_BACKEND").is_some() {
-            return pollster::block_on(Self::new(wgpu::Instance::new(descriptor()), None));
+            return crate::platform::block_on(Self::new(wgpu::Instance::new(descriptor()), None));
         }
         let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
-        match pollster::block_on(Self::new(wgpu::Instance::new(primary), None)) {
+        match crate::platform::block_on(Self::new(wgpu::Instance::new(primary), None)) {
             Err(RenderError::NoAdapter(reason)) => {
                 log::info!("no adapter on the primary backends ({reason}); trying all backends");
-                pollster::block_on(Self::new(wgpu::Instance::new(descriptor()), None))
+                crate::platform::block_on(Self::new(wgpu::Instance::new(descriptor()), None))
             }
             result => result,
         }

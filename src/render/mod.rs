@@ -24,7 +24,6 @@ pub mod context;
 pub mod egui_painter;
 pub mod error;
 pub mod gpu_timer;
-pub mod heap;
 pub mod offscreen;
 pub mod overlay;
 pub mod screenshot;

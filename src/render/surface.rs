@@ -29,16 +29,29 @@ use winit::window::Window;
 pub const CYCLE_ORDER: [wgpu::PresentMode; 4] =
     [wgpu::PresentMode::Fifo, wgpu::PresentMode::Mailbox, wgpu::PresentMode::Immediate, wgpu::PresentMode::FifoRelaxed];
 
+/// Each present mode's two spellings: the flag's and the stats' (`fifo-relaxed`),
+/// and the title the overlay, the vsync verdict and the report card show (`FifoRelaxed`).
+const PRESENT_MODE_NAMES: [(wgpu::PresentMode, &str, &str); 6] = [
+    (wgpu::PresentMode::Fifo, "fifo", "Fifo"),
+    (wgpu::PresentMode::FifoRelaxed, "fifo-relaxed", "FifoRelaxed"),
+    (wgpu::PresentMode::Mailbox, "mailbox", "Mailbox"),
+    (wgpu::PresentMode::Immediate, "immediate", "Immediate"),
+    (wgpu::PresentMode::AutoVsync, "auto-vsync", "AutoVsync"),
+    (wgpu::PresentMode::AutoNoVsync, "auto-no-vsync", "AutoNoVsync"),
+];
+
+fn present_mode_names(mode: wgpu::PresentMode) -> (&'static str, &'static str) {
+    PRESENT_MODE_NAMES.iter().find(|(m, _, _)| *m == mode).map_or(("?", "?"), |&(_, name, title)| (name, title))
+}
+
 /// Short lowercase name of a present mode (`fifo`), as the CLI and stats spell it.
 pub fn present_mode_name(mode: wgpu::PresentMode) -> &'static str {
-    match mode {
-        wgpu::PresentMode::Fifo => "fifo",
-        wgpu::PresentMode::FifoRelaxed => "fifo-relaxed",
-        wgpu::PresentMode::Mailbox => "mailbox",
-        wgpu::PresentMode::Immediate => "immediate",
-        wgpu::PresentMode::AutoVsync => "auto-vsync",
-        wgpu::PresentMode::AutoNoVsync => "auto-no-vsync",
-    }
+    present_mode_names(mode).0
+}
+
+/// `Fifo`, `Mailbox`…: how the overlay, the verdict and the report name a mode.
+pub fn present_mode_title(mode: wgpu::PresentMode) -> &'static str {
+    present_mode_names(mode).1
 }
 
 /// Whether a present mode asks the display to pace presents (vsync).

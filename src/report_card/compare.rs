@@ -30,10 +30,14 @@
 //! bar chart per pass. Without `--html` no file is written: a command that
 //! prints a table should not leave files behind unasked.
 
+use super::ReportError;
 use super::html::{self, escape, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{ReportCard, RunRecord, SCHEMA};
+use crate::monitor::trim_number;
+use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
+use crate::plot::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -46,53 +50,80 @@ pub enum Source {
     Runs(Vec<RunRecord>),
 }
 
+/// Why a text is none of the things `compare` reads.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// Not JSON at all.
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// JSON of another kind.
+    #[error("neither a report card (measure's report.json) nor simulator runs (simulate --format json)")]
+    NotOurs,
+    /// `[]`.
+    #[error("an empty list of runs")]
+    EmptyList,
+    /// An item of the list (numbered from 1) without a `"strategy"`.
+    #[error("item {0} is not a run (an object with a \"strategy\")")]
+    NotARun(usize),
+    /// A run (numbered from 1; 0 for a single run) whose fields do not fit.
+    #[error("{}: {source}", if *.index == 0 { "not a run".to_owned() } else { format!("run {}", .index) })]
+    BadRun {
+        /// Which run, from 1; 0 for a file holding one run.
+        index: usize,
+        /// What serde found.
+        source: serde_json::Error,
+    },
+    /// A report card that this build cannot read.
+    #[error(transparent)]
+    Card(#[from] super::SchemaError),
+}
+
 /// Recognises `text` as a report card, a list of runs or one run.
 ///
 /// # Errors
-/// One line saying what is wrong (without the file name).
-pub fn parse_source(text: &str) -> Result<Source, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let not_ours =
-        || "neither a report card (measure's report.json) nor simulator runs (simulate --format json)".to_owned();
+/// A [`SourceError`] saying what is wrong (without the file name).
+pub fn parse_source(text: &str) -> Result<Source, SourceError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(SourceError::NotJson)?;
     match &value {
         serde_json::Value::Object(map) if map.contains_key("schema") => {
             let schema = map.get("schema").and_then(serde_json::Value::as_str);
             if schema != Some(SCHEMA) {
-                return Err(not_ours());
+                return Err(SourceError::NotOurs);
             }
-            ReportCard::from_json(text).map(Source::Card).map_err(|e| e.to_string())
+            Ok(Source::Card(ReportCard::from_json(text)?))
         }
         serde_json::Value::Object(map) if map.get("strategy").is_some_and(serde_json::Value::is_string) => {
-            let run: RunRecord = serde_json::from_value(value).map_err(|e| format!("not a run: {e}"))?;
+            let run: RunRecord =
+                serde_json::from_value(value).map_err(|source| SourceError::BadRun { index: 0, source })?;
             Ok(Source::Runs(vec![run]))
         }
         serde_json::Value::Array(items) => {
             if items.is_empty() {
-                return Err("an empty list of runs".to_owned());
+                return Err(SourceError::EmptyList);
             }
             items
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
                     if !item.get("strategy").is_some_and(serde_json::Value::is_string) {
-                        return Err(format!("item {} is not a run (an object with a \"strategy\")", i + 1));
+                        return Err(SourceError::NotARun(i + 1));
                     }
-                    serde_json::from_value(item.clone()).map_err(|e| format!("run {}: {e}", i + 1))
+                    serde_json::from_value(item.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
                 })
-                .collect::<Result<Vec<RunRecord>, String>>()
+                .collect::<Result<Vec<RunRecord>, SourceError>>()
                 .map(Source::Runs)
         }
-        _ => Err(not_ours()),
+        _ => Err(SourceError::NotOurs),
     }
 }
 
-/// Reads and recognises one file.
+/// Reads (at most [`MAX_JSON_BYTES`]) and recognises one file.
 ///
 /// # Errors
-/// One line naming the file.
-pub fn load(path: &Path) -> Result<Source, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    parse_source(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// [`ReportError::Read`] or [`ReportError::Source`], naming the file.
+pub fn load(path: &Path) -> Result<Source, ReportError> {
+    let text = read_text_limited(path, MAX_JSON_BYTES)?;
+    parse_source(&text).map_err(|source| ReportError::Source { path: path.to_owned(), source })
 }
 
 /// One column: a monitor of a card, or a group of simulator runs.
@@ -176,7 +207,7 @@ struct Group {
 }
 
 fn hz_label(hz: Option<f64>) -> String {
-    hz.filter(|v| v.is_finite()).map_or_else(|| "? Hz".to_owned(), |v| format!("{} Hz", plots::trim(v, 2)))
+    hz.filter(|v| v.is_finite()).map_or_else(|| "? Hz".to_owned(), |v| format!("{} Hz", trim_number(v, 2)))
 }
 
 fn groups_of(file: &str, source: &Source) -> Vec<Group> {
@@ -315,7 +346,7 @@ fn rule_lines(max_drift: f64) -> [String; 2] {
         format!(
             "best (*): among runs with |drift| <= {} ms/min, fewest hitches/min (ties within {}), then least judder \
              (ties within {} ms), then lowest latency",
-            plots::trim(max_drift, 3),
+            trim_number(max_drift, 3),
             judge::HITCH_TIE_PER_MIN,
             judge::JUDDER_TIE_MS
         ),
@@ -341,7 +372,7 @@ impl Comparison {
                 out,
                 "\n{}: judder ms, hitches/min, latency ms; * best in column, ! |drift| > {} ms/min",
                 pass_label(table.pass),
-                plots::trim(self.max_drift, 3)
+                trim_number(self.max_drift, 3)
             );
             let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
             // Each figure right-aligned to the widest of its kind in the table.
@@ -396,7 +427,7 @@ impl Comparison {
     ///
     /// # Errors
     /// Only if a plot cannot be drawn.
-    pub fn to_html(&self) -> Result<String, String> {
+    pub fn to_html(&self) -> Result<String, PlotError> {
         let mut body = String::new();
         body.push_str("<h1>timestep-lab compare</h1>\n<ul class=\"sub\">");
         for line in &self.files {
@@ -411,7 +442,7 @@ impl Comparison {
              latency; the best strategy of each column is highlighted, a ! marks a run whose game speed is off by \
              more than {} ms per minute. In the charts, shorter bars are better; the black tick on a monitor's bar \
              is the simulator's prediction for it.</p>{}</section>",
-            plots::trim(self.max_drift, 3),
+            trim_number(self.max_drift, 3),
             html::legend_html(self.max_drift)
         );
         for table in &self.tables {
@@ -423,7 +454,7 @@ impl Comparison {
         Ok(html::page("timestep-lab compare", &body))
     }
 
-    fn table_html(&self, body: &mut String, table: &PassTable) -> Result<(), String> {
+    fn table_html(&self, body: &mut String, table: &PassTable) -> Result<(), PlotError> {
         let _ = writeln!(body, "<section class=\"card\"><h2>{}</h2>", pass_label(table.pass));
         body.push_str("<div class=\"tablewrap\"><table><tr><th class=\"l\">strategy</th>");
         for c in &table.columns {
@@ -516,7 +547,10 @@ mod tests {
             ("{", "not valid JSON"),
         ] {
             match parse_source(text) {
-                Err(e) => assert!(e.contains(says) && !e.contains('\n'), "{text}: '{e}' should say '{says}'"),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains(says) && !e.contains('\n'), "{text}: '{e}' should say '{says}'");
+                }
                 Ok(s) => panic!("{text} was accepted as {s:?}"),
             }
         }

@@ -16,9 +16,12 @@
 //!             every figure (table; measured row, predicted row beneath), patterns
 //! ```
 
+use super::ReportError;
 use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{MonitorCard, ReportCard, RunRecord};
+use crate::monitor::trim_number;
+use crate::plot::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -114,7 +117,7 @@ pub(crate) fn count(value: Option<u64>) -> String {
 /// `60 Hz`, `59.94 Hz` or `n/a`.
 pub(crate) fn hz(value: Option<f64>) -> String {
     match value.filter(|v| v.is_finite()) {
-        Some(v) => format!("{} Hz", plots::trim(v, 2)),
+        Some(v) => format!("{} Hz", trim_number(v, 2)),
         None => "<span class=\"na\">n/a</span>".to_owned(),
     }
 }
@@ -138,7 +141,7 @@ pub(crate) fn legend_html(max_drift: f64) -> String {
          + {} % of the prediction, on every figure both have.</dd>\
          <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd>\
          </dl>",
-        plots::trim(max_drift, 3),
+        trim_number(max_drift, 3),
         judge::HITCH_TIE_PER_MIN,
         judge::JUDDER_TIE_MS,
         judge::JUDDER_TOLERANCE.abs,
@@ -188,7 +191,7 @@ pub(crate) fn bar_values(run: Option<&RunRecord>) -> [Option<f64>; 3] {
 ///
 /// # Errors
 /// Only if a plot cannot be drawn.
-pub fn report_html(card: &ReportCard) -> Result<String, String> {
+pub fn report_html(card: &ReportCard) -> Result<String, PlotError> {
     let mut body = String::new();
     let m = &card.machine;
     let _ = writeln!(body, "<h1>timestep-lab report card</h1>");
@@ -235,10 +238,11 @@ pub fn report_html(card: &ReportCard) -> Result<String, String> {
 /// Writes `card` as a self-contained HTML page to `path`.
 ///
 /// # Errors
-/// A one-line message naming the file when it cannot be written.
-pub fn write_report_html(card: &ReportCard, path: &Path) -> Result<(), String> {
+/// [`ReportError::Plot`] if a plot cannot be drawn, [`ReportError::Write`]
+/// naming the file when it cannot be written.
+pub fn write_report_html(card: &ReportCard, path: &Path) -> Result<(), ReportError> {
     let html = report_html(card)?;
-    std::fs::write(path, html).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    crate::platform::write_file(path, html).map_err(ReportError::Write)
 }
 
 fn monitor_title(mon: &MonitorCard) -> String {
@@ -256,7 +260,7 @@ fn yes_no(v: Option<bool>) -> &'static str {
     }
 }
 
-fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
+fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
     let _ = writeln!(body, "<section class=\"card\" id=\"monitor-{}\">", mon.index);
     let _ = writeln!(body, "<h2>{}</h2>", escape(&monitor_title(mon)));
     body.push_str("<div class=\"facts\">");
@@ -269,7 +273,7 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
         fact(body, "emulated refresh", hz(mon.emulated_refresh_hz));
     }
     if let Some([w, h]) = mon.size_px {
-        let scale = mon.scale_factor.map(|s| format!(" @ {}×", plots::trim(s, 2))).unwrap_or_default();
+        let scale = mon.scale_factor.map(|s| format!(" @ {}×", trim_number(s, 2))).unwrap_or_default();
         fact(body, "size", format!("{w}×{h}{scale}"));
     }
     body.push_str("</div>\n");
@@ -294,7 +298,7 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
 }
 
 /// The vsync verdict and present-interval statistics of each present mode, with their histograms.
-fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
+fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
     let _ = writeln!(body, "<h3>Vsync by present mode</h3>");
     if mon.present_modes.is_empty() {
         body.push_str("<p class=\"note\">No present mode was checked.</p>\n");
@@ -348,7 +352,7 @@ fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), String
 }
 
 /// The frame-time trace of the tour's run, when it has one.
-fn frame_trace_html(body: &mut String, mon: &MonitorCard) -> Result<(), String> {
+fn frame_trace_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
     if let Some(trace) = mon.frame_trace.as_ref().filter(|t| !t.intervals_ms.is_empty()) {
         let _ = writeln!(body, "<h3>Frame times</h3>");
         let svg = plots::trace_svg(trace, mon.refresh_hz(), &format!("display intervals of {}", trace.label))?;
@@ -371,7 +375,7 @@ fn find<'a>(runs: &[&'a RunRecord], strategy: &str) -> Option<&'a RunRecord> {
     runs.iter().copied().find(|r| r.strategy == strategy)
 }
 
-fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> Result<(), String> {
+fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> Result<(), PlotError> {
     let measured = in_pass(&mon.runs, pass);
     let predicted = in_pass(&mon.predictions, pass);
     let rows = strategy_order(measured.iter().chain(&predicted).map(|r| r.strategy.as_str()));

@@ -40,3 +40,36 @@ pub use schema::{
     SchemaError, VERSION,
 };
 pub use synthetic::{SyntheticMonitor, synthetic_card};
+
+/// Why a report card, a page or a comparison could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A file could not be read, or was too large.
+    #[error(transparent)]
+    Read(#[from] crate::platform::files::ReadError),
+    /// A file that is not a report card this build reads.
+    #[error("{}: {source}", path.display())]
+    Card {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: SchemaError,
+    },
+    /// A file that `compare` cannot read.
+    #[error("{}: {source}", path.display())]
+    Source {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: compare::SourceError,
+    },
+    /// A plot of the page could not be drawn.
+    #[error(transparent)]
+    Plot(#[from] crate::plot::PlotError),
+    /// The card could not be encoded as JSON.
+    #[error("cannot encode the report card: {0}")]
+    Encode(serde_json::Error),
+    /// A file could not be written (the message names it).
+    #[error("{0}")]
+    Write(String),
+}

@@ -14,6 +14,8 @@
 
 use super::judge::Metric;
 use super::schema::{FrameTrace, IntervalStats};
+use crate::monitor::trim_number;
+use crate::plot::PlotError;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -48,8 +50,8 @@ const FONT: &str = "sans-serif";
 /// Width of every plot, px (the page is 1100 px wide; the SVG scales down with it).
 pub const WIDTH: u32 = 1060;
 
-fn err(e: impl std::fmt::Display) -> String {
-    format!("cannot draw a plot: {e}")
+fn err(e: impl std::fmt::Display) -> PlotError {
+    PlotError::draw(e)
 }
 
 /// The backend's document as an inline `<svg>`: no width/height (CSS sizes it), no namespace URL.
@@ -72,7 +74,7 @@ fn text_style(size: u32, color: &'static RGBColor, h: HPos, v: VPos) -> TextStyl
 ///
 /// # Errors
 /// Only if plotters fails to draw (it does not on a string backend).
-pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str) -> Result<String, String> {
+pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
     let h = &stats.histogram;
     let bins = h.counts.len().max(1) as f64;
     let x_end = h.start_ms + bins * h.bin_ms;
@@ -88,7 +90,7 @@ pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str
             .y_label_area_size(48)
             .build_cartesian_2d(h.start_ms..x_end, 0.0..y_max)
             .map_err(err)?;
-        let fmt_x = |v: &f64| trim(*v, 2);
+        let fmt_x = |v: &f64| trim_number(*v, 2);
         let fmt_y = |v: &f64| format!("{v:.0}");
         chart
             .configure_mesh()
@@ -125,7 +127,7 @@ pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str
             let right_half = period > h.start_ms + (x_end - h.start_ms) * 0.6;
             let (hpos, dx) = if right_half { (HPos::Right, -4) } else { (HPos::Left, 4) };
             root.draw(&Text::new(
-                format!("refresh period {} ms", trim(period, 2)),
+                format!("refresh period {} ms", trim_number(period, 2)),
                 (px + dx, py + 2),
                 text_style(12, &REFERENCE, hpos, VPos::Top),
             ))
@@ -134,7 +136,7 @@ pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str
         if h.above > 0 {
             let (px, py) = chart.backend_coord(&(x_end, y_max));
             root.draw(&Text::new(
-                format!("+{} past {} ms", h.above, trim(x_end, 1)),
+                format!("+{} past {} ms", h.above, trim_number(x_end, 1)),
                 (px - 4, py + 18),
                 text_style(12, &INK, HPos::Right, VPos::Top),
             ))
@@ -149,7 +151,7 @@ pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str
 ///
 /// # Errors
 /// Only if plotters fails to draw.
-pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Result<String, String> {
+pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
     let period = refresh_hz.filter(|hz| *hz > 0.0).map(|hz| 1000.0 / hz);
     let max = trace.intervals_ms.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y_max = (max.max(period.unwrap_or(0.0) * 2.0) * 1.1).max(1.0);
@@ -166,7 +168,7 @@ pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Re
             .build_cartesian_2d(0.0..(n - 1.0), 0.0..y_max)
             .map_err(err)?;
         let fmt_x = |v: &f64| format!("{v:.0}");
-        let fmt_y = |v: &f64| trim(*v, 1);
+        let fmt_y = |v: &f64| trim_number(*v, 1);
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -189,7 +191,7 @@ pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Re
                 .map_err(err)?;
             let (px, py) = chart.backend_coord(&(n - 1.0, p));
             root.draw(&Text::new(
-                format!("refresh period {} ms", trim(p, 2)),
+                format!("refresh period {} ms", trim_number(p, 2)),
                 (px - 4, py - 4),
                 text_style(12, &REFERENCE, HPos::Right, VPos::Bottom),
             ))
@@ -269,7 +271,7 @@ type BarPanel<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoord
 ///
 /// # Errors
 /// Only if plotters fails to draw.
-pub fn bars_svg(chart: &BarChart, label: &str) -> Result<String, String> {
+pub fn bars_svg(chart: &BarChart, label: &str) -> Result<String, PlotError> {
     const LEGEND: u32 = 34;
     const CAPTION: u32 = 24;
     let n = chart.rows.len();
@@ -299,7 +301,7 @@ fn bar_panel(
     metric: Metric,
     area: &Area<'_>,
     names: Option<&Area<'_>>,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     let n = chart.rows.len();
     let mut all: Vec<f64> = Vec::new();
     for s in &chart.series {
@@ -315,7 +317,7 @@ fn bar_panel(
         .x_label_area_size(BAR_AXIS_AREA)
         .build_cartesian_2d(lo..hi, -0.5..(n.max(1) as f64 - 0.5))
         .map_err(err)?;
-    let fmt_x = |v: &f64| trim(*v, 2);
+    let fmt_x = |v: &f64| trim_number(*v, 2);
     c.configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
@@ -369,7 +371,7 @@ fn draw_bar(
     value: Option<f64>,
     (bottom, top): (f64, f64),
     measured: bool,
-) -> Result<(), String> {
+) -> Result<(), PlotError> {
     match value {
         Some(v) => {
             let shown = v.clamp(lo, hi);
@@ -392,12 +394,12 @@ fn draw_bar(
 }
 
 /// Text at backend pixel `(x, y)`, drawn into `area` (whose own origin is subtracted).
-fn draw_text(area: &Area<'_>, text: &str, (x, y): (i32, i32), style: TextStyle<'_>) -> Result<(), String> {
+fn draw_text(area: &Area<'_>, text: &str, (x, y): (i32, i32), style: TextStyle<'_>) -> Result<(), PlotError> {
     let (bx, by) = area.get_base_pixel();
     area.draw(&Text::new(text.to_owned(), (x - bx, y - by), style)).map_err(err)
 }
 
-fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, chart: &BarChart) -> Result<(), String> {
+fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, chart: &BarChart) -> Result<(), PlotError> {
     let mut x = 120;
     let y = 17;
     for s in &chart.series {
@@ -412,12 +414,6 @@ fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, chart: &BarChart) -> R
             .map_err(err)?;
     }
     Ok(())
-}
-
-/// `v` with at most `decimals` decimals, trailing zeros dropped: `16.67`, `60`.
-pub fn trim(v: f64, decimals: usize) -> String {
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s }
 }
 
 #[cfg(test)]
@@ -448,12 +444,5 @@ mod tests {
             svg,
             "<svg class=\"plot\" viewBox=\"0 0 10 5\" role=\"img\" aria-label=\"a &amp; b\">\n<rect/></svg>"
         );
-    }
-
-    #[test]
-    fn trim_drops_trailing_zeros_only_after_a_decimal_point() {
-        assert_eq!(trim(16.6667, 2), "16.67");
-        assert_eq!(trim(60.0, 2), "60");
-        assert_eq!(trim(100.0, 0), "100");
     }
 }

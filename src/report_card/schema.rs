@@ -27,7 +27,9 @@
 //! `run --stats-json` (their [`RunReport`]), every figure optional, so the
 //! objects those commands print load as run records as they are.
 
+use super::ReportError;
 use crate::monitor::{IntervalHistogram, RunReport};
+use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::time::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -85,22 +87,23 @@ impl ReportCard {
         Ok(text)
     }
 
-    /// Reads a card from a file.
+    /// Reads a card from a file (at most [`MAX_JSON_BYTES`]).
     ///
     /// # Errors
-    /// A one-line message naming the file: unreadable, or any [`ReportCard::from_json`] error.
-    pub fn read(path: &std::path::Path) -> Result<ReportCard, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-        ReportCard::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    /// [`ReportError::Read`], or [`ReportError::Card`] with any
+    /// [`ReportCard::from_json`] error; both name the file.
+    pub fn read(path: &std::path::Path) -> Result<ReportCard, ReportError> {
+        let text = read_text_limited(path, MAX_JSON_BYTES)?;
+        ReportCard::from_json(&text).map_err(|source| ReportError::Card { path: path.to_owned(), source })
     }
 
     /// Writes the card as `report.json` (or wherever `path` says).
     ///
     /// # Errors
-    /// A one-line message naming the file when it cannot be written.
-    pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
-        let text = self.to_json().map_err(|e| format!("cannot encode the report card: {e}"))?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    /// [`ReportError::Write`] naming the file when it cannot be written.
+    pub fn write(&self, path: &std::path::Path) -> Result<(), ReportError> {
+        let text = self.to_json().map_err(ReportError::Encode)?;
+        crate::platform::write_file(path, text).map_err(ReportError::Write)
     }
 }
 

@@ -547,6 +547,14 @@ mod tests {
     }
 
     #[test]
+    fn trim_number_drops_trailing_zeros_only_after_a_decimal_point() {
+        assert_eq!(trim_number(16.6667, 2), "16.67");
+        assert_eq!(trim_number(60.0, 2), "60");
+        assert_eq!(trim_number(100.0, 0), "100");
+        assert_eq!(trim_number(59.94006, 3), "59.94");
+    }
+
+    #[test]
     fn the_table_aligns_columns_and_prints_the_pattern_line() {
         let table = to_table(&[report()]);
         let lines: Vec<&str> = table.lines().collect();

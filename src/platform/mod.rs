@@ -1,0 +1,26 @@
+//! Everything that differs between platforms, behind one seam: the rest of
+//! the app calls `crate::platform::…` and never asks which platform it is on.
+//!
+//! ```text
+//!                     native (native/)                        web (next: web/)
+//! time source         std::time::Instant, the core's clock    performance.now() (web-time)
+//! start-up            env_logger, pollster::block_on,         console log, spawn_local,
+//!                     EventLoop::run_app                      EventLoop::spawn_app
+//! waiting, sleeping   spin_sleep: sleep, then spin the rest   requestAnimationFrame, timers
+//! files               read with a size limit, write, check    <input type=file>, downloads
+//!                     writable before a run
+//! how a run ends      SIGINT / SIGTERM (ctrlc) like Esc       page hide / unload
+//! present modes       whatever the surface offers             Fifo only: vsync is always on
+//! window visible      winit, plus X11's map state (x11rb)     document visibility
+//! process             glibc heap trim threshold, /proc CPU    nothing
+//! ```
+//!
+//! A port to another platform adds its half here and its dependencies in
+//! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
+
+pub mod files;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::*;

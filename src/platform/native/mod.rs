@@ -1,0 +1,149 @@
+//! The native half of the platform seam: Linux, Windows and macOS through
+//! winit, wgpu's native backends and the standard library.
+
+mod cpu;
+mod heap;
+mod wait;
+mod x11;
+
+use std::fs::OpenOptions;
+use std::path::Path;
+
+pub use cpu::read_own_cpu_ticks;
+pub use heap::keep_freed_heap_memory;
+pub use std::time::Instant;
+pub use wait::{busy_until, spin_until};
+pub use x11::WindowMapping;
+
+/// Default log filter: the app at `info`, the GPU stack only when it has something to say.
+pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+
+/// Whether the user can turn vsync off: a native surface offers non-blocking
+/// present modes (Mailbox, Immediate) where the driver has them.
+pub const VSYNC_CAN_BE_TURNED_OFF: bool = true;
+
+/// Installs the logger every command logs through: `RUST_LOG`, else
+/// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
+pub fn init_logger() {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
+}
+
+/// Runs a future to completion on this thread (the GPU's asynchronous start-up).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    pollster::block_on(future)
+}
+
+/// Runs `app` on `event_loop` until it exits, and hands it back for its result.
+///
+/// # Errors
+/// The event loop's own failure, as one line.
+pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T>>(
+    event_loop: winit::event_loop::EventLoop<T>,
+    mut app: A,
+) -> Result<A, String> {
+    event_loop.run_app(&mut app).map_err(|e| format!("the event loop failed: {e}"))?;
+    Ok(app)
+}
+
+/// SIGINT and SIGTERM (Ctrl+C, Ctrl+Break and closing the console on
+/// Windows) call `end`, which ends the run the way `Esc` does and returns
+/// whether it could. A second signal while that is under way, or one `end`
+/// cannot deliver, exits at once with 130.
+pub fn on_end_signal(mut end: impl FnMut() -> bool + Send + 'static) {
+    let mut signalled = false;
+    let handler = move || {
+        if signalled || !end() {
+            std::process::exit(130);
+        }
+        signalled = true;
+    };
+    if let Err(err) = ctrlc::set_handler(handler) {
+        log::warn!("cannot catch SIGINT/SIGTERM ({err}): a signal ends the run without its outputs");
+    }
+}
+
+/// Checks, before any work, that `path` can be written, so that a long run
+/// does not end in an error that loses its results.
+///
+/// An existing file is opened for writing without truncation: its contents
+/// stay until the result replaces them. A missing file is created empty and
+/// removed again, so nothing is left behind if the run fails.
+///
+/// # Errors
+/// A directory, a missing parent directory, or a file that cannot be created
+/// or opened for writing (read-only, `/proc`); the message says which.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(format!("'{shown}' is a directory; give a file name in it")),
+        Ok(_) => {
+            return OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map(drop)
+                .map_err(|e| format!("cannot write '{shown}': {e}"));
+        }
+        Err(_) => {}
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(format!("cannot write '{shown}': the directory '{}' does not exist", parent.display()));
+    }
+    OpenOptions::new().write(true).create_new(true).open(path).map_err(|e| format!("cannot write '{shown}': {e}"))?;
+    std::fs::remove_file(path).map_err(|e| format!("cannot write '{shown}': created it but cannot remove it: {e}"))
+}
+
+/// A file the app streams its output into (`--frame-log`).
+pub type OutputFile = std::fs::File;
+
+/// Creates (or truncates) `path` for streaming output.
+///
+/// # Errors
+/// What the OS says.
+pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
+    std::fs::File::create(path)
+}
+
+/// Writes `bytes` to `path`, replacing what was there.
+///
+/// # Errors
+/// One line naming the file.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("timestep-lab-platform-unit-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_is_created_and_removed_again() {
+        let path = scratch_dir("missing").join("out.json");
+        assert_eq!(check_writable(&path), Ok(()));
+        assert!(!path.exists(), "the check leaves nothing behind");
+    }
+
+    #[test]
+    fn an_existing_file_keeps_its_contents() {
+        let path = scratch_dir("existing").join("out.json");
+        std::fs::write(&path, "previous run").expect("write");
+        assert_eq!(check_writable(&path), Ok(()));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "previous run");
+    }
+
+    #[test]
+    fn directories_missing_parents_and_proc_are_refused() {
+        let dir = scratch_dir("dir");
+        assert!(check_writable(&dir).unwrap_err().contains("is a directory"));
+        let orphan = dir.join("no-such-dir").join("out.json");
+        assert!(check_writable(&orphan).unwrap_err().contains("does not exist"));
+        assert!(check_writable(Path::new("/proc/x.json")).unwrap_err().starts_with("cannot write '/proc/x.json'"));
+    }
+}

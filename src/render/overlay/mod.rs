@@ -3,7 +3,8 @@
 //! egui builds the panel from a [`HudData`] each frame, our [`EguiPainter`] draws it over the
 //! finished scene in its own render pass (`LoadOp::Load`), and egui-winit feeds it window events. The
 //! headless constructor skips egui-winit entirely so tests draw the same panel into an
-//! offscreen texture.
+//! offscreen texture: one [`Overlay::draw`] serves both, and its [`Input`] says where egui's
+//! input and scale come from.
 //!
 //! ```text
 //!   app: HudData ──► Overlay::draw ──► egui pass ──► tessellate ──► upload ──► render pass
@@ -57,6 +58,32 @@ pub struct Overlay {
     drew_pass: bool,
     /// What the last draw laid out (`None` before the first, and while hidden).
     layout: Option<OverlayLayout>,
+}
+
+/// Where a draw records its render pass: into `encoder`, over `view`, which is `size_px` large.
+#[derive(Debug)]
+pub struct Target<'a> {
+    encoder: &'a mut wgpu::CommandEncoder,
+    view: &'a wgpu::TextureView,
+    size_px: [u32; 2],
+}
+
+impl<'a> Target<'a> {
+    /// A pass into `encoder` over `view`; `size_px` must be the view's size.
+    pub fn new(encoder: &'a mut wgpu::CommandEncoder, view: &'a wgpu::TextureView, size_px: [u32; 2]) -> Target<'a> {
+        Target { encoder, view, size_px }
+    }
+}
+
+/// Where a draw's egui input and scale come from; the only difference between the window and
+/// the headless overlay.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// The window's events (from [`Overlay::on_window_event`]) and scale factor; egui's platform
+    /// output (cursor, clipboard) goes back to it.
+    Window(&'a winit::window::Window),
+    /// Made up: the target's size at the scale given to [`Overlay::new_headless`].
+    Headless,
 }
 
 /// Where the last draw put things, in target pixels (`min`/`max` corners).
@@ -148,17 +175,14 @@ impl Overlay {
     /// Runs the egui frame, tessellates, uploads and records a render pass (`LoadOp::Load` over
     /// the scene) into `target`. Returns the CPU time it took in ms (0 when hidden).
     ///
-    /// `size_px` must be the size of `target`. On an overlay made by [`Self::new_headless`] this
-    /// behaves like [`Self::draw_headless`].
-    #[expect(clippy::too_many_arguments, reason = "the app's call site passes each frame resource once")]
+    /// [`Input::Window`] needs an overlay made by [`Self::new`]; one made by
+    /// [`Self::new_headless`] draws as for [`Input::Headless`].
     pub fn draw(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        window: &winit::window::Window,
-        size_px: [u32; 2],
+        target: Target<'_>,
+        input: Input<'_>,
         hud: &HudData,
     ) -> f64 {
         self.drew_pass = false;
@@ -167,38 +191,19 @@ impl Overlay {
             return 0.0;
         }
         let started = Instant::now();
-        let raw_input = match self.winit.as_mut() {
-            Some(state) => window_input(state, window, size_px, self.start),
-            None => self.headless_input(size_px),
+        let window = match input {
+            Input::Window(window) => Some(window),
+            Input::Headless => None,
         };
-        let mut full_output = self.run(raw_input, size_px, hud);
-        if let Some(state) = self.winit.as_mut() {
+        let raw_input = match (self.winit.as_mut(), window) {
+            (Some(state), Some(window)) => window_input(state, window, target.size_px, self.start),
+            _ => self.headless_input(target.size_px),
+        };
+        let mut full_output = self.run(raw_input, target.size_px, hud);
+        if let (Some(state), Some(window)) = (self.winit.as_mut(), window) {
             state.handle_platform_output(window, std::mem::take(&mut full_output.platform_output));
         }
-        self.paint(device, queue, encoder, target, size_px, full_output);
-        elapsed_ms(started)
-    }
-
-    /// [`Self::draw`] without a window: input is synthesised from `size_px` and the scale given to
-    /// [`Self::new_headless`]. Returns the CPU time it took in ms (0 when hidden).
-    pub fn draw_headless(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        size_px: [u32; 2],
-        hud: &HudData,
-    ) -> f64 {
-        self.drew_pass = false;
-        if !self.visible {
-            self.layout = None;
-            return 0.0;
-        }
-        let started = Instant::now();
-        let raw_input = self.headless_input(size_px);
-        let full_output = self.run(raw_input, size_px, hud);
-        self.paint(device, queue, encoder, target, size_px, full_output);
+        self.paint(device, queue, target, full_output);
         elapsed_ms(started)
     }
 
@@ -271,15 +276,8 @@ impl Overlay {
         output
     }
 
-    fn paint(
-        &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        size_px: [u32; 2],
-        full_output: egui::FullOutput,
-    ) {
+    fn paint(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, target: Target<'_>, full_output: egui::FullOutput) {
+        let Target { encoder, view, size_px } = target;
         // Deltas are drained, not iterated: egui asserts in debug builds that none is dropped unapplied.
         let egui::FullOutput { shapes, mut textures_delta, pixels_per_point, .. } = full_output;
         for (id, deltas) in textures_delta.set.drain() {
@@ -294,7 +292,7 @@ impl Overlay {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("overlay"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target,
+                    view,
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },

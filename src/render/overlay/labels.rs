@@ -10,8 +10,8 @@
 
 use egui::{Align2, FontId, RichText, Ui};
 
-use super::pattern::{PATTERN_SIZE, PatternShape, pattern_job};
-use super::style::{ACCENT, CAPTION_SIZE, DIM, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
+use super::pattern::{PatternShape, pattern_label};
+use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
 use crate::hud::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;
 use crate::sim::MoverKind;
@@ -109,10 +109,6 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
     let judder = format!("judder {} ms · {hitches} hitches/min", number(lane.judder_ms, 2));
     ui.label(caption(judder, VALUE).monospace());
     ui.label(caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace());
-    if lane.pattern.is_empty() {
-        ui.label(RichText::new("—").monospace().color(DIM));
-    } else {
-        let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
-        ui.label(pattern_job(&lane.pattern, PatternShape::fitting(ui.available_width(), digit, 1)));
-    }
+    let shape = PatternShape::fitting_in(ui, ui.available_width(), 1);
+    pattern_label(ui, &lane.pattern, shape);
 }

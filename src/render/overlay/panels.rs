@@ -21,7 +21,7 @@
 use egui::{Align2, Color32, FontId, RichText, Ui};
 use egui_plot::PlotPoint;
 
-use super::pattern::{PATTERN_SIZE, PatternShape, pattern_job, pattern_section};
+use super::pattern::{PatternShape, pattern_label, pattern_section};
 use super::plots::frame_time_plot;
 use super::style::{
     ACCENT, BAD, CAPTION_SIZE, COMPACT_PADDING, DIM, GOOD, LABEL, MARGIN, PANEL_PADDING, PANEL_WIDTH, VALUE, WARN,
@@ -111,16 +111,7 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
             panel_frame(COMPACT_PADDING).show(ui, |ui| {
                 ui.set_max_width(max_width);
                 ui.spacing_mut().item_spacing = egui::vec2(5.0, 1.0);
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(or_dash(hud.strategy_name)).monospace().size(13.0).strong().color(ACCENT));
-                    ui.label(RichText::new(format!("@ {}", hz(hud.tick_rate_hz))).monospace().color(VALUE));
-                    if hud.paused {
-                        ui.label(RichText::new("PAUSED").monospace().strong().color(WARN));
-                    }
-                    if hud.ghosts {
-                        ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
-                    }
-                });
+                ui.horizontal_wrapped(|ui| strategy_heading(ui, hud, 13.0));
                 ui.horizontal_wrapped(|ui| {
                     compact_value(ui, "FPS", format!("{:.1}", hud.fps), VALUE);
                     compact_value(ui, "UPS", format!("{:.1}", hud.ups), VALUE);
@@ -134,13 +125,8 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
                         count_color(hud.skipped_renders, WARN),
                     );
                 });
-                let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
-                let shape = PatternShape::fitting(max_width, digit, pattern_lines);
-                if hud.pattern.is_empty() {
-                    ui.label(RichText::new("—").monospace().color(DIM));
-                } else {
-                    ui.label(pattern_job(&hud.pattern, shape));
-                }
+                let shape = PatternShape::fitting_in(ui, max_width, pattern_lines);
+                pattern_label(ui, &hud.pattern, shape);
                 ui.label(caption("F1 help · H hide", DIM));
             });
         })
@@ -162,17 +148,22 @@ fn redo_pass_if_sizing(ui: &Ui) {
     }
 }
 
+/// The strategy's name (`name_size` points) and tick rate, and whether it is paused or shows
+/// ghosts.
+fn strategy_heading(ui: &mut Ui, hud: &HudData, name_size: f32) {
+    ui.label(RichText::new(or_dash(hud.strategy_name)).monospace().size(name_size).strong().color(ACCENT));
+    ui.label(RichText::new(format!("@ {}", hz(hud.tick_rate_hz))).monospace().color(VALUE));
+    if hud.paused {
+        ui.label(RichText::new("PAUSED").monospace().strong().color(WARN));
+    }
+    if hud.ghosts {
+        ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
+    }
+}
+
+/// The strategy's heading, summary, seed and status.
 fn strategy_section(ui: &mut Ui, hud: &HudData) {
-    ui.horizontal(|ui| {
-        ui.label(RichText::new(or_dash(hud.strategy_name)).monospace().size(16.0).strong().color(ACCENT));
-        ui.label(RichText::new(format!("@ {}", hz(hud.tick_rate_hz))).monospace().color(VALUE));
-        if hud.paused {
-            ui.label(RichText::new("PAUSED").monospace().strong().color(WARN));
-        }
-        if hud.ghosts {
-            ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
-        }
-    });
+    ui.horizontal(|ui| strategy_heading(ui, hud, 16.0));
     if !hud.strategy_summary.is_empty() {
         ui.label(RichText::new(hud.strategy_summary).color(VALUE));
     }

@@ -34,11 +34,16 @@ pub(super) fn pattern_section(ui: &mut Ui, hud: &HudData) {
         ui.label(caption("2+", BAD).monospace());
         ui.label(caption("several", LABEL));
     });
-    if hud.pattern.is_empty() {
+    pattern_label(ui, &hud.pattern, PatternShape::FULL);
+}
+
+/// The last frames of `pattern` that fit `shape`, or `—` while there are none.
+pub(super) fn pattern_label(ui: &mut Ui, pattern: &str, shape: PatternShape) {
+    if pattern.is_empty() {
         ui.label(RichText::new("—").monospace().color(DIM));
-        return;
+    } else {
+        ui.label(pattern_job(pattern, shape));
     }
-    ui.label(pattern_job(&hud.pattern, PatternShape::FULL));
 }
 
 /// How the pattern is laid out: frames per line (whole groups of [`PATTERN_GROUP`]) and lines.
@@ -54,12 +59,18 @@ impl PatternShape {
 
     /// As many whole groups per line as fit `width` points of digits `digit` points wide (at
     /// least one group, at most the full panel's line), on `lines` lines.
-    pub(super) fn fitting(width: f32, digit: f32, lines: usize) -> PatternShape {
+    fn fitting(width: f32, digit: f32, lines: usize) -> PatternShape {
         // A line of g groups is 10g digits and g - 1 spaces, as wide as a digit (monospace).
         let per_group = (PATTERN_GROUP + 1) as f32 * digit;
         let groups = if per_group > 0.0 { ((width + digit) / per_group).floor() as usize } else { 1 };
         let groups = groups.clamp(1, PATTERN_LINE / PATTERN_GROUP);
         PatternShape { per_line: groups * PATTERN_GROUP, lines: lines.max(1) }
+    }
+
+    /// [`Self::fitting`] `width` points of the pattern's digits as `ui` draws them.
+    pub(super) fn fitting_in(ui: &Ui, width: f32, lines: usize) -> PatternShape {
+        let digit = ui.fonts_mut(|fonts| fonts.glyph_width(&FontId::monospace(PATTERN_SIZE), '1'));
+        PatternShape::fitting(width, digit, lines)
     }
 
     fn frames(self) -> usize {
@@ -70,7 +81,7 @@ impl PatternShape {
 /// The last frames of the pattern that fit `shape`, as coloured monospace runs (`1` dim, `0`
 /// amber, `2`–`9` and `+` (ten or more) red), `shape.per_line` frames per line in
 /// space-separated groups of [`PATTERN_GROUP`].
-pub(super) fn pattern_job(pattern: &str, shape: PatternShape) -> LayoutJob {
+fn pattern_job(pattern: &str, shape: PatternShape) -> LayoutJob {
     let font = FontId::monospace(PATTERN_SIZE);
     let mut job = LayoutJob::default();
     let tail_start = pattern.char_indices().rev().nth(shape.frames() - 1).map_or(0, |(i, _)| i);

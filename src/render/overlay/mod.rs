@@ -78,6 +78,7 @@ impl<'a> Target<'a> {
 /// Where a draw's egui input and scale come from; the only difference between the window and
 /// the headless overlay.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum Input<'a> {
     /// The window's events (from [`Overlay::on_window_event`]) and scale factor; egui's platform
     /// output (cursor, clipboard) goes back to it.
@@ -104,6 +105,7 @@ fn egui_takes_keys(ctx: &egui::Context) -> bool {
     ctx.text_edit_focused()
 }
 
+/// Key presses and IME text: what the game gets rather than egui (see the module docs).
 fn is_keyboard(event: &winit::event::WindowEvent) -> bool {
     matches!(event, winit::event::WindowEvent::KeyboardInput { .. } | winit::event::WindowEvent::Ime(_))
 }

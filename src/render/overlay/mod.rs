@@ -230,6 +230,7 @@ impl Overlay {
         self.visible = on;
     }
 
+    /// The input of a window that never has events: the target's size at the constructor's scale.
     fn headless_input(&self, size_px: [u32; 2]) -> egui::RawInput {
         let ppp = self.headless_pixels_per_point;
         let size_points = egui::vec2(size_px[0] as f32 / ppp, size_px[1] as f32 / ppp);
@@ -243,6 +244,8 @@ impl Overlay {
         raw_input
     }
 
+    /// The egui frame: the panels (or lane labels), the key table, the runner's label; records
+    /// where they went, in target pixels, for [`Self::layout`].
     fn run(&mut self, raw_input: egui::RawInput, size_px: [u32; 2], hud: &HudData) -> egui::FullOutput {
         let Self { ctx, points, layout, .. } = self;
         let output = ctx.run_ui(raw_input, |ui| {
@@ -278,6 +281,7 @@ impl Overlay {
         output
     }
 
+    /// Applies egui's texture changes and records the render pass over `target`.
     fn paint(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, target: Target<'_>, full_output: egui::FullOutput) {
         let Target { encoder, view, size_px } = target;
         // Deltas are drained, not iterated: egui asserts in debug builds that none is dropped unapplied.
@@ -345,6 +349,7 @@ fn window_input(
     input.take()
 }
 
+/// Milliseconds since `since`.
 fn elapsed_ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }

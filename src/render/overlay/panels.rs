@@ -175,6 +175,7 @@ fn strategy_section(ui: &mut Ui, hud: &HudData) {
     }
 }
 
+/// Present mode asked and got, monitor, refresh rates, emulation, the vsync verdict.
 fn display_section(ui: &mut Ui, hud: &HudData) {
     egui::Grid::new("overlay_display").num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
         key(ui, "present");
@@ -217,6 +218,7 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
     }
 }
 
+/// The grid of figures: rates, counts, CPU, smoothness and latency, load, overlay and GPU costs.
 fn metrics_section(ui: &mut Ui, hud: &HudData) {
     egui::Grid::new("overlay_metrics").num_columns(4).spacing([10.0, 2.0]).show(ui, |ui| {
         key(ui, "FPS");

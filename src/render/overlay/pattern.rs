@@ -26,6 +26,7 @@ const PATTERN_FRAMES: usize = 120;
 /// Text size of the pattern, in points.
 pub(super) const PATTERN_SIZE: f32 = 12.0;
 
+/// The full panel's pattern: a legend line, then the last [`PATTERN_FRAMES`] frames.
 pub(super) fn pattern_section(ui: &mut Ui, hud: &HudData) {
     ui.horizontal(|ui| {
         ui.label(caption(format!("updates per refresh, last {PATTERN_FRAMES}"), LABEL));
@@ -73,6 +74,7 @@ impl PatternShape {
         PatternShape::fitting(width, digit, lines)
     }
 
+    /// Frames shown: the newest this many.
     fn frames(self) -> usize {
         self.per_line * self.lines
     }
@@ -113,6 +115,7 @@ fn pattern_job(pattern: &str, shape: PatternShape) -> LayoutJob {
     job
 }
 
+/// The colour of one frame's digit (see the module docs).
 fn pattern_color(c: char) -> Color32 {
     match c {
         '1' => DIM,

@@ -26,7 +26,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::time::{Duration, Instant};
 use timestep_lab::app::lanes::Lanes;
 use timestep_lab::hud::HudData;
-use timestep_lab::render::overlay::Overlay;
+use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;
 use timestep_lab::session::DisplayInfo;
@@ -195,7 +195,8 @@ fn overlay(c: &mut Criterion) {
                 let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
                 renderer.draw(&mut encoder, target.view());
                 if on {
-                    overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), [WIDTH, HEIGHT], &hud);
+                    let into = Target::new(&mut encoder, target.view(), [WIDTH, HEIGHT]);
+                    overlay.draw(&gpu.device, &gpu.queue, into, Input::Headless, &hud);
                 }
                 let submission = gpu.queue.submit([encoder.finish()]);
                 wait(&gpu, Some(submission));
@@ -235,7 +236,8 @@ fn lanes(c: &mut Criterion) {
             renderer.prepare(&gpu.device, &gpu.queue, &instances, PLAYFIELD, [WIDTH, HEIGHT]);
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
             renderer.draw(&mut encoder, target.view());
-            overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), [WIDTH, HEIGHT], &hud);
+            let into = Target::new(&mut encoder, target.view(), [WIDTH, HEIGHT]);
+            overlay.draw(&gpu.device, &gpu.queue, into, Input::Headless, &hud);
             let submission = gpu.queue.submit([encoder.finish()]);
             wait(&gpu, Some(submission));
         });

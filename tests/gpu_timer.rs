@@ -10,7 +10,7 @@ use libtest_mimic::{Completion, Failed, Trial};
 use std::time::{Duration, Instant};
 use timestep_lab::hud::HudData;
 use timestep_lab::render::gpu_timer::{GpuTimer, GpuTimes};
-use timestep_lab::render::overlay::Overlay;
+use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::sim::{World, WorldConfig};
 use timestep_lab::strategy::View;
@@ -48,14 +48,8 @@ impl Frame {
         self.sprites.prepare(device, queue, &self.instances, [1280.0, 720.0], self.target.size());
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
         self.sprites.draw(&mut encoder, self.target.view());
-        self.overlay.draw_headless(
-            device,
-            queue,
-            &mut encoder,
-            self.target.view(),
-            self.target.size(),
-            &HudData::default(),
-        );
+        let target = Target::new(&mut encoder, self.target.view(), self.target.size());
+        self.overlay.draw(device, queue, target, Input::Headless, &HudData::default());
         let timed = self.timer.resolve(&mut encoder, self.overlay.drew_pass());
         let submission = queue.submit([encoder.finish()]);
         if timed {

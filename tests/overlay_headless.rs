@@ -17,7 +17,9 @@ use timestep_lab::frame::Simulation;
 use timestep_lab::hud::{HudData, RunnerLane};
 use timestep_lab::metrics::FrameStats;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
-use timestep_lab::render::overlay::{LayoutMode, Overlay, OverlayLayout, metric_rows, present_interval_line};
+use timestep_lab::render::overlay::{
+    Input, LayoutMode, Overlay, OverlayLayout, Target, metric_rows, present_interval_line,
+};
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
 use timestep_lab::session::{DisplayInfo, PresentMode, Presented, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
@@ -146,7 +148,13 @@ impl Bench {
         let mut encoder =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("overlay test") });
         clear(&mut encoder, self.target.view());
-        let cost = self.overlay.draw_headless(device, queue, &mut encoder, self.target.view(), self.target.size(), hud);
+        let cost = self.overlay.draw(
+            device,
+            queue,
+            Target::new(&mut encoder, self.target.view(), self.target.size()),
+            Input::Headless,
+            hud,
+        );
         queue.submit([encoder.finish()]);
         let rgba = self.target.read_rgba(device, queue).expect("readback of scene + overlay");
         (rgba, cost)
@@ -232,7 +240,13 @@ fn an_empty_hud_and_a_zero_size_target_do_not_panic(gpu: GpuContext) {
     let queue = &bench.gpu.queue;
     for size in [[0, 0], [WIDTH, HEIGHT], [0, HEIGHT]] {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("empty hud") });
-        bench.overlay.draw_headless(device, queue, &mut encoder, bench.target.view(), size, &HudData::default());
+        bench.overlay.draw(
+            device,
+            queue,
+            Target::new(&mut encoder, bench.target.view(), size),
+            Input::Headless,
+            &HudData::default(),
+        );
         queue.submit([encoder.finish()]);
     }
     device.poll(wgpu::PollType::wait_indefinitely()).expect("the GPU finishes");
@@ -263,7 +277,13 @@ fn draw_at(gpu: &GpuContext, width: u32, height: u32, hud: &HudData) -> (Overlay
     for _ in 0..2 {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sized") });
         clear(&mut encoder, target.view());
-        overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), target.size(), hud);
+        overlay.draw(
+            &gpu.device,
+            &gpu.queue,
+            Target::new(&mut encoder, target.view(), target.size()),
+            Input::Headless,
+            hud,
+        );
         gpu.queue.submit([encoder.finish()]);
     }
     let layout = overlay.layout().expect("a visible overlay reports its layout");

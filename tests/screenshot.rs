@@ -9,7 +9,7 @@ mod common;
 use common::gpu_tests;
 
 use timestep_lab::hud::{HudData, RunnerLane};
-use timestep_lab::render::overlay::Overlay;
+use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, Screenshot, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, World, WorldConfig};
 use timestep_lab::strategy::View;
@@ -85,7 +85,7 @@ fn the_picture_shows_the_overlay_when_it_is_visible_and_not_when_hidden(gpu: Gpu
         sprites.prepare(&gpu.device, &gpu.queue, &instances, playfield, size);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("live") });
         sprites.draw(&mut encoder, target.view());
-        overlay.draw_headless(&gpu.device, &gpu.queue, &mut encoder, target.view(), size, &hud);
+        overlay.draw(&gpu.device, &gpu.queue, Target::new(&mut encoder, target.view(), size), Input::Headless, &hud);
         gpu.queue.submit([encoder.finish()]);
     }
     let live = target.read_rgba(&gpu.device, &gpu.queue).expect("readback");

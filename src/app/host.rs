@@ -25,6 +25,7 @@ use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
 use crate::frame::FrameHost;
 use crate::hud::HudData;
+use crate::render::overlay::{Input, Target};
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
 use crate::session::Presented;
 use crate::sim::{Instance, World};
@@ -172,8 +173,13 @@ impl<'a> WindowHost<'a> {
         let mut encoder =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window frame") });
         gfx.sprites.draw(&mut encoder, frame.view());
-        self.outcome.overlay_ms =
-            gfx.overlay.draw(device, queue, &mut encoder, frame.view(), self.window, size, self.hud);
+        self.outcome.overlay_ms = gfx.overlay.draw(
+            device,
+            queue,
+            Target::new(&mut encoder, frame.view(), size),
+            Input::Window(self.window),
+            self.hud,
+        );
         if let Some(timer) = gfx.timer.as_mut() {
             // Untimed when every readback slot is still in flight; `submitted` then does nothing.
             timer.resolve(&mut encoder, gfx.overlay.drew_pass());

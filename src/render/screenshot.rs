@@ -19,7 +19,7 @@ use std::path::Path;
 
 use super::error::RenderError;
 use super::offscreen::Offscreen;
-use super::overlay::Overlay;
+use super::overlay::{Input, Overlay, Target};
 use super::sprites::SpriteRenderer;
 use crate::hud::HudData;
 use crate::sim::Instance;
@@ -72,7 +72,7 @@ impl Screenshot<'_> {
             // A throwaway frame first, painted over below: a fresh egui lays some things out from
             // the previous frame's sizes (the plot's axis width), as the window's overlay has.
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("settle") });
-            overlay.draw_headless(device, queue, &mut encoder, target.view(), target.size(), hud);
+            overlay.draw(device, queue, Target::new(&mut encoder, target.view(), target.size()), Input::Headless, hud);
             queue.submit([encoder.finish()]);
             overlay
         });
@@ -82,7 +82,7 @@ impl Screenshot<'_> {
         // The scene pass clears the target.
         sprites.draw(&mut encoder, target.view());
         if let (Some(overlay), Some(hud)) = (overlay.as_mut(), self.hud) {
-            overlay.draw_headless(device, queue, &mut encoder, target.view(), target.size(), hud);
+            overlay.draw(device, queue, Target::new(&mut encoder, target.view(), target.size()), Input::Headless, hud);
         }
         queue.submit([encoder.finish()]);
         target

@@ -27,7 +27,7 @@ mod pattern;
 mod plots;
 mod style;
 
-use std::time::Instant;
+use crate::platform::Instant;
 
 use egui_plot::PlotPoint;
 

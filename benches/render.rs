@@ -69,7 +69,7 @@ fn sprites(n: usize) -> Vec<Instance> {
 fn gpu() -> Option<GpuContext> {
     // As `main` does: keep lavapipe's freed per-frame memory (see render/heap.rs).
     timestep_lab::platform::keep_freed_heap_memory();
-    match GpuContext::new_headless() {
+    match timestep_lab::platform::headless_gpu() {
         Ok(gpu) => {
             log::info!("benchmarking on {}", gpu.adapter_summary());
             Some(gpu)

@@ -202,7 +202,7 @@ fn an_srgb_target_shows_the_same_panel_colours(gpu: GpuContext) {
     let mut plain = Bench::new(gpu);
     plain.with_overlay(&hud);
     let (plain_pixels, _) = plain.with_overlay(&hud);
-    let gpu = GpuContext::new_headless().expect("a second context on the adapter the probe found");
+    let gpu = timestep_lab::platform::headless_gpu().expect("a second context on the adapter the probe found");
     let mut srgb = Bench::with_format(gpu, wgpu::TextureFormat::Rgba8UnormSrgb);
     srgb.with_overlay(&hud);
     let (srgb_pixels, _) = srgb.with_overlay(&hud);

@@ -58,5 +58,9 @@ pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), Cli
         Some(tour) => shell::App::with_tour(config, tour),
         None => shell::App::new(config),
     };
-    crate::platform::run_event_loop(event_loop, app).map_err(CliError::Runtime)?.into_result()
+    match crate::platform::run_event_loop(event_loop, app).map_err(CliError::Runtime)? {
+        Some(app) => app.into_result(),
+        // The page runs the app on after start-up returns.
+        None => Ok(()),
+    }
 }

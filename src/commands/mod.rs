@@ -14,6 +14,7 @@
 
 pub mod compare;
 pub mod measure;
+pub mod page;
 pub mod run;
 pub mod simulate;
 mod sweep;

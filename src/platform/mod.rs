@@ -2,7 +2,7 @@
 //! the app calls `crate::platform::…` and never asks which platform it is on.
 //!
 //! ```text
-//!                     native (native/)                        web (next: web/)
+//!                     native (native/)                        web (web.rs)
 //! time source         std::time::Instant, the core's clock    performance.now() (web-time)
 //! start-up            env_logger, pollster::block_on,         console log, spawn_local,
 //!                     EventLoop::run_app                      EventLoop::spawn_app
@@ -24,3 +24,8 @@ pub mod files;
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;
+
+#[cfg(target_arch = "wasm32")]
+mod web;
+#[cfg(target_arch = "wasm32")]
+pub use web::*;

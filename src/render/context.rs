@@ -66,23 +66,23 @@ impl GpuContext {
         Ok(GpuContext { instance, adapter, device, queue })
     }
 
-    /// Headless context with its own instance (no display needed), for tests,
-    /// benches and `--screenshot`. Tries the primary backends (Vulkan, Metal,
-    /// DX12) before GL, whose probing is slow and noisy without a display;
-    /// `WGPU_BACKEND` overrides the choice.
+    /// Headless context with its own instance (no display needed), for tests
+    /// and benches (natively: `platform::headless_gpu`). Tries the primary
+    /// backends (Vulkan, Metal, DX12) before GL, whose probing is slow and
+    /// noisy without a display; `WGPU_BACKEND` overrides the choice.
     ///
     /// # Errors
     /// As [`GpuContext::new`].
-    pub fn new_headless() -> Result<GpuContext, RenderError> {
+    pub async fn headless() -> Result<GpuContext, RenderError> {
         let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
         if std::env::var_os("WGPU_BACKEND").is_some() {
-            return crate::platform::block_on(Self::new(wgpu::Instance::new(descriptor()), None));
+            return Self::new(wgpu::Instance::new(descriptor()), None).await;
         }
         let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
-        match crate::platform::block_on(Self::new(wgpu::Instance::new(primary), None)) {
+        match Self::new(wgpu::Instance::new(primary), None).await {
             Err(RenderError::NoAdapter(reason)) => {
                 log::info!("no adapter on the primary backends ({reason}); trying all backends");
-                crate::platform::block_on(Self::new(wgpu::Instance::new(descriptor()), None))
+                Self::new(wgpu::Instance::new(descriptor()), None).await
             }
             result => result,
         }

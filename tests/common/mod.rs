@@ -73,7 +73,7 @@ pub fn unavailable(missing: &Missing) -> Result<Completion, Failed> {
 /// Why there is no adapter.
 pub fn gpu_probe() -> Result<&'static str, &'static Missing> {
     static PROBE: OnceLock<Result<String, Missing>> = OnceLock::new();
-    let probe = PROBE.get_or_init(|| match std::panic::catch_unwind(GpuContext::new_headless) {
+    let probe = PROBE.get_or_init(|| match std::panic::catch_unwind(timestep_lab::platform::headless_gpu) {
         Ok(Ok(gpu)) => {
             let summary = gpu.adapter_summary();
             eprintln!("GPU tests run on {summary}");
@@ -106,7 +106,7 @@ pub fn gpu_trial(
         if let Err(reason) = gpu_probe() {
             return unavailable(reason);
         }
-        let gpu = GpuContext::new_headless()
+        let gpu = timestep_lab::platform::headless_gpu()
             .map_err(|err| Failed::from(format!("the adapter probe passed, but now: {err}")))?;
         test(gpu)
     })

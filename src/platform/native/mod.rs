@@ -33,16 +33,25 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
 }
 
-/// Runs `app` on `event_loop` until it exits, and hands it back for its result.
+/// A GPU context without a window, waited for (tests, benches).
+///
+/// # Errors
+/// As [`crate::render::GpuContext::headless`].
+pub fn headless_gpu() -> Result<crate::render::GpuContext, crate::render::RenderError> {
+    block_on(crate::render::GpuContext::headless())
+}
+
+/// Runs `app` on `event_loop` until it exits, and hands it back for its
+/// result (`Some`; the web half, which cannot wait, returns `None`).
 ///
 /// # Errors
 /// The event loop's own failure, as one line.
 pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T>>(
     event_loop: winit::event_loop::EventLoop<T>,
     mut app: A,
-) -> Result<A, String> {
+) -> Result<Option<A>, String> {
     event_loop.run_app(&mut app).map_err(|e| format!("the event loop failed: {e}"))?;
-    Ok(app)
+    Ok(Some(app))
 }
 
 /// SIGINT and SIGTERM (Ctrl+C, Ctrl+Break and closing the console on

@@ -1,0 +1,188 @@
+//! The web half of the platform seam: a page in a browser (`wasm32-unknown-unknown`).
+//!
+//! What a browser does differently, and what stands in here:
+//!
+//! ```text
+//! time source     performance.now() through web-time (std's Instant panics on the web)
+//! start-up        a console logger; the event loop is spawned (spawn_app), never run to its end
+//! waiting         requestAnimationFrame paces frames: nothing may spin (a spin freezes the page)
+//! files           outputs become downloads named like the file; nothing is checked up front
+//! how a run ends  `pagehide` (the tab closes or navigates away) ends it like Esc
+//! present modes   Fifo only: a browser is always vsynced
+//! ```
+
+use std::path::Path;
+
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::closure::Closure;
+
+use crate::time::{Nanos, RealClock};
+
+pub use web_time::Instant;
+
+/// The log filter: the app at `info`, the GPU stack at `warn`.
+pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+
+/// A browser presents every frame in step with the display: vsync cannot be turned off.
+pub const VSYNC_CAN_BE_TURNED_OFF: bool = false;
+
+/// Nothing to tune: the browser owns the allocator.
+pub fn keep_freed_heap_memory() -> bool {
+    false
+}
+
+/// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
+pub fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
+
+/// Burns the CPU until `clock` reads `deadline`: artificial load is load on the web too.
+pub fn busy_until(clock: &RealClock, deadline: Nanos) {
+    use crate::time::Clock as _;
+    while clock.now() < deadline {
+        std::hint::spin_loop();
+    }
+}
+
+/// A page is visible or hidden as the document says, through winit's occlusion events.
+pub struct WindowMapping;
+
+impl WindowMapping {
+    /// Always `None`: winit reports the page's visibility itself.
+    pub fn of(_window: &winit::window::Window) -> Option<WindowMapping> {
+        None
+    }
+
+    /// Never asked.
+    pub fn viewable(&self) -> bool {
+        true
+    }
+}
+
+/// Unknown: a page cannot read its process's CPU time.
+pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
+    None
+}
+
+/// Logs `info` and above to the browser's console (warnings and errors at their own levels).
+struct ConsoleLogger;
+
+impl log::Log for ConsoleLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        let gpu_stack = ["wgpu", "naga", "winit"].iter().any(|p| metadata.target().starts_with(p));
+        metadata.level() <= if gpu_stack { log::Level::Warn } else { log::Level::Info }
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let text = wasm_bindgen::JsValue::from_str(&format!("{}: {}", record.target(), record.args()));
+        match record.level() {
+            log::Level::Error => web_sys::console::error_1(&text),
+            log::Level::Warn => web_sys::console::warn_1(&text),
+            _ => web_sys::console::log_1(&text),
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the console logger; another logger set first wins.
+pub fn init_logger() {
+    static LOGGER: ConsoleLogger = ConsoleLogger;
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Info);
+    }
+}
+
+/// Hands `app` to the browser's event loop and returns at once (`None`): the
+/// page keeps running it after the start-up code has returned.
+///
+/// # Errors
+/// None on the web; the signature matches the native half.
+pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T> + 'static>(
+    event_loop: winit::event_loop::EventLoop<T>,
+    app: A,
+) -> Result<Option<A>, String> {
+    use winit::platform::web::EventLoopExtWebSys as _;
+    event_loop.spawn_app(app);
+    Ok(None)
+}
+
+/// `pagehide` (the tab closes, reloads or navigates away) calls `end`, which
+/// ends the run the way `Esc` does.
+pub fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
+    let Some(window) = web_sys::window() else { return };
+    let handler = Closure::<dyn FnMut()>::new(move || {
+        let _ = end();
+    });
+    if window.add_event_listener_with_callback("pagehide", handler.as_ref().unchecked_ref()).is_err() {
+        log::warn!("cannot listen for pagehide: closing the page ends the run without its outputs");
+    }
+    handler.forget();
+}
+
+/// Nothing to check: an output becomes a download when it is written.
+///
+/// # Errors
+/// None on the web; the signature matches the native half.
+pub fn check_writable(_path: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// Offers `bytes` as a download named after `path`'s file name.
+///
+/// # Errors
+/// One line when the page cannot make the download (no document, a blocked
+/// object URL).
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    let name = path.file_name().map_or_else(|| "download".to_owned(), |n| n.to_string_lossy().into_owned());
+    download(&name, bytes.as_ref()).map_err(|e| format!("cannot offer '{name}' as a download: {e}"))
+}
+
+fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let js = |e: wasm_bindgen::JsValue| format!("{e:?}");
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(js)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js)?;
+    let anchor: web_sys::HtmlAnchorElement =
+        document.create_element("a").map_err(js)?.dyn_into().map_err(|_| "not an anchor".to_owned())?;
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    web_sys::Url::revoke_object_url(&url).map_err(js)
+}
+
+/// A file the app streams its output into: kept in memory, offered as a
+/// download when it is dropped.
+pub struct OutputFile {
+    name: std::path::PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl std::io::Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if let Err(err) = write_file(&self.name, &self.bytes) {
+            log::warn!("{err}");
+        }
+    }
+}
+
+/// A stream that becomes a download named after `path`.
+///
+/// # Errors
+/// None on the web; the signature matches the native half.
+pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
+    Ok(OutputFile { name: path.to_owned(), bytes: Vec::new() })
+}

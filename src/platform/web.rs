@@ -121,6 +121,40 @@ pub fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
     handler.forget();
 }
 
+/// The page's query string (`?strategy=fuzzy&tick-rate=60`), empty when there is none.
+pub fn page_query() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
+/// Shows `message` on the page, over the canvas, where a user who opened the
+/// page sees it (a bad query parameter, no GPU): never a blank canvas.
+pub fn show_message(message: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    let shown = match document.get_element_by_id("message") {
+        Some(element) => Some(element),
+        None => document.create_element("p").ok().inspect(|element| {
+            element.set_id("message");
+            if let Some(body) = document.body() {
+                let _ = body.append_child(element);
+            }
+        }),
+    };
+    if let Some(element) = shown {
+        element.set_text_content(Some(message));
+        let _ = element.set_attribute("class", "shown");
+    }
+}
+
+/// A panic (a bug) is shown on the page and logged to the console with its
+/// message, instead of leaving a frozen canvas and `unreachable` in the console.
+pub fn report_panics_on_page() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = format!("timestep-lab stopped on a bug: {info}");
+        web_sys::console::error_1(&wasm_bindgen::JsValue::from_str(&message));
+        show_message(&message);
+    }));
+}
+
 /// Nothing to check: an output becomes a download when it is written.
 ///
 /// # Errors

@@ -1,0 +1,124 @@
+//! `cargo xtask web`: builds the lab as a static web site.
+//!
+//! ```text
+//! cargo build -p timestep-lab-web --target wasm32-unknown-unknown --profile web
+//!   └─► target/wasm32-unknown-unknown/web/timestep_lab_web.wasm
+//!         └─► wasm-bindgen (as a library, the version in Cargo.lock) ─► OUT/timestep_lab_web{.js,_bg.wasm}
+//!               └─► wasm-opt -Os, where Debian's binaryen is installed (optional)
+//! web/index.html ─► OUT/index.html
+//! ```
+//!
+//! OUT (default `target/site`) is what any static file server serves:
+//! `python3 -m http.server -d target/site`. Nothing is downloaded from
+//! outside the package registries.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::Parser;
+
+/// Builds timestep-lab's web site.
+#[derive(Parser, Debug)]
+#[command(name = "cargo xtask")]
+enum Task {
+    /// Build the static site: index.html, the JavaScript glue and the wasm.
+    Web {
+        /// Where the site goes.
+        #[arg(long, value_name = "DIR", default_value = "target/site")]
+        out: PathBuf,
+        /// A debug build (faster to build, ~5× larger and slower).
+        #[arg(long)]
+        debug: bool,
+        /// Skip wasm-opt even where it is installed.
+        #[arg(long)]
+        no_wasm_opt: bool,
+    },
+}
+
+const TARGET: &str = "wasm32-unknown-unknown";
+const CRATE: &str = "timestep_lab_web";
+
+fn main() -> ExitCode {
+    let Task::Web { out, debug, no_wasm_opt } = Task::parse();
+    match build_site(&out, debug, !no_wasm_opt) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask web: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask's parent directory).
+fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
+}
+
+fn build_site(out: &Path, debug: bool, wasm_opt: bool) -> Result<(), String> {
+    let root = root();
+    let profile = if debug { "dev" } else { "web" };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "-p", "timestep-lab-web", "--lib", "--target", TARGET, "--profile", profile])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo build for {TARGET} failed ({status}); is the target installed? \
+                            `rustup target add {TARGET}`"
+        ));
+    }
+    let dir = if debug { "debug" } else { "web" };
+    let wasm = root.join("target").join(TARGET).join(dir).join(format!("{CRATE}.wasm"));
+    let out = if out.is_absolute() { out.to_path_buf() } else { root.join(out) };
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .web(true)
+        .map_err(|e| format!("wasm-bindgen: {e}"))?
+        .typescript(false)
+        .debug(debug)
+        .generate(&out)
+        .map_err(|e| format!("wasm-bindgen: {e}"))?;
+    let bindgen_wasm = out.join(format!("{CRATE}_bg.wasm"));
+    if wasm_opt && !debug {
+        optimise(&bindgen_wasm);
+    }
+    let page = root.join("web").join("index.html");
+    std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
+    let size = std::fs::metadata(&bindgen_wasm).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "site: {} (wasm {:.2} MB); serve it with `python3 -m http.server -d {}`",
+        out.display(),
+        size as f64 / 1e6,
+        out.display()
+    );
+    Ok(())
+}
+
+/// Shrinks the wasm with Debian's `wasm-opt` where it is installed (about 20 %);
+/// the site works without it.
+fn optimise(wasm: &Path) {
+    let optimised = wasm.with_extension("opt.wasm");
+    let ran = Command::new("wasm-opt")
+        .arg("-Os")
+        .arg("--enable-bulk-memory")
+        .arg("--enable-nontrapping-float-to-int")
+        .arg("--enable-sign-ext")
+        .arg("--enable-mutable-globals")
+        .arg(wasm)
+        .arg("-o")
+        .arg(&optimised)
+        .status();
+    match ran {
+        Ok(status) if status.success() => {
+            if let Err(e) = std::fs::rename(&optimised, wasm) {
+                eprintln!("xtask web: wasm-opt's output could not replace the wasm ({e}); keeping it as it was");
+            }
+        }
+        Ok(status) => eprintln!("xtask web: wasm-opt failed ({status}); the site keeps the unoptimised wasm"),
+        Err(_) => eprintln!("xtask web: no wasm-opt (apt-get install binaryen); the site keeps the unoptimised wasm"),
+    }
+}

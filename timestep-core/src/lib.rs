@@ -24,9 +24,16 @@ pub mod frame;
 pub mod hud;
 pub mod metrics;
 pub mod monitor;
+pub mod pacer;
 pub mod refresh;
 pub mod rng;
 pub mod session;
 pub mod strategy;
 pub mod time;
 pub mod vblank;
+
+pub use pacer::{Frame, Pacer, Present, Updates};
+pub use strategy::{StrategyConfig, StrategyId, View};
+#[cfg(not(target_arch = "wasm32"))]
+pub use time::sleep_until;
+pub use time::{DEFAULT_SPIN, Instant, Nanos, Rate};

@@ -211,6 +211,10 @@ pub struct Pacer {
     scale: Scale,
     /// Whether the frame in progress draws before it steps.
     render_first: bool,
+    /// Wall time the frame in progress started.
+    frame_start: Nanos,
+    /// Frames start no faster than this when the strategy sets no wake time.
+    frame_limit: Option<Rate>,
     meter: RefreshMeter,
     vsync_requested: bool,
     /// A present reported how long it blocked: without that, vsync cannot be told from a fast loop.
@@ -236,6 +240,8 @@ impl Pacer {
             wall: 0,
             scale: Scale { num: SCALE_UNIT, wall: 0, game: 0 },
             render_first: false,
+            frame_start: 0,
+            frame_limit: None,
             meter: RefreshMeter::new(),
             vsync_requested: true,
             blocking_known: false,
@@ -260,6 +266,7 @@ impl Pacer {
     /// Starts a frame at `now`: the steps to run before drawing, and what to draw.
     pub fn advance(&mut self, now: Instant) -> Frame {
         let wall = self.wall_of(now);
+        self.frame_start = wall;
         let game = self.scale.game_at(wall);
         let plan = self.driver.begin(game);
         self.render_first = plan.order == Order::RenderThenSteps;
@@ -289,6 +296,10 @@ impl Pacer {
     pub fn finish(&mut self, now: Instant) -> Option<Instant> {
         let wall = self.wall_of(now);
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
+        let wake = wake.or_else(|| {
+            let limit = self.frame_limit?;
+            Some(limit.tick_time(limit.ticks_in(self.frame_start) + 1))
+        });
         self.last_end = wall;
         self.last_wake = wake;
         wake.and_then(|wall| self.instant_at(wall))
@@ -351,6 +362,13 @@ impl Pacer {
     /// Tells the strategies the display's refresh rate (`None`: unknown).
     pub fn set_refresh(&mut self, refresh: Option<Rate>) {
         self.driver.set_refresh(refresh);
+    }
+
+    /// Frames start at most `limit` times a second, on its grid, when the
+    /// strategy asks for no wake time of its own: for a loop that nothing
+    /// else paces (no vsync, headless). `None` (the default): no limit.
+    pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
+        self.frame_limit = limit;
     }
 
     /// Whether the game presents with vsync asked for (the default): the verdict's premise.
@@ -707,5 +725,24 @@ mod tests {
         }
         assert_eq!(updates, [Duration::from_millis(500); 1], "one tick of 2 Hz in 0.9 s");
         assert_eq!(renders, [(0, 0.0), (0, 0.6), (1, 0.2), (1, 0.8)]);
+    }
+
+    #[test]
+    fn a_frame_limit_wakes_on_its_grid_unless_the_strategy_wakes_itself() {
+        let base = Instant::now();
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        pacer.set_frame_limit(Some(Rate::from_hz(10)));
+        pacer.advance(base);
+        assert_eq!(pacer.finish(at(base, 1_000_000)), Some(at(base, 100_000_000)));
+        pacer.advance(at(base, 130_000_000));
+        assert_eq!(
+            pacer.finish(at(base, 250_000_000)),
+            Some(at(base, 200_000_000)),
+            "a late frame: the next starts at once"
+        );
+        let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
+        fixed.set_frame_limit(Some(Rate::from_hz(10)));
+        fixed.advance(base);
+        assert_eq!(fixed.finish(base), Some(at(base, 16_666_666)), "fixed-fps keeps its own schedule");
     }
 }

@@ -444,6 +444,7 @@ impl Clock for RealClock {
 pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
 
 /// What [`sleep_until`] does next.
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum WaitStep {
     /// The deadline has passed.
@@ -455,6 +456,7 @@ enum WaitStep {
 }
 
 /// The next step of a wait for `deadline` at `now`, spinning the last `spin`.
+#[cfg(not(target_arch = "wasm32"))]
 fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
     match deadline.checked_duration_since(now) {
         None => WaitStep::Done,
@@ -685,6 +687,7 @@ mod tests {
         assert_eq!(c.now(), 3);
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline() {
         let t0 = Instant::now();

@@ -123,7 +123,31 @@ impl GameTime {
     }
 }
 
-/// Runs frames of the active strategy against a world.
+/// Runs frames of the active strategy against a world, through a [`FrameHost`]
+/// (the lab's loop shape; a game's own loop uses [`crate::Pacer`]).
+///
+/// ```
+/// use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
+/// use timestep_core::{Nanos, StrategyConfig, StrategyId, View};
+///
+/// struct Ticks(u32);
+/// impl Simulation for Ticks {
+///     fn step(&mut self, _dt: Nanos) { self.0 += 1 }
+/// }
+/// /// A clock moved by hand; drawing and presenting cost nothing.
+/// struct Host(Nanos);
+/// impl FrameHost<Ticks> for Host {
+///     fn now(&mut self) -> Nanos { self.0 }
+///     fn render(&mut self, _world: &Ticks, _view: View) {}
+///     fn present(&mut self) -> Nanos { self.0 }
+/// }
+///
+/// let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+/// let (mut world, mut host) = (Ticks(0), Host(0));
+/// driver.run_frame(&mut world, &mut host);
+/// host.0 = 50_000_000;
+/// assert_eq!(driver.run_frame(&mut world, &mut host).updates, 3, "three 60 Hz ticks in 50 ms");
+/// ```
 pub struct FrameDriver {
     id: StrategyId,
     config: StrategyConfig,

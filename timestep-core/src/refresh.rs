@@ -91,6 +91,16 @@ impl Measured {
 }
 
 /// Collects present timestamps and blocking times.
+///
+/// ```
+/// use timestep_core::refresh::RefreshMeter;
+/// let mut meter = RefreshMeter::new();
+/// for k in 0..=30 {
+///     meter.record(k * 16_666_667, 14_000_000, true);
+/// }
+/// assert_eq!(meter.measure().map(|m| m.period), Some(16_666_667));
+/// assert_eq!(meter.verdict("Fifo", true, None, Some(60.0)).vsync, Some(true));
+/// ```
 #[derive(Clone, Debug)]
 pub struct RefreshMeter {
     intervals: VecDeque<Nanos>,

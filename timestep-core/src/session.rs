@@ -197,6 +197,26 @@ struct Lateness {
 }
 
 /// One loop's pacing and measurements. See the module docs.
+///
+/// ```
+/// use timestep_core::frame::Simulation;
+/// use timestep_core::monitor::{Preset, VirtualDisplay};
+/// use timestep_core::session::{DisplayInfo, Presented, Session};
+/// use timestep_core::{Nanos, Rate, StrategyConfig, StrategyId};
+///
+/// struct NoWorld;
+/// impl Simulation for NoWorld {
+///     fn step(&mut self, _dt: Nanos) {}
+/// }
+/// let display = DisplayInfo { reported: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+/// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
+/// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
+/// for _ in 0..60 {
+///     let report = session.run_frame(&mut monitor);
+///     session.record(&report, Presented::SHOWN);
+/// }
+/// assert_eq!(session.report(monitor.clock()).total_updates, 60);
+/// ```
 pub struct Session<W> {
     driver: FrameDriver,
     world: W,

@@ -409,6 +409,13 @@ pub trait Clock {
 /// The OS monotonic clock (the page's on wasm32), counted from when this value was created.
 ///
 /// Only the window shell and benchmarks use it; the core takes time as data.
+///
+/// ```
+/// use timestep_core::time::{Clock, RealClock};
+/// let clock = RealClock::new();
+/// let (a, b) = (clock.now(), clock.now());
+/// assert!(b >= a, "monotonic");
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {
     origin: Instant,
@@ -489,6 +496,14 @@ pub fn sleep_until(deadline: Instant, spin: Duration) {
 }
 
 /// A clock that moves only when told to. Tests and the simulator use it.
+///
+/// ```
+/// use timestep_core::time::{Clock, ManualClock};
+/// let mut clock = ManualClock::starting_at(5);
+/// clock.advance_by(10);
+/// clock.advance_to(12);
+/// assert_eq!(clock.now(), 15, "advance_to never goes backwards");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ManualClock {
     now: Nanos,

@@ -40,6 +40,12 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 use std::fmt;
 
 /// The stable ids of the ten strategies, in key order (`1`–`0`).
+///
+/// ```
+/// use timestep_core::StrategyId;
+/// let id: StrategyId = "catch-up".parse().unwrap();
+/// assert_eq!((id, id.to_string()), (StrategyId::CatchUp, "catch-up".to_owned()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StrategyId {
     /// One fixed step per rendered frame.
@@ -242,6 +248,13 @@ pub const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 
 /// Settings every strategy is built from. Strategies read what they need.
+///
+/// ```
+/// use timestep_core::{Rate, StrategyConfig};
+/// use timestep_core::strategy::FuzzyVariant;
+/// let config = StrategyConfig { fuzzy_variant: FuzzyVariant::Fuzzy5961, ..StrategyConfig::default() };
+/// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(60), 10));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrategyConfig {
     /// The fixed simulation rate (default 60 Hz).

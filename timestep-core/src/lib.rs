@@ -7,8 +7,8 @@
 //! GPU, no real sleeping. Time arrives as data (integer nanoseconds),
 //! strategies are state machines that return decisions, and the same
 //! [`frame::FrameDriver`] runs under a [`Pacer`] in a game, in the lab's
-//! window and in the [`monitor`] (a virtual display that reproduces Tyler
-//! Glaiel's monitor simulator).
+//! window and in the `monitor` (a virtual display that reproduces Tyler
+//! Glaiel's monitor simulator; the default `monitor` feature).
 //!
 //! ```text
 //!   pacer     the front door: advance → steps, view; presented; finish → wake
@@ -25,12 +25,15 @@
 #![forbid(unsafe_code)]
 
 pub mod frame;
+#[cfg(feature = "monitor")]
 pub mod hud;
 pub mod metrics;
+#[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pacer;
 pub mod refresh;
 pub mod rng;
+#[cfg(feature = "monitor")]
 pub mod session;
 pub mod strategy;
 pub mod time;

@@ -745,4 +745,30 @@ mod tests {
         fixed.advance(base);
         assert_eq!(fixed.finish(base), Some(at(base, 16_666_666)), "fixed-fps keeps its own schedule");
     }
+
+    #[test]
+    fn a_scale_change_mid_run_keeps_the_game_time_so_far() {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+        let base = Instant::now();
+        assert_eq!(frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>(), 60);
+        pacer.set_time_scale(0.5);
+        let second = frames_until(&mut pacer, base, 1_016_666_667, 2 * NANOS_PER_SEC);
+        assert_eq!(second.iter().sum::<usize>(), 30, "the second second at half speed");
+        assert_eq!(pacer.game_time(), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn the_scaled_wall_time_of_a_game_time_is_the_first_that_reaches_it() {
+        let half = Scale { num: SCALE_UNIT / 2, wall: 10, game: 100 };
+        assert_eq!(half.game_at(2010), 1100);
+        assert_eq!(half.wall_at(1100), 2010);
+        assert_eq!((half.game_at(2011), half.wall_at(1101)), (1100, 2012), "odd nanoseconds round up");
+        let third = Scale { num: SCALE_UNIT / 3, wall: 0, game: 0 };
+        assert_eq!(third.wall_at(0), 0);
+        for game in [1, 2, 3, 333_333, 1_000_000_007] {
+            let wall = third.wall_at(game);
+            assert!(third.game_at(wall) >= game, "game time {game} is reached at {wall}");
+            assert!(third.game_at(wall - 1) < game, "and not a nanosecond before");
+        }
+    }
 }

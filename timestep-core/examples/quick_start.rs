@@ -22,10 +22,6 @@ impl Ball {
         self.previous = self.position;
         self.position += dt.as_secs_f64();
     }
-
-    fn draw(&self, alpha: f32) -> f64 {
-        self.previous + (self.position - self.previous) * f64::from(alpha)
-    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     while start.elapsed() < Duration::from_secs(1) {
         let frame = pacer.advance(Instant::now());
         frame.steps().for_each(|dt| ball.update(dt));
-        drawn = ball.draw(frame.alpha());
+        drawn = frame.blend(ball.previous, ball.position);
         pacer.presented(Instant::now()).for_each(|dt| ball.update(dt));
         if let Some(wake) = pacer.finish(Instant::now()) {
             sleep_until(wake, DEFAULT_SPIN);

@@ -30,7 +30,7 @@ use std::time::Duration;
 use crate::frame::FrameDriver;
 use crate::refresh::{Measured, RefreshMeter, Verdict};
 use crate::strategy::{Order, Steps, StrategyConfig, StrategyId, View};
-use crate::time::{Instant, Nanos, Rate, duration_to_nanos, nanos_to_duration};
+use crate::time::{Instant, Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
 
 /// The time scale's fixed-point unit: scales are kept in millionths, exactly.
 const SCALE_UNIT: u64 = 1_000_000;
@@ -76,6 +76,33 @@ impl Frame {
         match self.view {
             View::Extrapolate { ahead } => nanos_to_duration(ahead),
             View::Latest | View::Interpolate { .. } => Duration::ZERO,
+        }
+    }
+
+    /// What this frame's picture shows of a quantity that was `previous` one
+    /// tick before its `current` value: the blend by [`Frame::alpha`], the
+    /// current value, or the current value moved on by the last tick's
+    /// change for [`Frame::ahead`] (`extrapolated`).
+    ///
+    /// ```
+    /// use timestep_core::View;
+    /// # use timestep_core::{Instant, Pacer, Rate, StrategyId};
+    /// # let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(100));
+    /// # let start = Instant::now();
+    /// # pacer.advance(start);
+    /// # pacer.finish(start);
+    /// let frame = pacer.advance(start + std::time::Duration::from_micros(12_500));
+    /// assert_eq!(frame.view(), View::Interpolate { alpha: 0.25 });
+    /// assert_eq!(frame.blend(10.0, 20.0), 12.5);
+    /// ```
+    pub fn blend(&self, previous: f64, current: f64) -> f64 {
+        let change = current - previous;
+        match self.view {
+            View::Latest => current,
+            View::Interpolate { alpha } => previous + change * f64::from(alpha),
+            View::Extrapolate { ahead } => {
+                current + change * (nanos_as_f64(ahead) / nanos_as_f64(duration_to_nanos(self.tick)))
+            }
         }
     }
 
@@ -676,6 +703,8 @@ mod tests {
         assert_eq!(frame.steps().len(), 1);
         assert_eq!(frame.ahead(), Duration::from_nanos(20_000_000 - 16_666_666));
         assert_eq!(frame.alpha(), 1.0);
+        // 3_333_334 ns ahead of a 16_666_667 ns tick: a fifth of the last change, and a hair more.
+        assert_eq!(frame.blend(10.0, 20.0), 20.0 + 10.0 * (3_333_334.0 / 16_666_667.0));
     }
 
     /// A second of presents on a 60 Hz grid, each blocked 14 ms (`None`: not said).

@@ -12,7 +12,7 @@
 //! manual clock and charges modelled costs to it. Neither the driver nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
-use crate::strategy::{FrameContext, Order, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
+use crate::strategy::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
@@ -123,7 +123,31 @@ impl GameTime {
     }
 }
 
-/// Runs frames of the active strategy against a world.
+/// Runs frames of the active strategy against a world, through a [`FrameHost`]
+/// (the lab's loop shape; a game's own loop uses [`crate::Pacer`]).
+///
+/// ```
+/// use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
+/// use timestep_core::{Nanos, StrategyConfig, StrategyId, View};
+///
+/// struct Ticks(u32);
+/// impl Simulation for Ticks {
+///     fn step(&mut self, _dt: Nanos) { self.0 += 1 }
+/// }
+/// /// A clock moved by hand; drawing and presenting cost nothing.
+/// struct Host(Nanos);
+/// impl FrameHost<Ticks> for Host {
+///     fn now(&mut self) -> Nanos { self.0 }
+///     fn render(&mut self, _world: &Ticks, _view: View) {}
+///     fn present(&mut self) -> Nanos { self.0 }
+/// }
+///
+/// let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+/// let (mut world, mut host) = (Ticks(0), Host(0));
+/// driver.run_frame(&mut world, &mut host);
+/// host.0 = 50_000_000;
+/// assert_eq!(driver.run_frame(&mut world, &mut host).updates, 3, "three 60 Hz ticks in 50 ms");
+/// ```
 pub struct FrameDriver {
     id: StrategyId,
     config: StrategyConfig,
@@ -241,6 +265,11 @@ impl FrameDriver {
         self.refresh = refresh;
     }
 
+    /// The display refresh rate the strategies are told (`None`: unknown).
+    pub fn refresh(&self) -> Option<Rate> {
+        self.refresh
+    }
+
     /// Stops stepping once this many updates have run in total (so a
     /// determinism check can compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
@@ -263,11 +292,56 @@ impl FrameDriver {
         self.game.now()
     }
 
+    /// The start of a frame at `now`: the strategy's plan. The first of the
+    /// three decisions of [`FrameDriver::run_frame`], for a caller that runs
+    /// its own steps ([`crate::Pacer`]).
+    pub(crate) fn begin(&mut self, now: Nanos) -> Plan {
+        self.inputs.start(now);
+        self.strategy.begin(&FrameContext { now, refresh: self.refresh })
+    }
+
+    /// After a render-first frame's present at `now`: the steps to run now.
+    pub(crate) fn after_render(&mut self, now: Nanos) -> Steps {
+        self.strategy.after_render(now)
+    }
+
+    /// The end of a frame at `now`: when the next one should start.
+    pub(crate) fn end(&mut self, now: Nanos) -> Wake {
+        self.frames += 1;
+        self.strategy.end(now)
+    }
+
+    /// Counts `steps` that a caller runs itself, reading input at `at`, up to
+    /// the step limit; returns the steps it may run.
+    pub(crate) fn count_steps(&mut self, steps: Steps, at: Nanos) -> Steps {
+        let allowed = self.step_limit.map_or(u64::MAX, |limit| limit.saturating_sub(self.updates));
+        let steps = match steps {
+            Steps::Fixed(n) => Steps::Fixed(u32::try_from(allowed).unwrap_or(u32::MAX).min(n)),
+            Steps::Variable(_) if allowed == 0 => Steps::Variable(0),
+            variable => variable,
+        };
+        let ran = steps.count();
+        // Two records leave both input times at `at`, like any more would.
+        for _ in 0..ran.min(2) {
+            self.inputs.record(at);
+        }
+        self.updates += u64::from(ran);
+        match steps {
+            Steps::Fixed(n) => self.game.add_ticks(u64::from(n)),
+            Steps::Variable(dt) => self.game.add(dt),
+        }
+        steps
+    }
+
+    /// The length of one fixed step as the world is told it (the rounded period).
+    pub fn step_dt(&self) -> Nanos {
+        self.game.period
+    }
+
     /// Runs one frame: decide, step, render, present, decide when to wake.
     pub fn run_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = host.now();
-        self.inputs.start(start);
-        let plan = self.strategy.begin(&FrameContext { now: start, refresh: self.refresh });
+        let plan = self.begin(start);
         let (updates, shown_updates, display_time, input_time);
         match plan.order {
             Order::RenderThenSteps => {
@@ -276,7 +350,7 @@ impl FrameDriver {
                 display_time = host.present();
                 shown_updates = self.unshown;
                 let now = host.now();
-                let steps = self.strategy.after_render(now);
+                let steps = self.after_render(now);
                 updates = self.run_steps(steps, world, host);
                 self.unshown = updates;
             }
@@ -290,8 +364,7 @@ impl FrameDriver {
             }
         }
         let end = host.now();
-        let wake = self.strategy.end(end);
-        self.frames += 1;
+        let wake = self.end(end);
         FrameReport {
             start,
             updates,

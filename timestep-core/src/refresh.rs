@@ -91,6 +91,16 @@ impl Measured {
 }
 
 /// Collects present timestamps and blocking times.
+///
+/// ```
+/// use timestep_core::refresh::RefreshMeter;
+/// let mut meter = RefreshMeter::new();
+/// for k in 0..=30 {
+///     meter.record(k * 16_666_667, 14_000_000, true);
+/// }
+/// assert_eq!(meter.measure().map(|m| m.period), Some(16_666_667));
+/// assert_eq!(meter.verdict("Fifo", true, None, Some(60.0)).vsync, Some(true));
+/// ```
 #[derive(Clone, Debug)]
 pub struct RefreshMeter {
     intervals: VecDeque<Nanos>,
@@ -192,23 +202,59 @@ impl RefreshMeter {
     /// The medians, once [`MIN_SAMPLES`] intervals were seen (or
     /// [`MIN_SETTLE_SAMPLES`] after a second of presents).
     pub fn measured(&mut self) -> Option<Measured> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let measured = self.measure_with(&mut scratch);
+        self.scratch = scratch;
+        measured
+    }
+
+    /// As [`RefreshMeter::measured`], without the kept scratch space: for
+    /// callers that only read (a verdict asked a few times a second).
+    pub fn measure(&self) -> Option<Measured> {
+        self.measure_with(&mut Vec::with_capacity(WINDOW))
+    }
+
+    fn measure_with(&self, scratch: &mut Vec<Nanos>) -> Option<Measured> {
         let n = self.intervals.len();
         let enough = n >= MIN_SAMPLES || (n >= MIN_SETTLE_SAMPLES && self.settled());
         if !enough {
             return None;
         }
-        self.scratch.clear();
-        self.scratch.extend(self.intervals.iter().copied());
-        self.scratch.sort_unstable();
-        let period = self.scratch[n / 2];
-        let iqr = self.scratch[(3 * n) / 4] - self.scratch[n / 4];
-        self.scratch.clear();
-        self.scratch.extend(self.blocked.iter().copied());
-        self.scratch.sort_unstable();
-        let blocked = self.scratch[n / 2];
-        let throttled = median(&mut self.scratch, &self.throttled).unwrap_or(0);
+        scratch.clear();
+        scratch.extend(self.intervals.iter().copied());
+        scratch.sort_unstable();
+        let period = scratch[n / 2];
+        let iqr = scratch[(3 * n) / 4] - scratch[n / 4];
+        scratch.clear();
+        scratch.extend(self.blocked.iter().copied());
+        scratch.sort_unstable();
+        let blocked = scratch[n / 2];
+        let throttled = median(scratch, &self.throttled).unwrap_or(0);
         let spread = if period == 0 { f64::INFINITY } else { iqr as f64 / period as f64 };
         Some(Measured { period, blocked, throttled, spread, samples: n })
+    }
+
+    /// The vsync verdict on what this meter has measured, for frames
+    /// presented in `mode` (`mode_is_vsync`: it asks for vsync) on a display
+    /// that reports `reported_hz`, perhaps under an `emulated` refresh grid.
+    pub fn verdict(
+        &self,
+        mode: &str,
+        mode_is_vsync: bool,
+        emulated: Option<Rate>,
+        reported_hz: Option<f64>,
+    ) -> Verdict {
+        let mut scratch = Vec::with_capacity(WINDOW);
+        verdict(&VerdictInput {
+            mode,
+            mode_is_vsync,
+            emulated,
+            reported_hz,
+            measured: self.measure_with(&mut scratch),
+            samples: self.samples(),
+            settled: self.settled(),
+            median_blocked: median(&mut scratch, &self.blocked_all),
+        })
     }
 
     /// Intervals collected so far.

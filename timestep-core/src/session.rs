@@ -38,7 +38,7 @@ use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, HudData};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
-use crate::refresh::{RefreshMeter, Verdict, VerdictInput, verdict};
+use crate::refresh::{RefreshMeter, Verdict};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 
@@ -197,13 +197,32 @@ struct Lateness {
 }
 
 /// One loop's pacing and measurements. See the module docs.
+///
+/// ```
+/// use timestep_core::frame::Simulation;
+/// use timestep_core::monitor::{Preset, VirtualDisplay};
+/// use timestep_core::session::{DisplayInfo, Presented, Session};
+/// use timestep_core::{Nanos, Rate, StrategyConfig, StrategyId};
+///
+/// struct NoWorld;
+/// impl Simulation for NoWorld {
+///     fn step(&mut self, _dt: Nanos) {}
+/// }
+/// let display = DisplayInfo { reported: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+/// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
+/// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
+/// for _ in 0..60 {
+///     let report = session.run_frame(&mut monitor);
+///     session.record(&report, Presented::SHOWN);
+/// }
+/// assert_eq!(session.report(monitor.clock()).total_updates, 60);
+/// ```
 pub struct Session<W> {
     driver: FrameDriver,
     world: W,
     display: DisplayInfo,
     measures: Measures,
     meter: RefreshMeter,
-    verdict: Verdict,
     /// When the overlay's sentences are next rebuilt.
     hud_text_at: Nanos,
     start: Nanos,
@@ -242,7 +261,6 @@ impl<W: Simulation> Session<W> {
                 live_origin: LiveOrigin { at: now, ..LiveOrigin::default() },
             },
             meter: RefreshMeter::new(),
-            verdict: Verdict { vsync: None, text: String::new() },
             hud_text_at: 0,
             start: now,
             frames: 0,
@@ -460,20 +478,11 @@ impl<W: Simulation> Session<W> {
         &self.measures.run
     }
 
-    /// The vsync verdict, brought up to date.
-    pub fn verdict(&mut self) -> &Verdict {
-        let measured = self.meter.measured();
-        self.verdict = verdict(&VerdictInput {
-            mode: &self.display.present_mode.name,
-            mode_is_vsync: self.display.present_mode.vsync,
-            emulated: self.display.emulated,
-            reported_hz: self.display.reported.map(Rate::hz),
-            measured,
-            samples: self.meter.samples(),
-            settled: self.meter.settled(),
-            median_blocked: self.meter.median_blocked(),
-        });
-        &self.verdict
+    /// The vsync verdict on what has been measured so far.
+    pub fn verdict(&self) -> Verdict {
+        let display = &self.display;
+        let mode = &display.present_mode;
+        self.meter.verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
@@ -508,8 +517,7 @@ impl<W: Simulation> Session<W> {
         hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
         hud.measured_refresh_hz = self.meter.measured().map(|m| m.hz());
-        let text = self.verdict().text.clone();
-        hud.vsync_verdict = text;
+        hud.vsync_verdict = self.verdict().text;
     }
 
     /// The run's report: the figures both front ends write.
@@ -538,7 +546,14 @@ impl<W: Simulation> Session<W> {
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
         let refresh = self.display.refresh();
-        let vsync = self.display.vsync.or_else(|| self.verdict().vsync);
+        // Vsync known by construction (a virtual display) needs no verdict sentence.
+        let (vsync, vsync_verdict) = match self.display.vsync {
+            Some(known) => (Some(known), String::new()),
+            None => {
+                let verdict = self.verdict();
+                (verdict.vsync, verdict.text)
+            }
+        };
         let measured = self.meter.measured();
         let l = self.lateness;
         let metrics = match which {
@@ -570,7 +585,7 @@ impl<W: Simulation> Session<W> {
                 emulated_refresh_hz: self.display.emulated.map(Rate::hz),
                 emulation_late_us_mean: (l.presents > 0).then(|| l.total as f64 / l.presents as f64 / 1000.0),
                 emulation_late_us_max: (l.presents > 0).then(|| l.worst as f64 / 1000.0),
-                vsync_verdict: self.verdict.text.clone(),
+                vsync_verdict,
                 present_mode_requested: self.display.present_mode_requested.clone(),
                 present_mode_actual: self.display.present_mode.name.clone(),
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),

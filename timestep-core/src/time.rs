@@ -15,8 +15,26 @@
 //!
 //! [`RealClock`] is the only place in the core that reads the OS clock; the
 //! window shell owns one. Tests and the simulator use [`ManualClock`].
+//!
+//! At the edges, where a game speaks `std::time`, [`duration_to_nanos`] and
+//! [`nanos_to_duration`] convert exactly (saturating past 584 years), and
+//! [`Instant`] is `std::time::Instant` natively and the page's
+//! `performance.now()` on wasm32, where std's clock panics.
 
 use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A monotonic instant: `std::time::Instant`, except on wasm32, where std's
+/// panics ("time not implemented on this platform") and `web_time`'s reads
+/// the page's `performance.now()`.
+#[cfg(not(target_arch = "wasm32"))]
+pub use std::time::Instant;
+/// A monotonic instant: `std::time::Instant`, except on wasm32, where std's
+/// panics ("time not implemented on this platform") and `web_time`'s reads
+/// the page's `performance.now()`.
+#[cfg(target_arch = "wasm32")]
+pub use web_time::Instant;
 
 /// Nanoseconds, the one unit of time in the core.
 pub type Nanos = u64;
@@ -85,6 +103,16 @@ pub fn nanos_to_ms(ns: Nanos) -> f64 {
     ns as f64 / NANOS_PER_MS as f64
 }
 
+/// A `Duration` as nanoseconds, exactly; saturates at `u64::MAX` (584 years).
+pub fn duration_to_nanos(d: Duration) -> Nanos {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds as a `Duration`, exactly (a step's `dt` for a game's update).
+pub const fn nanos_to_duration(ns: Nanos) -> Duration {
+    Duration::from_nanos(ns)
+}
+
 /// `ns as f64`, the correctly rounded value, through `i64` below 2⁶³ ns (292
 /// years): baseline x86-64 converts signed integers in one instruction and
 /// unsigned ones in about six, with a longer latency, and the simulator
@@ -146,13 +174,34 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 impl Rate {
-    /// A whole number of Hz.
+    /// A whole number of Hz, in [`SUPPORTED_RATES`] like every other rate.
+    ///
+    /// ```
+    /// use timestep_core::Rate;
+    /// assert_eq!(Rate::from_hz(60), Rate::new(60, 1).unwrap());
+    /// assert_eq!("60".parse::<Rate>(), Ok(Rate::from_hz(60)));
+    /// ```
     ///
     /// # Panics
-    /// If `hz` is 0 (a programming error; user input goes through [`Rate::parse`]).
+    /// If `hz` is outside 1–1000 (a programming error; user input goes
+    /// through [`Rate::parse`] or [`Rate::new`], which return the error instead).
     pub const fn from_hz(hz: u64) -> Rate {
-        assert!(hz > 0, "a rate must be positive");
+        assert!(hz >= 1 && hz <= 1000, "a whole rate must be 1–1000 Hz (SUPPORTED_RATES)");
         Rate { num: hz, den: 1 }
+    }
+
+    /// The rate whose period is `period`, exactly (`1e9 / ns` Hz, reduced).
+    ///
+    /// # Errors
+    /// A zero period, or one whose rate is outside [`SUPPORTED_RATES`].
+    pub fn from_period(period: Duration) -> Result<Rate, RateError> {
+        let ns = duration_to_nanos(period);
+        Rate::checked(NANOS_PER_SEC, ns, || format!("1/{period:?}"))
+    }
+
+    /// One period as a `Duration`, rounded to the nearest nanosecond.
+    pub fn period_duration(self) -> Duration {
+        nanos_to_duration(self.period())
     }
 
     /// `num / den` Hz, reduced.
@@ -176,7 +225,7 @@ impl Rate {
         Ok(rate)
     }
 
-    /// Parses `60`, `59.94`, `143.856`, `60000/1001`.
+    /// Parses `60`, `59.94`, `143.856`, `60000/1001`, each with or without ` Hz`.
     ///
     /// Decimals are taken exactly (`143.856` is `143856/1000`), except the
     /// NTSC family: a value within 0.005 Hz of `k·1000/1001` for a whole `k`
@@ -187,6 +236,8 @@ impl Rate {
     /// Malformed text, non-positive or non-finite values, values out of range.
     pub fn parse(text: &str) -> Result<Rate, RateError> {
         let text = text.trim();
+        // What `Display` writes (`59.94 Hz`) parses back.
+        let text = text.strip_suffix("Hz").or_else(|| text.strip_suffix("hz")).map_or(text, str::trim_end);
         let named = || text.to_owned();
         if let Some((n, d)) = text.split_once('/') {
             let n: u64 = n.trim().parse().map_err(|_| RateError::Malformed(named()))?;
@@ -340,29 +391,45 @@ impl fmt::Display for Rate {
     }
 }
 
+impl FromStr for Rate {
+    type Err = RateError;
+
+    /// As [`Rate::parse`]: `60`, `59.94`, `60000/1001`.
+    fn from_str(text: &str) -> Result<Rate, RateError> {
+        Rate::parse(text)
+    }
+}
+
 /// A source of monotonic time in nanoseconds.
 pub trait Clock {
     /// Nanoseconds since the clock's origin.
     fn now(&self) -> Nanos;
 }
 
-/// The OS monotonic clock, counted from when this value was created.
+/// The OS monotonic clock (the page's on wasm32), counted from when this value was created.
 ///
 /// Only the window shell and benchmarks use it; the core takes time as data.
+///
+/// ```
+/// use timestep_core::time::{Clock, RealClock};
+/// let clock = RealClock::new();
+/// let (a, b) = (clock.now(), clock.now());
+/// assert!(b >= a, "monotonic");
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {
-    origin: std::time::Instant,
+    origin: Instant,
 }
 
 impl RealClock {
     /// A clock whose `now()` is 0 at this moment.
     pub fn new() -> RealClock {
-        RealClock { origin: std::time::Instant::now() }
+        RealClock { origin: Instant::now() }
     }
 
     /// The `Instant` at which this clock reads `t` (for `ControlFlow::WaitUntil`).
-    pub fn instant_at(&self, t: Nanos) -> std::time::Instant {
-        self.origin + std::time::Duration::from_nanos(t)
+    pub fn instant_at(&self, t: Nanos) -> Instant {
+        self.origin + Duration::from_nanos(t)
     }
 }
 
@@ -378,7 +445,65 @@ impl Clock for RealClock {
     }
 }
 
+/// A spin that covers Linux's timer slack and scheduler latency under load
+/// (well under a millisecond) at ~6 % of a core at 60 fps; an OS with a
+/// coarser sleep needs more.
+pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
+
+/// What [`sleep_until`] does next.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaitStep {
+    /// The deadline has passed.
+    Done,
+    /// Sleep this long, then look again.
+    Sleep(Duration),
+    /// Within the spin margin: spin once, then look again.
+    Spin,
+}
+
+/// The next step of a wait for `deadline` at `now`, spinning the last `spin`.
+#[cfg(not(target_arch = "wasm32"))]
+fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
+    match deadline.checked_duration_since(now) {
+        None => WaitStep::Done,
+        Some(left) if left.is_zero() => WaitStep::Done,
+        Some(left) if left <= spin => WaitStep::Spin,
+        Some(left) => WaitStep::Sleep(left - spin),
+    }
+}
+
+/// Blocks the thread until `deadline`: `std::thread::sleep` for all but the
+/// last `spin`, then a busy spin, because OS sleeps wake late (by up to a
+/// timer tick). `Duration::ZERO` never spins; [`DEFAULT_SPIN`] is 1 ms.
+/// Returns at once for a past deadline. Not on wasm32, where a page must not block.
+///
+/// ```
+/// use timestep_core::{DEFAULT_SPIN, Instant, sleep_until};
+/// let deadline = Instant::now() + std::time::Duration::from_millis(2);
+/// sleep_until(deadline, DEFAULT_SPIN);
+/// assert!(Instant::now() >= deadline);
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub fn sleep_until(deadline: Instant, spin: Duration) {
+    loop {
+        match wait_step(Instant::now(), deadline, spin) {
+            WaitStep::Done => return,
+            WaitStep::Sleep(d) => std::thread::sleep(d),
+            WaitStep::Spin => std::hint::spin_loop(),
+        }
+    }
+}
+
 /// A clock that moves only when told to. Tests and the simulator use it.
+///
+/// ```
+/// use timestep_core::time::{Clock, ManualClock};
+/// let mut clock = ManualClock::starting_at(5);
+/// clock.advance_by(10);
+/// clock.advance_to(12);
+/// assert_eq!(clock.now(), 15, "advance_to never goes backwards");
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ManualClock {
     now: Nanos,
@@ -575,6 +700,44 @@ mod tests {
         assert_eq!(c.now(), 15, "advance_to never goes backwards");
         c.jump_to(3);
         assert_eq!(c.now(), 3);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        assert_eq!(wait_step(t0, t0 + ms(10), ms(1)), WaitStep::Sleep(ms(9)));
+        assert_eq!(wait_step(t0 + ms(9), t0 + ms(10), ms(1)), WaitStep::Spin, "the last millisecond is spun");
+        assert_eq!(wait_step(t0 + ms(10), t0 + ms(10), ms(1)), WaitStep::Done, "a deadline now has passed");
+        assert_eq!(wait_step(t0 + ms(11), t0 + ms(10), ms(1)), WaitStep::Done, "a missed deadline returns at once");
+        assert_eq!(wait_step(t0, t0 + ms(10), Duration::ZERO), WaitStep::Sleep(ms(10)), "no spin: sleep it all");
+    }
+
+    #[test]
+    fn durations_convert_to_nanos_exactly_and_saturate_past_584_years() {
+        assert_eq!(duration_to_nanos(Duration::new(2, 500)), 2_000_000_500);
+        assert_eq!(nanos_to_duration(16_666_667), Duration::new(0, 16_666_667));
+        assert_eq!(duration_to_nanos(Duration::MAX), u64::MAX);
+        assert_eq!(Rate::from_hz(60).period_duration(), Duration::from_nanos(16_666_667));
+    }
+
+    #[test]
+    fn a_rate_from_a_period_is_the_exact_inverse_and_checked_like_any_other() {
+        assert_eq!(Rate::from_period(Duration::from_millis(500)), Ok(Rate::from_hz(2)));
+        assert_eq!(Rate::from_period(Duration::from_nanos(16_666_667)), Rate::new(1_000_000_000, 16_666_667));
+        assert!(matches!(Rate::from_period(Duration::ZERO), Err(RateError::NotPositive(_))));
+        assert!(matches!(Rate::from_period(Duration::from_secs(2)), Err(RateError::OutOfRange(_))));
+    }
+
+    #[test]
+    fn every_way_to_build_a_rate_follows_one_rule() {
+        assert_eq!("59.94".parse::<Rate>(), Rate::new(60000, 1001));
+        assert_eq!("2000".parse::<Rate>(), Err(RateError::OutOfRange("2000".to_owned())));
+        assert_eq!(Rate::new(2000, 1), Err(RateError::OutOfRange("2000/1".to_owned())));
+        assert!(std::panic::catch_unwind(|| Rate::from_hz(2000)).is_err(), "from_hz panics where new errs");
+        let shown = Rate::new(60000, 1001).unwrap().to_string();
+        assert_eq!(shown.parse::<Rate>(), Rate::new(60000, 1001), "Display parses back");
     }
 
     #[test]

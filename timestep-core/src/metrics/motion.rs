@@ -15,6 +15,7 @@ use super::fit::LineFit;
 use super::histogram::{LogHistogram, PresentHistogram, nearest_rank};
 use super::window::SortedWindow;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 /// The most frames [`batch`] takes (it keeps the last ones).
@@ -31,7 +32,8 @@ const MS: f64 = NANOS_PER_MS as f64;
 /// Motion, latency and pacing over a set of presented frames. Undefined
 /// values (too few frames, no time passed) are NaN; see the module docs of
 /// [`crate::metrics`] for each definition and a worked example.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct FrameStats {
     /// ŝ, the least-squares slope of content time on display time (1 = right speed).
     pub speed_ratio: f64,

@@ -89,6 +89,21 @@ pub enum Stop {
 }
 
 /// Everything that defines one simulated run.
+///
+/// ```
+/// use timestep_core::frame::Simulation;
+/// use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
+/// use timestep_core::{Nanos, StrategyId};
+///
+/// struct NoWorld;
+/// impl Simulation for NoWorld {
+///     fn step(&mut self, _dt: Nanos) {}
+/// }
+/// let mut spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel);
+/// spec.refresh = "59.94".parse().unwrap();
+/// spec.stop = Stop::Updates(600);
+/// assert_eq!(simulate(&spec, &mut NoWorld).report().double_updates, 0, "Glaiel's final fuzzy timer");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {
     /// The strategy to run.

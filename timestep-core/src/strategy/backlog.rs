@@ -35,6 +35,15 @@ use super::StrategyConfig;
 use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Exact fixed-step accounting against a moving origin.
+///
+/// ```
+/// use timestep_core::strategy::Backlog;
+/// use timestep_core::StrategyConfig;
+/// let mut backlog = Backlog::new(&StrategyConfig::default());
+/// backlog.advance(0);
+/// assert_eq!(backlog.advance(40_000_000), 2, "two 60 Hz ticks in 40 ms");
+/// assert_eq!(backlog.alpha(), 0.4);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backlog {
     tick: Rate,

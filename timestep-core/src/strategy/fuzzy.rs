@@ -425,14 +425,17 @@ mod tests {
     }
 
     /// Counts steps: the virtual monitor's figures do not depend on the world.
+    #[cfg(feature = "monitor")]
     struct StepCounter(u64);
 
+    #[cfg(feature = "monitor")]
     impl crate::frame::Simulation for StepCounter {
         fn step(&mut self, _dt: Nanos) {
             self.0 += 1;
         }
     }
 
+    #[cfg(feature = "monitor")]
     #[test]
     fn the_warm_up_on_the_glaiel_60_hz_display_has_no_double_update() {
         use crate::monitor::{Preset, RunSpec, Stop, simulate};

@@ -40,6 +40,12 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 use std::fmt;
 
 /// The stable ids of the ten strategies, in key order (`1`–`0`).
+///
+/// ```
+/// use timestep_core::StrategyId;
+/// let id: StrategyId = "catch-up".parse().unwrap();
+/// assert_eq!((id, id.to_string()), (StrategyId::CatchUp, "catch-up".to_owned()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StrategyId {
     /// One fixed step per rendered frame.
@@ -200,6 +206,15 @@ impl fmt::Display for StrategyId {
     }
 }
 
+impl std::str::FromStr for StrategyId {
+    type Err = UnknownStrategy;
+
+    /// As [`StrategyId::parse`]: `"catch-up".parse()`.
+    fn from_str(name: &str) -> Result<StrategyId, UnknownStrategy> {
+        StrategyId::parse(name)
+    }
+}
+
 /// An unknown strategy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -233,6 +248,13 @@ pub const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 
 /// Settings every strategy is built from. Strategies read what they need.
+///
+/// ```
+/// use timestep_core::{Rate, StrategyConfig};
+/// use timestep_core::strategy::FuzzyVariant;
+/// let config = StrategyConfig { fuzzy_variant: FuzzyVariant::Fuzzy5961, ..StrategyConfig::default() };
+/// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(60), 10));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrategyConfig {
     /// The fixed simulation rate (default 60 Hz).
@@ -270,6 +292,27 @@ impl Default for StrategyConfig {
 }
 
 impl StrategyConfig {
+    /// The defaults at `tick_rate`, with the step cap a game wants at any
+    /// rate: a frame catches up at most 1/6 s of ticks (at least one), so
+    /// the lag limit is 1 s, or 3 ticks below 3 Hz, never 12 ticks of a slow
+    /// tick: at 2 Hz a 4 s stall is dropped instead of replayed as 8 ticks.
+    ///
+    /// ```
+    /// use timestep_core::{Rate, StrategyConfig};
+    /// let config = StrategyConfig::for_tick_rate(Rate::from_hz(2));
+    /// assert_eq!((config.step_cap(), config.lag_limit()), (1, 1_500_000_000));
+    /// assert_eq!(StrategyConfig::for_tick_rate(Rate::from_hz(60)), StrategyConfig::default());
+    /// ```
+    pub fn for_tick_rate(tick_rate: Rate) -> StrategyConfig {
+        // max_steps ticks of MAX_STEPS_REFERENCE, in ticks of this rate: at
+        // and above the reference `step_cap` scales max_steps up itself.
+        let reference = MAX_STEPS_REFERENCE;
+        let num = u128::from(DEFAULT_MAX_STEPS) * u128::from(tick_rate.num()) * u128::from(reference.den());
+        let den = u128::from(tick_rate.den()) * u128::from(reference.num());
+        let scaled = u32::try_from(num.div_ceil(den)).unwrap_or(u32::MAX);
+        StrategyConfig { tick_rate, max_steps: scaled.clamp(1, DEFAULT_MAX_STEPS), ..StrategyConfig::default() }
+    }
+
     /// The most fixed steps a frame runs: `max_steps` (at least 1), or as many
     /// ticks as `max_steps` ticks of [`MAX_STEPS_REFERENCE`] last, rounded up,
     /// when that is more. A 60 Hz frame owes 17 ticks of 1000 Hz; with a cap
@@ -450,6 +493,29 @@ mod tests {
         assert_eq!(step_cap(Rate::from_hz(1000), 10), 167, "10 · 1000/60 = 166.67, rounded up");
         assert_eq!(step_cap(Rate::from_hz(1000), 1), 17, "one 60 Hz frame of 1000 Hz ticks");
         assert_eq!(step_cap(Rate::from_hz(60), 0), 1, "max_steps 0 runs one step like 1");
+    }
+
+    #[test]
+    fn a_game_config_catches_up_a_sixth_of_a_second_at_every_tick_rate() {
+        let cap_and_limit = |hz: u64| {
+            let config = StrategyConfig::for_tick_rate(Rate::from_hz(hz));
+            (config.step_cap(), config.lag_limit())
+        };
+        assert_eq!(cap_and_limit(1), (1, 3 * NANOS_PER_SEC), "one tick a frame; a stall beyond 3 ticks is dropped");
+        assert_eq!(cap_and_limit(2), (1, 1_500_000_000), "3 ticks, 1.5 s: a 4 s stall is dropped");
+        assert_eq!(cap_and_limit(12), (2, NANOS_PER_SEC));
+        assert_eq!(cap_and_limit(30), (5, NANOS_PER_SEC));
+        assert_eq!(cap_and_limit(60), (10, NANOS_PER_SEC));
+        assert_eq!(cap_and_limit(1000), (167, NANOS_PER_SEC), "as the lab's default above 60 Hz");
+    }
+
+    #[test]
+    fn every_strategy_id_parses_back_from_its_display() {
+        for id in StrategyId::ALL {
+            assert_eq!(id.to_string().parse::<StrategyId>(), Ok(id), "{id}");
+        }
+        assert_eq!(" Catch-Up ".parse::<StrategyId>(), Ok(StrategyId::CatchUp), "case and blanks do not matter");
+        assert_eq!("catchup".parse::<StrategyId>(), Err(UnknownStrategy("catchup".to_owned())));
     }
 
     #[test]

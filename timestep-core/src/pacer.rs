@@ -1,0 +1,803 @@
+//! [`Pacer`]: the front door. A game keeps its own loop and its own state and
+//! asks the pacer three things a frame: which steps to run, what to draw, and
+//! when to start the next frame.
+//!
+//! ```text
+//!   frame = pacer.advance(now)        steps to run before drawing, the view (alpha / ahead)
+//!   for dt in frame.steps()           the game updates its own state
+//!   draw(frame.view()), present
+//!   for dt in pacer.presented(at)     feeds the refresh measurement; the steps a
+//!                                     render-first strategy (`paced`) runs after its present
+//!   wake = pacer.finish(now)          when the next frame should start: sleep_until(wake)
+//! ```
+//!
+//! The pacer is the lab's own [`FrameDriver`] with the world left out: the
+//! same strategy state machines decide, so every figure the lab measures (the
+//! simulator, the demo window) is a figure about what a game gets from this
+//! type. Around the driver it adds what a game needs and the lab does not:
+//! `std::time` in and out ([`Instant`], [`Duration`]), a time scale, an
+//! explicit [`Pacer::resync`] after a load, and its own refresh measurement
+//! and vsync verdict from the presents it is told about.
+//!
+//! The time scale runs the strategy on a game clock that advances `scale`
+//! times as fast as the wall clock (0.5: slow motion, half the steps a
+//! second). Wake times are converted back to the wall clock, so a frame-paced
+//! strategy (`fixed-fps`, `paced`) slows its frames down too; `lockstep` runs
+//! one step a frame whatever the scale, as it runs one whatever the clock.
+
+use std::time::Duration;
+
+use crate::frame::FrameDriver;
+use crate::refresh::{Measured, RefreshMeter, Verdict};
+use crate::strategy::{Order, Steps, StrategyConfig, StrategyId, View};
+use crate::time::{Instant, Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
+
+/// The time scale's fixed-point unit: scales are kept in millionths, exactly.
+const SCALE_UNIT: u64 = 1_000_000;
+
+/// What to do in one frame, before drawing: the steps and the picture.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Frame {
+    steps: Steps,
+    tick: Duration,
+    view: View,
+    render_first: bool,
+}
+
+impl Frame {
+    /// The world updates to run before drawing, each with its `dt`: a tick
+    /// period for fixed steps, the measured frame time for `variable`.
+    pub fn steps(&self) -> Updates {
+        Updates::of(self.steps, self.tick)
+    }
+
+    /// The steps as the strategy decided them (a count of ticks, or one variable `dt`).
+    pub fn raw_steps(&self) -> Steps {
+        self.steps
+    }
+
+    /// Which picture to draw.
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// The blend between the previous and the current state to draw: the
+    /// interpolation factor, 1 (the current state) for every other view.
+    pub fn alpha(&self) -> f32 {
+        match self.view {
+            View::Interpolate { alpha } => alpha,
+            View::Latest | View::Extrapolate { .. } => 1.0,
+        }
+    }
+
+    /// How far past the current state to predict the picture (`extrapolated`), else zero.
+    pub fn ahead(&self) -> Duration {
+        match self.view {
+            View::Extrapolate { ahead } => nanos_to_duration(ahead),
+            View::Latest | View::Interpolate { .. } => Duration::ZERO,
+        }
+    }
+
+    /// What this frame's picture shows of a quantity that was `previous` one
+    /// tick before its `current` value: the blend by [`Frame::alpha`], the
+    /// current value, or the current value moved on by the last tick's
+    /// change for [`Frame::ahead`] (`extrapolated`).
+    ///
+    /// ```
+    /// use timestep_core::View;
+    /// # use timestep_core::{Instant, Pacer, Rate, StrategyId};
+    /// # let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(100));
+    /// # let start = Instant::now();
+    /// # pacer.advance(start);
+    /// # pacer.finish(start);
+    /// let frame = pacer.advance(start + std::time::Duration::from_micros(12_500));
+    /// assert_eq!(frame.view(), View::Interpolate { alpha: 0.25 });
+    /// assert_eq!(frame.blend(10.0, 20.0), 12.5);
+    /// ```
+    pub fn blend(&self, previous: f64, current: f64) -> f64 {
+        let change = current - previous;
+        match self.view {
+            View::Latest => current,
+            View::Interpolate { alpha } => previous + change * f64::from(alpha),
+            View::Extrapolate { ahead } => {
+                current + change * (nanos_as_f64(ahead) / nanos_as_f64(duration_to_nanos(self.tick)))
+            }
+        }
+    }
+
+    /// Whether the strategy draws before it steps (`paced`): its steps come
+    /// from [`Pacer::presented`], after the present.
+    pub fn renders_first(&self) -> bool {
+        self.render_first
+    }
+}
+
+/// The `dt` of each world update to run: an iterator over [`Duration`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Updates {
+    left: u32,
+    dt: Duration,
+}
+
+impl Updates {
+    /// No updates.
+    pub const NONE: Updates = Updates { left: 0, dt: Duration::ZERO };
+
+    fn of(steps: Steps, tick: Duration) -> Updates {
+        match steps {
+            Steps::Fixed(n) => Updates { left: n, dt: tick },
+            Steps::Variable(0) => Updates::NONE,
+            Steps::Variable(dt) => Updates { left: 1, dt: nanos_to_duration(dt) },
+        }
+    }
+}
+
+impl Iterator for Updates {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        self.left = self.left.checked_sub(1)?;
+        Some(self.dt)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Updates {}
+
+/// A frame's present, as the game saw it: when it returned and, if the game
+/// measured it, how long it blocked (what tells vsync from a fast loop).
+///
+/// ```
+/// use std::time::Duration;
+/// use timestep_core::{Instant, Present};
+/// let at = Instant::now();
+/// let present = Present::at(at).blocked(Duration::from_millis(14));
+/// assert_eq!((present.at, present.blocked), (at, Some(Duration::from_millis(14))));
+/// assert_eq!(Present::from(at).blocked, None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Present {
+    /// When the present returned (the best known time the frame became visible).
+    pub at: Instant,
+    /// Time spent blocked in acquire + present, when measured.
+    pub blocked: Option<Duration>,
+}
+
+impl Present {
+    /// A present that returned at `at`, blocking unmeasured.
+    pub fn at(at: Instant) -> Present {
+        Present { at, blocked: None }
+    }
+
+    /// The same present, which blocked for `blocked`.
+    pub fn blocked(self, blocked: Duration) -> Present {
+        Present { blocked: Some(blocked), ..self }
+    }
+}
+
+impl From<Instant> for Present {
+    fn from(at: Instant) -> Present {
+        Present::at(at)
+    }
+}
+
+/// Game time runs `num / SCALE_UNIT` times as fast as wall time since `wall`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scale {
+    num: u64,
+    /// Wall time (ns since the pacer's origin) at the last change.
+    wall: Nanos,
+    /// Game time at the last change.
+    game: Nanos,
+}
+
+impl Scale {
+    /// Game time at wall time `wall` (not before the last change).
+    fn game_at(&self, wall: Nanos) -> Nanos {
+        let since = u128::from(wall.saturating_sub(self.wall));
+        let scaled = since * u128::from(self.num) / u128::from(SCALE_UNIT);
+        self.game.saturating_add(u64::try_from(scaled).unwrap_or(u64::MAX))
+    }
+
+    /// The first wall time at which game time reaches `game`.
+    fn wall_at(&self, game: Nanos) -> Nanos {
+        let since = u128::from(game.saturating_sub(self.game));
+        let wall = (since * u128::from(SCALE_UNIT)).div_ceil(u128::from(self.num));
+        self.wall.saturating_add(u64::try_from(wall).unwrap_or(u64::MAX))
+    }
+}
+
+/// Frame pacing for a game's own loop: any of the ten strategies at any tick
+/// rate, driven by `std::time`. See the module docs for the frame's calls.
+///
+/// ```
+/// use std::time::Duration;
+/// use timestep_core::{Instant, Pacer, Rate, StrategyId};
+///
+/// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+/// let start = Instant::now();
+/// let ms = |n| start + Duration::from_millis(n);
+/// assert_eq!(pacer.advance(ms(0)).steps().len(), 0, "the first frame starts the clock");
+/// pacer.finish(ms(1));
+/// let frame = pacer.advance(ms(40));
+/// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
+/// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
+/// ```
+pub struct Pacer {
+    driver: FrameDriver,
+    /// The wall clock's zero: the first instant the pacer saw.
+    origin: Option<Instant>,
+    /// The latest wall time seen (the clock is treated as monotonic).
+    wall: Nanos,
+    scale: Scale,
+    /// Whether the frame in progress draws before it steps.
+    render_first: bool,
+    /// Wall time the frame in progress started.
+    frame_start: Nanos,
+    /// Frames start no faster than this when the strategy sets no wake time.
+    frame_limit: Option<Rate>,
+    meter: RefreshMeter,
+    vsync_requested: bool,
+    /// A present reported how long it blocked: without that, vsync cannot be told from a fast loop.
+    blocking_known: bool,
+    /// When the last frame asked to wake and when it ended (wall): a frame
+    /// that did not wait measures the display.
+    last_wake: Option<Nanos>,
+    last_end: Nanos,
+}
+
+impl Pacer {
+    /// A pacer running `strategy` at `tick_rate`, with the step cap and lag
+    /// limit of [`StrategyConfig::for_tick_rate`].
+    pub fn new(strategy: StrategyId, tick_rate: Rate) -> Pacer {
+        Pacer::with_config(strategy, StrategyConfig::for_tick_rate(tick_rate))
+    }
+
+    /// A pacer running `strategy` with every setting of `config`.
+    pub fn with_config(strategy: StrategyId, config: StrategyConfig) -> Pacer {
+        Pacer {
+            driver: FrameDriver::new(strategy, config),
+            origin: None,
+            wall: 0,
+            scale: Scale { num: SCALE_UNIT, wall: 0, game: 0 },
+            render_first: false,
+            frame_start: 0,
+            frame_limit: None,
+            meter: RefreshMeter::new(),
+            vsync_requested: true,
+            blocking_known: false,
+            last_wake: None,
+            last_end: 0,
+        }
+    }
+
+    /// Wall time of `at`: nanoseconds since the first instant seen, never
+    /// less than the latest (a clock that runs backwards stands still).
+    fn wall_of(&mut self, at: Instant) -> Nanos {
+        let origin = *self.origin.get_or_insert(at);
+        let wall = duration_to_nanos(at.saturating_duration_since(origin)).max(self.wall);
+        self.wall = wall;
+        wall
+    }
+
+    fn instant_at(&self, wall: Nanos) -> Option<Instant> {
+        self.origin.map(|origin| origin + nanos_to_duration(wall))
+    }
+
+    /// Starts a frame at `now`: the steps to run before drawing, and what to draw.
+    pub fn advance(&mut self, now: Instant) -> Frame {
+        let wall = self.wall_of(now);
+        self.frame_start = wall;
+        let game = self.scale.game_at(wall);
+        let plan = self.driver.begin(game);
+        self.render_first = plan.order == Order::RenderThenSteps;
+        let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
+        Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
+    }
+
+    /// The frame's picture was presented (an [`Instant`], or a [`Present`]
+    /// with its blocking time): measures the refresh, and returns the steps a
+    /// render-first strategy runs now (none for the others).
+    pub fn presented(&mut self, present: impl Into<Present>) -> Updates {
+        let present = present.into();
+        let wall = self.wall_of(present.at);
+        let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
+        self.blocking_known |= present.blocked.is_some();
+        self.meter.record(wall, present.blocked.map_or(0, duration_to_nanos), unpaced);
+        if !std::mem::take(&mut self.render_first) {
+            return Updates::NONE;
+        }
+        let game = self.scale.game_at(wall);
+        let steps = self.driver.after_render(game);
+        Updates::of(self.driver.count_steps(steps, game), self.tick())
+    }
+
+    /// Ends the frame at `now`: when the next frame should start (`None`: at
+    /// once, vsync or the GPU paces the loop). Sleep with [`crate::sleep_until`].
+    pub fn finish(&mut self, now: Instant) -> Option<Instant> {
+        let wall = self.wall_of(now);
+        let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
+        let wake = wake.or_else(|| {
+            let limit = self.frame_limit?;
+            Some(limit.tick_time(limit.ticks_in(self.frame_start) + 1))
+        });
+        self.last_end = wall;
+        self.last_wake = wake;
+        wake.and_then(|wall| self.instant_at(wall))
+    }
+
+    /// One whole frame on `clock`: `update` for each step, `render` once,
+    /// then presented and finished at the clock's time. Returns the wake.
+    pub fn run_frame<G>(
+        &mut self,
+        mut clock: impl FnMut() -> Instant,
+        game: &mut G,
+        mut update: impl FnMut(&mut G, Duration),
+        render: impl FnOnce(&G, &Frame),
+    ) -> Option<Instant> {
+        let frame = self.advance(clock());
+        frame.steps().for_each(|dt| update(game, dt));
+        render(game, &frame);
+        self.presented(clock()).for_each(|dt| update(game, dt));
+        self.finish(clock())
+    }
+
+    /// Forgets the backlog and all timing state (after a load, a pause, a
+    /// debugger break): the next frame starts the clock afresh and runs no steps.
+    pub fn resync(&mut self) {
+        self.driver.set_strategy(self.driver.strategy_id());
+        self.meter.break_sequence();
+        self.last_wake = None;
+        self.render_first = false;
+    }
+
+    /// Game time runs `scale` times as fast as the wall clock from the last
+    /// frame on (0.5: half the steps a second). Kept in millionths, 10⁻⁶–1000;
+    /// NaN and anything below are 10⁻⁶ (pause with [`Pacer::resync`] instead).
+    pub fn set_time_scale(&mut self, scale: f64) {
+        let num = (scale * SCALE_UNIT as f64).round();
+        let num = if num >= 1.0 { num.min(1000.0 * SCALE_UNIT as f64) as u64 } else { 1 };
+        let wall = self.wall;
+        self.scale = Scale { num, wall, game: self.scale.game_at(wall) };
+    }
+
+    /// The time scale.
+    pub fn time_scale(&self) -> f64 {
+        self.scale.num as f64 / SCALE_UNIT as f64
+    }
+
+    /// Switches strategy; the game's state is its own, only timing starts over.
+    pub fn set_strategy(&mut self, strategy: StrategyId) {
+        self.driver.set_strategy(strategy);
+        self.render_first = false;
+    }
+
+    /// Changes the tick rate, with [`StrategyConfig::for_tick_rate`]'s step
+    /// cap; the other settings stay. Timing starts over.
+    pub fn set_tick_rate(&mut self, tick_rate: Rate) {
+        let max_steps = StrategyConfig::for_tick_rate(tick_rate).max_steps;
+        self.driver.set_config(StrategyConfig { tick_rate, max_steps, ..*self.driver.config() });
+        self.render_first = false;
+    }
+
+    /// Tells the strategies the display's refresh rate (`None`: unknown).
+    pub fn set_refresh(&mut self, refresh: Option<Rate>) {
+        self.driver.set_refresh(refresh);
+    }
+
+    /// Frames start at most `limit` times a second, on its grid, when the
+    /// strategy asks for no wake time of its own: for a loop that nothing
+    /// else paces (no vsync, headless). `None` (the default): no limit.
+    pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
+        self.frame_limit = limit;
+    }
+
+    /// Whether the game presents with vsync asked for (the default): the verdict's premise.
+    pub fn set_vsync_requested(&mut self, requested: bool) {
+        self.vsync_requested = requested;
+    }
+
+    /// The strategy running.
+    pub fn strategy(&self) -> StrategyId {
+        self.driver.strategy_id()
+    }
+
+    /// The configuration the strategies are built from.
+    pub fn config(&self) -> &StrategyConfig {
+        self.driver.config()
+    }
+
+    /// One fixed step's `dt` (the tick period, rounded to the nanosecond).
+    pub fn tick(&self) -> Duration {
+        nanos_to_duration(self.driver.step_dt())
+    }
+
+    /// Game time so far: the ticks run at their exact times plus variable steps.
+    pub fn game_time(&self) -> Duration {
+        nanos_to_duration(self.driver.game_time())
+    }
+
+    /// World updates handed out so far.
+    pub fn updates(&self) -> u64 {
+        self.driver.updates()
+    }
+
+    /// One sentence on the strategy's state (`auto`: which branch and why).
+    pub fn status(&self) -> String {
+        self.driver.strategy().status()
+    }
+
+    /// The refresh the presents measure, once enough frames went by unpaced.
+    pub fn measured_refresh(&self) -> Option<Measured> {
+        self.meter.measure()
+    }
+
+    /// Whether vsync is in effect, judged from the presents; "cannot tell"
+    /// unless presents report how long they blocked ([`Present::blocked`]).
+    pub fn verdict(&self) -> Verdict {
+        let mode = if self.vsync_requested { "vsync" } else { "immediate" };
+        let reported = self.driver.refresh().map(Rate::hz);
+        let verdict = self.meter.verdict(mode, self.vsync_requested, None, reported);
+        if self.blocking_known || !self.vsync_requested {
+            return verdict;
+        }
+        let text =
+            format!("{}; present blocking not reported (Present::blocked): vsync cannot be judged", verdict.text);
+        Verdict { vsync: None, text }
+    }
+
+    /// The lab's driver underneath (counters, the strategy's state machine).
+    pub fn driver(&self) -> &FrameDriver {
+        &self.driver
+    }
+}
+
+/// Runs `game` in a loop on the real clock until `render` breaks: each frame
+/// steps with `update`, draws with `render`, then sleeps until the wake
+/// ([`crate::sleep_until`], spinning the last [`crate::DEFAULT_SPIN`]).
+/// Not on wasm32, where the page's requestAnimationFrame owns the loop.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run<G>(
+    pacer: &mut Pacer,
+    game: &mut G,
+    mut update: impl FnMut(&mut G, Duration),
+    mut render: impl FnMut(&G, &Frame) -> std::ops::ControlFlow<()>,
+) {
+    loop {
+        let mut flow = std::ops::ControlFlow::Continue(());
+        let wake = pacer.run_frame(Instant::now, game, &mut update, |game, frame| flow = render(game, frame));
+        if flow.is_break() {
+            return;
+        }
+        if let Some(wake) = wake {
+            crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{FrameHost, Simulation};
+    use crate::time::{Clock, ManualClock, NANOS_PER_SEC};
+
+    /// What a frame costs on the test machine: each step, and the render.
+    const STEP_COST: Nanos = 100_000;
+    const RENDER_COST: Nanos = 2_000_000;
+
+    /// The clock's zero as an instant: tests add manual offsets, never sleep.
+    fn at(base: Instant, t: Nanos) -> Instant {
+        base + nanos_to_duration(t)
+    }
+
+    /// The first refresh boundary of `refresh` after `now`: when a vsynced present returns.
+    fn next_vblank(refresh: Rate, now: Nanos) -> Nanos {
+        refresh.tick_time_ceil(refresh.ticks_in(now) + 1)
+    }
+
+    struct Counter;
+
+    impl Simulation for Counter {
+        fn step(&mut self, _dt: Nanos) {}
+    }
+
+    /// The lab's host: a manual clock, modelled costs, presents on a vsync grid.
+    struct VsyncHost {
+        clock: ManualClock,
+        refresh: Rate,
+    }
+
+    impl FrameHost<Counter> for VsyncHost {
+        fn now(&mut self) -> Nanos {
+            self.clock.now()
+        }
+        fn after_step(&mut self) {
+            self.clock.advance_by(STEP_COST);
+        }
+        fn render(&mut self, _world: &Counter, _view: View) {
+            self.clock.advance_by(RENDER_COST);
+        }
+        fn present(&mut self) -> Nanos {
+            self.clock.advance_to(next_vblank(self.refresh, self.clock.now()));
+            self.clock.now()
+        }
+    }
+
+    /// Updates per frame from the lab's `FrameDriver` on a vsync grid.
+    fn driver_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
+        let mut driver = FrameDriver::new(id, StrategyConfig::default());
+        driver.set_refresh(Some(refresh));
+        let mut host = VsyncHost { clock: ManualClock::default(), refresh };
+        (0..frames)
+            .map(|_| {
+                let report = driver.run_frame(&mut Counter, &mut host);
+                if let Some(wake) = report.wake.at {
+                    host.clock.advance_to(wake);
+                }
+                report.updates
+            })
+            .collect()
+    }
+
+    /// Updates per frame from a `Pacer` in a game's own loop, with the same costs.
+    fn pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, Rate::from_hz(60));
+        pacer.set_refresh(Some(refresh));
+        let (base, mut clock) = (Instant::now(), ManualClock::default());
+        (0..frames)
+            .map(|_| {
+                let before = pacer.advance(at(base, clock.now())).steps().len();
+                clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
+                clock.advance_to(next_vblank(refresh, clock.now()));
+                let after = pacer.presented(at(base, clock.now())).len();
+                clock.advance_by(STEP_COST * after as Nanos);
+                if let Some(wake) = pacer.finish(at(base, clock.now())) {
+                    clock.advance_to(duration_to_nanos(wake - base));
+                }
+                u32::try_from(before + after).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_strategy_steps_as_the_frame_driver_does_on_60_and_144_hz_vsync() {
+        for hz in [60, 144] {
+            let refresh = Rate::from_hz(hz);
+            for id in StrategyId::ALL {
+                let frames = 2 * hz as usize;
+                let lab = driver_updates(id, refresh, frames);
+                assert_eq!(pacer_updates(id, refresh, frames), lab, "{id} at {refresh}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_seconds_of_60_hz_ticks_are_120_updates_except_for_lockstep_at_144_hz() {
+        let total = |id, hz| pacer_updates(id, Rate::from_hz(hz), 2 * hz as usize).iter().sum::<u32>();
+        assert_eq!(total(StrategyId::Lockstep, 60), 120);
+        assert_eq!(total(StrategyId::Lockstep, 144), 288, "one tick a frame: 2.4 times too fast");
+        assert_eq!(total(StrategyId::Interpolated, 144), 119, "the first frame only starts the clock");
+    }
+
+    /// Frames every 1/60 s from 0 to `until` (waiting for a later wake), each
+    /// costing nothing; returns the updates of each frame.
+    fn frames_until(pacer: &mut Pacer, base: Instant, from: Nanos, until: Nanos) -> Vec<usize> {
+        let (mut now, mut steps) = (from, Vec::new());
+        let display = Rate::from_hz(60);
+        while now <= until {
+            let n = pacer.advance(at(base, now)).steps().len() + pacer.presented(at(base, now)).len();
+            steps.push(n);
+            let wake = pacer.finish(at(base, now)).map_or(0, |wake| duration_to_nanos(wake - base));
+            now = wake.max(next_vblank(display, now));
+        }
+        steps
+    }
+
+    #[test]
+    fn a_4_s_stall_at_2_hz_replays_no_tick_with_any_strategy_but_its_one_step_a_frame() {
+        let after_stall = StrategyId::ALL.map(|id| {
+            let mut pacer = Pacer::new(id, Rate::from_hz(2));
+            let base = Instant::now();
+            frames_until(&mut pacer, base, 0, NANOS_PER_SEC);
+            let stalled = 5 * NANOS_PER_SEC;
+            frames_until(&mut pacer, base, stalled, stalled)[0]
+        });
+        // Frame-paced strategies run their one step a frame; the accumulators
+        // drop the stall whole; `variable` steps one tick instead of 4 s.
+        assert_eq!(after_stall, [1, 1, 1, 0, 0, 0, 0, 0, 1, 0], "in the order of StrategyId::ALL");
+    }
+
+    #[test]
+    fn the_lab_default_at_2_hz_would_replay_the_4_s_stall_as_8_ticks() {
+        let config = StrategyConfig { tick_rate: Rate::from_hz(2), ..StrategyConfig::default() };
+        let mut pacer = Pacer::with_config(StrategyId::CatchUp, config);
+        let base = Instant::now();
+        assert_eq!(frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>(), 2);
+        assert_eq!(frames_until(&mut pacer, base, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [8]);
+        let mut game = Pacer::new(StrategyId::CatchUp, Rate::from_hz(2));
+        frames_until(&mut game, base, 0, NANOS_PER_SEC);
+        assert_eq!(frames_until(&mut game, base, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [0], "dropped: 3 ticks, 1.5 s");
+    }
+
+    #[test]
+    fn resync_drops_the_backlog_of_a_load() {
+        let run = |resync: bool| {
+            let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+            let base = Instant::now();
+            frames_until(&mut pacer, base, 0, 16_666_667);
+            if resync {
+                pacer.resync();
+            }
+            frames_until(&mut pacer, base, 516_666_667, 550_000_000)
+        };
+        assert_eq!(run(false), [10, 10, 10], "half a second of load is caught up, 10 ticks a frame");
+        assert_eq!(run(true), [0, 1, 1], "after a resync the next frame starts the clock afresh");
+    }
+
+    #[test]
+    fn a_time_scale_of_one_half_halves_the_steps_over_a_second() {
+        let steps_in_a_second = |scale: f64| {
+            let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+            pacer.set_time_scale(scale);
+            let base = Instant::now();
+            frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>()
+        };
+        assert_eq!(steps_in_a_second(1.0), 60);
+        assert_eq!(steps_in_a_second(0.5), 30);
+        assert_eq!(steps_in_a_second(2.0), 120);
+    }
+
+    #[test]
+    fn a_scaled_frame_paced_strategy_wakes_on_the_scaled_schedule() {
+        let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
+        pacer.set_time_scale(0.5);
+        let base = Instant::now();
+        pacer.advance(base);
+        assert_eq!(
+            pacer.finish(base),
+            Some(at(base, 33_333_332)),
+            "tick 1 of game time, 2 × 16_666_666 ns of wall time"
+        );
+        assert_eq!(pacer.time_scale(), 0.5);
+    }
+
+    #[test]
+    fn variable_runs_one_update_of_the_frame_time() {
+        let mut pacer = Pacer::new(StrategyId::Variable, Rate::from_hz(60));
+        let base = Instant::now();
+        assert_eq!(pacer.advance(base).steps().len(), 0);
+        pacer.finish(base);
+        let frame = pacer.advance(at(base, 7_000_000));
+        assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_millis(7)]);
+        assert_eq!((frame.alpha(), frame.ahead()), (1.0, Duration::ZERO), "the latest state, as it is");
+        assert_eq!(pacer.game_time(), Duration::from_millis(7));
+    }
+
+    #[test]
+    fn paced_draws_first_and_steps_after_the_present() {
+        let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(200));
+        pacer.set_refresh(Some(Rate::new(125, 2).unwrap()));
+        let base = Instant::now();
+        let frame = pacer.advance(base);
+        assert!(frame.renders_first());
+        assert_eq!(frame.steps().len(), 0, "nothing before the picture");
+        let late = pacer.presented(at(base, 3_000_000));
+        assert_eq!(late.collect::<Vec<_>>(), [Duration::from_millis(5); 4], "simulates just past the 16 ms frame end");
+        assert_eq!(pacer.finish(at(base, 7_000_000)), Some(at(base, 16_000_000)));
+        assert_eq!(pacer.presented(at(base, 17_000_000)).len(), 0, "a present without a frame steps nothing");
+    }
+
+    #[test]
+    fn extrapolated_frames_say_how_far_ahead_to_draw() {
+        let mut pacer = Pacer::new(StrategyId::Extrapolated, Rate::from_hz(60));
+        let base = Instant::now();
+        pacer.advance(base);
+        pacer.finish(base);
+        let frame = pacer.advance(at(base, 20_000_000));
+        assert_eq!(frame.steps().len(), 1);
+        assert_eq!(frame.ahead(), Duration::from_nanos(20_000_000 - 16_666_666));
+        assert_eq!(frame.alpha(), 1.0);
+        // 3_333_334 ns ahead of a 16_666_667 ns tick: a fifth of the last change, and a hair more.
+        assert_eq!(frame.blend(10.0, 20.0), 20.0 + 10.0 * (3_333_334.0 / 16_666_667.0));
+    }
+
+    /// A second of presents on a 60 Hz grid, each blocked 14 ms (`None`: not said).
+    fn verdict_after_presents(blocked: Option<Duration>) -> Verdict {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+        pacer.set_refresh(Some(Rate::from_hz(60)));
+        let base = Instant::now();
+        for k in 0..=60 {
+            let now = at(base, Rate::from_hz(60).tick_time_ceil(k));
+            pacer.advance(now);
+            let present = Present::at(now);
+            pacer.presented(blocked.map_or(present, |b| present.blocked(b)));
+            pacer.finish(now);
+        }
+        pacer.verdict()
+    }
+
+    #[test]
+    fn presents_that_block_at_the_refresh_rate_are_judged_vsync() {
+        let verdict = verdict_after_presents(Some(Duration::from_millis(14)));
+        assert_eq!(verdict.vsync, Some(true), "{}", verdict.text);
+        assert_eq!(
+            verdict.text,
+            "vsync requested, frames every 16.7 ms (60.0 Hz), monitor reports 60.00 Hz: vsync in effect, every refresh"
+        );
+    }
+
+    #[test]
+    fn without_blocking_times_the_verdict_cannot_tell_vsync_from_a_fast_loop() {
+        let verdict = verdict_after_presents(None);
+        assert_eq!(verdict.vsync, None, "{}", verdict.text);
+        assert!(verdict.text.ends_with("present blocking not reported (Present::blocked): vsync cannot be judged"));
+    }
+
+    #[test]
+    fn run_frame_updates_for_each_step_and_renders_once() {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        let base = Instant::now();
+        let mut clock = ManualClock::default();
+        let (mut updates, mut renders) = (Vec::new(), Vec::new());
+        for frame in 0..4 {
+            clock.advance_to(frame * 300_000_000);
+            let now = || at(base, clock.now());
+            let wake =
+                pacer.run_frame(now, &mut updates, |u, dt| u.push(dt), |u, f| renders.push((u.len(), f.alpha())));
+            assert_eq!(wake, None, "interpolation waits for vsync, not a timer");
+        }
+        assert_eq!(updates, [Duration::from_millis(500); 1], "one tick of 2 Hz in 0.9 s");
+        assert_eq!(renders, [(0, 0.0), (0, 0.6), (1, 0.2), (1, 0.8)]);
+    }
+
+    #[test]
+    fn a_frame_limit_wakes_on_its_grid_unless_the_strategy_wakes_itself() {
+        let base = Instant::now();
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        pacer.set_frame_limit(Some(Rate::from_hz(10)));
+        pacer.advance(base);
+        assert_eq!(pacer.finish(at(base, 1_000_000)), Some(at(base, 100_000_000)));
+        pacer.advance(at(base, 130_000_000));
+        assert_eq!(
+            pacer.finish(at(base, 250_000_000)),
+            Some(at(base, 200_000_000)),
+            "a late frame: the next starts at once"
+        );
+        let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
+        fixed.set_frame_limit(Some(Rate::from_hz(10)));
+        fixed.advance(base);
+        assert_eq!(fixed.finish(base), Some(at(base, 16_666_666)), "fixed-fps keeps its own schedule");
+    }
+
+    #[test]
+    fn a_scale_change_mid_run_keeps_the_game_time_so_far() {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+        let base = Instant::now();
+        assert_eq!(frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>(), 60);
+        pacer.set_time_scale(0.5);
+        let second = frames_until(&mut pacer, base, 1_016_666_667, 2 * NANOS_PER_SEC);
+        assert_eq!(second.iter().sum::<usize>(), 30, "the second second at half speed");
+        assert_eq!(pacer.game_time(), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn the_scaled_wall_time_of_a_game_time_is_the_first_that_reaches_it() {
+        let half = Scale { num: SCALE_UNIT / 2, wall: 10, game: 100 };
+        assert_eq!(half.game_at(2010), 1100);
+        assert_eq!(half.wall_at(1100), 2010);
+        assert_eq!((half.game_at(2011), half.wall_at(1101)), (1100, 2012), "odd nanoseconds round up");
+        let third = Scale { num: SCALE_UNIT / 3, wall: 0, game: 0 };
+        assert_eq!(third.wall_at(0), 0);
+        for game in [1, 2, 3, 333_333, 1_000_000_007] {
+            let wall = third.wall_at(game);
+            assert!(third.game_at(wall) >= game, "game time {game} is reached at {wall}");
+            assert!(third.game_at(wall - 1) < game, "and not a nanosecond before");
+        }
+    }
+}

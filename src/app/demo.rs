@@ -20,7 +20,7 @@ use winit::keyboard::ModifiersState;
 use crate::app::bindings::{self, Action, Dir};
 use crate::app::config::{Emulation, RunConfig};
 use crate::app::cpu::CpuSampler;
-use crate::app::gfx::{Gfx, ScreenshotScene};
+use crate::app::gfx::{Gfx, GpuStart, ScreenshotScene};
 use crate::app::hold::PresentHold;
 use crate::app::host::{HostOutcome, SceneParams, WindowHost};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
@@ -123,13 +123,13 @@ pub struct Demo {
 const WARM_UP_FRAMES: usize = 3;
 
 impl Demo {
-    /// Opens the window, sets up the GPU and starts the session.
+    /// Finishes the GPU's start-up for the window `win` and starts the session.
     ///
     /// # Errors
-    /// See [`WindowState::open`] and [`Gfx::new`].
-    pub fn start(event_loop: &ActiveEventLoop, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
-        let mut win = WindowState::open(event_loop, config)?;
-        let gfx = Gfx::new(event_loop, &win.window, config)?;
+    /// See [`Gfx::new`].
+    pub fn start(win: WindowState, gpu: GpuStart, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
+        let mut win = win;
+        let gfx = Gfx::new(gpu, &win.window, config)?;
         let world = new_world(config);
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));

@@ -91,6 +91,21 @@ impl GpuTimeTotals {
     }
 }
 
+/// What [`Gfx::request`] hands to [`Gfx::new`].
+pub type GpuStart = Result<GpuParts, CliError>;
+
+/// The GPU and the window's surface, before the surface is configured.
+pub struct GpuParts {
+    gpu: GpuContext,
+    surface: wgpu::Surface<'static>,
+}
+
+impl std::fmt::Debug for GpuParts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuParts").field("adapter", &self.gpu.adapter_summary()).finish_non_exhaustive()
+    }
+}
+
 /// Everything on the GPU side of the window.
 pub struct Gfx {
     /// Instance, adapter, device, queue.
@@ -111,17 +126,29 @@ pub struct Gfx {
 }
 
 impl Gfx {
-    /// Sets up the GPU for `window` with the present mode `config` asks for.
+    /// The first half of the GPU's start-up, asynchronous (a browser hands
+    /// out adapters by promise): the instance, `window`'s surface, an
+    /// adapter and a device. Natively the platform waits for it at once.
+    pub fn request(event_loop: &ActiveEventLoop, window: &Arc<Window>) -> impl Future<Output = GpuStart> + 'static {
+        let display = event_loop.owned_display_handle();
+        let window = Arc::clone(window);
+        async move {
+            let runtime = |e: &dyn std::fmt::Display| CliError::Runtime(e.to_string());
+            let instance = crate::platform::gpu_instance(display).await;
+            let surface = WindowSurface::create(&instance, window).map_err(|e| runtime(&e))?;
+            let gpu = GpuContext::new(instance, Some(&surface)).await.map_err(|e| runtime(&e))?;
+            Ok(GpuParts { gpu, surface })
+        }
+    }
+
+    /// The second half: the surface configured in the present mode `config`
+    /// asks for, the renderers, the overlay and the GPU timer.
     ///
     /// # Errors
-    /// [`CliError::Runtime`] when there is no usable adapter or surface.
-    pub fn new(event_loop: &ActiveEventLoop, window: &Arc<Window>, config: &RunConfig) -> Result<Gfx, CliError> {
+    /// [`CliError::Runtime`] when [`Gfx::request`] found no usable adapter or surface.
+    pub fn new(start: GpuStart, window: &Arc<Window>, config: &RunConfig) -> Result<Gfx, CliError> {
         let runtime = |e: &dyn std::fmt::Display| CliError::Runtime(e.to_string());
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
-            event_loop.owned_display_handle(),
-        )));
-        let raw_surface = WindowSurface::create(&instance, Arc::clone(window)).map_err(|e| runtime(&e))?;
-        let gpu = crate::platform::block_on(GpuContext::new(instance, Some(&raw_surface))).map_err(|e| runtime(&e))?;
+        let GpuParts { gpu, surface: raw_surface } = start?;
         log::info!("rendering on {}", gpu.adapter_summary());
         let alarms = Arc::new(Mutex::new(GpuAlarms::default()));
         let lost = Arc::clone(&alarms);

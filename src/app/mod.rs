@@ -55,8 +55,8 @@ pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), Cli
     let proxy = event_loop.create_proxy();
     crate::platform::on_end_signal(move || proxy.send_event(shell::UserEvent::Terminate).is_ok());
     let app = match tour {
-        Some(tour) => shell::App::with_tour(config, tour),
-        None => shell::App::new(config),
+        Some(tour) => shell::App::with_tour(config, event_loop.create_proxy(), tour),
+        None => shell::App::new(config, event_loop.create_proxy()),
     };
     match crate::platform::run_event_loop(event_loop, app).map_err(CliError::Runtime)? {
         Some(app) => app.into_result(),

@@ -17,28 +17,34 @@
 
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy};
 use winit::keyboard::PhysicalKey;
 use winit::window::WindowId;
 
 use crate::app::config::RunConfig;
 use crate::app::demo::Demo;
+use crate::app::gfx::{Gfx, GpuStart};
 use crate::app::measure::Tour;
 use crate::app::wait::{self, WakePlan};
-use crate::app::window::IDLE_RETRY;
+use crate::app::window::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
 use crate::time::{Clock, Nanos, RealClock};
 
 /// What reaches the event loop from outside winit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum UserEvent {
-    /// SIGINT, SIGTERM (or Ctrl+C on Windows): end the run the way `Esc` does.
+    /// SIGINT, SIGTERM (or Ctrl+C on Windows), or the page going away: end the run the way `Esc` does.
     Terminate,
+    /// The GPU's asynchronous start-up ([`Gfx::request`]) is done.
+    GpuReady(Box<GpuStart>),
 }
 
 /// The application handler.
 pub struct App {
     config: RunConfig,
+    proxy: EventLoopProxy<UserEvent>,
+    /// The window, while the GPU's start-up is under way.
+    opening: Option<WindowState>,
     clock: RealClock,
     demo: Option<Demo>,
     error: Option<CliError>,
@@ -49,14 +55,41 @@ pub struct App {
 }
 
 impl App {
-    /// An app that opens its window when the event loop resumes.
-    pub fn new(config: RunConfig) -> App {
-        App { config, clock: RealClock::new(), demo: None, error: None, finished: false, deadline: None, tour: None }
+    /// An app that opens its window when the event loop resumes; `proxy`
+    /// carries the GPU's start-up back to it.
+    pub fn new(config: RunConfig, proxy: EventLoopProxy<UserEvent>) -> App {
+        App {
+            config,
+            proxy,
+            opening: None,
+            clock: RealClock::new(),
+            demo: None,
+            error: None,
+            finished: false,
+            deadline: None,
+            tour: None,
+        }
     }
 
     /// An app that runs `tour` (`timestep-lab measure`) and ends when it is done.
-    pub fn with_tour(config: RunConfig, tour: Tour) -> App {
-        App { tour: Some(tour), ..App::new(config) }
+    pub fn with_tour(config: RunConfig, proxy: EventLoopProxy<UserEvent>, tour: Tour) -> App {
+        App { tour: Some(tour), ..App::new(config, proxy) }
+    }
+
+    /// The GPU is ready for the window opened in `resumed`: the demo starts.
+    fn gpu_ready(&mut self, event_loop: &ActiveEventLoop, gpu: GpuStart) {
+        let Some(win) = self.opening.take() else { return };
+        match Demo::start(win, gpu, &self.config, &self.clock) {
+            Ok(mut demo) => {
+                if let Some(tour) = self.tour.as_mut() {
+                    tour.start(&mut demo, &self.config, event_loop, self.clock.now());
+                }
+                self.deadline = self.config.exit_after.map(|d| self.clock.now().saturating_add(d));
+                demo.win.window.request_redraw();
+                self.demo = Some(demo);
+            }
+            Err(err) => self.fail(event_loop, err),
+        }
     }
 
     /// The error that ended the run, if any.
@@ -160,17 +193,19 @@ impl App {
 
 impl ApplicationHandler<UserEvent> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.demo.is_some() || self.finished {
+        if self.demo.is_some() || self.opening.is_some() || self.finished {
             return;
         }
-        match Demo::start(event_loop, &self.config, &self.clock) {
-            Ok(mut demo) => {
-                if let Some(tour) = self.tour.as_mut() {
-                    tour.start(&mut demo, &self.config, event_loop, self.clock.now());
-                }
-                self.deadline = self.config.exit_after.map(|d| self.clock.now().saturating_add(d));
-                demo.win.window.request_redraw();
-                self.demo = Some(demo);
+        match WindowState::open(event_loop, &self.config) {
+            Ok(win) => {
+                let request = Gfx::request(event_loop, &win.window);
+                self.opening = Some(win);
+                let proxy = self.proxy.clone();
+                crate::platform::spawn(request, move |gpu| {
+                    if proxy.send_event(UserEvent::GpuReady(Box::new(gpu))).is_err() {
+                        log::debug!("the event loop ended before the GPU was ready");
+                    }
+                });
             }
             Err(err) => self.fail(event_loop, err),
         }
@@ -182,6 +217,7 @@ impl ApplicationHandler<UserEvent> for App {
                 log::info!("terminated by a signal: ending the run as Esc does");
                 self.finish(event_loop);
             }
+            UserEvent::GpuReady(gpu) => self.gpu_ready(event_loop, *gpu),
         }
     }
 

@@ -130,7 +130,7 @@ impl WindowState {
             }));
         }
         let window = event_loop
-            .create_window(attributes)
+            .create_window(crate::platform::window_attributes(attributes))
             .map_err(|e| CliError::Runtime(format!("could not open a window: {e}")))?;
         Ok(WindowState {
             mapping: crate::platform::WindowMapping::of(&window),

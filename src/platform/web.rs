@@ -57,6 +57,29 @@ impl WindowMapping {
     }
 }
 
+/// Runs `future` on the page's task queue and hands its output to `then`
+/// (the page must never block: `pollster::block_on` hung it at 96 % CPU).
+pub fn spawn<T: 'static>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
+    wasm_bindgen_futures::spawn_local(async move { then(future.await) });
+}
+
+/// The window is a canvas appended to the page's body, focused so that keys reach it.
+pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+    use winit::platform::web::WindowAttributesExtWebSys as _;
+    attributes.with_append(true).with_focusable(true)
+}
+
+/// The wgpu instance for the page: WebGPU where the browser offers an
+/// adapter, WebGL2 otherwise. The check runs before any canvas gets a
+/// context, because a canvas that had a WebGPU context cannot get a WebGL one.
+pub async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
+    let descriptor = wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    };
+    wgpu::util::new_instance_with_webgpu_detection(descriptor).await
+}
+
 /// Unknown: a page cannot read its process's CPU time.
 pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
     None

@@ -33,6 +33,23 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
 }
 
+/// Runs `future` to its end and hands its output to `then`: natively at
+/// once, on this thread (the web half cannot wait and runs it on the page's
+/// task queue instead).
+pub fn spawn<T>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
+    then(block_on(future));
+}
+
+/// The window as the app asks for it: nothing to add natively.
+pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+    attributes
+}
+
+/// The wgpu instance for a window: every native backend (`WGPU_BACKEND` narrows it).
+pub async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
+}
+
 /// A GPU context without a window, waited for (tests, benches).
 ///
 /// # Errors

@@ -228,7 +228,7 @@ impl<'a> WindowHost<'a> {
         let after = self.clock.now();
         self.outcome.blocked += after.saturating_sub(before);
         self.outcome.presented = true;
-        after
+        crate::platform::display_time(self.clock, after)
     }
 
     /// Waits for the GPU, spins to `target`, presents; returns the display time.

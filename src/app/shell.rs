@@ -39,12 +39,25 @@ pub enum UserEvent {
     GpuReady(Box<GpuStart>),
 }
 
+/// How often a page republishes the figures `window.timestepLab.stats()` returns.
+const PUBLISH_INTERVAL: Nanos = 250 * crate::time::NANOS_PER_MS;
+
+/// Hands the run's figures (the `--stats-json` object) to the platform (the page's `timestepLab.stats()`).
+fn publish_stats(demo: &mut Demo, config: &RunConfig, now: Nanos) {
+    match serde_json::to_string(&demo.stats(config, now)) {
+        Ok(json) => crate::platform::publish_stats(json),
+        Err(err) => log::warn!("cannot encode the stats: {err}"),
+    }
+}
+
 /// The application handler.
 pub struct App {
     config: RunConfig,
     proxy: EventLoopProxy<UserEvent>,
     /// The window, while the GPU's start-up is under way.
     opening: Option<WindowState>,
+    /// When the figures were last published (pages only).
+    published_at: Nanos,
     clock: RealClock,
     demo: Option<Demo>,
     error: Option<CliError>,
@@ -62,6 +75,7 @@ impl App {
             config,
             proxy,
             opening: None,
+            published_at: 0,
             clock: RealClock::new(),
             demo: None,
             error: None,
@@ -238,6 +252,10 @@ impl ApplicationHandler<UserEvent> for App {
                     let tour_done = self.tour.as_mut().is_some_and(|tour| {
                         tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now())
                     });
+                    if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
+                        self.published_at = now;
+                        publish_stats(demo, &self.config, now);
+                    }
                     if tour_done {
                         self.finish(event_loop);
                     }

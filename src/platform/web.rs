@@ -80,6 +80,94 @@ pub async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wg
     wgpu::util::new_instance_with_webgpu_detection(descriptor).await
 }
 
+/// The page answers `window.timestepLab.stats()` with the run's figures.
+pub fn wants_stats() -> bool {
+    true
+}
+
+thread_local! {
+    /// The last stats the app published, as JSON text.
+    static STATS: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// The timestamps of the last two requestAnimationFrame callbacks, ms on the page's clock.
+    static FRAMES: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((f64::NAN, f64::NAN)) };
+}
+
+/// Keeps `json` (the object `run --stats-json` writes) for
+/// `window.timestepLab.stats()`, which it installs on the first call.
+pub fn publish_stats(json: String) {
+    let first = STATS.with(|stats| {
+        let mut stats = stats.borrow_mut();
+        let first = stats.is_empty();
+        *stats = json;
+        first
+    });
+    if first {
+        install_page_api();
+    }
+}
+
+/// `window.timestepLab = { stats() }`: the figures the overlay shows, as the
+/// same JSON object `run --stats-json` writes (tests read it, and so can users).
+fn install_page_api() {
+    let Some(window) = web_sys::window() else { return };
+    let stats = Closure::<dyn Fn() -> wasm_bindgen::JsValue>::new(|| {
+        STATS.with(|s| js_sys::JSON::parse(&s.borrow()).unwrap_or(wasm_bindgen::JsValue::NULL))
+    });
+    let api = js_sys::Object::new();
+    let installed = js_sys::Reflect::set(&api, &"stats".into(), stats.as_ref())
+        .and_then(|_| js_sys::Reflect::set(&window, &"timestepLab".into(), &api));
+    if installed.is_err() {
+        log::warn!("cannot install window.timestepLab");
+    }
+    stats.forget();
+}
+
+/// The display time of a frame presented at `presented_at`: the browser
+/// shows it no earlier than the frame after the requestAnimationFrame
+/// callback it was drawn in, so the callback's timestamp plus the last
+/// callback interval; `presented_at` until two callbacks have been seen.
+pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
+    use crate::time::Clock as _;
+    ensure_frame_hook();
+    let (previous, last) = FRAMES.with(std::cell::Cell::get);
+    let Some(performance) = web_sys::window().and_then(|w| w.performance()) else { return presented_at };
+    let interval = last - previous;
+    if !(interval.is_finite() && interval > 0.0 && interval < 100.0) {
+        return presented_at;
+    }
+    let ahead_ms = last + interval - performance.now();
+    let now = clock.now();
+    if ahead_ms >= 0.0 {
+        now.saturating_add((ahead_ms * 1e6) as Nanos)
+    } else {
+        now.saturating_sub((-ahead_ms * 1e6) as Nanos)
+    }
+}
+
+/// Starts a requestAnimationFrame chain that records each callback's
+/// timestamp (winit does not hand the app the timestamp). Registered before
+/// winit's own callback, it runs first in every frame.
+fn ensure_frame_hook() {
+    thread_local! {
+        static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if STARTED.with(|s| s.replace(true)) {
+        return;
+    }
+    type Callback = Closure<dyn FnMut(f64)>;
+    let slot: std::rc::Rc<std::cell::RefCell<Option<Callback>>> = std::rc::Rc::default();
+    let again = std::rc::Rc::clone(&slot);
+    *slot.borrow_mut() = Some(Closure::new(move |timestamp: f64| {
+        FRAMES.with(|f| f.set((f.get().1, timestamp)));
+        if let (Some(window), Some(callback)) = (web_sys::window(), again.borrow().as_ref()) {
+            let _ = window.request_animation_frame(callback.as_ref().unchecked_ref());
+        }
+    }));
+    if let (Some(window), Some(callback)) = (web_sys::window(), slot.borrow().as_ref()) {
+        let _ = window.request_animation_frame(callback.as_ref().unchecked_ref());
+    }
+}
+
 /// Unknown: a page cannot read its process's CPU time.
 pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
     None

@@ -7,6 +7,8 @@ mod wait;
 mod x11;
 
 use std::fs::OpenOptions;
+
+use crate::time::Nanos;
 use std::path::Path;
 
 pub use cpu::read_own_cpu_ticks;
@@ -48,6 +50,21 @@ pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::
 /// The wgpu instance for a window: every native backend (`WGPU_BACKEND` narrows it).
 pub async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
+}
+
+/// Whether the app should publish its figures while it runs: natively they
+/// are written once, at exit (`--stats-json`).
+pub fn wants_stats() -> bool {
+    false
+}
+
+/// Nothing to publish to natively.
+pub fn publish_stats(_json: String) {}
+
+/// The display time of a frame whose present returned at `presented_at`:
+/// natively that moment (a blocking present returns at the vblank).
+pub fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {
+    presented_at
 }
 
 /// A GPU context without a window, waited for (tests, benches).

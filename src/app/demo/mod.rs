@@ -647,3 +647,26 @@ fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> O
     let (emulation, seed) = emulation?;
     rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::Simulation as _;
+
+    #[test]
+    fn a_fresh_session_starts_at_tick_zero_with_the_keys_held_now() {
+        let world = WorldConfig::default();
+        let mut session = fresh_session(
+            &world,
+            StrategyId::Lockstep,
+            StrategyConfig::default(),
+            DisplayInfo::default(),
+            Input::UP,
+            5,
+        );
+        assert_eq!(session.world().tick(), 0, "a fresh world");
+        session.world_mut().step(NANOS_PER_SEC / 60);
+        assert_eq!(session.world().input(), Input::UP, "the key held before the restart is still held");
+        assert_eq!(session.driver().strategy_id(), StrategyId::Lockstep);
+    }
+}

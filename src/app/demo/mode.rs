@@ -81,6 +81,7 @@ impl Mode {
 }
 
 /// What a key does in lane mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum LaneKey {
     /// Done: the lanes took it.
     Done,
@@ -176,5 +177,81 @@ impl LaneMode {
     /// `letterbox`; false when there is none.
     pub(super) fn click(&mut self, letterbox: &Letterbox, pixel: [f32; 2]) -> bool {
         playfield_point(letterbox, pixel).is_some_and(|point| self.lanes.select_at(point))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::DisplayInfo;
+    use crate::sim::WorldConfig;
+    use crate::strategy::StrategyConfig;
+
+    const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
+    const IDS: [StrategyId; 3] = [StrategyId::CatchUp, StrategyId::Interpolated, StrategyId::Paced];
+
+    fn demo_session(strategy: StrategyId) -> Session<World> {
+        let world = World::new(&WorldConfig::default());
+        Session::new(strategy, StrategyConfig::default(), world, DisplayInfo::default(), 0)
+    }
+
+    #[test]
+    fn lanes_pause_the_demo_and_enter_on_a_lane_resumes_it_running_that_lane() {
+        let mut demo = demo_session(StrategyId::Interpolated);
+        let mut mode = LaneMode::enter(&IDS, &mut demo, PLAYFIELD, 0);
+        assert!(demo.paused(), "the demo's session waits while the lanes run");
+        assert_eq!(mode.act(Action::NextLane), LaneKey::Done, "from interpolated's lane (selected) to paced's");
+        assert_eq!(mode.act(Action::AdoptLane), LaneKey::Leave(Some(StrategyId::Paced)));
+        let reports = mode.leave(&mut demo, Some(StrategyId::Paced), 7, 0);
+        assert_eq!(reports.len(), IDS.len(), "a report per lane for --stats-json");
+        assert!(!demo.paused(), "the adopted strategy runs");
+        assert_eq!(demo.driver().strategy_id(), StrategyId::Paced);
+    }
+
+    #[test]
+    fn leaving_lanes_without_adopting_leaves_a_paused_demo_paused() {
+        let mut demo = demo_session(StrategyId::CatchUp);
+        demo.set_paused(true, 0);
+        let mut mode = LaneMode::enter(&IDS, &mut demo, PLAYFIELD, 0);
+        assert_eq!(mode.act(Action::ToggleLanes), LaneKey::Leave(None));
+        mode.leave(&mut demo, None, 7, 0);
+        assert!(demo.paused(), "paused before lane mode, paused after");
+        assert_eq!(demo.driver().strategy_id(), StrategyId::CatchUp);
+    }
+
+    #[test]
+    fn lanes_take_the_selection_keys_and_leave_window_and_display_keys_as_usual() {
+        let mut mode = LaneMode::enter(&IDS, &mut demo_session(StrategyId::CatchUp), PLAYFIELD, 0);
+        let taken =
+            [Action::NextLane, Action::PreviousLane, Action::ResetWorld, Action::TogglePause, Action::ToggleGhosts];
+        for action in taken.into_iter().chain([Action::Strategy(StrategyId::Lockstep)]) {
+            assert_eq!(mode.act(action), LaneKey::Done, "{action:?} is a lane key");
+        }
+        let usual = [
+            Action::CyclePresentMode,
+            Action::TickRateUp,
+            Action::CycleLoad,
+            Action::ToggleFullscreen,
+            Action::NextMonitor,
+            Action::ToggleOverlay,
+            Action::ToggleHelp,
+            Action::Quit,
+        ];
+        for action in usual {
+            assert_eq!(mode.act(action), LaneKey::Usual, "{action:?} acts as outside lane mode");
+        }
+    }
+
+    #[test]
+    fn only_lane_mode_has_lane_labels_and_lane_reports() {
+        let mut labels = vec![LaneLabel::default()];
+        let mut single = Mode::Single;
+        single.fill_labels(&mut labels, 0);
+        assert!(labels.is_empty(), "one strategy: no lane labels");
+        assert!(single.lane_reports(0, 7).is_none());
+        let mut lanes = Mode::Lanes(LaneMode::enter(&IDS, &mut demo_session(StrategyId::CatchUp), PLAYFIELD, 0));
+        lanes.fill_labels(&mut labels, 0);
+        assert_eq!(labels.len(), IDS.len(), "a label per lane");
+        assert_eq!(lanes.lane_reports(0, 7).map(|r| r.len()), Some(IDS.len()));
     }
 }

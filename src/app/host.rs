@@ -16,13 +16,17 @@
 //! In lane mode the lanes write their sprites into the instance buffer
 //! themselves and [`WindowHost::show_instances`] draws and presents them.
 //!
+//! What a frame draws with (window, GPU, overlay numbers, sprite buffer,
+//! emulated vblank) lives in one [`Screen`] that the demo owns and lends
+//! whole to each frame's host: one borrow instead of five, and the demo's
+//! session and lanes stay free to run the frame against it.
+//!
 //! Nothing here may panic or fail the frame loudly: a frame the surface
 //! refuses is skipped (and reported in [`HostOutcome`]), the loop goes on.
 
-use winit::window::Window;
-
 use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
+use crate::app::window::WindowState;
 use crate::frame::FrameHost;
 use crate::hud::HudData;
 use crate::render::overlay::{Input, Target};
@@ -52,7 +56,7 @@ pub struct HostOutcome {
     pub sprites: usize,
     /// Draw calls the sprite renderer issued.
     pub draw_calls: u32,
-    /// How a held present went (see [`WindowHost::hold_present_until`]).
+    /// How a held present went (see `app::hold`).
     pub held: Option<HeldFrame>,
 }
 
@@ -81,54 +85,54 @@ pub struct SceneParams {
     pub load: Nanos,
 }
 
+/// What the window's frames draw with; the demo owns it and lends it to
+/// each frame's [`WindowHost`].
+pub struct Screen {
+    /// The window.
+    pub(crate) win: WindowState,
+    /// The GPU side.
+    pub(crate) gfx: Gfx,
+    /// What the overlay draws.
+    pub(crate) hud: HudData,
+    /// The sprites of the frame under way (reused: frames do not allocate).
+    pub(crate) instances: Vec<Instance>,
+    /// `--emulate-refresh`: presents wait for its vblanks.
+    pub(crate) vsync: Option<EmulatedVsync>,
+}
+
 /// Everything one frame borrows from the app.
 pub struct WindowHost<'a> {
     clock: &'a RealClock,
-    gfx: &'a mut Gfx,
-    window: &'a Window,
-    hud: &'a HudData,
-    instances: &'a mut Vec<Instance>,
-    vsync: Option<&'a mut EmulatedVsync>,
+    screen: &'a mut Screen,
     scene: SceneParams,
+    /// Present once the GPU has drawn the frame and the clock reads this (no
+    /// sooner than the frame is ready); `None`: at once. Ignored under an
+    /// emulated refresh, whose vblanks decide.
     hold_until: Option<Nanos>,
     frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
-    pub outcome: HostOutcome,
+    outcome: HostOutcome,
 }
 
-impl<'a> WindowHost<'a> {
-    /// A host for one frame.
-    pub fn new(
-        clock: &'a RealClock,
-        gfx: &'a mut Gfx,
-        window: &'a Window,
-        hud: &'a HudData,
-        instances: &'a mut Vec<Instance>,
-        vsync: Option<&'a mut EmulatedVsync>,
+impl Screen {
+    /// Runs `frame` against a host that draws on this screen as `scene` says
+    /// and holds its present until `hold_until` (`app::hold`);
+    /// returns what `frame` returned and how the frame went.
+    pub fn draw<R>(
+        &mut self,
+        clock: &RealClock,
         scene: SceneParams,
-    ) -> WindowHost<'a> {
-        WindowHost {
-            clock,
-            gfx,
-            window,
-            hud,
-            instances,
-            vsync,
-            scene,
-            hold_until: None,
-            frame: None,
-            outcome: HostOutcome::default(),
-        }
+        hold_until: Option<Nanos>,
+        frame: impl FnOnce(&mut WindowHost<'_>) -> R,
+    ) -> (R, HostOutcome) {
+        let mut host =
+            WindowHost { clock, screen: self, scene, hold_until, frame: None, outcome: HostOutcome::default() };
+        let result = frame(&mut host);
+        (result, host.outcome)
     }
+}
 
-    /// Holds the frame's present until the GPU has drawn it and the clock
-    /// reads `target` (no later than the frame is ready); `None`: present at once.
-    /// Ignored under an emulated refresh, whose vblanks decide.
-    pub fn hold_present_until(mut self, target: Option<Nanos>) -> Self {
-        self.hold_until = target;
-        self
-    }
-
+impl WindowHost<'_> {
     /// Draws and shows `world` as `view` without running the loop (a paused window).
     pub fn draw_still(&mut self, world: &World, view: View) {
         self.render(world, view);
@@ -156,7 +160,8 @@ impl<'a> WindowHost<'a> {
     /// and the overlay into it; `show` presents it.
     fn draw_instances(&mut self) {
         let before_acquire = self.clock.now();
-        let gfx = &mut *self.gfx;
+        let screen = &mut *self.screen;
+        let gfx = &mut screen.gfx;
         let acquired = gfx.surface.acquire(&gfx.gpu.adapter, &gfx.gpu.device);
         self.outcome.blocked += self.clock.now().saturating_sub(before_acquire);
         let frame = match acquired {
@@ -169,7 +174,7 @@ impl<'a> WindowHost<'a> {
         let size = gfx.surface.size();
         let device = &gfx.gpu.device;
         let queue = &gfx.gpu.queue;
-        gfx.sprites.prepare(device, queue, self.instances, self.scene.playfield, size);
+        gfx.sprites.prepare(device, queue, &screen.instances, self.scene.playfield, size);
         let mut encoder =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("window frame") });
         gfx.sprites.draw(&mut encoder, frame.view());
@@ -177,8 +182,8 @@ impl<'a> WindowHost<'a> {
             device,
             queue,
             Target::new(&mut encoder, frame.view(), size),
-            Input::Window(self.window),
-            self.hud,
+            Input::Window(&screen.win.window),
+            &screen.hud,
         );
         if let Some(timer) = gfx.timer.as_mut() {
             // Untimed when every readback slot is still in flight; `submitted` then does nothing.
@@ -188,7 +193,7 @@ impl<'a> WindowHost<'a> {
         if let Some(timer) = gfx.timer.as_mut() {
             timer.submitted();
         }
-        self.outcome.sprites = self.instances.len();
+        self.outcome.sprites = screen.instances.len();
         self.outcome.draw_calls = gfx.sprites.draw_calls_last_frame();
         self.frame = Some(frame);
     }
@@ -199,19 +204,20 @@ impl<'a> WindowHost<'a> {
         let Some(frame) = self.frame.take() else {
             return self.clock.now();
         };
-        if self.vsync.is_none()
+        if self.screen.vsync.is_none()
             && let Some(target) = self.hold_until
         {
             return self.show_held(frame, target);
         }
-        self.window.pre_present_notify();
-        let queue = &self.gfx.gpu.queue;
-        if let Some(vsync) = self.vsync.as_deref_mut() {
+        self.screen.win.window.pre_present_notify();
+        let screen = &mut *self.screen;
+        let queue = &screen.gfx.gpu.queue;
+        if let Some(vsync) = screen.vsync.as_mut() {
             // A frame is ready when the GPU has drawn it, not when it was
             // submitted; on a software adapter that is most of the frame. Waiting
             // here also keeps the vblank spin from stealing the rasteriser's cores.
             let before = self.clock.now();
-            if let Err(err) = self.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
+            if let Err(err) = screen.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
             let vblank = vsync.next(self.clock.now());
@@ -236,14 +242,14 @@ impl<'a> WindowHost<'a> {
         let before = self.clock.now();
         // Ready means drawn: on a software adapter the present would otherwise
         // start with the rasterising, and end whenever that does.
-        if let Err(err) = self.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
+        if let Err(err) = self.screen.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
             log::debug!("waiting for the GPU before a held present failed: {err}");
         }
         let ready = self.clock.now();
         crate::platform::spin_until(self.clock, target);
-        self.window.pre_present_notify();
+        self.screen.win.window.pre_present_notify();
         let call_start = self.clock.now();
-        frame.present(&self.gfx.gpu.queue);
+        frame.present(&self.screen.gfx.gpu.queue);
         let call_end = self.clock.now();
         // The hold is the loop's own wait, not the display's: it is not "blocked".
         self.outcome.blocked += ready.saturating_sub(before) + call_end.saturating_sub(call_start);
@@ -259,7 +265,7 @@ impl<'a> WindowHost<'a> {
     }
 
     fn expected_display_time(&self, now: Nanos) -> Nanos {
-        match &self.vsync {
+        match &self.screen.vsync {
             Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
             None => now.saturating_add(self.scene.display_lead),
         }
@@ -274,14 +280,14 @@ impl FrameHost<World> for WindowHost<'_> {
     fn render(&mut self, world: &World, view: View) {
         // A frame already acquired (a strategy rendering twice) is shown first.
         if let Some(frame) = self.frame.take() {
-            frame.present(&self.gfx.gpu.queue);
+            frame.present(&self.screen.gfx.gpu.queue);
         }
         self.load();
-        self.instances.clear();
-        world.write_instances(view, self.instances);
+        self.screen.instances.clear();
+        world.write_instances(view, &mut self.screen.instances);
         if self.scene.ghosts {
             let at = self.expected_display_time(self.clock.now());
-            world.write_ghosts(at, self.instances);
+            world.write_ghosts(at, &mut self.screen.instances);
         }
         self.draw_instances();
     }

@@ -161,7 +161,7 @@ impl Tour {
 
     /// The window is up: plan the tour and start its first segment.
     pub fn start(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
-        let info = demo.gfx.gpu.adapter.get_info();
+        let info = demo.adapter_info();
         let driver = [info.driver.as_str(), info.driver_info.as_str()].join(" ").trim().to_owned();
         self.card = Some(ReportCard {
             created: Some(jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
@@ -190,7 +190,7 @@ impl Tour {
 
     /// The steps on the monitor the window is on.
     fn monitor_plan(&self, demo: &Demo) -> Vec<Step> {
-        self.plan_for(demo.gfx.surface.supported_present_modes(), demo.emulated_here().is_some())
+        self.plan_for(demo.supported_present_modes(), demo.emulated_here().is_some())
     }
 
     /// The steps on a monitor with these present modes, with or without an emulated grid.
@@ -240,7 +240,7 @@ impl Tour {
         match step {
             Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now),
             Step::Run { strategy, mode, .. } => apply(demo, config, mode, strategy, now),
-            Step::NextMonitor | Step::Moved => demo.win.next_monitor(event_loop),
+            Step::NextMonitor | Step::Moved => demo.next_monitor(event_loop),
         }
         self.progress.show(&self.describe(step), self.next, self.plan.len(), self.remaining(now));
         self.segment = Some(Segment {
@@ -291,7 +291,7 @@ impl Tour {
                 segment.recording = true;
                 if let Step::Probe(mode) | Step::Run { mode, .. } = segment.step {
                     // A fresh session: the settling frames are in no figure.
-                    let strategy = demo.session.driver().strategy_id();
+                    let strategy = demo.strategy();
                     apply(demo, config, mode, strategy, now);
                 }
             }
@@ -334,8 +334,8 @@ impl Tour {
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
-                let verdict = demo.session.verdict().clone();
-                let report = demo.session.report(now);
+                let verdict = demo.verdict();
+                let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
                 if let Some(m) = self.monitor.as_mut() {
                     m.present_modes.push(PresentModeCheck {
@@ -348,9 +348,7 @@ impl Tour {
                 }
             }
             Step::Run { vsync, mode, strategy } => {
-                let mut report = demo.session.report(now);
-                report.model = "window".to_owned();
-                report.seed = config.seed;
+                let report = demo.report(now);
                 let stats = IntervalStats::from_intervals(&segment.intervals);
                 let record = RunRecord {
                     vsync_requested: Some(vsync),
@@ -453,7 +451,7 @@ const NO_MONITOR_NOTE: &str = "the platform does not say which monitor the windo
 /// call, as Wayland tells a surface its output only once it has been shown.
 fn identify(card: &mut MonitorCard, choice: Option<MonitorChoice>, demo: &Demo, event_loop: &ActiveEventLoop) {
     let monitors: Vec<_> = event_loop.available_monitors().collect();
-    let current = demo.win.window.current_monitor();
+    let current = demo.current_monitor();
     let index = current.as_ref().and_then(|c| monitors.iter().position(|m| m == c));
     let info = current.as_ref().map(|m| MonitorInfo::of(index.unwrap_or(0), m));
     card.index = index.map_or(1, |i| i as u32 + 1);
@@ -476,16 +474,9 @@ fn identify(card: &mut MonitorCard, choice: Option<MonitorChoice>, demo: &Demo, 
 
 /// Sets `mode` and starts a fresh session running `strategy` in it.
 fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, now: Nanos) {
-    if demo.gfx.surface.present_mode() != mode.present {
-        let gfx = &mut demo.gfx;
-        let actual = gfx.surface.set_present_mode(&gfx.gpu.device, mode.present);
-        if actual != mode.present {
-            log::warn!(
-                "present mode {} refused; {} in effect",
-                present_mode_name(mode.present),
-                present_mode_name(actual)
-            );
-        }
+    let actual = demo.set_present_mode(mode.present);
+    if actual != mode.present {
+        log::warn!("present mode {} refused; {} in effect", present_mode_name(mode.present), present_mode_name(actual));
     }
     demo.restart(strategy, mode.emulated, config, now);
 }

@@ -7,12 +7,13 @@
 //!
 //! ```text
 //!   RunConfig (from run's flags, measure, or the page's query) ──► App (ApplicationHandler, shell.rs)
-//!                            └─ Demo (demo.rs): Session<World> + what is platform
+//!                            └─ Demo (demo/): Session<World>, its mode (one strategy or lanes) and a Screen
+//!                                 ├─ host:     Screen (window, GPU, overlay numbers) and the FrameHost
+//!                                 │            drawing on it: world + overlay, present (or wait for the emulated vblank)
 //!                                 ├─ window:   open, follow the monitor, fullscreen, visibility
 //!                                 ├─ gfx:      device, surface, renderers, GPU times and alarms
-//!                                 ├─ host:     FrameHost: render world + overlay, present
-//!                                 │            (or wait for the emulated vblank)
-//!                                 ├─ bindings: the key table and F1 help
+//!                                 ├─ lanes:    lane mode's sessions, layout and labels
+//!                                 ├─ bindings: the key table and F1 help (carried out in demo/keys.rs)
 //!                                 └─ stats:    --stats-json at exit (the session's report + GPU facts)
 //! ```
 

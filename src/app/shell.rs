@@ -43,8 +43,8 @@ pub enum UserEvent {
 const PUBLISH_INTERVAL: Nanos = 250 * crate::time::NANOS_PER_MS;
 
 /// Hands the run's figures (the `--stats-json` object) to the platform (the page's `timestepLab.stats()`).
-fn publish_stats(demo: &mut Demo, config: &RunConfig, now: Nanos) {
-    match serde_json::to_string(&demo.stats(config, now)) {
+fn publish_stats(demo: &mut Demo, now: Nanos) {
+    match serde_json::to_string(&demo.stats(now)) {
         Ok(json) => crate::platform::publish_stats(json),
         Err(err) => log::warn!("cannot encode the stats: {err}"),
     }
@@ -99,7 +99,7 @@ impl App {
                     tour.start(&mut demo, &self.config, event_loop, self.clock.now());
                 }
                 self.deadline = self.config.exit_after.map(|d| self.clock.now().saturating_add(d));
-                demo.win.window.request_redraw();
+                demo.request_first_frame();
                 self.demo = Some(demo);
             }
             Err(err) => self.fail(event_loop, err),
@@ -144,7 +144,7 @@ impl App {
             self.error.get_or_insert(err);
         }
         if let Some(path) = &self.config.screenshot {
-            let written = match demo.gfx.device_lost() {
+            let written = match demo.device_lost() {
                 Some(_) => Err(CliError::Runtime("no screenshot: the GPU device was lost".to_owned())),
                 None => demo.screenshot(path),
             };
@@ -157,7 +157,7 @@ impl App {
             }
         }
         if let Some(path) = &self.config.stats_json {
-            match demo.stats(&self.config, self.clock.now()).write(path) {
+            match demo.stats(self.clock.now()).write(path) {
                 Ok(()) => log::info!("stats written to {}", path.display()),
                 Err(err) => {
                     log::error!("{err}");
@@ -175,11 +175,11 @@ impl App {
         let wait_until = |t: Nanos| ControlFlow::WaitUntil(clock.instant_at(t.min(deadline)));
         if !demo.renderable(now) {
             // Nothing to show: wait for an event, or look again later; never spin.
-            let retry = demo.win.idle_until.filter(|t| *t > now).unwrap_or(now + IDLE_RETRY);
+            let retry = demo.idle_until().filter(|t| *t > now).unwrap_or(now + IDLE_RETRY);
             event_loop.set_control_flow(wait_until(retry));
             return;
         }
-        if let Some(at) = demo.win.redraw_pending {
+        if let Some(at) = demo.redraw_pending() {
             // A redraw is on its way. Should the platform drop it (an unmapped
             // window), ask again after a while rather than stall for good.
             if now.saturating_sub(at) < IDLE_RETRY {
@@ -190,14 +190,12 @@ impl App {
         }
         match wait::plan_wake(now, demo.wake()) {
             WakePlan::RedrawNow => {
-                demo.win.redraw_pending = Some(now);
-                demo.win.window.request_redraw();
+                demo.request_redraw(now);
                 event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
             }
             WakePlan::SpinThenRedraw(at) => {
                 crate::platform::spin_until(clock, at);
-                demo.win.redraw_pending = Some(clock.now());
-                demo.win.window.request_redraw();
+                demo.request_redraw(clock.now());
                 event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
             }
             WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at)),
@@ -238,14 +236,13 @@ impl ApplicationHandler<UserEvent> for App {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(demo) = self.demo.as_mut() else { return };
         let now = self.clock.now();
-        let consumed = demo.gfx.overlay.on_window_event(&demo.win.window, &event);
+        let consumed = demo.overlay_event(&event);
         match event {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
             WindowEvent::RedrawRequested => {
                 // On Wayland winit holds a requested redraw until the compositor's
                 // frame callback: that wait is the compositor's pacing.
-                let waited = demo.win.redraw_pending.take().map_or(0, |at| now.saturating_sub(at));
-                demo.set_redraw_wait(waited);
+                demo.redraw_arrived(now);
                 // A redraw queued before the window closed still arrives; its window may be gone.
                 if !self.finished && demo.renderable(now) {
                     let shown = demo.frame(&self.clock);
@@ -254,28 +251,17 @@ impl ApplicationHandler<UserEvent> for App {
                     });
                     if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
                         self.published_at = now;
-                        publish_stats(demo, &self.config, now);
+                        publish_stats(demo, now);
                     }
                     if tour_done {
                         self.finish(event_loop);
                     }
                 }
             }
-            WindowEvent::Resized(size) => {
-                demo.gfx.surface.resize(size.width, size.height);
-                demo.win.check_hidden(now);
-                demo.win.idle_until = None;
-                demo.interrupt();
-            }
-            WindowEvent::Occluded(occluded) => {
-                // Some platforms never say "visible again": look again now and then.
-                demo.win.idle_until = occluded.then(|| now + IDLE_RETRY);
-                demo.interrupt();
-            }
-            WindowEvent::Focused(_) => {
-                demo.win.check_hidden(now);
-                demo.win.idle_until = None;
-            }
+            WindowEvent::Resized(size) => demo.resized(size.width, size.height, now),
+            // Some platforms never say "visible again": the demo looks again now and then.
+            WindowEvent::Occluded(occluded) => demo.occluded(occluded, now),
+            WindowEvent::Focused(_) => demo.focused(now),
             WindowEvent::Moved(_) | WindowEvent::ScaleFactorChanged { .. } => demo.follow_monitor(now),
             WindowEvent::ModifiersChanged(mods) => demo.set_modifiers(mods.state()),
             WindowEvent::CursorMoved { position, .. } => demo.pointer_moved([position.x as f32, position.y as f32]),
@@ -308,7 +294,7 @@ impl ApplicationHandler<UserEvent> for App {
             self.finish(event_loop);
             return;
         }
-        let lost = self.demo.as_ref().and_then(|demo| demo.gfx.device_lost());
+        let lost = self.demo.as_ref().and_then(Demo::device_lost);
         if let Some(message) = lost {
             self.fail(event_loop, CliError::Runtime(format!("the GPU device was lost ({message}); exiting")));
             return;
@@ -322,15 +308,7 @@ impl ApplicationHandler<UserEvent> for App {
     fn exiting(&mut self, event_loop: &ActiveEventLoop) {
         self.finish(event_loop);
         if let Some(demo) = &self.demo {
-            let uncaptured = demo.gfx.uncaptured_errors();
-            if uncaptured > 0 {
-                log::warn!("{uncaptured} wgpu error(s) were logged during the run");
-            }
-            let (frames, presented) = demo.session.frame_counts();
-            log::info!("{frames} frames, {presented} presented, {} updates", demo.session.driver().updates());
-            if let Some(held) = demo.hold_summary() {
-                log::info!("{held}");
-            }
+            demo.log_summary();
         }
     }
 }

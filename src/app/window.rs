@@ -61,9 +61,9 @@ pub struct WindowState {
     /// The platform itself said which monitor (not only the one asked for).
     told: bool,
     /// A redraw was requested at this time and has not arrived yet.
-    pub redraw_pending: Option<Nanos>,
+    redraw_pending: Option<Nanos>,
     /// Occluded: no frames before this clock time (events clear it).
-    pub idle_until: Option<Nanos>,
+    idle_until: Option<Nanos>,
     /// Minimised or unmapped, as of `checked_at`.
     hidden: bool,
     checked_at: Nanos,
@@ -270,6 +270,32 @@ impl WindowState {
         } else {
             self.window.set_fullscreen(Some(Fullscreen::Borderless(None)));
         }
+    }
+
+    /// Asks the platform for a redraw, and remembers when (see [`WindowState::redraw_arrived`]).
+    pub fn request_redraw(&mut self, now: Nanos) {
+        self.redraw_pending = Some(now);
+        self.window.request_redraw();
+    }
+
+    /// When the redraw on its way was requested (`None`: none is).
+    pub fn redraw_pending(&self) -> Option<Nanos> {
+        self.redraw_pending
+    }
+
+    /// The requested redraw arrived at `now`: returns how long it took (0 when none was pending).
+    pub fn redraw_arrived(&mut self, now: Nanos) -> Nanos {
+        self.redraw_pending.take().map_or(0, |at| now.saturating_sub(at))
+    }
+
+    /// Until when frames wait (occluded, or hidden by the last frame); events clear it.
+    pub fn idle_until(&self) -> Option<Nanos> {
+        self.idle_until
+    }
+
+    /// No frames before `until` (`None`: frames at once, if the window can be seen).
+    pub fn set_idle_until(&mut self, until: Option<Nanos>) {
+        self.idle_until = until;
     }
 
     /// Whether a frame should be drawn now: not occluded, minimised, unmapped or empty.

@@ -2,42 +2,54 @@
 //! and what the keys change.
 //!
 //! ```text
-//!   Demo::frame ─► WindowHost (clock, gfx, hud) ─► session.run_frame ─► session.record
-//!               └► session.fill_hud(hud) ─► next frame's overlay
-//!   lane mode:  ─► lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record(display time)
-//!               (the demo's session is paused meanwhile: see `app::lanes`)
-//!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx
+//!   Demo::frame ─► Mode::Single:  screen.draw(WindowHost) ─► session.run_frame ─► session.record
+//!               │                 └► session.fill_hud(hud) ─► next frame's overlay
+//!               └► Mode::Lanes:   lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
+//!                                 (the demo's session is paused meanwhile: see `mode` and `app::lanes`)
+//!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx    (keys.rs)
+//!   shell, measure ─► Demo's methods (redraws, resizes, reports), never its parts
 //! ```
 //!
 //! The session holds every number; this type holds only what is platform
-//! (window, GPU) or demo (ghosts, load, player input, lane mode).
+//! (the [`Screen`]: window, GPU, overlay numbers) or demo (ghosts, load,
+//! player input, lane mode). Its parts are private: the shell and the
+//! measure tour say what they want (`request_redraw`, `resized`, `report`)
+//! and the demo keeps its parts consistent, the lanes included.
+
+mod keys;
+mod mode;
 
 use std::io::BufWriter;
 
+use winit::event::WindowEvent;
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::ModifiersState;
+use winit::monitor::MonitorHandle;
 
-use crate::app::bindings::{self, Action, Dir};
+use crate::app::bindings;
 use crate::app::config::{Emulation, RunConfig};
 use crate::app::cpu::CpuSampler;
 use crate::app::gfx::{Gfx, GpuStart, ScreenshotScene};
 use crate::app::hold::PresentHold;
-use crate::app::host::{HostOutcome, SceneParams, WindowHost};
-use crate::app::lanes::{LaneReport, Lanes, playfield_point};
+use crate::app::host::{HostOutcome, SceneParams, Screen};
+use crate::app::lanes::LaneReport;
 use crate::app::load::LoadPreset;
 use crate::app::stats::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
-use crate::render::Letterbox;
+use crate::monitor::RunReport;
+use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Presented, Session};
-use crate::sim::{Input, Instance, MoverKind, World, WorldConfig};
-use crate::strategy::StrategyId;
+use crate::sim::{Input, MoverKind, World, WorldConfig};
+use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
+
+use mode::Mode;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
 pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
@@ -45,14 +57,29 @@ pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
 /// Periodic stats go to the log at most this often.
 const LOG_INTERVAL: Nanos = NANOS_PER_SEC;
 
-/// The demo world for `config`, on the [`PLAYFIELD`].
-fn new_world(config: &RunConfig) -> World {
-    World::new(&WorldConfig {
+/// The demo world's settings for `config`, on the [`PLAYFIELD`].
+fn world_config(config: &RunConfig) -> WorldConfig {
+    WorldConfig {
         width: PLAYFIELD[0],
         height: PLAYFIELD[1],
         extra_sprites: config.sprites as usize,
         ..WorldConfig::default()
-    })
+    }
+}
+
+/// A fresh session on a fresh world: `strategy` with `config` on `display`
+/// from `now`, the keys held now held in it. Every session the demo runs is made here.
+fn fresh_session(
+    world: &WorldConfig,
+    strategy: StrategyId,
+    config: StrategyConfig,
+    display: DisplayInfo,
+    input: Input,
+    now: Nanos,
+) -> Session<World> {
+    let mut session = Session::new(strategy, config, World::new(world), display, now);
+    session.world_mut().set_input(input);
+    session
 }
 
 /// What the keys toggle that is neither the session's nor the window's.
@@ -65,30 +92,19 @@ struct Controls {
     modifiers: ModifiersState,
 }
 
-/// Lane mode while it is on.
-struct LaneMode {
-    lanes: Lanes,
-    /// Whether the demo's own session was paused before (it is paused meanwhile).
-    demo_was_paused: bool,
-}
-
 /// The demo once its window is up.
 pub struct Demo {
-    /// The window.
-    pub win: WindowState,
-    /// The GPU side.
-    pub gfx: Gfx,
+    /// The window, the GPU, the overlay's numbers: what frames draw with.
+    screen: Screen,
     /// The loop and its numbers.
-    pub session: Session<World>,
-    /// What the overlay draws.
-    pub hud: HudData,
-    vsync: Option<EmulatedVsync>,
+    session: Session<World>,
+    /// One strategy, or lanes.
+    mode: Mode,
     /// `--emulate-refresh`, to give each monitor its grid when the window moves.
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
     redraw_wait: Nanos,
     controls: Controls,
-    instances: Vec<Instance>,
     /// Render start to display, last frame: where ghosts are drawn.
     display_lead: Nanos,
     /// The lead of held presents (self-paced strategies, non-blocking present).
@@ -97,8 +113,6 @@ pub struct Demo {
     log_at: Nanos,
     /// When the paused demo last drew its still picture.
     still_at: Nanos,
-    /// Lane mode, when on.
-    lanes: Option<LaneMode>,
     /// The strategies lane mode shows, in lane order.
     lane_ids: Vec<StrategyId>,
     /// The reports of the last lane mode, kept for `--stats-json` when it ends.
@@ -107,7 +121,7 @@ pub struct Demo {
     pointer: Option<[f32; 2]>,
     /// `--frame-log`.
     frame_log: Option<FrameLog<BufWriter<crate::platform::OutputFile>>>,
-    /// `--seed`, for the lanes' reports.
+    /// `--seed`, for the reports.
     seed: u64,
     /// Whether [`Demo::warm_up`] has run.
     warmed: bool,
@@ -130,7 +144,6 @@ impl Demo {
     pub fn start(win: WindowState, gpu: GpuStart, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
         let mut win = win;
         let gfx = Gfx::new(gpu, &win.window, config)?;
-        let world = new_world(config);
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
@@ -144,7 +157,8 @@ impl Demo {
         };
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
-        let session = Session::new(config.strategy, config.strategy_config, world, display, now);
+        let world = world_config(config);
+        let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
         let runner_lane =
@@ -155,16 +169,14 @@ impl Demo {
             runner_lane: Some(runner_lane),
             ..HudData::default()
         };
+        let instances = Vec::with_capacity(session.world().max_instances());
         let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
+            screen: Screen { win, gfx, hud, instances, vsync },
+            session,
+            mode: Mode::Single,
             emulation,
             redraw_wait: 0,
-            instances: Vec::with_capacity(session.world().max_instances()),
-            win,
-            gfx,
-            session,
-            hud,
-            vsync,
             controls: Controls {
                 ghosts: false,
                 load: LoadPreset::None,
@@ -177,7 +189,6 @@ impl Demo {
             cpu: CpuSampler::new(),
             log_at: now,
             still_at: now,
-            lanes: None,
             lane_ids: config.lanes.0.clone(),
             lane_reports: Vec::new(),
             pointer: None,
@@ -198,16 +209,17 @@ impl Demo {
     /// runs each segment so.
     pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
         let emulated = self.emulated_here().filter(|_| emulate);
-        let display = DisplayInfo { emulated, present_mode: self.gfx.present_mode(), ..self.session.display().clone() };
-        self.session = Session::new(strategy, config.strategy_config, new_world(config), display, now);
-        self.session.world_mut().set_input(self.controls.input);
-        self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        let present_mode = self.screen.gfx.present_mode();
+        let display = DisplayInfo { emulated, present_mode, ..self.session.display().clone() };
+        let (world, input) = (world_config(config), self.controls.input);
+        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
+        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
     }
 
     /// The emulated refresh `--emulate-refresh` gives the monitor the window is on.
     pub fn emulated_here(&self) -> Option<Rate> {
-        emulated_rate(self.emulation.as_ref(), self.win.on_monitor().index)
+        emulated_rate(self.emulation.as_ref(), self.screen.win.on_monitor().index)
     }
 
     /// Draws [`WARM_UP_FRAMES`] still frames, untimed, then starts the
@@ -220,54 +232,53 @@ impl Demo {
     fn warm_up(&mut self, clock: &RealClock) {
         self.warmed = true;
         let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load: 0 };
-        for _ in 0..WARM_UP_FRAMES {
-            let mut host =
-                WindowHost::new(clock, &mut self.gfx, &self.win.window, &self.hud, &mut self.instances, None, scene);
-            host.draw_still(self.session.world(), self.session.last_view());
-        }
-        if let Err(err) = self.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
+        // Untimed frames wait for no emulated vblank, and leave its grid as it is.
+        let vsync = self.screen.vsync.take();
+        let session = &self.session;
+        self.screen.draw(clock, scene, None, |host| {
+            for _ in 0..WARM_UP_FRAMES {
+                host.draw_still(session.world(), session.last_view());
+            }
+        });
+        self.screen.vsync = vsync;
+        let gfx = &mut self.screen.gfx;
+        if let Err(err) = gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
             log::debug!("waiting for the warm-up frames failed: {err}");
         }
-        self.gfx.collect_times();
-        self.gfx.recent_times = Default::default();
+        gfx.collect_times();
+        gfx.recent_times = Default::default();
         let now = clock.now();
         let (strategy, config) = (self.session.driver().strategy_id(), *self.session.driver().config());
-        let world = World::new(self.session.world().config());
         let display = self.session.display().clone();
-        self.session = Session::new(strategy, config, world, display, now);
-        self.session.world_mut().set_input(self.controls.input);
+        let world = *self.session.world().config();
+        self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
         self.hold.reset();
-        if self.lanes.take().is_some() {
+        if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
             self.enter_lanes(now);
         }
         (self.log_at, self.still_at) = (now, now);
         self.refresh_hud(now);
     }
 
-    /// The present hold's whole-run figures (`app::hold`), when presents were held.
-    pub fn hold_summary(&self) -> Option<String> {
-        self.hold.run_summary()
-    }
-
     /// Whether a frame should be drawn now.
     pub fn renderable(&mut self, now: Nanos) -> bool {
-        let zero = self.gfx.surface.is_zero_size();
-        self.win.renderable(now, zero)
+        let zero = self.screen.gfx.surface.is_zero_size();
+        self.screen.win.renderable(now, zero)
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
     /// paused demo redraws its still picture once per refresh (60 Hz when
     /// the refresh is unknown) instead of as fast as the present returns.
     pub fn wake(&self) -> Option<Nanos> {
-        if self.lanes.is_some() {
+        match self.mode {
             // Lane mode is display-paced: frames as fast as presents (or the emulated grid) allow.
-            return None;
+            Mode::Lanes(_) => None,
+            Mode::Single if self.session.paused() => {
+                let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
+                Some(self.still_at.saturating_add(period))
+            }
+            Mode::Single => self.session.wake(),
         }
-        if self.session.paused() {
-            let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
-            return Some(self.still_at.saturating_add(period));
-        }
-        self.session.wake()
     }
 
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
@@ -276,39 +287,45 @@ impl Demo {
         if !self.warmed {
             self.warm_up(clock);
         }
-        if self.lanes.is_some() {
-            self.lane_frame(clock);
-            return None;
+        let Mode::Lanes(lanes) = &mut self.mode else { return self.session_frame(clock) };
+        let start = clock.now();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.frame_started(start);
         }
+        let load = self.controls.load.cost(&mut self.controls.rng);
+        let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load };
+        let outcome = lanes.frame(start, clock, &mut self.screen, scene);
+        self.after_frame(&outcome, clock.now());
+        None
+    }
+
+    /// A frame of the demo's own session: its strategy's, or the still picture while paused.
+    fn session_frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
+        let paused = self.session.paused();
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
             display_lead: self.display_lead,
-            load: if self.session.paused() { 0 } else { self.controls.load.cost(&mut self.controls.rng) },
+            load: if paused { 0 } else { self.controls.load.cost(&mut self.controls.rng) },
         };
         let planned = self.held_start();
         if planned.is_none() && self.hold.measuring() {
             self.hold.reset();
         }
-        let mut host = WindowHost::new(
-            clock,
-            &mut self.gfx,
-            &self.win.window,
-            &self.hud,
-            &mut self.instances,
-            self.vsync.as_mut(),
-            scene,
-        )
-        .hold_present_until(planned.map(|at| self.hold.target(at)));
-        let report = if self.session.paused() {
+        if paused {
             self.still_at = clock.now();
-            host.draw_still(self.session.world(), self.session.last_view());
-            None
-        } else {
-            Some(self.session.run_frame(&mut host))
-        };
-        let outcome = host.outcome;
-        self.gfx.collect_times();
+        }
+        let hold_until = planned.map(|at| self.hold.target(at));
+        let session = &mut self.session;
+        let (report, outcome) = self.screen.draw(clock, scene, hold_until, |host| {
+            if paused {
+                host.draw_still(session.world(), session.last_view());
+                None
+            } else {
+                Some(session.run_frame(host))
+            }
+        });
+        self.screen.gfx.collect_times();
         if let (Some(planned), Some(held), Some(report)) = (planned, outcome.held, &report) {
             self.hold.record(planned, report.start, held);
         }
@@ -330,54 +347,23 @@ impl Demo {
     /// strategy that paces itself, in a non-blocking present mode, with no
     /// emulated refresh (its vblanks pace the presents) and not paused.
     fn held_start(&self) -> Option<Nanos> {
-        let own_pace = self.vsync.is_none() && !is_vsync_mode(self.gfx.surface.present_mode());
+        let own_pace = self.screen.vsync.is_none() && !is_vsync_mode(self.screen.gfx.surface.present_mode());
         if !own_pace || self.session.paused() {
             return None;
         }
         self.session.wake()
     }
 
-    /// One lane-mode frame: every lane runs at the same start, one draw shows
-    /// them all, every lane records the same display time. See `app::lanes`.
-    fn lane_frame(&mut self, clock: &RealClock) {
-        let Some(mode) = self.lanes.as_mut() else { return };
-        let start = clock.now();
-        if let Some(log) = self.frame_log.as_mut() {
-            log.frame_started(start);
-        }
-        self.instances.clear();
-        mode.lanes.run_frame(start, &mut self.instances);
-        let scene = SceneParams {
-            playfield: PLAYFIELD,
-            ghosts: false,
-            display_lead: 0,
-            load: self.controls.load.cost(&mut self.controls.rng),
-        };
-        let mut host = WindowHost::new(
-            clock,
-            &mut self.gfx,
-            &self.win.window,
-            &self.hud,
-            &mut self.instances,
-            self.vsync.as_mut(),
-            scene,
-        );
-        let display_time = host.show_instances();
-        let outcome = host.outcome;
-        self.gfx.collect_times();
-        mode.lanes.record(display_time, outcome.presented);
-        self.after_frame(&outcome, clock.now());
-    }
-
     fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {
-        self.hud.overlay_cost_ms = outcome.overlay_ms;
+        let hud = &mut self.screen.hud;
+        hud.overlay_cost_ms = outcome.overlay_ms;
         if outcome.presented {
-            self.hud.sprite_count = outcome.sprites;
+            hud.sprite_count = outcome.sprites;
         }
         match outcome.skipped {
             Some(SkipReason::Occluded | SkipReason::ZeroSize) => {
                 log::debug!("window hidden or empty; rendering stops until it is back");
-                self.win.idle_until = Some(now + IDLE_RETRY);
+                self.screen.win.set_idle_until(Some(now + IDLE_RETRY));
                 self.interrupt();
             }
             Some(reason) => log::debug!("frame skipped: {reason:?}"),
@@ -385,17 +371,18 @@ impl Demo {
         }
         if now.saturating_sub(self.log_at) >= LOG_INTERVAL {
             self.log_at = now;
-            self.hud.cpu_percent = self.cpu.sample(crate::platform::Instant::now());
-            self.hud.gpu_scene_ms = self.gfx.recent_times.scene_mean_ms();
-            self.hud.gpu_overlay_ms = self.gfx.recent_times.overlay_mean_ms();
-            self.gfx.recent_times = Default::default();
+            let (hud, gfx) = (&mut self.screen.hud, &mut self.screen.gfx);
+            hud.cpu_percent = self.cpu.sample(crate::platform::Instant::now());
+            hud.gpu_scene_ms = gfx.recent_times.scene_mean_ms();
+            hud.gpu_overlay_ms = gfx.recent_times.overlay_mean_ms();
+            gfx.recent_times = Default::default();
             self.log_stats();
         }
         self.refresh_hud(now);
     }
 
     fn log_stats(&self) {
-        let hud = &self.hud;
+        let hud = &self.screen.hud;
         if !hud.lanes.is_empty() {
             let lanes: Vec<String> = hud
                 .lanes
@@ -438,32 +425,35 @@ impl Demo {
     }
 
     /// Rebuilds the overlay's numbers.
-    pub fn refresh_hud(&mut self, now: Nanos) {
-        self.session.fill_hud(&mut self.hud, now);
-        self.hud.ghosts = self.controls.ghosts;
-        self.hud.load_preset = self.controls.load.label();
-        match self.lanes.as_mut() {
-            Some(mode) => mode.lanes.fill_labels(&mut self.hud.lanes, now),
-            None => self.hud.lanes.clear(),
-        }
+    fn refresh_hud(&mut self, now: Nanos) {
+        let hud = &mut self.screen.hud;
+        self.session.fill_hud(hud, now);
+        hud.ghosts = self.controls.ghosts;
+        hud.load_preset = self.controls.load.label();
+        self.mode.fill_labels(&mut hud.lanes, now);
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
     pub fn follow_monitor(&mut self, now: Nanos) {
-        let moved = self.win.follow_monitor(false);
+        let moved = self.screen.win.follow_monitor(false);
         self.move_to(moved, now);
     }
 
     /// Asks now and then which monitor the window is on (Wayland says so only
     /// after the surface enters an output, and sends no event for it).
     pub fn poll_monitor(&mut self, now: Nanos) {
-        let moved = self.win.poll_monitor(now);
+        let moved = self.screen.win.poll_monitor(now);
         self.move_to(moved, now);
     }
 
-    /// The frame about to run waited this long for its redraw to be given.
-    pub fn set_redraw_wait(&mut self, waited: Nanos) {
-        self.redraw_wait = waited;
+    /// Moves the window (or its fullscreen) to the next monitor (`M`).
+    pub fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
+        self.screen.win.next_monitor(event_loop);
+    }
+
+    /// The monitor the platform says the window is on.
+    pub fn current_monitor(&self) -> Option<MonitorHandle> {
+        self.screen.win.window.current_monitor()
     }
 
     /// The window is on another monitor: its emulated grid (per monitor),
@@ -473,76 +463,128 @@ impl Demo {
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
         if emulated != self.session.display().emulated {
             log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
-            self.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         }
-        if let Some(mode) = self.lanes.as_mut() {
-            mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now);
-        }
+        self.mode.move_to_display(&monitor, emulated, now);
         self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
         self.refresh_hud(now);
     }
 
     /// Frames stopped for a while (hidden, minimised, resized).
-    pub fn interrupt(&mut self) {
+    fn interrupt(&mut self) {
         self.session.interrupt();
         // Another size renders in another time.
         self.hold.reset();
-        if let Some(mode) = self.lanes.as_mut() {
-            mode.lanes.interrupt();
+        self.mode.interrupt();
+    }
+
+    /// Asks for the first frame (the shell's schedule asks for the others with [`Demo::request_redraw`]).
+    pub fn request_first_frame(&self) {
+        self.screen.win.window.request_redraw();
+    }
+
+    /// Asks the platform for a redraw at `now`; [`Demo::redraw_pending`] says so until it arrives.
+    pub fn request_redraw(&mut self, now: Nanos) {
+        self.screen.win.request_redraw(now);
+    }
+
+    /// When the redraw on its way was requested (`None`: none is).
+    pub fn redraw_pending(&self) -> Option<Nanos> {
+        self.screen.win.redraw_pending()
+    }
+
+    /// The requested redraw arrived at `now`: the frame about to run waited
+    /// that long for it (on Wayland, the compositor's pacing).
+    pub fn redraw_arrived(&mut self, now: Nanos) {
+        self.redraw_wait = self.screen.win.redraw_arrived(now);
+    }
+
+    /// Until when frames wait (occluded, or found hidden by a frame); events clear it.
+    pub fn idle_until(&self) -> Option<Nanos> {
+        self.screen.win.idle_until()
+    }
+
+    /// Gives a window event to the overlay; true when the overlay used it
+    /// (a click on its panel is not the demo's).
+    pub fn overlay_event(&mut self, event: &WindowEvent) -> bool {
+        let screen = &mut self.screen;
+        screen.gfx.overlay.on_window_event(&screen.win.window, event)
+    }
+
+    /// The window's inner size is `width` × `height` pixels now.
+    pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+        self.screen.gfx.surface.resize(width, height);
+        self.focused(now);
+        self.interrupt();
+    }
+
+    /// The window was occluded (`true`) or shown again: frames stop for a
+    /// while, or start again, as the platform may never say "visible again".
+    pub fn occluded(&mut self, occluded: bool, now: Nanos) {
+        self.screen.win.set_idle_until(occluded.then(|| now + IDLE_RETRY));
+        self.interrupt();
+    }
+
+    /// The window gained or lost focus: whether it can be seen is asked again.
+    pub fn focused(&mut self, now: Nanos) {
+        self.screen.win.check_hidden(now);
+        self.screen.win.set_idle_until(None);
+    }
+
+    /// Why the GPU device was lost, once it has been.
+    pub fn device_lost(&self) -> Option<String> {
+        self.screen.gfx.device_lost()
+    }
+
+    /// The GPU adapter the window renders on.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.screen.gfx.gpu.adapter.get_info()
+    }
+
+    /// The present modes the window's surface supports.
+    pub fn supported_present_modes(&self) -> &[wgpu::PresentMode] {
+        self.screen.gfx.surface.supported_present_modes()
+    }
+
+    /// Switches the surface to `present` where it differs; returns the mode in
+    /// effect (another, when the surface refuses). The session learns of it at
+    /// the next [`Demo::restart`].
+    pub fn set_present_mode(&mut self, present: wgpu::PresentMode) -> wgpu::PresentMode {
+        let gfx = &mut self.screen.gfx;
+        if gfx.surface.present_mode() == present {
+            return present;
         }
+        gfx.surface.set_present_mode(&gfx.gpu.device, present)
     }
 
-    /// Turns lane mode on: a lane per strategy of the lane list, each a fresh
-    /// session and world from now; the demo's session pauses.
-    pub fn enter_lanes(&mut self, now: Nanos) {
-        if self.lanes.is_some() {
-            return;
+    /// The strategy the demo's session runs.
+    pub fn strategy(&self) -> StrategyId {
+        self.session.driver().strategy_id()
+    }
+
+    /// The session's vsync verdict, brought up to date.
+    pub fn verdict(&self) -> Verdict {
+        self.session.verdict()
+    }
+
+    /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
+    pub fn report(&mut self, now: Nanos) -> RunReport {
+        let mut run = self.session.report(now);
+        run.model = "window".to_owned();
+        run.seed = self.seed;
+        run
+    }
+
+    /// Logs the run's totals at exit: wgpu errors, frames, updates, held presents.
+    pub fn log_summary(&self) {
+        let uncaptured = self.screen.gfx.uncaptured_errors();
+        if uncaptured > 0 {
+            log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
-        let config = *self.session.driver().config();
-        let mut lanes = Lanes::new(&self.lane_ids, config, self.session.display(), PLAYFIELD, now);
-        lanes.select_strategy(self.session.driver().strategy_id());
-        self.instances.reserve(lanes.max_instances());
-        let demo_was_paused = self.session.paused();
-        self.session.set_paused(true, now);
-        log::info!("lane mode: {} lanes", lanes.len());
-        self.hud.lane_playfield = PLAYFIELD;
-        self.lanes = Some(LaneMode { lanes, demo_was_paused });
-        self.refresh_hud(now);
-    }
-
-    /// Turns lane mode off; the demo's session resumes (timing reset), with
-    /// `adopt`'s strategy when given.
-    pub fn leave_lanes(&mut self, adopt: Option<StrategyId>, now: Nanos) {
-        let Some(mut mode) = self.lanes.take() else { return };
-        self.lane_reports = mode.lanes.reports(now, self.seed);
-        if let Some(id) = adopt {
-            self.session.set_strategy(id, now);
-            log::info!("lane mode off: the loop runs {id}");
-        } else {
-            log::info!("lane mode off");
-        }
-        self.session.set_paused(mode.demo_was_paused && adopt.is_none(), now);
-        self.refresh_hud(now);
-    }
-
-    /// Whether lane mode is on.
-    pub fn in_lanes(&self) -> bool {
-        self.lanes.is_some()
-    }
-
-    /// The pointer moved to window pixel `position`.
-    pub fn pointer_moved(&mut self, position: [f32; 2]) {
-        self.pointer = Some(position);
-    }
-
-    /// A left click: in lane mode, selects the lane under the pointer.
-    pub fn click(&mut self, now: Nanos) {
-        let (Some(mode), Some(pixel)) = (self.lanes.as_mut(), self.pointer) else { return };
-        let letterbox = Letterbox::fit(PLAYFIELD, self.gfx.surface.size());
-        if let Some(point) = playfield_point(&letterbox, pixel)
-            && mode.lanes.select_at(point)
-        {
-            self.refresh_hud(now);
+        let (frames, presented) = self.session.frame_counts();
+        log::info!("{frames} frames, {presented} presented, {} updates", self.session.driver().updates());
+        if let Some(held) = self.hold.run_summary() {
+            log::info!("{held}");
         }
     }
 
@@ -557,145 +599,38 @@ impl Demo {
         }
     }
 
-    /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
-    pub fn set_modifiers(&mut self, modifiers: ModifiersState) {
-        self.controls.modifiers = modifiers;
-    }
-
-    /// The action a key stands for, with the current modifiers.
-    pub fn action_for(&self, key: winit::keyboard::KeyCode) -> Option<Action> {
-        bindings::action_for(key, self.controls.modifiers)
-    }
-
-    /// Carries out a key's action; returns true when it asks to quit.
-    pub fn act(&mut self, action: Action, pressed: bool, event_loop: &ActiveEventLoop, now: Nanos) -> bool {
-        if action.is_held() {
-            let button = match action {
-                Action::Move(Dir::Up) => Input::UP,
-                Action::Move(Dir::Down) => Input::DOWN,
-                Action::Move(Dir::Left) => Input::LEFT,
-                Action::Move(Dir::Right) => Input::RIGHT,
-                _ => Input::FIRE,
-            };
-            self.controls.input.set(button, pressed);
-            self.session.world_mut().set_input(self.controls.input);
-            return false;
-        }
-        if !pressed {
-            return false;
-        }
-        if self.lanes.is_some() && self.act_in_lanes(action, now) {
-            self.refresh_hud(now);
-            return false;
-        }
-        match action {
-            Action::Strategy(id) => {
-                self.session.set_strategy(id, now);
-                log::info!("strategy: {id}");
-            }
-            Action::CyclePresentMode => {
-                let mode = self.gfx.cycle_present_mode();
-                if let Some(lanes) = self.lanes.as_mut() {
-                    lanes.lanes.set_present_mode(&mode, now);
-                }
-                self.session.set_present_mode(mode, now);
-            }
-            Action::TickRateUp | Action::TickRateDown => {
-                let current = self.session.driver().config().tick_rate.hz();
-                if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
-                    if let Some(lanes) = self.lanes.as_mut() {
-                        lanes.lanes.set_tick_rate(Rate::from_hz(hz), now);
-                    }
-                    self.session.set_tick_rate(Rate::from_hz(hz), now);
-                    log::info!("tick rate: {hz} Hz");
-                }
-            }
-            Action::CycleLoad => {
-                self.controls.load = self.controls.load.next();
-                log::info!("load: {}", self.controls.load.label());
-            }
-            Action::TogglePause => self.session.set_paused(!self.session.paused(), now),
-            Action::ResetWorld => {
-                let world = self.session.world_mut();
-                world.reset();
-                world.set_input(self.controls.input);
-            }
-            Action::ToggleGhosts => self.controls.ghosts = !self.controls.ghosts,
-            Action::ToggleFullscreen => self.win.toggle_fullscreen(false),
-            Action::ToggleExclusiveFullscreen => self.win.toggle_fullscreen(true),
-            Action::NextMonitor => self.win.next_monitor(event_loop),
-            Action::ToggleOverlay => self.gfx.overlay.set_visible(!self.gfx.overlay.visible()),
-            Action::ToggleHelp => self.hud.show_help = !self.hud.show_help,
-            Action::Quit => return true,
-            Action::ToggleLanes => self.enter_lanes(now),
-            Action::NextLane | Action::PreviousLane | Action::AdoptLane => {
-                log::info!("{}: only in lane mode (C)", action.help());
-            }
-            Action::Move(_) | Action::Kick => {}
-        }
-        self.refresh_hud(now);
-        false
-    }
-
-    /// The keys that act differently in lane mode; returns false for the
-    /// others, which act as usual (window, overlay, vsync, tick rate, load).
-    fn act_in_lanes(&mut self, action: Action, now: Nanos) -> bool {
-        let Some(mode) = self.lanes.as_mut() else { return false };
-        match action {
-            Action::ToggleLanes => self.leave_lanes(None, now),
-            Action::AdoptLane => {
-                let adopt = mode.lanes.selected();
-                self.leave_lanes(adopt, now);
-            }
-            Action::NextLane => mode.lanes.select_next(),
-            Action::PreviousLane => mode.lanes.select_previous(),
-            Action::Strategy(id) => {
-                if !mode.lanes.select_strategy(id) {
-                    log::info!("no lane shows {id}");
-                }
-            }
-            Action::ResetWorld => mode.lanes.reset_worlds(),
-            Action::TogglePause | Action::ToggleGhosts => log::info!("{}: not in lane mode", action.help()),
-            _ => return false,
-        }
-        true
-    }
-
     /// Saves the screenshot `--screenshot` asked for.
     ///
     /// # Errors
     /// See [`Gfx::screenshot`].
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
+        let screen = &self.screen;
         let scene = ScreenshotScene {
             world: self.session.world(),
             view: self.session.last_view(),
             playfield: PLAYFIELD,
-            hud: &self.hud,
-            pixels_per_point: self.win.window.scale_factor() as f32,
+            hud: &screen.hud,
+            pixels_per_point: screen.win.window.scale_factor() as f32,
         };
-        if self.lanes.is_some() {
+        match self.mode {
             // The instance buffer holds the last lane frame's sprites, every lane's.
-            return self.gfx.screenshot_instances(&self.instances, scene, path);
+            Mode::Lanes(_) => screen.gfx.screenshot_instances(&screen.instances, scene, path),
+            Mode::Single => screen.gfx.screenshot(scene, path),
         }
-        self.gfx.screenshot(scene, path)
     }
 
     /// The run's statistics for `--stats-json`.
-    pub fn stats(&mut self, config: &RunConfig, now: Nanos) -> StatsJson {
-        let mut run = self.session.report(now);
-        run.model = "window".to_owned();
-        run.seed = config.seed;
+    pub fn stats(&mut self, now: Nanos) -> StatsJson {
+        let run = self.report(now);
+        let gfx = &self.screen.gfx;
         StatsJson {
             run,
-            adapter: self.gfx.gpu.adapter_summary(),
-            surface: self.gfx.surface.counts(),
-            gpu_timed_frames: self.gfx.run_times.frames,
-            gpu_scene_ms: self.gfx.run_times.scene_mean_ms(),
-            gpu_overlay_ms: self.gfx.run_times.overlay_mean_ms(),
-            lanes: match self.lanes.as_mut() {
-                Some(mode) => mode.lanes.reports(now, config.seed),
-                None => self.lane_reports.clone(),
-            },
+            adapter: gfx.gpu.adapter_summary(),
+            surface: gfx.surface.counts(),
+            gpu_timed_frames: gfx.run_times.frames,
+            gpu_scene_ms: gfx.run_times.scene_mean_ms(),
+            gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
+            lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
         }
     }
 }
@@ -711,4 +646,27 @@ fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> 
 fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
     let (emulation, seed) = emulation?;
     rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::Simulation as _;
+
+    #[test]
+    fn a_fresh_session_starts_at_tick_zero_with_the_keys_held_now() {
+        let world = WorldConfig::default();
+        let mut session = fresh_session(
+            &world,
+            StrategyId::Lockstep,
+            StrategyConfig::default(),
+            DisplayInfo::default(),
+            Input::UP,
+            5,
+        );
+        assert_eq!(session.world().tick(), 0, "a fresh world");
+        session.world_mut().step(NANOS_PER_SEC / 60);
+        assert_eq!(session.world().input(), Input::UP, "the key held before the restart is still held");
+        assert_eq!(session.driver().strategy_id(), StrategyId::Lockstep);
+    }
 }

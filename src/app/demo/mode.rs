@@ -1,0 +1,257 @@
+//! The demo's two modes: one strategy running the loop, or every strategy of
+//! the lane list side by side ([`crate::app::lanes`]).
+//!
+//! ```text
+//!   Mode::Single ──C──► Mode::Lanes(LaneMode) ──C / Enter (adopt the lane's strategy)──► Mode::Single
+//!                       the demo's session pauses            it resumes; the lanes' reports are kept
+//! ```
+//!
+//! What differs between the modes is matched here, once per method, so that
+//! `Demo` does not ask "lane mode?" in every method: a [`Mode`] passes a
+//! change on to the lanes (present mode, tick rate, another monitor) or does
+//! nothing, and [`LaneMode`] does what only lane mode does (its frame, its keys).
+
+use crate::app::bindings::Action;
+use crate::app::host::{HostOutcome, SceneParams, Screen};
+use crate::app::lanes::{LaneReport, Lanes, playfield_point};
+use crate::app::window::OnMonitor;
+use crate::hud::LaneLabel;
+use crate::render::Letterbox;
+use crate::session::{PresentMode, Session};
+use crate::sim::World;
+use crate::strategy::StrategyId;
+use crate::time::{Nanos, Rate, RealClock};
+
+/// Which loop the window shows.
+pub(super) enum Mode {
+    /// The demo's own session runs the loop.
+    Single,
+    /// Every strategy in its lane; the demo's session is paused meanwhile.
+    Lanes(LaneMode),
+}
+
+impl Mode {
+    /// Frames stopped for a while (hidden, minimised, resized).
+    pub(super) fn interrupt(&mut self) {
+        match self {
+            Mode::Single => {}
+            Mode::Lanes(mode) => mode.lanes.interrupt(),
+        }
+    }
+
+    /// The window is on `monitor` now, with the emulated refresh `emulated`.
+    pub(super) fn move_to_display(&mut self, monitor: &OnMonitor, emulated: Option<Rate>, now: Nanos) {
+        match self {
+            Mode::Single => {}
+            Mode::Lanes(mode) => mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now),
+        }
+    }
+
+    /// The present mode changed.
+    pub(super) fn set_present_mode(&mut self, present: &PresentMode, now: Nanos) {
+        match self {
+            Mode::Single => {}
+            Mode::Lanes(mode) => mode.lanes.set_present_mode(present, now),
+        }
+    }
+
+    /// The tick rate changed.
+    pub(super) fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
+        match self {
+            Mode::Single => {}
+            Mode::Lanes(mode) => mode.lanes.set_tick_rate(rate, now),
+        }
+    }
+
+    /// Brings the lane labels up to date (none outside lane mode).
+    pub(super) fn fill_labels(&mut self, labels: &mut Vec<LaneLabel>, now: Nanos) {
+        match self {
+            Mode::Single => labels.clear(),
+            Mode::Lanes(mode) => mode.lanes.fill_labels(labels, now),
+        }
+    }
+
+    /// Every lane's report at `now`, in lane mode.
+    pub(super) fn lane_reports(&mut self, now: Nanos, seed: u64) -> Option<Vec<LaneReport>> {
+        match self {
+            Mode::Single => None,
+            Mode::Lanes(mode) => Some(mode.lanes.reports(now, seed)),
+        }
+    }
+}
+
+/// What a key does in lane mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LaneKey {
+    /// Done: the lanes took it.
+    Done,
+    /// Leave lane mode, the demo's loop running this strategy when given.
+    Leave(Option<StrategyId>),
+    /// Not a lane key: it acts as outside lane mode (window, overlay, vsync, tick rate, load).
+    Usual,
+}
+
+/// Lane mode while it is on.
+pub(super) struct LaneMode {
+    lanes: Lanes,
+    /// Whether the demo's own session was paused before (it is paused meanwhile).
+    demo_was_paused: bool,
+}
+
+impl LaneMode {
+    /// A lane per strategy of `ids`, each a fresh session and world from `now`,
+    /// on `session`'s display and settings, the lane of `session`'s strategy
+    /// selected; `session` pauses.
+    pub(super) fn enter(ids: &[StrategyId], session: &mut Session<World>, playfield: [f32; 2], now: Nanos) -> LaneMode {
+        let config = *session.driver().config();
+        let mut lanes = Lanes::new(ids, config, session.display(), playfield, now);
+        lanes.select_strategy(session.driver().strategy_id());
+        let demo_was_paused = session.paused();
+        session.set_paused(true, now);
+        log::info!("lane mode: {} lanes", lanes.len());
+        LaneMode { lanes, demo_was_paused }
+    }
+
+    /// The most sprites a lane frame draws.
+    pub(super) fn max_instances(&self) -> usize {
+        self.lanes.max_instances()
+    }
+
+    /// Ends lane mode: `session` resumes (timing reset), with `adopt`'s
+    /// strategy when given. Returns the lanes' reports at `now`.
+    pub(super) fn leave(
+        mut self,
+        session: &mut Session<World>,
+        adopt: Option<StrategyId>,
+        seed: u64,
+        now: Nanos,
+    ) -> Vec<LaneReport> {
+        let reports = self.lanes.reports(now, seed);
+        if let Some(id) = adopt {
+            session.set_strategy(id, now);
+            log::info!("lane mode off: the loop runs {id}");
+        } else {
+            log::info!("lane mode off");
+        }
+        session.set_paused(self.demo_was_paused && adopt.is_none(), now);
+        reports
+    }
+
+    /// One lane-mode frame from `start`: every lane runs at that start, one
+    /// draw on `screen` shows them all, every lane records the same display time.
+    pub(super) fn frame(
+        &mut self,
+        start: Nanos,
+        clock: &RealClock,
+        screen: &mut Screen,
+        scene: SceneParams,
+    ) -> HostOutcome {
+        screen.instances.clear();
+        self.lanes.run_frame(start, &mut screen.instances);
+        let (display_time, outcome) = screen.draw(clock, scene, None, |host| host.show_instances());
+        screen.gfx.collect_times();
+        self.lanes.record(display_time, outcome.presented);
+        outcome
+    }
+
+    /// The keys that act differently in lane mode.
+    pub(super) fn act(&mut self, action: Action) -> LaneKey {
+        match action {
+            Action::ToggleLanes => return LaneKey::Leave(None),
+            Action::AdoptLane => return LaneKey::Leave(self.lanes.selected()),
+            Action::NextLane => self.lanes.select_next(),
+            Action::PreviousLane => self.lanes.select_previous(),
+            Action::Strategy(id) => {
+                if !self.lanes.select_strategy(id) {
+                    log::info!("no lane shows {id}");
+                }
+            }
+            Action::ResetWorld => self.lanes.reset_worlds(),
+            Action::TogglePause | Action::ToggleGhosts => log::info!("{}: not in lane mode", action.help()),
+            _ => return LaneKey::Usual,
+        }
+        LaneKey::Done
+    }
+
+    /// Selects the lane under window pixel `pixel` of a window drawn through
+    /// `letterbox`; false when there is none.
+    pub(super) fn click(&mut self, letterbox: &Letterbox, pixel: [f32; 2]) -> bool {
+        playfield_point(letterbox, pixel).is_some_and(|point| self.lanes.select_at(point))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::DisplayInfo;
+    use crate::sim::WorldConfig;
+    use crate::strategy::StrategyConfig;
+
+    const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
+    const IDS: [StrategyId; 3] = [StrategyId::CatchUp, StrategyId::Interpolated, StrategyId::Paced];
+
+    fn demo_session(strategy: StrategyId) -> Session<World> {
+        let world = World::new(&WorldConfig::default());
+        Session::new(strategy, StrategyConfig::default(), world, DisplayInfo::default(), 0)
+    }
+
+    #[test]
+    fn lanes_pause_the_demo_and_enter_on_a_lane_resumes_it_running_that_lane() {
+        let mut demo = demo_session(StrategyId::Interpolated);
+        let mut mode = LaneMode::enter(&IDS, &mut demo, PLAYFIELD, 0);
+        assert!(demo.paused(), "the demo's session waits while the lanes run");
+        assert_eq!(mode.act(Action::NextLane), LaneKey::Done, "from interpolated's lane (selected) to paced's");
+        assert_eq!(mode.act(Action::AdoptLane), LaneKey::Leave(Some(StrategyId::Paced)));
+        let reports = mode.leave(&mut demo, Some(StrategyId::Paced), 7, 0);
+        assert_eq!(reports.len(), IDS.len(), "a report per lane for --stats-json");
+        assert!(!demo.paused(), "the adopted strategy runs");
+        assert_eq!(demo.driver().strategy_id(), StrategyId::Paced);
+    }
+
+    #[test]
+    fn leaving_lanes_without_adopting_leaves_a_paused_demo_paused() {
+        let mut demo = demo_session(StrategyId::CatchUp);
+        demo.set_paused(true, 0);
+        let mut mode = LaneMode::enter(&IDS, &mut demo, PLAYFIELD, 0);
+        assert_eq!(mode.act(Action::ToggleLanes), LaneKey::Leave(None));
+        mode.leave(&mut demo, None, 7, 0);
+        assert!(demo.paused(), "paused before lane mode, paused after");
+        assert_eq!(demo.driver().strategy_id(), StrategyId::CatchUp);
+    }
+
+    #[test]
+    fn lanes_take_the_selection_keys_and_leave_window_and_display_keys_as_usual() {
+        let mut mode = LaneMode::enter(&IDS, &mut demo_session(StrategyId::CatchUp), PLAYFIELD, 0);
+        let taken =
+            [Action::NextLane, Action::PreviousLane, Action::ResetWorld, Action::TogglePause, Action::ToggleGhosts];
+        for action in taken.into_iter().chain([Action::Strategy(StrategyId::Lockstep)]) {
+            assert_eq!(mode.act(action), LaneKey::Done, "{action:?} is a lane key");
+        }
+        let usual = [
+            Action::CyclePresentMode,
+            Action::TickRateUp,
+            Action::CycleLoad,
+            Action::ToggleFullscreen,
+            Action::NextMonitor,
+            Action::ToggleOverlay,
+            Action::ToggleHelp,
+            Action::Quit,
+        ];
+        for action in usual {
+            assert_eq!(mode.act(action), LaneKey::Usual, "{action:?} acts as outside lane mode");
+        }
+    }
+
+    #[test]
+    fn only_lane_mode_has_lane_labels_and_lane_reports() {
+        let mut labels = vec![LaneLabel::default()];
+        let mut single = Mode::Single;
+        single.fill_labels(&mut labels, 0);
+        assert!(labels.is_empty(), "one strategy: no lane labels");
+        assert!(single.lane_reports(0, 7).is_none());
+        let mut lanes = Mode::Lanes(LaneMode::enter(&IDS, &mut demo_session(StrategyId::CatchUp), PLAYFIELD, 0));
+        lanes.fill_labels(&mut labels, 0);
+        assert_eq!(labels.len(), IDS.len(), "a label per lane");
+        assert_eq!(lanes.lane_reports(0, 7).map(|r| r.len()), Some(IDS.len()));
+    }
+}

@@ -29,7 +29,7 @@ fn the_core_depends_on_no_platform_render_cli_or_image_crate() {
 #[test]
 fn the_only_unsafe_in_the_core_is_the_attribute_forbidding_it() {
     let mut hits = Vec::new();
-    visit(&Path::new(env!("CARGO_MANIFEST_DIR")).join("timestep-core/src"), &mut hits);
+    visit(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut hits);
     assert_eq!(hits, ["lib.rs: #![forbid(unsafe_code)]"], "`unsafe` in the core");
 }
 

@@ -12,8 +12,8 @@
 //! keeps up can produce: up to the step cap (`StrategyConfig::step_cap`).
 
 use proptest::prelude::*;
-use timestep_lab::strategy::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
-use timestep_lab::time::{NANOS_PER_SEC, Nanos, Rate};
+use timestep_core::strategy::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
+use timestep_core::time::{NANOS_PER_SEC, Nanos, Rate};
 
 const HOUR: Nanos = 3_600 * NANOS_PER_SEC;
 const THIRTY_DAYS: Nanos = 30 * 24 * HOUR;
@@ -131,7 +131,7 @@ struct Totals {
 /// ends at `t + work`, and the next starts then or at the strategy's
 /// wake-up, whichever is later.
 struct Host {
-    strategy: Box<dyn timestep_lab::strategy::Strategy>,
+    strategy: Box<dyn timestep_core::strategy::Strategy>,
     refresh: Option<Rate>,
     now: Nanos,
     totals: Totals,

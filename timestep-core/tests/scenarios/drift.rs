@@ -5,9 +5,9 @@
 //! 40 fps and at 9.9999999999998312 at 100 fps. Our game time is a count of
 //! ticks converted exactly, so it is the same nanosecond at any frame rate.
 
-use timestep_lab::frame::{FrameDriver, FrameHost, Simulation};
-use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
-use timestep_lab::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate};
+use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
+use timestep_core::strategy::{StrategyConfig, StrategyId, View};
+use timestep_core::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate};
 
 /// The seed's float loop: `position += speed * dt` with dt in milliseconds.
 fn float_position_after_ten_seconds(fps: u32) -> f64 {

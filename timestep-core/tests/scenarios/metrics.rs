@@ -10,11 +10,11 @@
 //! | ten 100 ms freezes          | twenty hitches (freeze, then jump) of 83 ms, at any length   |
 
 use std::sync::Arc;
-use timestep_lab::frame::{FrameDriver, Simulation};
-use timestep_lab::metrics::{FrameSample, FrameStats, Metrics};
-use timestep_lab::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
-use timestep_lab::strategy::StrategyId;
-use timestep_lab::time::{NANOS_PER_MS, Nanos, Rate};
+use timestep_core::frame::{FrameDriver, Simulation};
+use timestep_core::metrics::{FrameSample, FrameStats, Metrics};
+use timestep_core::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
+use timestep_core::strategy::StrategyId;
+use timestep_core::time::{NANOS_PER_MS, Nanos, Rate};
 
 /// The figures do not depend on what the world does: a world that only counts.
 #[derive(Default)]

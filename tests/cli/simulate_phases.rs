@@ -3,6 +3,11 @@
 
 use crate::binary;
 use std::process::Output;
+use timestep_lab::simulate::random_phase;
+use timestep_lab::time::{Nanos, Rate, nanos_to_ms};
+
+/// The columns a sweep groups by: one value per row, not a spread.
+const GROUP: [&str; 6] = ["strategy", "refresh_hz", "vsync", "tick_rate", "model", "seed"];
 
 fn simulate(args: &[&str]) -> Output {
     let mut all = vec!["simulate"];
@@ -57,40 +62,64 @@ fn a_sweep_table_has_a_row_per_strategy_and_refresh_with_mean_and_range() {
     }
 }
 
+/// `(mean, min, max)` of the finite values, as a sweep reports a column.
+fn spread(values: &[f64]) -> Option<(f64, f64, f64)> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+    let min = finite.iter().copied().reduce(f64::min)?;
+    let max = finite.iter().copied().reduce(f64::max)?;
+    Some((mean, min, max))
+}
+
+/// `PHASE` (ns, under a second) as `--start-phase` seconds, to the nanosecond.
+fn seconds(phase: Nanos) -> String {
+    format!("0.{phase:09}")
+}
+
 #[test]
-fn a_sweep_in_json_holds_a_spread_object_per_numeric_column() {
-    let runs = json(&["--strategy", "catch-up", "--refresh", "60,59.94", "--updates", "600", "--phases", "3"]);
-    let runs = runs.as_array().expect("array");
-    assert_eq!(runs.len(), 2);
-    let run = &runs[0];
-    assert_eq!(run["strategy"], "catch-up");
-    assert_eq!(run["refresh_hz"], 60.0);
-    assert_eq!(run["phases"], 3);
-    for column in [
-        "phase_ms",
-        "total_updates",
-        "double_updates",
-        "speed_ratio",
-        "drift_ms_per_min",
-        "judder_ms",
-        "judder_p99_ms",
-        "hitches",
-        "max_hitch_ms",
-        "hitches_per_min",
-        "latency_ms",
-        "latency_p95_ms",
-        "latency_max_ms",
-        "present_interval_mean_ms",
-        "present_interval_std_ms",
-        "present_interval_p99_ms",
-    ] {
-        let spread = &run[column];
-        let (mean, min, max) = (spread["mean"].as_f64(), spread["min"].as_f64(), spread["max"].as_f64());
-        let (Some(mean), Some(min), Some(max)) = (mean, min, max) else { panic!("{column}: {spread}") };
-        assert!(min <= mean && mean <= max, "{column}: {spread}");
+fn a_sweep_in_json_holds_the_mean_min_and_max_of_the_runs_at_its_seeds_phases() {
+    // Each row of the sweep must be the spread of the runs one gets by starting
+    // a plain run at each of the seed's phases (`--start-phase`), column by column.
+    let sweep = json(&["--strategy", "catch-up", "--refresh", "60,59.94", "--updates", "600", "--phases", "3"]);
+    let rows = sweep.as_array().expect("array");
+    assert_eq!(rows.len(), 2, "one row per refresh: {sweep}");
+    assert_eq!((&rows[0]["refresh_hz"], &rows[1]["refresh_hz"]), (&60.0.into(), &(60_000.0 / 1_001.0).into()));
+    let ntsc = Rate::new(60_000, 1_001).expect("59.94 Hz");
+    for (row, (refresh, rate)) in rows.iter().zip([("60", Rate::from_hz(60)), ("59.94", ntsc)]) {
+        assert_eq!(row["strategy"], "catch-up");
+        assert_eq!(row["phases"], 3);
+        assert!(row.get("pattern").is_none(), "patterns differ per phase and are left out: {row}");
+        let phases: Vec<Nanos> = (0..3).map(|i| random_phase(0, i, rate)).collect();
+        assert!(phases.iter().all(|&p| p < rate.period()), "phases within a period: {phases:?}");
+        let phase_ms: Vec<f64> = phases.iter().map(|&p| nanos_to_ms(p)).collect();
+        let (mean, min, max) = spread(&phase_ms).expect("three phases");
+        assert_eq!(row["phase_ms"], serde_json::json!({"mean": mean, "min": min, "max": max}), "{refresh} Hz");
+        let runs: Vec<serde_json::Value> = phases
+            .iter()
+            .map(|&p| {
+                let args = ["--strategy", "catch-up", "--refresh", refresh, "--updates", "600"];
+                json(&[&args[..], &["--start-phase", &seconds(p)]].concat())[0].clone()
+            })
+            .collect();
+        let mut spreads = 0;
+        for (column, first) in runs[0].as_object().expect("a run is an object") {
+            if GROUP.contains(&column.as_str()) {
+                assert_eq!(&row[column], first, "{refresh} Hz: the group column {column}");
+                continue;
+            }
+            if !(first.is_number() || first.is_null()) {
+                continue;
+            }
+            let values: Vec<f64> = runs.iter().map(|run| run[column].as_f64().unwrap_or(f64::NAN)).collect();
+            let expected = match spread(&values) {
+                Some((mean, min, max)) => serde_json::json!({"mean": mean, "min": min, "max": max}),
+                None => serde_json::json!({"mean": null, "min": null, "max": null}),
+            };
+            assert_eq!(row[column], expected, "{refresh} Hz, {column}: the sweep vs the runs {values:?}");
+            spreads += 1;
+        }
+        assert!(spreads >= 16, "{refresh} Hz: a spread per numeric column, {spreads} found: {row}");
     }
-    assert!(run["phase_ms"]["max"].as_f64().is_some_and(|p| p < 16.667), "phases within a period: {run}");
-    assert!(run.get("pattern").is_none(), "{run}");
 }
 
 #[test]

@@ -477,7 +477,17 @@ fn lanes_all_at_59_94_hz_update_as_the_simulator_replaying_their_frames() {
     assert!(number(catch_up, "double_updates") > 0.0, "a 20 s beat forces catch-up to double up: {catch_up}");
     assert!(number(catch_up, "hitches") > 0.0, "and its double is a hitch: {catch_up}");
     for lane in lanes.iter().filter(|lane| lane["needs_loop"] == false) {
-        assert!(number(lane, "hitches_per_min") >= 0.0, "every running lane counts its hitches: {lane}");
+        // Per minute of the lane's own displayed span (the refreshes it covered,
+        // `system_time_s`, within a refresh of the span the rate divides by):
+        // another lane's count, another span or another unit is far off 1 %.
+        let (hitches, minutes) = (number(lane, "hitches"), number(lane, "system_time_s") / 60.0);
+        assert!(minutes > 0.25, "a lane covers the 20 s run: {lane}");
+        let per_min = number(lane, "hitches_per_min");
+        assert!(
+            (per_min - hitches / minutes).abs() <= 0.01 * hitches / minutes,
+            "{hitches} hitches in {minutes:.4} min are {} per minute, the lane says {per_min}: {lane}",
+            hitches / minutes
+        );
     }
     let (j_catch_up, j_interpolated) = (number(catch_up, "judder_ms"), number(interpolated, "judder_ms"));
     eprintln!(

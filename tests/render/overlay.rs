@@ -420,6 +420,11 @@ fn ntsc() -> Rate {
 /// The overlay's path: a [`Session`] that measures its display as the window's
 /// does, driven on `spec`'s virtual display (a manual clock), then its
 /// [`HudData`]; beside it the simulator's report of the same run.
+///
+/// The frame loop is the simulator's, written out: `simulate` builds its own
+/// session (told the display, not measuring it) and returns no `HudData`,
+/// while this test is about the window's session and what the overlay shows,
+/// checked against the simulator's figures.
 fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     let display_info = DisplayInfo {
         monitor: Some("virtual".to_owned()),

@@ -35,6 +35,10 @@ impl FrameHost<World> for Host {
     }
 }
 
+/// Runs `n` frames of a game loop, frame by frame: the test counts the
+/// allocations of these frames alone (after a warm-up), switches strategy in
+/// place and changes the input as a player would, which a whole run of the
+/// simulator does not allow (`simulate_alloc` counts the simulator's own).
 fn frames(driver: &mut FrameDriver, world: &mut World, host: &mut Host, n: u32, frame: Rate, k: &mut u64) {
     for i in 0..n {
         if i % 37 == 0 {

@@ -49,6 +49,12 @@ impl FrameHost<NoWorld> for SteadyHost {
     }
 }
 
+/// The driver's game time after `10 × fps` frames exactly `1/fps` apart.
+///
+/// It drives the [`FrameDriver`] itself rather than calling the simulator:
+/// this is about the driver's integer arithmetic under the seed's ideal frame
+/// rate, and the simulator's display would add its model's costs and vblank
+/// grid to every frame start.
 fn game_time_after(strategy: StrategyId, fps: u64, tick: Rate, start: Nanos) -> Nanos {
     let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
     let mut driver = FrameDriver::new(strategy, config);

@@ -10,11 +10,11 @@
 //! | ten 100 ms freezes          | twenty hitches (freeze, then jump) of 83 ms, at any length   |
 
 use std::sync::Arc;
-use timestep_core::frame::{FrameDriver, Simulation};
-use timestep_core::metrics::{FrameSample, FrameStats, Metrics};
-use timestep_core::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
-use timestep_core::strategy::StrategyId;
-use timestep_core::time::{NANOS_PER_MS, Nanos, Rate};
+use timestep_core::frame::Simulation;
+use timestep_core::metrics::FrameStats;
+use timestep_core::monitor::{Event, Preset, RunSpec, Stop, Trace, simulate};
+use timestep_core::strategy::{StrategyId, View};
+use timestep_core::time::{Nanos, Rate};
 
 /// The figures do not depend on what the world does: a world that only counts.
 #[derive(Default)]
@@ -38,35 +38,30 @@ fn stats(spec: &RunSpec) -> FrameStats {
     simulate(spec, &mut Counter::default()).metrics.stats()
 }
 
-/// Runs `spec` as `monitor::simulate` does, also returning the mean of
-/// `game_time − content_time` over the frames: (1 − α) ticks for an
-/// interpolated picture, 0 for one of the latest state.
+/// Runs `spec` on the simulator, also returning the mean of `game_time −
+/// content_time` over its pictures, ms: (1 − α) ticks for an interpolated
+/// picture, 0 for one of the latest state. The pictures are the renders of
+/// the run's timeline, kept whole for this.
 fn stats_and_mean_behind(spec: &RunSpec) -> (FrameStats, f64) {
-    let mut driver = FrameDriver::new(spec.strategy, spec.config);
-    driver.set_refresh(Some(spec.refresh));
-    let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
-    let mut metrics = Metrics::new(spec.start, Some(spec.refresh));
     let Stop::Updates(updates) = spec.stop else { panic!("an update-count run") };
-    let (mut behind, mut frames) = (0u128, 0u128);
-    let mut world = Counter::default();
-    while driver.updates() < updates {
-        let now = display.clock();
-        display.begin_frame(driver.game_time(), driver.updates(), spec.config.tick_rate);
-        let report = driver.run_frame(&mut world, &mut display);
-        let game_time = driver.game_time();
-        display.end_frame(game_time);
-        metrics.record(&FrameSample::from_report(&report, game_time));
-        behind += u128::from(game_time - report.content_time);
-        frames += 1;
-        if let Some(t) = report.wake.at {
-            display.wait_until(t);
-        }
-        display.busy();
-        if display.clock() == now {
-            display.nudge();
-        }
-    }
-    (metrics.stats(), behind as f64 / frames as f64 / NANOS_PER_MS as f64)
+    // At most an update, a render and a wait per frame, and a frame per update or less.
+    let spec = RunSpec { timeline: 4 * updates as usize, ..spec.clone() };
+    let outcome = simulate(&spec, &mut Counter::default());
+    assert!(!outcome.timeline.is_full(), "the timeline holds the whole run");
+    let behind: Vec<f64> = outcome
+        .timeline
+        .events()
+        .iter()
+        .filter_map(|event| match event {
+            Event::Render { view: View::Latest, .. } => Some(0.0),
+            Event::Render { view: View::Interpolate { alpha }, .. } => Some(1.0 - f64::from(*alpha)),
+            Event::Render { view: View::Extrapolate { .. }, .. } => panic!("no extrapolation in these runs"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(behind.len() as u64, outcome.frames, "a picture per frame");
+    let tick_ms = 1000.0 / spec.config.tick_rate.hz();
+    (outcome.metrics.stats(), behind.iter().sum::<f64>() / behind.len() as f64 * tick_ms)
 }
 
 #[test]

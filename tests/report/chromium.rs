@@ -7,10 +7,9 @@
 
 use crate::harness;
 use crate::report_card::chromium::{browser_or_skip, check_html, console_lines, screenshot};
-use crate::report_card::{FIXTURES, fixture, scratch};
+use crate::report_card::{fixture_sources, fixtures_card, scratch};
 use libtest_mimic::{Completion, Failed, Trial};
-use timestep_lab::report_card::ReportCard;
-use timestep_lab::report_card::compare::{Source, compare, load};
+use timestep_lab::report_card::compare::compare;
 use timestep_lab::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// This module's trials, for the binary's `main`.
@@ -27,15 +26,9 @@ pub fn trials() -> Vec<Trial> {
     ]
 }
 
-fn fixture_sources() -> Vec<(String, Source)> {
-    FIXTURES.iter().map(|(name, ..)| (name.to_string(), load(&fixture(name)).expect("the fixture loads"))).collect()
-}
-
 /// Both fixtures' monitors on one card.
 fn report_page() -> String {
-    let mut card = ReportCard::read(&fixture(FIXTURES[0].0)).expect("the fixture loads");
-    card.monitors.extend(ReportCard::read(&fixture(FIXTURES[1].0)).expect("the fixture loads").monitors);
-    timestep_lab::report_card::report_html(&card).expect("the page renders")
+    timestep_lab::report_card::report_html(&fixtures_card()).expect("the page renders")
 }
 
 fn compare_page() -> String {

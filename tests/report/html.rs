@@ -1,8 +1,8 @@
 //! `report.html` from synthetic cards: one SVG per plot, nothing external, n/a for the unknown.
 
 use crate::harness::{self, tests};
-use crate::report_card::{FIXTURES, card, fixture, fixture_monitor, scratch};
-use timestep_lab::report_card::compare::{Source, compare, load};
+use crate::report_card::{FIXTURES, card, fixture, fixture_monitor, fixture_sources, fixtures_card, scratch};
+use timestep_lab::report_card::compare::compare;
 use timestep_lab::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 use timestep_lab::report_card::{
     Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, report_html, write_report_html,
@@ -81,11 +81,7 @@ fn write_report_html_writes_the_page_and_names_a_bad_path() {
 }
 
 fn compare_html_has_one_chart_per_vsync_pass_and_nothing_external() {
-    let sources: Vec<(String, Source)> = FIXTURES
-        .iter()
-        .map(|(name, ..)| (name.to_string(), load(&fixture(name)).expect("the fixture loads")))
-        .collect();
-    let comparison = compare(&sources, MAX_DRIFT_MS_PER_MIN);
+    let comparison = compare(&fixture_sources(), MAX_DRIFT_MS_PER_MIN);
     let html = comparison.to_html().expect("renders");
     assert_eq!(comparison.tables.len(), 2, "vsync on and off");
     assert_eq!(html.matches("<svg").count(), 2, "one chart per pass");
@@ -99,15 +95,8 @@ fn compare_html_has_one_chart_per_vsync_pass_and_nothing_external() {
 fn write_sample_pages() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/report-card-sample");
     std::fs::create_dir_all(&dir).expect("the directory");
-    let mut card = ReportCard::read(&fixture(FIXTURES[0].0)).expect("the fixture loads");
-    let other = ReportCard::read(&fixture(FIXTURES[1].0)).expect("the fixture loads");
-    card.monitors.extend(other.monitors);
-    write_report_html(&card, &dir.join("report.html")).expect("written");
-    let sources: Vec<(String, Source)> = FIXTURES
-        .iter()
-        .map(|(name, ..)| (name.to_string(), load(&fixture(name)).expect("the fixture loads")))
-        .collect();
-    let html = compare(&sources, MAX_DRIFT_MS_PER_MIN).to_html().expect("renders");
+    write_report_html(&fixtures_card(), &dir.join("report.html")).expect("written");
+    let html = compare(&fixture_sources(), MAX_DRIFT_MS_PER_MIN).to_html().expect("renders");
     std::fs::write(dir.join("compare.html"), html).expect("written");
 }
 

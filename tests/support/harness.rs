@@ -236,6 +236,14 @@ pub fn start_xvfb(screen: &str) -> Result<Xvfb, Missing> {
     }
 }
 
+/// A number of a `--stats-json` (or a report): `stats[field]`.
+///
+/// # Panics
+/// When the field is missing or not a number.
+pub fn number(stats: &serde_json::Value, field: &str) -> f64 {
+    stats[field].as_f64().unwrap_or_else(|| panic!("stats field {field} is not a number: {stats}"))
+}
+
 /// A running `timestep-lab` writing `--stats-json` and its stderr into a
 /// folder of its own; killed on drop.
 pub struct AppRun {

@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::harness::{AppRun as App, Missing};
+use crate::harness::{AppRun as App, Missing, number};
 use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
@@ -146,10 +146,6 @@ fn luminance_spread(path: &Path) -> f64 {
         image.pixels().map(|p| 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2])).collect();
     let mean = lum.iter().sum::<f64>() / lum.len() as f64;
     (lum.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lum.len() as f64).sqrt()
-}
-
-fn number(stats: &serde_json::Value, field: &str) -> f64 {
-    stats[field].as_f64().unwrap_or_else(|| panic!("stats field {field} is not a number: {stats}"))
 }
 
 /// A normal run logs no `ERROR` line (a spurious one at close was a bug).

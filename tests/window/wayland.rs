@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::harness::{AppRun as App, Missing};
+use crate::harness::{AppRun as App, Missing, number};
 use libtest_mimic::{Completion, Trial};
 
 const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
@@ -256,10 +256,6 @@ fn session_test_with(
         test(&session);
         Ok(Completion::Completed)
     })
-}
-
-fn number(stats: &serde_json::Value, field: &str) -> f64 {
-    stats[field].as_f64().unwrap_or_else(|| panic!("stats field {field} is not a number: {stats}"))
 }
 
 fn text<'a>(stats: &'a serde_json::Value, field: &str) -> &'a str {

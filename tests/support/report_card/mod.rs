@@ -7,6 +7,7 @@ pub mod chromium;
 
 use std::path::PathBuf;
 use timestep_lab::monitor::Preset;
+use timestep_lab::report_card::compare::{Source, load};
 use timestep_lab::report_card::{ReportCard, SyntheticMonitor, synthetic_card};
 use timestep_lab::strategy::{StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
@@ -19,6 +20,18 @@ pub const FIXTURES: [(&str, u64, Preset, u64); 2] =
 /// `tests/data/report_card/NAME`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card").join(name)
+}
+
+/// The fixtures as `compare`'s sources, named by their files.
+pub fn fixture_sources() -> Vec<(String, Source)> {
+    FIXTURES.iter().map(|(name, ..)| (name.to_string(), load(&fixture(name)).expect("the fixture loads"))).collect()
+}
+
+/// Both fixtures' monitors on one card.
+pub fn fixtures_card() -> ReportCard {
+    let mut card = ReportCard::read(&fixture(FIXTURES[0].0)).expect("the fixture loads");
+    card.monitors.extend(ReportCard::read(&fixture(FIXTURES[1].0)).expect("the fixture loads").monitors);
+    card
 }
 
 /// The simulated monitor behind fixture `i` (its index is `i + 1`).

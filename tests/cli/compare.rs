@@ -1,0 +1,199 @@
+//! `timestep-lab compare` through the binary: report cards at 60 and 144 Hz,
+//! simulator JSON beside them, the HTML page, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::binary;
+
+use crate::report_card::{FIXTURES, fixture, scratch};
+
+fn compare(args: &[&str]) -> Output {
+    let mut all = vec!["compare"];
+    all.extend_from_slice(args);
+    binary::run(&all)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+fn stdout(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "stdout: {text}\nstderr: {}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+fn fixtures() -> [PathBuf; 2] {
+    [fixture(FIXTURES[0].0), fixture(FIXTURES[1].0)]
+}
+
+#[test]
+fn two_report_cards_give_a_column_per_monitor_in_both_vsync_passes() {
+    let [a, b] = fixtures();
+    let text = stdout(&compare(&[path(&a), path(&b)]));
+    for pass in ["vsync on:", "vsync off:"] {
+        let table = text.split(pass).nth(1).unwrap_or_else(|| panic!("a '{pass}' table: {text}"));
+        let header = table.lines().nth(1).expect("a header line");
+        assert!(
+            header.starts_with("strategy")
+                && header.contains("| monitor 1 (60 Hz)")
+                && header.contains("| monitor 2 (144 Hz)"),
+            "{pass} header: {header}"
+        );
+        for strategy in ["lockstep", "interpolated", "snapped", "auto"] {
+            let row = table.lines().find(|l| l.starts_with(strategy)).unwrap_or_else(|| panic!("{strategy}: {table}"));
+            assert_eq!(row.matches(" | ").count(), 2, "a cell per monitor: {row}");
+        }
+    }
+    assert_eq!(text.matches("monitor 1 (60 Hz): best ").count(), 2, "a verdict per pass: {text}");
+    assert!(text.contains("the simulator agrees on"), "report cards carry predictions: {text}");
+    assert!(text.contains("best (*): among runs with |drift| <= 120 ms/min"), "the rule is stated: {text}");
+}
+
+#[test]
+fn simulator_json_sits_beside_a_report_card() {
+    let dir = scratch("compare-sim");
+    let sim = binary::run(&[
+        "simulate",
+        "--strategy",
+        "interpolated,snapped",
+        "--refresh",
+        "144",
+        "--model",
+        "desktop",
+        "--seconds",
+        "10",
+        "--format",
+        "json",
+    ]);
+    let sim_path = dir.join("sim144.json");
+    std::fs::write(&sim_path, stdout(&sim)).expect("written");
+    let [a, _] = fixtures();
+    let text = stdout(&compare(&[path(&a), path(&sim_path)]));
+    let header = text.lines().find(|l| l.starts_with("strategy")).expect("a header");
+    assert!(header.contains("monitor 1 (60 Hz)") && header.contains("sim 144 Hz (desktop)"), "{header}");
+    let lockstep = text.lines().find(|l| l.starts_with("lockstep")).expect("lockstep's row");
+    assert!(lockstep.trim_end().ends_with('-'), "the simulator ran no lockstep: {lockstep}");
+    assert!(text.contains("sim 144 Hz (desktop): best "), "{text}");
+}
+
+#[test]
+fn html_is_written_only_where_asked() {
+    let dir = scratch("compare-html");
+    let html = dir.join("compare.html");
+    let [a, b] = fixtures();
+    stdout(&compare(&[path(&a), path(&b), "--html", path(&html)]));
+    let page = std::fs::read_to_string(&html).expect("compare.html is written");
+    assert_eq!(page.matches("<svg").count(), 2, "a chart per vsync pass");
+    assert!(!page.contains("http") && !page.contains("<script"), "self-contained");
+    let before: Vec<PathBuf> = std::fs::read_dir(&dir).expect("dir").map(|e| e.expect("entry").path()).collect();
+    stdout(&compare(&[path(&a)]));
+    let after: Vec<PathBuf> = std::fs::read_dir(&dir).expect("dir").map(|e| e.expect("entry").path()).collect();
+    assert_eq!(before, after, "no file without --html");
+}
+
+#[test]
+fn a_tight_drift_bound_leaves_columns_without_a_best() {
+    let [a, _] = fixtures();
+    // 0.001 ms a minute: an exact speed's least-squares slope is off by float rounding (5e-9 here).
+    let text = stdout(&compare(&[path(&a), "--max-drift", "0.001"]));
+    assert!(text.contains("best (*): among runs with |drift| <= 0.001 ms/min"), "{text}");
+    let off = text.split("vsync off:").nth(1).expect("a vsync-off table");
+    assert!(off.contains("monitor 1 (60 Hz): best none (every run is off speed or unmeasured)"), "{off}");
+    let rows = off.lines().skip(3).take_while(|l| !l.starts_with("monitor"));
+    assert!(rows.clone().count() == 10 && rows.into_iter().all(|r| r.ends_with(" !")), "every run is marked: {off}");
+    // With vsync on, lockstep and fixed-fps run at exactly 60 Hz: one of them is best.
+    let on = text.split("vsync off:").next().expect("a vsync-on table");
+    assert!(
+        on.contains("monitor 1 (60 Hz): best fixed-fps") || on.contains("monitor 1 (60 Hz): best lockstep"),
+        "{on}"
+    );
+}
+
+#[test]
+fn files_that_are_not_reports_or_runs_exit_2_naming_the_file() {
+    let dir = scratch("compare-bad");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("written");
+        p
+    };
+    let mut future: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(FIXTURES[0].0)).expect("fixture")).expect("JSON");
+    future["version"] = serde_json::json!(2);
+    let cases = [
+        (write("notes.txt", "hello"), "not valid JSON"),
+        (write("object.json", "{\"hello\": 1}"), "neither a report card"),
+        (write("empty.json", "[]"), "an empty list of runs"),
+        (write("future.json", &future.to_string()), "version 2 is newer"),
+        (dir.join("missing.json"), "cannot read"),
+    ];
+    for (file, says) in &cases {
+        let [a, _] = fixtures();
+        let args = [path(&a), path(file)];
+        let out = compare(&args);
+        binary::assert_usage_error(&args, &out, says);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(path(file)), "the message names the file: {stderr}");
+    }
+}
+
+/// `compare /dev/zero` grew to 12 GB before the reads were bounded. Under a 400 MB address-space
+/// limit (the debug binary alone maps about 100 MB) an unbounded read ends in "out of memory";
+/// the bounded one stops at its 16 MB limit and says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_file_exits_2_naming_the_size_limit_within_400_mb() {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 400000 && exec \"$0\" compare /dev/zero", env!("CARGO_BIN_EXE_timestep-lab")])
+        .output()
+        .expect("sh runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "timestep-lab: '/dev/zero' is larger than 16 MB, the most this reads (is it the right file?)",
+        "one line naming the limit"
+    );
+}
+
+#[test]
+fn a_negative_drift_bound_exits_2() {
+    let [a, _] = fixtures();
+    let out = compare(&[path(&a), "--max-drift", "-1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // clap reports the flag (its message format is main's business).
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--max-drift") && !stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn an_unwritable_html_file_exits_2_before_any_work() {
+    let [a, _] = fixtures();
+    let args = [path(&a), "--html", "/nonexistent-dir/compare.html"];
+    binary::assert_usage_error(&args, &compare(&args), "--html: cannot write '/nonexistent-dir/compare.html'");
+}
+
+/// `measure`'s flags are checked before a window is opened: these fail the
+/// same with or without a display (the test has none).
+#[test]
+fn bad_measure_flags_exit_2_with_one_line_naming_the_flag() {
+    let dir = scratch("measure-flags");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").expect("written");
+    let out_dir = dir.join("out");
+    let cases: [(Vec<&str>, &str); 6] = [
+        (vec!["--out", path(&file)], "--out: '"),
+        (vec!["--out", path(&out_dir), "--monitor", "0"], "--monitor: 0 is out of range"),
+        (vec!["--out", path(&out_dir), "--monitor", "some"], "or 'all'"),
+        (vec!["--out", path(&out_dir), "--strategies", "lockstep,warp"], "--strategies: unknown strategy 'warp'"),
+        (vec!["--out", path(&out_dir), "--seconds-per-strategy", "0"], "--seconds-per-strategy: 0 s is out of range"),
+        (vec!["--out", path(&out_dir), "--emulate-jitter-us", "5"], "--emulate-jitter-us: needs --emulate-refresh"),
+    ];
+    for (flags, says) in &cases {
+        let mut args = vec!["measure"];
+        args.extend(flags);
+        binary::assert_usage_error(&args, &binary::run(&args), says);
+    }
+}

@@ -1,0 +1,93 @@
+//! The README's tables and definitions are the binary's own output: every
+//! fenced block right after a `<!-- output of: timestep-lab ARGS -->` marker
+//! must equal what `timestep-lab ARGS` prints today.
+//!
+//! After a deliberate change, regenerate them:
+//! `README_UPDATE=1 cargo test --test cli readme::`.
+
+use std::path::Path;
+use std::process::Command;
+
+const MARKER: &str = "<!-- output of: timestep-lab ";
+
+/// One generated block: the arguments and the line range of its body.
+struct Block {
+    args: Vec<String>,
+    body: std::ops::Range<usize>,
+}
+
+fn blocks(lines: &[&str]) -> Vec<Block> {
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix(MARKER) else { continue };
+        let args = rest.trim_end_matches("-->").split_whitespace().map(str::to_owned).collect();
+        assert!(lines.get(i + 1).is_some_and(|l| l.starts_with("```")), "README line {}: a fence must follow", i + 2);
+        let end = (i + 2..lines.len())
+            .find(|&j| lines[j].starts_with("```"))
+            .unwrap_or_else(|| panic!("README line {}: the block never closes", i + 2));
+        found.push(Block { args, body: i + 2..end });
+    }
+    found
+}
+
+fn run(args: &[String]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_timestep-lab")).args(args).output().expect("the binary runs");
+    assert!(out.status.success(), "timestep-lab {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("output is UTF-8").trim_end().to_owned()
+}
+
+#[test]
+fn every_generated_readme_block_matches_the_binary() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let text = std::fs::read_to_string(&path).expect("README.md is readable");
+    let lines: Vec<&str> = text.lines().collect();
+    let found = blocks(&lines);
+    assert!(found.len() >= 3, "the README has its generated tables and definitions (found {})", found.len());
+    let update = std::env::var_os("README_UPDATE").is_some();
+    let mut rebuilt: Vec<String> = Vec::new();
+    let mut next = 0;
+    let mut stale = Vec::new();
+    for block in &found {
+        let fresh = run(&block.args);
+        let old = lines[block.body.clone()].join("\n");
+        if fresh != old {
+            stale.push(format!("timestep-lab {}\n--- README\n{old}\n--- binary\n{fresh}", block.args.join(" ")));
+        }
+        rebuilt.extend(lines[next..block.body.start].iter().map(|l| (*l).to_owned()));
+        rebuilt.push(fresh);
+        next = block.body.end;
+    }
+    rebuilt.extend(lines[next..].iter().map(|l| (*l).to_owned()));
+    if update && !stale.is_empty() {
+        std::fs::write(&path, rebuilt.join("\n") + "\n").expect("README.md is writable");
+        return;
+    }
+    assert!(
+        stale.is_empty(),
+        "{} README block(s) differ from the binary (README_UPDATE=1 cargo test --test cli readme:: rewrites them):\n{}",
+        stale.len(),
+        stale.join("\n\n")
+    );
+}
+
+/// The words after `apt-get install` on the first line that has it.
+fn packages(text: &str) -> Vec<String> {
+    let line = text.lines().find(|l| l.contains("apt-get install")).unwrap_or_default();
+    let after = line.split("apt-get install").nth(1).unwrap_or_default();
+    let mut words: Vec<String> = after.split_whitespace().filter(|w| !w.starts_with('-')).map(str::to_owned).collect();
+    words.sort();
+    words
+}
+
+#[test]
+fn the_readme_one_liner_installs_exactly_what_ci_installs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md is readable");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run is readable");
+    let list = ci.lines().find(|l| l.starts_with("packages=(")).expect(".ci/run has a packages=(…) line");
+    let mut ci_packages: Vec<String> =
+        list.trim_start_matches("packages=(").trim_end_matches(')').split_whitespace().map(str::to_owned).collect();
+    ci_packages.sort();
+    assert!(!ci_packages.is_empty(), ".ci/run lists packages");
+    assert_eq!(packages(&readme), ci_packages, "README's apt-get one-liner and .ci/run's packages differ");
+}

@@ -1,0 +1,21 @@
+//! The binary in a real window: under Xvfb (`app`), under a two-output
+//! Wayland session (`wayland`), and `measure`'s tour with its report
+//! (`measure`).
+//!
+//! Runs under libtest-mimic (`harness = false`, see `tests/support/harness.rs`):
+//! where a tool, a display or an adapter is missing the tests are reported as
+//! ignored, or fail with `TIMESTEP_LAB_REQUIRE_GPU` set (CI). They run one at
+//! a time: they measure timing.
+
+#[path = "../support/harness.rs"]
+mod harness;
+#[path = "../support/report_card/mod.rs"]
+mod report_card;
+
+mod app;
+mod measure;
+mod wayland;
+
+fn main() {
+    harness::run_one_at_a_time([app::trials(), wayland::trials(), measure::trials()])
+}

@@ -1,0 +1,183 @@
+//! `timestep-lab measure` in a real window under Xvfb: the three files, the
+//! page in headless Chromium, and `compare` of two measured cards.
+//!
+//! Each tour runs on an emulated vblank grid (`--emulate-refresh`, so the
+//! refresh is known on Xvfb and the simulator has something to predict),
+//! three strategies, a fraction of a second each; a tour per rate is run
+//! once and shared by the tests. Whether windows work here is probed by
+//! capability (`tests/support/harness.rs`): without Xvfb, a GPU adapter or
+//! Chromium a test is reported as ignored, and fails under
+//! `TIMESTEP_LAB_REQUIRE_GPU`. The tours run one at a time: they measure timing.
+
+use crate::harness;
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+use crate::harness::Missing;
+use crate::report_card::chromium::{browser_or_skip, check_html};
+use crate::report_card::scratch;
+use libtest_mimic::{Completion, Failed, Trial};
+use timestep_lab::report_card::ReportCard;
+
+const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
+
+/// The strategies each tour runs.
+const STRATEGIES: [&str; 3] = ["lockstep", "interpolated", "snapped"];
+
+/// Measured tours by emulated rate: `(rate, its --out directory)`, one at a time.
+static TOURS: Mutex<Vec<(&'static str, Result<PathBuf, String>)>> = Mutex::new(Vec::new());
+
+/// This module's trials, for the binary's `main`.
+pub fn trials() -> Vec<Trial> {
+    vec![
+        measure_test("measure_under_xvfb_writes_report_json_report_html_and_a_screenshot", the_three_files),
+        Trial::ignorable_test(
+            harness::name(module_path!(), "the_measured_report_html_renders_in_headless_chromium"),
+            || {
+                let browser = match browser_or_skip()? {
+                    Ok(browser) => browser,
+                    Err(skipped) => return Ok(skipped),
+                };
+                let out = match tour("60") {
+                    Ok(out) => out,
+                    Err(missing) => return harness::unavailable(&missing),
+                };
+                let dir = scratch("measure-chromium");
+                let html = dir.join("report.html");
+                std::fs::copy(out.join("report.html"), &html).map_err(|e| format!("cannot copy report.html: {e}"))?;
+                check_html(&browser, &html, &dir)?;
+                Ok(Completion::Completed)
+            },
+        ),
+        measure_test("compare_of_two_reports_at_two_emulated_refresh_rates_prints_both_columns", compare_two_rates),
+    ]
+}
+
+/// A test that needs a measured tour; ignored where none can run.
+fn measure_test(name: &'static str, test: fn() -> Result<(), Failed>) -> Trial {
+    Trial::ignorable_test(harness::name(module_path!(), name), move || match tour("60") {
+        Err(missing) => harness::unavailable(&missing),
+        Ok(_) => test().map(|()| Completion::Completed),
+    })
+}
+
+/// `measure` on an emulated `rate`: its `--out` directory, run once per rate
+/// (the first test to ask runs it); or why it cannot run here.
+fn tour(rate: &'static str) -> Result<PathBuf, Missing> {
+    let mut tours = TOURS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, done)) = tours.iter().find(|(r, _)| *r == rate) {
+        return done.clone().map_err(|e| Missing { what: "measure cannot run here".to_owned(), detail: e });
+    }
+    harness::gpu_probe().map_err(Missing::clone)?;
+    let _window = harness::one_window_at_a_time();
+    let result = run_tour(rate);
+    tours.push((rate, result.clone().map_err(|m| m.detail)));
+    result
+}
+
+fn run_tour(rate: &str) -> Result<PathBuf, Missing> {
+    let xvfb = match std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()) {
+        Some(_) => None,
+        None => Some(harness::start_xvfb("1280x800x24")?),
+    };
+    let display = xvfb.as_ref().map_or_else(|| std::env::var("DISPLAY").unwrap_or_default(), |x| x.name.clone());
+    let dir = scratch(&format!("measure-{rate}"));
+    let out = dir.join("out");
+    let output = Command::new(BIN)
+        .args(["measure", "--out"])
+        .arg(&out)
+        .args(["--emulate-refresh", rate, "--strategies", &STRATEGIES.join(",")])
+        .args(["--seconds-per-strategy", "0.6", "--probe-seconds", "1", "--window-size", "320x180", "--no-overlay"])
+        .args(["--name", &format!("xvfb at {rate} Hz")])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Missing::new("timestep-lab cannot start", e.to_string()))?;
+    drop(xvfb);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    std::fs::write(dir.join("stderr.log"), &stderr).map_err(|e| Missing::new("no scratch space", e.to_string()))?;
+    if !output.status.success() && stderr.contains("no display") {
+        return Err(Missing::new("timestep-lab cannot open a window here", stderr));
+    }
+    assert!(output.status.success(), "measure at {rate} Hz failed ({}):\n{stderr}", output.status);
+    assert!(stderr.contains("measure [1/"), "a progress line: {stderr}");
+    Ok(out)
+}
+
+fn the_three_files() -> Result<(), Failed> {
+    let out = tour("60").map_err(|m| m.detail)?;
+    let card = ReportCard::read(&out.join("report.json"))?;
+    assert_eq!(card.version, 1, "version 1");
+    assert_eq!(card.machine.name.as_deref(), Some("xvfb at 60 Hz"), "--name is the machine's label");
+    assert!(card.created.as_deref().is_some_and(|c| c.ends_with('Z')), "an RFC 3339 UTC time: {:?}", card.created);
+    assert_eq!(card.monitors.len(), 1, "one monitor on Xvfb");
+    let m = &card.monitors[0];
+    assert_eq!(m.emulated_refresh_hz, Some(60.0), "the emulated grid is on the card");
+    let first = &m.present_modes[0];
+    assert!(first.mode.ends_with("emulated 60 Hz"), "the emulated grid is probed first: {}", first.mode);
+    assert!(first.intervals.as_ref().is_some_and(|i| i.count > 0), "the probe measured intervals: {first:?}");
+    assert!(m.present_modes.iter().any(|p| p.mode == "Fifo"), "Fifo is always supported and probed");
+    for vsync in [true, false] {
+        let runs: Vec<_> = m.runs.iter().filter(|r| r.vsync_requested == Some(vsync)).collect();
+        let names: Vec<&str> = runs.iter().map(|r| r.strategy.as_str()).collect();
+        assert_eq!(names, STRATEGIES, "every strategy ran with vsync {vsync}");
+        for r in &runs {
+            assert!(r.total_updates.is_some_and(|u| u > 0), "{} (vsync {vsync}) updated the world: {r:?}", r.strategy);
+            assert_eq!(r.model.as_deref(), Some("window"), "a measured run");
+            assert!(r.present_interval_mean_ms.is_some(), "{} has present intervals", r.strategy);
+        }
+        let emulated = runs.iter().all(|r| r.present_mode.as_deref().is_some_and(|p| p.contains("emulated")));
+        assert_eq!(emulated, vsync, "vsync on runs on the emulated grid, vsync off on a real non-blocking mode");
+        let predicted: Vec<&str> =
+            m.predictions.iter().filter(|p| p.vsync_requested == Some(vsync)).map(|p| p.strategy.as_str()).collect();
+        assert_eq!(predicted, STRATEGIES, "a prediction beside every run (vsync {vsync})");
+    }
+    assert!(m.predictions.iter().all(|p| p.refresh_hz == Some(60.0)), "predicted at the emulated 60 Hz");
+    let trace = m.frame_trace.as_ref().expect("a frame-time trace");
+    assert!(trace.label.starts_with("interpolated") && !trace.intervals_ms.is_empty(), "{trace:?}");
+    let html = std::fs::read_to_string(out.join("report.html"))?;
+    assert!(html.contains("<svg") && !html.contains("<script"), "inline SVG, no script");
+    assert!(html.contains("xvfb at 60 Hz"), "the page names the machine");
+    check_not_blank_png(&out.join("screenshot.png"))
+}
+
+/// The window screenshot decodes and is not one flat colour.
+fn check_not_blank_png(png: &std::path::Path) -> Result<(), Failed> {
+    let image = image::open(png).map_err(|e| format!("{} does not decode: {e}", png.display()))?.to_rgb8();
+    let first = image.pixels().next().copied();
+    let differing = image.pixels().filter(|p| Some(**p) != first).count();
+    assert!(differing * 100 > image.pixels().len(), "the screenshot is nearly one colour ({differing} pixels differ)");
+    Ok(())
+}
+
+fn compare_two_rates() -> Result<(), Failed> {
+    let a = tour("60").map_err(|m| m.detail)?;
+    let b = tour("144").map_err(|m| m.detail)?;
+    let dir = scratch("measure-compare");
+    let html = dir.join("compare.html");
+    let output: Output = Command::new(BIN)
+        .arg("compare")
+        .arg(a.join("report.json"))
+        .arg(b.join("report.json"))
+        .arg("--html")
+        .arg(&html)
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "compare failed: {}", String::from_utf8_lossy(&output.stderr));
+    for pass in ["vsync on:", "vsync off:"] {
+        let table = text.split(pass).nth(1).unwrap_or_else(|| panic!("a '{pass}' table: {text}"));
+        let header = table.lines().nth(1).expect("a header line");
+        assert!(header.contains("60 Hz emulated") && header.contains("144 Hz emulated"), "{pass} header: {header}");
+        for strategy in STRATEGIES {
+            let row = table.lines().find(|l| l.starts_with(strategy)).unwrap_or_else(|| panic!("{strategy}: {table}"));
+            assert_eq!(row.matches(" | ").count(), 2, "a cell per report: {row}");
+        }
+    }
+    assert!(text.contains("the simulator agrees on"), "measured cards carry predictions: {text}");
+    assert!(std::fs::read_to_string(&html)?.contains("144 Hz emulated"), "compare.html has both columns");
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! Scenarios through the core alone: the frame driver on a steady clock
+//! (`drift`) and the metrics of whole runs on the virtual monitor (`metrics`).
+
+mod drift;
+mod metrics;

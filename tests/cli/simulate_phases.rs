@@ -3,7 +3,7 @@
 
 use crate::binary;
 use std::process::Output;
-use timestep_lab::simulate::random_phase;
+use timestep_lab::commands::simulate::random_phase;
 use timestep_lab::time::{Nanos, Rate, nanos_to_ms};
 
 /// The columns a sweep groups by: one value per row, not a spread.

@@ -36,7 +36,7 @@ const JUDDER_SMOOTH_MS: f64 = 2.0;
 /// Drift from which the number turns to a warning: a second an hour.
 const DRIFT_VISIBLE_MS_PER_MIN: f64 = 1000.0 / 60.0;
 /// The smallest window, in points, that gets the full panel. The full panel with the busiest HUD
-/// (`tests/overlay_headless.rs`) measures 422 × 663 points (with the present-interval line); with the margins and room for a
+/// (`tests/render/overlay.rs`) measures 422 × 663 points (with the present-interval line); with the margins and room for a
 /// summary that wraps onto a second line, 448 × 680. A 1280 × 720 window gets it.
 pub const FULL_MIN_POINTS: [f32; 2] = [448.0, 680.0];
 /// Compact panels at least this tall (points) show three lines of pattern, smaller ones one.

@@ -120,6 +120,7 @@ impl App {
     fn fail(&mut self, event_loop: &ActiveEventLoop, err: CliError) {
         // `main` prints the error; the log only notes that the run ends here.
         log::debug!("ending the run: {err}");
+        crate::platform::report_error(&err.to_string());
         self.error.get_or_insert(err);
         self.finish(event_loop);
     }

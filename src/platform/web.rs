@@ -256,6 +256,12 @@ pub fn show_message(message: &str) {
     }
 }
 
+/// An error that ends the run after start-up (no GPU adapter, a lost
+/// device): the page cannot return it to anyone, so it shows it.
+pub fn report_error(message: &str) {
+    show_message(&format!("timestep-lab: {message}"));
+}
+
 /// A panic (a bug) is shown on the page and logged to the console with its
 /// message, instead of leaving a frozen canvas and `unreachable` in the console.
 pub fn report_panics_on_page() {

@@ -47,7 +47,12 @@ impl GpuContext {
             info.driver_info
         );
 
-        let required_limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
+        // GL (WebGL2 in a browser) guarantees less than the other backends: no compute at all.
+        let base = match info.backend {
+            wgpu::Backend::Gl => wgpu::Limits::downlevel_webgl2_defaults(),
+            _ => wgpu::Limits::downlevel_defaults(),
+        };
+        let required_limits = base.using_resolution(adapter.limits());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("timestep-lab device"),

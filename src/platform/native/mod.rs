@@ -52,6 +52,10 @@ pub async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgp
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
 }
 
+/// An error that ends the run after start-up: natively `main` prints it
+/// when the event loop returns, so there is nothing to do here.
+pub fn report_error(_message: &str) {}
+
 /// Whether the app should publish its figures while it runs: natively they
 /// are written once, at exit (`--stats-json`).
 pub fn wants_stats() -> bool {

@@ -10,7 +10,7 @@
 
 use std::ops::ControlFlow;
 
-use timestep_core::{Pacer, Rate, StrategyId, pacer};
+use timestep_core::{Frame, Pacer, Rate, StrategyId, pacer};
 
 const WIDTH: usize = 8;
 const HEIGHT: usize = 6;
@@ -44,10 +44,10 @@ impl Life {
         self.generation += 1;
     }
 
-    /// The board as text, each cell blended from the previous generation by `blend`.
-    fn draw(&self, blend: f32) -> String {
+    /// The board as text, each cell blended from the previous generation as `frame` says.
+    fn draw(&self, frame: &Frame) -> String {
         let shade = |was: bool, is: bool| {
-            let level = f32::from(u8::from(was)) + (f32::from(u8::from(is)) - f32::from(u8::from(was))) * blend;
+            let level = frame.blend(f64::from(u8::from(was)), f64::from(u8::from(is)));
             [' ', '.', 'o', '#'][(level * 3.0).round() as usize]
         };
         let rows = (0..HEIGHT).map(|y| (0..WIDTH).map(|x| shade(self.previous[y][x], self.cells[y][x])).collect());
@@ -65,7 +65,7 @@ fn main() {
         &mut life,
         |life, _dt| life.update(),
         |life, frame| {
-            println!("generation {} blend {:.1} |{}|", life.generation, frame.alpha(), life.draw(frame.alpha()));
+            println!("generation {} blend {:.1} |{}|", life.generation, frame.alpha(), life.draw(frame));
             if life.generation < 6 { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
         },
     );

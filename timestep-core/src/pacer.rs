@@ -800,4 +800,28 @@ mod tests {
             assert!(third.game_at(wall - 1) < game, "and not a nanosecond before");
         }
     }
+
+    #[test]
+    fn a_new_tick_rate_brings_its_step_cap_and_keeps_the_other_settings() {
+        use crate::strategy::FuzzyVariant;
+        let config = StrategyConfig { fuzzy_variant: FuzzyVariant::Fuzzy6062, ..StrategyConfig::default() };
+        let mut pacer = Pacer::with_config(StrategyId::Fuzzy, config);
+        pacer.set_tick_rate(Rate::from_hz(2));
+        assert_eq!(pacer.config().tick_rate, Rate::from_hz(2));
+        assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, 1_500_000_000));
+        assert_eq!(pacer.config().fuzzy_variant, FuzzyVariant::Fuzzy6062);
+        assert_eq!(pacer.tick(), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn switching_strategy_starts_its_timing_over_and_keeps_the_game_time() {
+        let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        let base = Instant::now();
+        frames_until(&mut pacer, base, 0, 100_000_000);
+        assert_eq!(pacer.updates(), 6);
+        pacer.set_strategy(StrategyId::Variable);
+        assert_eq!(pacer.strategy(), StrategyId::Variable);
+        assert_eq!(frames_until(&mut pacer, base, 200_000_000, 200_000_000), [0], "the first frame of variable");
+        assert_eq!(pacer.game_time(), Duration::from_nanos(100_000_000), "six ticks of 60 Hz, exactly");
+    }
 }

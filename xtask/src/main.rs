@@ -3,14 +3,18 @@
 //! ```text
 //! cargo build -p timestep-lab-web --target wasm32-unknown-unknown --profile web
 //!   └─► target/wasm32-unknown-unknown/web/timestep_lab_web.wasm
-//!         └─► wasm-bindgen (as a library, the version in Cargo.lock) ─► OUT/timestep_lab_web{.js,_bg.wasm}
-//!               └─► wasm-opt -Os, where Debian's binaryen is installed (optional)
+//!         └─► wasm-bindgen (as a library, the version in Cargo.lock; names section dropped)
+//!               ─► OUT/timestep_lab_web{.js,_bg.wasm}
 //! web/index.html ─► OUT/index.html
 //! ```
 //!
 //! OUT (default `target/site`) is what any static file server serves:
 //! `python3 -m http.server -d target/site`. Nothing is downloaded from
 //! outside the package registries.
+//!
+//! No wasm-opt: Debian's binaryen (108) broke the page both ways it was
+//! tried (on wasm-bindgen's output: "Table.set(): Argument 1 is invalid";
+//! before it: "Import #0 … is not an object"), and it saved 12 % gzipped.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -29,9 +33,6 @@ enum Task {
         /// A debug build (faster to build, ~5× larger and slower).
         #[arg(long)]
         debug: bool,
-        /// Skip wasm-opt even where it is installed.
-        #[arg(long)]
-        no_wasm_opt: bool,
     },
 }
 
@@ -39,8 +40,8 @@ const TARGET: &str = "wasm32-unknown-unknown";
 const CRATE: &str = "timestep_lab_web";
 
 fn main() -> ExitCode {
-    let Task::Web { out, debug, no_wasm_opt } = Task::parse();
-    match build_site(&out, debug, !no_wasm_opt) {
+    let Task::Web { out, debug } = Task::parse();
+    match build_site(&out, debug) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("xtask web: {message}");
@@ -55,7 +56,7 @@ fn root() -> PathBuf {
     manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
 }
 
-fn build_site(out: &Path, debug: bool, wasm_opt: bool) -> Result<(), String> {
+fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let root = root();
     let profile = if debug { "dev" } else { "web" };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -80,12 +81,11 @@ fn build_site(out: &Path, debug: bool, wasm_opt: bool) -> Result<(), String> {
         .map_err(|e| format!("wasm-bindgen: {e}"))?
         .typescript(false)
         .debug(debug)
+        .remove_name_section(!debug)
+        .remove_producers_section(true)
         .generate(&out)
         .map_err(|e| format!("wasm-bindgen: {e}"))?;
     let bindgen_wasm = out.join(format!("{CRATE}_bg.wasm"));
-    if wasm_opt && !debug {
-        optimise(&bindgen_wasm);
-    }
     let page = root.join("web").join("index.html");
     std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
     let size = std::fs::metadata(&bindgen_wasm).map(|m| m.len()).unwrap_or(0);
@@ -96,29 +96,4 @@ fn build_site(out: &Path, debug: bool, wasm_opt: bool) -> Result<(), String> {
         out.display()
     );
     Ok(())
-}
-
-/// Shrinks the wasm with Debian's `wasm-opt` where it is installed (about 20 %);
-/// the site works without it.
-fn optimise(wasm: &Path) {
-    let optimised = wasm.with_extension("opt.wasm");
-    let ran = Command::new("wasm-opt")
-        .arg("-Os")
-        .arg("--enable-bulk-memory")
-        .arg("--enable-nontrapping-float-to-int")
-        .arg("--enable-sign-ext")
-        .arg("--enable-mutable-globals")
-        .arg(wasm)
-        .arg("-o")
-        .arg(&optimised)
-        .status();
-    match ran {
-        Ok(status) if status.success() => {
-            if let Err(e) = std::fs::rename(&optimised, wasm) {
-                eprintln!("xtask web: wasm-opt's output could not replace the wasm ({e}); keeping it as it was");
-            }
-        }
-        Ok(status) => eprintln!("xtask web: wasm-opt failed ({status}); the site keeps the unoptimised wasm"),
-        Err(_) => eprintln!("xtask web: no wasm-opt (apt-get install binaryen); the site keeps the unoptimised wasm"),
-    }
 }

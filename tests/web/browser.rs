@@ -1,0 +1,309 @@
+//! The site, a server for it, and headless Chromium through chromedriver (WebDriver).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::harness::Missing;
+
+/// Which graphics API the page gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// WebGPU (Chromium's `--enable-unsafe-webgpu`, on SwiftShader's Vulkan).
+    WebGpu,
+    /// WebGL2 (no WebGPU adapter, so the page falls back; ANGLE on SwiftShader).
+    WebGl2,
+}
+
+impl Backend {
+    /// How the adapter summary names the backend.
+    pub fn adapter_backend(self) -> &'static str {
+        match self {
+            Backend::WebGpu => "BrowserWebGpu",
+            Backend::WebGl2 => "on Gl",
+        }
+    }
+}
+
+/// The built site, built once per test binary: `cargo xtask web --out target/site-test`.
+///
+/// # Errors
+/// What is missing (the browser, its driver, the wasm target), or why the build failed.
+pub fn site() -> Result<&'static Path, &'static Missing> {
+    static SITE: OnceLock<Result<PathBuf, Missing>> = OnceLock::new();
+    SITE.get_or_init(build_site).as_ref().map(PathBuf::as_path)
+}
+
+fn build_site() -> Result<PathBuf, Missing> {
+    for tool in ["chromium", "chromedriver"] {
+        if !on_path(tool) {
+            return Err(Missing::new(
+                format!("no {tool}"),
+                "install Debian's chromium and chromium-driver (the README's one-liner)",
+            ));
+        }
+    }
+    if !wasm_target_installed() {
+        // The README's `cargo test` does the set-up: add the target where rustup can.
+        let added = Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]).status();
+        if !added.is_ok_and(|s| s.success()) || !wasm_target_installed() {
+            return Err(Missing::new("no wasm32 target", "rustup target add wasm32-unknown-unknown"));
+        }
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = root.join("target").join("site-test");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let started = Instant::now();
+    let built = Command::new(cargo)
+        .current_dir(&root)
+        .args(["xtask", "web", "--out"])
+        .arg(&out)
+        .output()
+        .map_err(|e| Missing::new("cannot run cargo", e.to_string()))?;
+    if !built.status.success() {
+        return Err(Missing::new(
+            "the site does not build",
+            format!("cargo xtask web: {}\n{}", built.status, String::from_utf8_lossy(&built.stderr)),
+        ));
+    }
+    eprintln!("site built in {:.0} s: {}", started.elapsed().as_secs_f64(), out.display());
+    Ok(out)
+}
+
+/// Whether the standard library for `wasm32-unknown-unknown` is installed.
+fn wasm_target_installed() -> bool {
+    let libdir = Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", "wasm32-unknown-unknown"])
+        .output()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    libdir.is_ok_and(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|mut entries| {
+            entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libcore-")))
+        })
+    })
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
+}
+
+/// A static file server for `dir` on a free local port, in a thread, with the
+/// headers that make the page cross-origin isolated.
+pub struct Server {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    server: std::sync::Arc<tiny_http::Server>,
+}
+
+impl Server {
+    /// Serves `dir` until dropped.
+    pub fn start(dir: &Path) -> Server {
+        let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("a local port"));
+        let base = format!("http://{}", server.server_addr());
+        let (serving, dir) = (std::sync::Arc::clone(&server), dir.to_owned());
+        std::thread::spawn(move || {
+            for request in serving.incoming_requests() {
+                let path = request.url().split('?').next().unwrap_or("/").trim_start_matches('/').to_owned();
+                let file = dir.join(if path.is_empty() { "index.html" } else { &path });
+                let _ = match std::fs::read(&file) {
+                    Ok(bytes) => request.respond(
+                        tiny_http::Response::from_data(bytes)
+                            .with_header(header("Content-Type", content_type(&file)))
+                            .with_header(header("Cross-Origin-Opener-Policy", "same-origin"))
+                            .with_header(header("Cross-Origin-Embedder-Policy", "require-corp")),
+                    ),
+                    Err(_) => request.respond(tiny_http::Response::empty(404)),
+                };
+            }
+        });
+        Server { base, server }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+}
+
+fn content_type(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Headless Chromium in a WebDriver session.
+pub struct Browser {
+    driver: Child,
+    url: String,
+    _profile: PathBuf,
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium with the flags that give
+    /// it WebGPU (or, for [`Backend::WebGl2`], leave it without) on this machine.
+    ///
+    /// # Errors
+    /// When chromedriver does not come up or refuses the session.
+    pub fn start(backend: Backend, window: [u32; 2]) -> Result<Browser, String> {
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| e.to_string())?.port();
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start chromedriver: {e}"))?;
+        let profile = std::env::temp_dir().join(format!("timestep-lab-chromium-{}-{port}", std::process::id()));
+        let mut browser = Browser { driver, url: format!("http://127.0.0.1:{port}"), _profile: profile.clone() };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while browser.get("/status").is_err() {
+            if Instant::now() > deadline {
+                return Err("chromedriver did not answer within 20 s".to_owned());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut args = vec![
+            "--headless".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--no-first-run".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            format!("--user-data-dir={}", profile.display()),
+            "--use-angle=swiftshader".to_owned(),
+            "--use-vulkan=swiftshader".to_owned(),
+            "--enable-features=Vulkan".to_owned(),
+            format!("--window-size={},{}", window[0], window[1]),
+        ];
+        if backend == Backend::WebGpu {
+            args.push("--enable-unsafe-webgpu".to_owned());
+        }
+        let capabilities = serde_json::json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
+        }}});
+        let session = browser.post("/session", &capabilities)?;
+        let id = session["sessionId"].as_str().ok_or_else(|| format!("no session: {session}"))?.to_owned();
+        browser.url = format!("{}/session/{id}", browser.url);
+        Ok(browser)
+    }
+
+    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
+        let response = ureq::get(&format!("{}{path}", self.url)).call();
+        read(response)
+    }
+
+    fn post(&self, path: &str, body: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let response = ureq::post(&format!("{}{path}", self.url)).send_json(body.clone());
+        read(response)
+    }
+
+    /// Opens `url`.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn open(&self, url: &str) -> Result<(), String> {
+        self.post("/url", &serde_json::json!({"url": url})).map(drop)
+    }
+
+    /// The value of a JavaScript function body (`return …`).
+    ///
+    /// # Errors
+    /// WebDriver's error (a script that throws).
+    pub fn eval(&self, script: &str) -> Result<serde_json::Value, String> {
+        self.post("/execute/sync", &serde_json::json!({"script": script, "args": []}))
+    }
+
+    /// `window.timestepLab.stats()`, or `null` before the page published any.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn stats(&self) -> Result<serde_json::Value, String> {
+        self.eval("return window.timestepLab ? window.timestepLab.stats() : null")
+    }
+
+    /// Polls [`Browser::stats`] until `ready` holds for them, or `limit` passes.
+    ///
+    /// # Errors
+    /// The last stats (or the page's message) when `ready` never held.
+    pub fn wait_for(
+        &self,
+        limit: Duration,
+        ready: impl Fn(&serde_json::Value) -> bool,
+    ) -> Result<serde_json::Value, String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let stats = self.stats()?;
+            if !stats.is_null() && ready(&stats) {
+                return Ok(stats);
+            }
+            if Instant::now() > deadline {
+                let message = self.message().unwrap_or_default();
+                return Err(format!("not ready after {limit:?}: page message '{message}', stats {stats}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The text the page shows in its message box (empty when none).
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn message(&self) -> Result<String, String> {
+        let text = self.eval("const m = document.getElementById('message'); return m ? m.textContent : ''")?;
+        Ok(text.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Presses and releases `key` (a character, as WebDriver types it) on the focused canvas.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn press(&self, key: &str) -> Result<(), String> {
+        let actions = serde_json::json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "pause", "duration": 50}, {"type": "keyUp", "value": key},
+        ]}]});
+        self.post("/actions", &actions).map(drop)
+    }
+
+    /// A PNG of the page as shown.
+    ///
+    /// # Errors
+    /// WebDriver's error, or a screenshot that is not base64.
+    pub fn screenshot(&self) -> Result<Vec<u8>, String> {
+        use base64::Engine as _;
+        let data = self.get("/screenshot")?;
+        base64::engine::general_purpose::STANDARD.decode(data.as_str().unwrap_or_default()).map_err(|e| e.to_string())
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = ureq::delete(&self.url).call();
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// WebDriver's `value`, or its error message.
+fn read(response: Result<ureq::Response, ureq::Error>) -> Result<serde_json::Value, String> {
+    let body = match response {
+        Ok(response) => response.into_string(),
+        Err(ureq::Error::Status(_, response)) => response.into_string(),
+        Err(err) => return Err(err.to_string()),
+    }
+    .map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
+    match value["value"].get("error") {
+        Some(error) => Err(format!("{error}: {}", value["value"]["message"])),
+        None => Ok(value["value"].clone()),
+    }
+}

@@ -1,0 +1,19 @@
+//! The lab as a web page, in a real browser: `cargo xtask web` builds the
+//! site once, a local server serves it (cross-origin isolated, as the page
+//! would be on a host that sends COOP/COEP), and headless Chromium, driven
+//! through chromedriver, loads it with WebGPU and with WebGL2.
+//!
+//! Runs under libtest-mimic (`harness = false`, see `tests/support/harness.rs`):
+//! without `chromium`, `chromedriver` or the `wasm32-unknown-unknown` target
+//! the tests are reported as ignored, or fail with `TIMESTEP_LAB_REQUIRE_GPU`
+//! set (CI). They run one at a time: they measure timing.
+
+#[path = "../support/harness.rs"]
+mod harness;
+
+mod browser;
+mod page;
+
+fn main() {
+    harness::run_one_at_a_time([page::trials()])
+}

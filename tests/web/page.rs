@@ -1,0 +1,117 @@
+//! The page itself: every strategy runs with WebGPU and with WebGL2, the keys
+//! act as in the window, `timestepLab.stats()` carries the run's figures, the
+//! picture is not blank, and a bad query parameter is a message on the page.
+
+use std::time::Duration;
+
+use libtest_mimic::{Completion, Failed, Trial};
+use timestep_lab::strategy::StrategyId;
+
+use crate::browser::{Backend, Browser, Server, site};
+use crate::harness;
+
+/// This module's trials, for the binary's `main`.
+pub fn trials() -> Vec<Trial> {
+    let name = |test| harness::name(module_path!(), test);
+    vec![
+        Trial::ignorable_test(name("every_strategy_runs_in_the_page_with_webgpu"), || {
+            in_browser(Backend::WebGpu, every_strategy_runs)
+        }),
+        Trial::ignorable_test(name("every_strategy_runs_in_the_page_with_webgl2"), || {
+            in_browser(Backend::WebGl2, every_strategy_runs)
+        }),
+        Trial::ignorable_test(name("keys_switch_strategies_lanes_and_load_as_in_the_window"), || {
+            in_browser(Backend::WebGpu, keys_act_as_in_the_window)
+        }),
+        Trial::ignorable_test(name("a_bad_query_parameter_is_a_message_on_the_page"), || {
+            in_browser(Backend::WebGl2, a_bad_parameter_is_shown)
+        }),
+    ]
+}
+
+/// How long a page gets to start and run a few frames (a software adapter on 2 shared cores).
+const START: Duration = Duration::from_secs(30);
+
+/// Runs `test` against the built site in a fresh browser, or skips.
+fn in_browser(
+    backend: Backend,
+    test: fn(&Browser, &Server, Backend) -> Result<(), String>,
+) -> Result<Completion, Failed> {
+    let dir = match site() {
+        Ok(dir) => dir,
+        Err(missing) => return harness::unavailable(missing),
+    };
+    let _one = harness::one_window_at_a_time();
+    let server = Server::start(dir);
+    let browser = Browser::start(backend, [900, 700])?;
+    test(&browser, &server, backend)?;
+    Ok(Completion::Completed)
+}
+
+fn number(stats: &serde_json::Value, field: &str) -> f64 {
+    stats[field].as_f64().unwrap_or(f64::NAN)
+}
+
+fn every_strategy_runs(browser: &Browser, server: &Server, backend: Backend) -> Result<(), String> {
+    for id in StrategyId::ALL {
+        browser.open(&format!("{}/?strategy={id}&window-size=480x270", server.base))?;
+        let stats = browser.wait_for(START, |s| number(s, "total_updates") >= 30.0 && number(s, "vsyncs") >= 10.0)?;
+        let name = stats["strategy"].as_str().unwrap_or_default();
+        assert_eq!(name, id.name(), "the page runs the strategy of its query: {stats}");
+        let adapter = stats["adapter"].as_str().unwrap_or_default();
+        assert!(adapter.contains(backend.adapter_backend()), "{id}: rendered on {adapter}, not {backend:?}");
+        assert!(number(&stats, "fps") > 1.0, "{id}: frames are presented: {stats}");
+        let message = browser.message()?;
+        assert!(message.is_empty(), "{id}: the page shows '{message}'");
+    }
+    let png = browser.screenshot()?;
+    let picture = image::load_from_memory(&png).map_err(|e| e.to_string())?.to_rgb8();
+    let colours: std::collections::HashSet<[u8; 3]> = picture.pixels().map(|p| p.0).collect();
+    assert!(colours.len() > 100, "the page shows the demo, not a blank canvas: {} colours", colours.len());
+    Ok(())
+}
+
+fn keys_act_as_in_the_window(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
+    browser.open(&format!("{}/?window-size=480x270", server.base))?;
+    browser.wait_for(START, |s| number(s, "total_updates") >= 10.0)?;
+    browser.eval("document.querySelector('canvas').focus(); return null")?;
+    for key in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"] {
+        browser.press(key)?;
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let stats = browser.wait_for(START, |s| s["strategies_used"].as_array().is_some_and(|a| a.len() == 10))?;
+    assert_eq!(stats["strategy"], "auto", "0 selects auto, the last key pressed: {stats}");
+    browser.press("l")?;
+    browser.press("c")?;
+    let lanes = browser.wait_for(START, |s| s["lanes"].as_array().is_some_and(|l| !l.is_empty()))?;
+    assert_eq!(lanes["lanes"].as_array().map(Vec::len), Some(10), "C opens a lane per strategy");
+    browser.press("c")?;
+    browser.press("v")?;
+    let after = browser.wait_for(START, |s| number(s, "total_updates") > number(&lanes, "total_updates"))?;
+    assert!(
+        after["present_mode"].as_str().is_some_and(|m| m.eq_ignore_ascii_case("fifo")),
+        "a page is always vsynced: {after}"
+    );
+    Ok(())
+}
+
+fn a_bad_parameter_is_shown(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
+    for (query, says) in [
+        ("?tick-rate=5000", "tick-rate: 5000 is outside 1–1000 Hz"),
+        ("?strategy=warp", "strategy: 'warp' is not one of"),
+        ("?lanes=fuzzy,fuzzy", "lanes: fuzzy is listed twice"),
+    ] {
+        browser.open(&format!("{}/{query}", server.base))?;
+        let deadline = std::time::Instant::now() + START;
+        let message = loop {
+            let message = browser.message()?;
+            if !message.is_empty() || std::time::Instant::now() > deadline {
+                break message;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(message.contains(says), "{query}: the page says '{message}', not '{says}'");
+        assert!(browser.stats()?.is_null(), "{query}: no run starts");
+    }
+    Ok(())
+}

@@ -43,19 +43,7 @@ pub fn busy_until(clock: &RealClock, deadline: Nanos) {
 }
 
 /// A page is visible or hidden as the document says, through winit's occlusion events.
-pub struct WindowMapping;
-
-impl WindowMapping {
-    /// Always `None`: winit reports the page's visibility itself.
-    pub fn of(_window: &winit::window::Window) -> Option<WindowMapping> {
-        None
-    }
-
-    /// Never asked.
-    pub fn viewable(&self) -> bool {
-        true
-    }
-}
+pub use super::visibility::WindowMapping;
 
 /// Runs `future` on the page's task queue and hands its output to `then`
 /// (the page must never block: `pollster::block_on` hung it at 96 % CPU).

@@ -42,20 +42,7 @@ mod imp {
 /// Other platforms report visibility through winit.
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    /// Nothing to ask.
-    pub struct WindowMapping;
-
-    impl WindowMapping {
-        /// Always `None`.
-        pub fn of(_window: &winit::window::Window) -> Option<WindowMapping> {
-            None
-        }
-
-        /// Never called.
-        pub fn viewable(&self) -> bool {
-            true
-        }
-    }
+    pub use crate::platform::visibility::WindowMapping;
 }
 
 pub use imp::WindowMapping;

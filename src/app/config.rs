@@ -1,5 +1,5 @@
 //! The settings of a window run, whichever way they arrive: `run`'s flags
-//! ([`crate::commands::run`] in the binary), `measure`'s tour, or the web
+//! (the `run` command), `measure`'s tour, or the web
 //! page's query parameters.
 
 use std::path::PathBuf;

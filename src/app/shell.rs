@@ -8,6 +8,7 @@
 //!     wake within SPIN_MARGIN ─► spin_until(wake), request_redraw
 //!     wake later             ─► ControlFlow::WaitUntil(wake − SPIN_MARGIN)   (events still flow)
 //!     hidden / zero size     ─► ControlFlow::WaitUntil(retry or exit deadline), no rendering
+//!     frames on timers (a page's V) ─► the frame runs here, WaitUntil(wake or now)
 //!  Esc, close, --exit-after, SIGINT/SIGTERM ─► finish: screenshot + stats, exit
 //!  with a measure tour: each frame goes to the tour, which ends the run when done
 //! ```
@@ -168,6 +169,23 @@ impl App {
         }
     }
 
+    /// One frame of the demo, and what follows it: the tour's step, the page's figures.
+    fn frame(&mut self, event_loop: &ActiveEventLoop, now: Nanos) {
+        let Some(demo) = self.demo.as_mut() else { return };
+        let shown = demo.frame(&self.clock);
+        let tour_done = self
+            .tour
+            .as_mut()
+            .is_some_and(|tour| tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now()));
+        if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
+            self.published_at = now;
+            publish_stats(demo, now);
+        }
+        if tour_done {
+            self.finish(event_loop);
+        }
+    }
+
     /// Plans the next wake of a drawable window.
     fn schedule(&mut self, event_loop: &ActiveEventLoop, now: Nanos) {
         let Some(demo) = self.demo.as_mut() else { return };
@@ -189,7 +207,21 @@ impl App {
             }
             log::debug!("requested redraw did not arrive; asking again");
         }
-        match wait::plan_wake(now, demo.wake()) {
+        let plan = wait::plan_wake(now, demo.wake());
+        if demo.timer_driven() {
+            // Frames on timers (a page's V): drawn here, outside requestAnimationFrame; the
+            // loop comes back on the next timer, at the strategy's wake or at once.
+            match plan {
+                WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at)),
+                WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) => {
+                    self.frame(event_loop, now);
+                    let next = self.demo.as_ref().and_then(Demo::wake).unwrap_or(now);
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(next.min(deadline))));
+                }
+            }
+            return;
+        }
+        match plan {
             WakePlan::RedrawNow => {
                 demo.request_redraw(now);
                 event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
@@ -246,17 +278,7 @@ impl ApplicationHandler<UserEvent> for App {
                 demo.redraw_arrived(now);
                 // A redraw queued before the window closed still arrives; its window may be gone.
                 if !self.finished && demo.renderable(now) {
-                    let shown = demo.frame(&self.clock);
-                    let tour_done = self.tour.as_mut().is_some_and(|tour| {
-                        tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now())
-                    });
-                    if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
-                        self.published_at = now;
-                        publish_stats(demo, now);
-                    }
-                    if tour_done {
-                        self.finish(event_loop);
-                    }
+                    self.frame(event_loop, now);
                 }
             }
             WindowEvent::Resized(size) => demo.resized(size.width, size.height, now),

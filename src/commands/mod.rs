@@ -17,4 +17,3 @@ pub mod measure;
 pub mod page;
 pub mod run;
 pub mod simulate;
-mod sweep;

@@ -19,7 +19,10 @@
 //! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
 
 pub mod files;
-#[cfg_attr(all(not(target_arch = "wasm32"), target_os = "linux"), expect(dead_code, reason = "X11 asks its server instead"))]
+#[cfg_attr(
+    all(not(target_arch = "wasm32"), target_os = "linux"),
+    expect(dead_code, reason = "X11 asks its server instead")
+)]
 mod visibility;
 
 #[cfg(not(target_arch = "wasm32"))]

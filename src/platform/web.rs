@@ -31,6 +31,17 @@ pub fn keep_freed_heap_memory() -> bool {
     false
 }
 
+/// What differs in a browser, for the key help (F1).
+pub fn help_notes() -> Vec<(String, String)> {
+    [
+        ("V", "frames on requestAnimationFrame (vsync, always on in a browser) or on timers, whose frames the compositor drops or shows late"),
+        ("page", "flags are query parameters: ?strategy=fuzzy&tick-rate=60&lanes=all"),
+        ("console", "window.timestepLab.stats(): this run's figures (run --stats-json)"),
+    ]
+    .map(|(key, text)| (key.to_owned(), text.to_owned()))
+    .into()
+}
+
 /// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
 pub fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
 

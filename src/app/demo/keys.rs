@@ -12,9 +12,14 @@ use super::mode::{LaneKey, LaneMode, Mode};
 use super::{Demo, PLAYFIELD};
 use crate::app::bindings::{self, Action, Dir};
 use crate::render::Letterbox;
+use crate::session::PresentMode;
 use crate::sim::Input;
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate};
+
+/// How the overlay names a frame loop on timers (a page's `V`): the browser
+/// composites whatever the last timer drew, so frames are dropped or shown late.
+const TIMERS: &str = "timers (no requestAnimationFrame)";
 
 impl Demo {
     /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
@@ -88,7 +93,18 @@ impl Demo {
                 log::info!("strategy: {id}");
             }
             Action::CyclePresentMode => {
-                let present = self.screen.gfx.cycle_present_mode();
+                let present = if crate::platform::VSYNC_CAN_BE_TURNED_OFF {
+                    self.screen.gfx.cycle_present_mode()
+                } else {
+                    // A browser presents in step with the display whatever it is asked: what
+                    // V can change is where frames start, on its refresh or on timers.
+                    self.timer_driven = !self.timer_driven;
+                    let refresh = self.screen.gfx.present_mode();
+                    match self.timer_driven {
+                        true => PresentMode { name: TIMERS.to_owned(), vsync: false },
+                        false => refresh,
+                    }
+                };
                 self.mode.set_present_mode(&present, now);
                 self.session.set_present_mode(present, now);
             }

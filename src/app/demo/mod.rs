@@ -125,6 +125,9 @@ pub struct Demo {
     seed: u64,
     /// Whether [`Demo::warm_up`] has run.
     warmed: bool,
+    /// Frames start on timers instead of the display's refresh (`V` where
+    /// vsync cannot be turned off: a browser's requestAnimationFrame).
+    timer_driven: bool,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -161,6 +164,7 @@ impl Demo {
         let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
+        help_lines.extend(crate::platform::help_notes());
         let runner_lane =
             RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
         let hud = HudData {
@@ -195,6 +199,7 @@ impl Demo {
             frame_log,
             seed: config.seed,
             warmed: false,
+            timer_driven: false,
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
@@ -555,6 +560,11 @@ impl Demo {
             return present;
         }
         gfx.surface.set_present_mode(&gfx.gpu.device, present)
+    }
+
+    /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
+    pub fn timer_driven(&self) -> bool {
+        self.timer_driven
     }
 
     /// The strategy the demo's session runs.

@@ -24,6 +24,11 @@ pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=war
 /// present modes (Mailbox, Immediate) where the driver has them.
 pub const VSYNC_CAN_BE_TURNED_OFF: bool = true;
 
+/// Lines the key help adds on this platform: none natively.
+pub fn help_notes() -> Vec<(String, String)> {
+    Vec::new()
+}
+
 /// Installs the logger every command logs through: `RUST_LOG`, else
 /// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
 pub fn init_logger() {

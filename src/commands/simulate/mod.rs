@@ -22,12 +22,14 @@
 //! 0.004                    |-4 ms-^ first frame
 //! ```
 
-use super::sweep::{SweepRow, sweep_csv, sweep_table, whole_columns};
+mod sweep;
+mod trace;
+
 use crate::cli::{self, Bounds, StrategyList, Unit};
 use crate::error::CliError;
 use crate::monitor::{
-    MAX_FRAMES, Model, NOMINAL_TOLERANCE, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, Trace,
-    TraceDisplay, TraceOptions, read_trace, start_after_vblank, to_csv, to_json, to_table, trim_number,
+    MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank, to_csv, to_json,
+    to_table,
 };
 use crate::output::{Progress, bar};
 use crate::platform::Instant;
@@ -35,9 +37,11 @@ use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use sweep::{SweepRow, sweep_csv, sweep_table, whole_columns};
+use trace::{load_trace, trace_display};
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
 pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
@@ -387,72 +391,6 @@ impl SimulateArgs {
             notices,
         })
     }
-}
-
-/// Reads `--trace` (with `--trace-app`).
-///
-/// # Errors
-/// [`CliError::Usage`]: `--trace FILE: ` and the reader's one-line error.
-fn load_trace(path: &Path, app: Option<String>) -> Result<Trace, CliError> {
-    let options = TraceOptions { app, ..TraceOptions::default() };
-    read_trace(path, &options).map_err(|e| usage(format!("--trace {}: {e}", path.display())))
-}
-
-/// The refreshes and vsync a trace is replayed at, and the notices to print.
-///
-/// A capture with display-change times was shown at a refresh it measures:
-/// that is the default, and a `--refresh` more than 1 % away from it is
-/// refused (its display changes would land on the wrong grid). A capture
-/// that fixes vsync (synced or tearing) refuses the other `--vsync`: the
-/// display times come from the capture, and the report must not say otherwise.
-///
-/// # Errors
-/// [`CliError::Usage`] naming the flag the capture contradicts.
-fn trace_display(
-    trace: &Trace,
-    given_refresh: Option<&[Rate]>,
-    given_vsync: Option<Vsync>,
-    model: &Model,
-) -> Result<(Vec<Rate>, bool, Vec<String>), CliError> {
-    let mut notices: Vec<String> = trace.selection_notice().into_iter().collect();
-    notices.push(trace.display_notice());
-    let refreshes = match (given_refresh, trace.refresh()) {
-        (None, Some(measured)) => vec![measured],
-        (Some(given), Some(measured)) => {
-            if let Some(far) = given.iter().find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE) {
-                return Err(usage(format!(
-                    "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \
-                     --refresh out to replay at that rate, or give one within 1 % of it",
-                    trim_number(far.hz(), 3),
-                    measured.hz()
-                )));
-            }
-            given.to_vec()
-        }
-        (Some(given), None) => given.to_vec(),
-        (None, None) => {
-            if trace.display() == TraceDisplay::Tearing {
-                notices.push(format!(
-                    "the capture's display changes follow its frame rate: refreshes are counted at {} Hz (set \
-                     --refresh to the display's rate)",
-                    trim_number(model.default_refresh.hz(), 3)
-                ));
-            }
-            vec![model.default_refresh]
-        }
-    };
-    let vsync = match (given_vsync, trace.vsync()) {
-        (Some(given), Some(fixed)) if (given == Vsync::On) != fixed => {
-            let (flag, was) = if fixed { ("off", "were v-synced") } else { ("on", "tore (vsync off)") };
-            return Err(usage(format!(
-                "--vsync {flag}: the capture's frames {was} and are shown as captured; leave --vsync out"
-            )));
-        }
-        (_, Some(fixed)) => fixed,
-        (Some(given), None) => given == Vsync::On,
-        (None, None) => model.default_vsync,
-    };
-    Ok((refreshes, vsync, notices))
 }
 
 /// Runs one spec on a fresh demo world, with a progress bar on a terminal

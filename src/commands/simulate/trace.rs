@@ -1,0 +1,79 @@
+//! `simulate --trace`: reading a capture, and the display it is replayed on
+//! (its measured refresh and its vsync win over the flags that contradict them).
+
+use std::path::Path;
+
+use super::Vsync;
+use crate::error::CliError;
+use crate::monitor::{Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace, trim_number};
+use crate::time::Rate;
+
+fn usage(message: impl Into<String>) -> CliError {
+    CliError::Usage(message.into())
+}
+
+/// Reads `--trace` (with `--trace-app`).
+///
+/// # Errors
+/// [`CliError::Usage`]: `--trace FILE: ` and the reader's one-line error.
+pub(super) fn load_trace(path: &Path, app: Option<String>) -> Result<Trace, CliError> {
+    let options = TraceOptions { app, ..TraceOptions::default() };
+    read_trace(path, &options).map_err(|e| usage(format!("--trace {}: {e}", path.display())))
+}
+
+/// The refreshes and vsync a trace is replayed at, and the notices to print.
+///
+/// A capture with display-change times was shown at a refresh it measures:
+/// that is the default, and a `--refresh` more than 1 % away from it is
+/// refused (its display changes would land on the wrong grid). A capture
+/// that fixes vsync (synced or tearing) refuses the other `--vsync`: the
+/// display times come from the capture, and the report must not say otherwise.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the flag the capture contradicts.
+pub(super) fn trace_display(
+    trace: &Trace,
+    given_refresh: Option<&[Rate]>,
+    given_vsync: Option<Vsync>,
+    model: &Model,
+) -> Result<(Vec<Rate>, bool, Vec<String>), CliError> {
+    let mut notices: Vec<String> = trace.selection_notice().into_iter().collect();
+    notices.push(trace.display_notice());
+    let refreshes = match (given_refresh, trace.refresh()) {
+        (None, Some(measured)) => vec![measured],
+        (Some(given), Some(measured)) => {
+            if let Some(far) = given.iter().find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE) {
+                return Err(usage(format!(
+                    "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \
+                     --refresh out to replay at that rate, or give one within 1 % of it",
+                    trim_number(far.hz(), 3),
+                    measured.hz()
+                )));
+            }
+            given.to_vec()
+        }
+        (Some(given), None) => given.to_vec(),
+        (None, None) => {
+            if trace.display() == TraceDisplay::Tearing {
+                notices.push(format!(
+                    "the capture's display changes follow its frame rate: refreshes are counted at {} Hz (set \
+                     --refresh to the display's rate)",
+                    trim_number(model.default_refresh.hz(), 3)
+                ));
+            }
+            vec![model.default_refresh]
+        }
+    };
+    let vsync = match (given_vsync, trace.vsync()) {
+        (Some(given), Some(fixed)) if (given == Vsync::On) != fixed => {
+            let (flag, was) = if fixed { ("off", "were v-synced") } else { ("on", "tore (vsync off)") };
+            return Err(usage(format!(
+                "--vsync {flag}: the capture's frames {was} and are shown as captured; leave --vsync out"
+            )));
+        }
+        (_, Some(fixed)) => fixed,
+        (Some(given), None) => given == Vsync::On,
+        (None, None) => model.default_vsync,
+    };
+    Ok((refreshes, vsync, notices))
+}

@@ -122,9 +122,11 @@ fn install_page_api() {
 }
 
 /// The display time of a frame presented at `presented_at`: the browser
-/// shows it no earlier than the frame after the requestAnimationFrame
-/// callback it was drawn in, so the callback's timestamp plus the last
-/// callback interval; `presented_at` until two callbacks have been seen.
+/// shows it no earlier than the next requestAnimationFrame time after the
+/// present, found from the last callback's timestamp and the last callback
+/// interval (whether or not this frame's callback has run yet: our callback
+/// and winit's take turns being first); `presented_at` until two callbacks
+/// have been seen.
 pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
     use crate::time::Clock as _;
     ensure_frame_hook();
@@ -134,13 +136,10 @@ pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
     if !(interval.is_finite() && interval > 0.0 && interval < 100.0) {
         return presented_at;
     }
-    let ahead_ms = last + interval - performance.now();
-    let now = clock.now();
-    if ahead_ms >= 0.0 {
-        now.saturating_add((ahead_ms * 1e6) as Nanos)
-    } else {
-        now.saturating_sub((-ahead_ms * 1e6) as Nanos)
-    }
+    let now_ms = performance.now();
+    let next_ms = last + interval * (((now_ms - last) / interval).floor() + 1.0).max(1.0);
+    let ahead_ms = next_ms - now_ms;
+    clock.now().saturating_add((ahead_ms.max(0.0) * 1e6) as Nanos)
 }
 
 /// Starts a requestAnimationFrame chain that records each callback's

@@ -10,7 +10,7 @@
 //!
 //! Nothing is ever accumulated by adding a rounded period, so tick 10⁹ of a
 //! 60 Hz clock lands on exactly the same nanosecond as `10⁹ / 60` seconds
-//! (seed 004's drift demo is why). Floats are derived from these integers at
+//! (deWiTTERS' drift demo is why). Floats are derived from these integers at
 //! the edges (alpha, shader uniforms, printed seconds) and never fed back.
 //!
 //! [`RealClock`] is the only place in the core that reads the OS clock; the

@@ -105,7 +105,7 @@ pub enum Preset {
     Slow,
     /// `desktop` plus a 30–100 ms stall about every 2 s.
     Spiky,
-    /// Seed 000's worked timeline: no noise, exact sleeps.
+    /// The adaptive-pacing answer's worked timeline: no noise, exact sleeps.
     Seed000,
 }
 

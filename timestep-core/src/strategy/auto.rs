@@ -1,4 +1,4 @@
-//! `auto`: seed 001's conclusion, decided by measurement.
+//! `auto`: the conclusion of Glaiel's "How to make your game run at 60fps", decided by measurement.
 //!
 //! Glaiel's advice: lockstep with vsync on a display that runs at the tick
 //! rate and a machine that keeps up; interpolation ("unlocked framerate")

@@ -1,7 +1,7 @@
 //! `Backlog`: exact fixed-step accounting, shared by every accumulator strategy.
 //!
 //! The accumulator is not a float that gains a frame delta and loses a
-//! rounded period per step (seed 001's naive timer): it is the exact
+//! rounded period per step (Glaiel's naive timer): it is the exact
 //! difference between the clock and the time of the last tick run,
 //! `now - origin - tick_time(done)`, so it can never drift. `catch-up`,
 //! `interpolated` and `extrapolated` ([`super::FixedStep`]) and the strict

@@ -1,6 +1,6 @@
 //! `fixed-fps`: step, render, then sleep until the next tick.
 //!
-//! deWiTTERS loop 1 (seed 004):
+//! deWiTTERS' "Game Loop", loop 1:
 //!
 //! ```text
 //! next_tick = now

@@ -1,7 +1,7 @@
 //! `catch-up`, `interpolated`, `extrapolated`: fixed steps from one exact
 //! [`Backlog`], three ways to draw them.
 //!
-//! The three loops of seeds 001, 002 and 004 step identically (as many whole
+//! The fixed-step loops of Glaiel's article, "Fix Your Timestep!" and deWiTTERS' "Game Loop" step identically (as many whole
 //! ticks as the clock owes, at most [`StrategyConfig::step_cap`], a stall dropped); they
 //! differ only in which picture they draw between two ticks:
 //!
@@ -14,9 +14,9 @@
 //! Draw::Extrapolate  current + velocity × min(leftover, period)  depicts now          (extrapolated)
 //! ```
 //!
-//! - `catch-up` (seed 001's naive timer done exactly, deWiTTERS loop 3): right
+//! - `catch-up` (Glaiel's naive timer done exactly, deWiTTERS' loop 3): right
 //!   speed, but frames that straddle tick boundaries show 0 or 2 updates.
-//! - `interpolated` ("Fix Your Timestep", seed 002, loop 4 with
+//! - `interpolated` ("Fix Your Timestep!", deWiTTERS' loop 4 with
 //!   interpolation): smooth at any refresh and tick rate, at the price of
 //!   exactly one tick of latency; every drawn property must be interpolable
 //!   (teleports, angle wrap, spawning are the world's hazards).

@@ -1,4 +1,4 @@
-//! `fuzzy`: Glaiel's vsync-snapped accumulator (seed 001, after Slick Entertainment).
+//! `fuzzy`: Glaiel's vsync-snapped accumulator ("How to make your game run at 60fps", after Slick Entertainment).
 //!
 //! A strict accumulator double-updates whenever vsync noise puts a frame a
 //! hair under one tick. The fuzzy timer accepts anything *near* a tick as a
@@ -31,7 +31,7 @@ use crate::metrics::window::SortedWindow;
 use crate::time::{Nanos, Rate};
 use std::fmt;
 
-/// Which of seed 001's fuzzy timers to run.
+/// Which of Glaiel's fuzzy timers to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum FuzzyVariant {
     /// `while (acc > 1/62) { update; acc -= 1/60; if (acc < 0) acc = 0; }`

@@ -64,7 +64,7 @@ pub enum StrategyId {
     Fuzzy,
     /// Integer deltas snapped to the refresh, averaged, interpolated.
     Snapped,
-    /// Seed 000's adaptive render interval.
+    /// An adaptive render interval: render first, then step to just past the frame's end, then wait.
     Paced,
     /// Picks fuzzy lockstep or interpolation from what it measures.
     Auto,
@@ -231,7 +231,7 @@ pub const DEFAULT_MAX_STEPS: u32 = 10;
 /// `max_steps` ticks of 60 Hz are the frame time the game keeps its speed to.
 pub const MAX_STEPS_REFERENCE: Rate = Rate::from_hz(60);
 
-/// The default oldest backlog kept: seed 002 drops everything older than a
+/// The default oldest backlog kept: the frame-rate answers drop everything older than a
 /// second (a suspended laptop, a debugger break) instead of replaying it.
 /// Below 12 Hz ticks the lag limit is longer: see [`StrategyConfig::lag_limit`].
 pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
@@ -243,7 +243,7 @@ pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
 /// frames catch up.
 pub const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 
-/// The default largest variable step; seed 002 treats anything over a second
+/// The default largest variable step; the frame-rate answers treat anything over a second
 /// as absurd (and so does `variable`, which then steps one tick period).
 pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 
@@ -267,7 +267,7 @@ pub struct StrategyConfig {
     pub max_lag: Nanos,
     /// `variable`: deltas above this are replaced by one tick period.
     pub max_variable_dt: Nanos,
-    /// `fuzzy` (and `auto`'s fuzzy branch): which of seed 001's timers.
+    /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
     pub fuzzy_variant: FuzzyVariant,
     /// `fuzzy`: measure frame times and fall back to strict stepping when
     /// they do not look like a vsync near the tick rate. Off reproduces the

@@ -1,4 +1,4 @@
-//! `paced`: seed 000's adaptive render interval.
+//! `paced`: the adaptive render interval of a frame-pacing answer (render first, grow the interval ×1.2 on a miss).
 //!
 //! Render first, at a steady interval, a picture interpolated to the moment
 //! the frame starts; then simulate until the simulation is just past the
@@ -30,7 +30,7 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 /// high starting interval", 1/60 s).
 const DEFAULT_INTERVAL: Nanos = NANOS_PER_SEC / 60;
 
-/// Seed 000's loop.
+/// The adaptive render interval: render first, grow the interval ×1.2 on a miss, step to the frame's end, wait.
 #[derive(Debug, Clone)]
 pub struct Paced {
     tick: Rate,

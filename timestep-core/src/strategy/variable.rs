@@ -1,13 +1,13 @@
 //! `variable`: one world step of the measured frame time.
 //!
-//! `update(now - previous)` (seeds 001, 002, deWiTTERS loop 2). Smooth on any
+//! `update(now - previous)` (Glaiel's article, the frame-rate answers, deWiTTERS' "Game Loop" loop 2). Smooth on any
 //! display and no added latency, but the simulation now depends on the frame
 //! rate: collisions are found at different moments, float error accumulates
-//! differently (seed 004: 10.000000000000075 vs 9.9999999999998312), so
+//! differently (deWiTTERS' drift demo: 10.000000000000075 vs 9.9999999999998312), so
 //! replays and lockstep multiplayer break. The world integrates the ball in
 //! closed form so that at least free flight is frame-rate independent.
 //!
-//! Absurd deltas are guarded as seed 002 says: a clock that did not move (or
+//! Absurd deltas are guarded as the frame-rate answers say: a clock that did not move (or
 //! ran backwards) runs no step; a delta beyond `max_variable_dt` (a suspended
 //! machine, a debugger break) is replaced by one tick period.
 

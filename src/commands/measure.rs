@@ -110,11 +110,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         (None, None) => None,
         (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
     };
-    if args.out.is_file() {
-        return Err(usage("out", format!("'{}' is a file; give a directory", args.out.display())));
-    }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| usage("out", format!("cannot create '{}': {e}", args.out.display())))?;
+    crate::platform::prepare_output_dir(&args.out).map_err(|e| usage("out", e))?;
     for name in OUTPUTS {
         cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
     }

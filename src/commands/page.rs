@@ -7,10 +7,13 @@
 //! ?strategy=fuzzy&tick-rate=59.94&lanes      ──►  --strategy fuzzy --tick-rate 59.94 --lanes
 //! ?no-overlay  ?no-overlay=true              ──►  --no-overlay
 //! ?no-overlay=false                          ──►  (nothing)
+//! ?measure&strategies=fuzzy,interpolated     ──►  measure --strategies fuzzy,interpolated
+//!                                                 (report.json and report.html as downloads)
 //! ```
 
 use clap::Parser as _;
 
+use crate::commands::measure::MeasureArgs;
 use crate::commands::run::RunArgs;
 use crate::error::CliError;
 
@@ -21,6 +24,17 @@ struct Page {
     #[command(flatten)]
     run: RunArgs,
 }
+
+/// `measure`'s flags, for `?measure`: the tour's files become downloads.
+#[derive(clap::Parser, Debug)]
+#[command(name = "timestep-lab", disable_help_flag = true, disable_version_flag = true)]
+struct PageMeasure {
+    #[command(flatten)]
+    measure: MeasureArgs,
+}
+
+/// The parameter that turns the page into `measure`'s tour.
+const MEASURE: &str = "--measure";
 
 /// The command-line words a query string stands for.
 pub fn query_words(query: &str) -> Vec<String> {
@@ -47,10 +61,28 @@ pub fn query_words(query: &str) -> Vec<String> {
 /// in place of `--name` so that it reads as the page's address.
 pub fn run_args(query: &str) -> Result<RunArgs, CliError> {
     let words = std::iter::once("timestep-lab".to_owned()).chain(query_words(query));
-    Page::try_parse_from(words).map(|page| page.run).map_err(|err| {
-        let CliError::Usage(message) = CliError::from_clap(&err) else { return CliError::from_clap(&err) };
-        CliError::Usage(as_parameters(&message))
-    })
+    Page::try_parse_from(words).map(|page| page.run).map_err(|err| parameter_error(&err))
+}
+
+/// The tour a `?measure` query asks for; its files go to the page's downloads.
+///
+/// # Errors
+/// As [`run_args`], with `measure`'s flags.
+pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
+    let mut words: Vec<String> = query_words(query).into_iter().filter(|w| w != MEASURE).collect();
+    if !words.iter().any(|w| w == "--out") {
+        words.extend(["--out".to_owned(), ".".to_owned()]);
+    }
+    let words = std::iter::once("timestep-lab".to_owned()).chain(words);
+    PageMeasure::try_parse_from(words).map(|page| page.measure).map_err(|err| parameter_error(&err))
+}
+
+/// clap's one line, with `name` for `--name`.
+fn parameter_error(err: &clap::Error) -> CliError {
+    match CliError::from_clap(err) {
+        CliError::Usage(message) => CliError::Usage(as_parameters(&message)),
+        other => other,
+    }
 }
 
 /// `--tick-rate: …` → `tick-rate: …`; `'--quite'` → `'quite'`; `see --help` → `see the README`.
@@ -58,11 +90,15 @@ fn as_parameters(message: &str) -> String {
     message.replace("; see --help", "").replace("'--", "'").replace("--", "")
 }
 
-/// Opens the demo in the page with the run `query` asks for.
+/// Opens the demo in the page with the run `query` asks for, or `measure`'s
+/// tour with `?measure`.
 ///
 /// # Errors
-/// As [`run_args`], then as [`crate::commands::run::run`].
+/// As [`run_args`] or [`measure_args`], then as the command.
 pub fn run(query: &str) -> Result<(), CliError> {
+    if query_words(query).iter().any(|w| w == MEASURE) {
+        return crate::commands::measure::run(&measure_args(query)?);
+    }
     crate::commands::run::run(&run_args(query)?)
 }
 
@@ -89,6 +125,15 @@ mod tests {
         assert_eq!(args.tick_rate, Rate::from_hz(30));
         assert!(args.lanes.is_some());
         assert_eq!(run_args("").expect("defaults").strategy, StrategyId::Interpolated);
+    }
+
+    #[test]
+    fn measure_takes_its_own_parameters_and_writes_to_downloads() {
+        let args = measure_args("?measure&strategies=fuzzy,interpolated&seconds-per-strategy=1").expect("valid");
+        assert_eq!(args.strategies.0, [StrategyId::Fuzzy, StrategyId::Interpolated]);
+        assert_eq!(args.out, std::path::PathBuf::from("."), "files go where downloads go");
+        let err = measure_args("?measure&seconds-per-strategy=0").expect_err("out of range");
+        assert!(err.to_string().starts_with("seconds-per-strategy: 0 s is out of range"), "{err}");
     }
 
     #[test]

@@ -278,6 +278,33 @@ pub fn check_writable(_path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Nothing to make: the files a command writes become downloads.
+///
+/// # Errors
+/// None on the web; the signature matches the native half.
+pub fn prepare_output_dir(_dir: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// A browser cannot wait for the GPU: readbacks complete by callback, later.
+pub const CAN_WAIT_FOR_GPU: bool = false;
+
+/// The system a report card names: the page.
+pub fn system_name() -> String {
+    "web wasm32".to_owned()
+}
+
+/// The browser a report card names: its user agent.
+pub fn browser() -> Option<String> {
+    web_sys::window().and_then(|w| w.navigator().user_agent().ok())
+}
+
+/// Shows `message` on the page (a tour's downloads).
+pub fn notify(message: &str) {
+    log::info!("{message}");
+    show_message(message);
+}
+
 /// Offers `bytes` as a download named after `path`'s file name.
 ///
 /// # Errors

@@ -45,7 +45,7 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
     /// A report card.
-    Card(ReportCard),
+    Card(Box<ReportCard>),
     /// Simulator runs (or one window run).
     Runs(Vec<RunRecord>),
 }
@@ -90,7 +90,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
             if schema != Some(SCHEMA) {
                 return Err(SourceError::NotOurs);
             }
-            Ok(Source::Card(ReportCard::from_json(text)?))
+            Ok(Source::Card(Box::new(ReportCard::from_json(text)?)))
         }
         serde_json::Value::Object(map) if map.get("strategy").is_some_and(serde_json::Value::is_string) => {
             let run: RunRecord =

@@ -162,14 +162,18 @@ pub struct Machine {
     pub driver: Option<String>,
     /// The timestep-lab version that wrote the card.
     pub app_version: String,
+    /// The browser's user agent, for a card measured by the web page; absent in a native card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<String>,
 }
 
 impl Machine {
-    /// This machine's OS and architecture and this build's version; no name, adapter or driver yet.
+    /// This machine's OS and architecture (or the browser) and this build's version; no name, adapter or driver yet.
     pub fn this_build() -> Machine {
         Machine {
-            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            os: crate::platform::system_name(),
             app_version: env!("CARGO_PKG_VERSION").to_owned(),
+            browser: crate::platform::browser(),
             ..Machine::default()
         }
     }

@@ -156,6 +156,37 @@ pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
     std::fs::File::create(path)
 }
 
+/// Makes `dir` (and its parents) for the files a command writes into it.
+///
+/// # Errors
+/// A file of that name, or a directory that cannot be made; the message says which.
+pub fn prepare_output_dir(dir: &Path) -> Result<(), String> {
+    if dir.is_file() {
+        return Err(format!("'{}' is a file; give a directory", dir.display()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))
+}
+
+/// Whether the GPU can be waited for: a readback (a screenshot) completes
+/// before the call that asks for it returns.
+pub const CAN_WAIT_FOR_GPU: bool = true;
+
+/// The system a report card names: `linux x86_64`.
+pub fn system_name() -> String {
+    format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+/// The browser a report card names: none natively.
+pub fn browser() -> Option<String> {
+    None
+}
+
+/// Tells the user something worth knowing that is not an error (a tour's
+/// outputs): natively the log says it.
+pub fn notify(message: &str) {
+    log::info!("{message}");
+}
+
 /// Writes `bytes` to `path`, replacing what was there.
 ///
 /// # Errors

@@ -315,6 +315,10 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
     download(&name, bytes.as_ref()).map_err(|e| format!("cannot offer '{name}' as a download: {e}"))
 }
 
+/// Offers `bytes` as the file `name`: a link in the page's list of
+/// downloads, clicked at once. A browser may hold back a second automatic
+/// download of the same page until the user allows it; the link stays for
+/// them to click (its object URL lives as long as the page).
 fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     let js = |e: wasm_bindgen::JsValue| format!("{e:?}");
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
@@ -325,8 +329,21 @@ fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
         document.create_element("a").map_err(js)?.dyn_into().map_err(|_| "not an anchor".to_owned())?;
     anchor.set_href(&url);
     anchor.set_download(name);
+    anchor.set_text_content(Some(name));
+    let list = match document.get_element_by_id("downloads") {
+        Some(list) => list,
+        None => {
+            let list = document.create_element("nav").map_err(js)?;
+            list.set_id("downloads");
+            if let Some(body) = document.body() {
+                body.append_child(&list).map_err(js)?;
+            }
+            list
+        }
+    };
+    list.append_child(&anchor).map_err(js)?;
     anchor.click();
-    web_sys::Url::revoke_object_url(&url).map_err(js)
+    Ok(())
 }
 
 /// A file the app streams its output into: kept in memory, offered as a

@@ -146,6 +146,8 @@ pub struct Browser {
     driver: Child,
     url: String,
     _profile: PathBuf,
+    /// Where the page's downloads land.
+    pub downloads: PathBuf,
 }
 
 impl Browser {
@@ -163,7 +165,14 @@ impl Browser {
             .spawn()
             .map_err(|e| format!("cannot start chromedriver: {e}"))?;
         let profile = std::env::temp_dir().join(format!("timestep-lab-chromium-{}-{port}", std::process::id()));
-        let mut browser = Browser { driver, url: format!("http://127.0.0.1:{port}"), _profile: profile.clone() };
+        let downloads = profile.join("downloads");
+        std::fs::create_dir_all(&downloads).map_err(|e| format!("cannot make {}: {e}", downloads.display()))?;
+        let mut browser = Browser {
+            driver,
+            url: format!("http://127.0.0.1:{port}"),
+            _profile: profile.clone(),
+            downloads: downloads.clone(),
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
         while browser.get("/status").is_err() {
             if Instant::now() > deadline {
@@ -189,7 +198,12 @@ impl Browser {
         }
         let capabilities = serde_json::json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args, "prefs": {
+                "download.default_directory": downloads,
+                "download.prompt_for_download": false,
+                // The tour offers two files: allow the page more than one download.
+                "profile.default_content_setting_values.automatic_downloads": 1,
+            }},
         }}});
         let session = browser.post("/session", &capabilities)?;
         let id = session["sessionId"].as_str().ok_or_else(|| format!("no session: {session}"))?.to_owned();

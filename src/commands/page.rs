@@ -36,6 +36,34 @@ struct PageMeasure {
 /// The parameter that turns the page into `measure`'s tour.
 const MEASURE: &str = "--measure";
 
+/// The parameter that turns the page into `compare` of the cards the user picks.
+const COMPARE: &str = "--compare";
+
+/// Whether the page compares cards (`?compare`) instead of opening the demo.
+pub fn is_compare(query: &str) -> bool {
+    query_words(query).iter().any(|w| w == COMPARE)
+}
+
+/// `compare` of files the user picked in the page (name, content), as the
+/// page `compare --html` writes: what a user with only a phone compares with.
+///
+/// # Errors
+/// [`CliError::Usage`] naming the first file that is not a card or runs.
+pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
+    use crate::report_card::compare::{compare, parse_source};
+    use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
+    if files.is_empty() {
+        return Err(CliError::Usage("pick one or more report.json files (or simulator JSON) to compare".to_owned()));
+    }
+    let sources = files
+        .iter()
+        .map(|(name, text)| {
+            parse_source(text).map(|s| (name.clone(), s)).map_err(|e| CliError::Usage(format!("{name}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    compare(&sources, MAX_DRIFT_MS_PER_MIN).to_html().map_err(CliError::runtime)
+}
+
 /// The command-line words a query string stands for.
 pub fn query_words(query: &str) -> Vec<String> {
     let query = query.strip_prefix('?').unwrap_or(query);
@@ -134,6 +162,20 @@ mod tests {
         assert_eq!(args.out, std::path::PathBuf::from("."), "files go where downloads go");
         let err = measure_args("?measure&seconds-per-strategy=0").expect_err("out of range");
         assert!(err.to_string().starts_with("seconds-per-strategy: 0 s is out of range"), "{err}");
+    }
+
+    #[test]
+    fn picked_cards_become_the_compare_page_and_a_wrong_file_is_named() {
+        let card = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card").join(name);
+            (name.to_owned(), std::fs::read_to_string(path).expect("the fixture"))
+        };
+        let page = compare_html(&[card("60hz.json"), card("144hz.json")]).expect("two cards compare");
+        assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg"), "the compare page");
+        let err = compare_html(&[card("60hz.json"), ("notes.txt".to_owned(), "hello".to_owned())]).expect_err("bad");
+        assert!(err.to_string().starts_with("notes.txt: not valid JSON"), "{err}");
+        assert!(compare_html(&[]).is_err(), "nothing picked");
+        assert!(is_compare("?compare") && !is_compare("?strategy=fuzzy"));
     }
 
     #[test]

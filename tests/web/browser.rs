@@ -288,6 +288,17 @@ impl Browser {
         self.post("/actions", &actions).map(drop)
     }
 
+    /// Picks `files` in the page's file input `css` (as a user choosing them).
+    ///
+    /// # Errors
+    /// WebDriver's error (no such element).
+    pub fn pick_files(&self, css: &str, files: &[PathBuf]) -> Result<(), String> {
+        let element = self.post("/element", &serde_json::json!({"using": "css selector", "value": css}))?;
+        let id = element.as_object().and_then(|o| o.values().next()).and_then(|v| v.as_str()).unwrap_or_default();
+        let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        self.post(&format!("/element/{id}/value"), &serde_json::json!({"text": paths.join("\n")})).map(drop)
+    }
+
     /// A PNG of the page as shown.
     ///
     /// # Errors

@@ -30,6 +30,9 @@ pub fn trials() -> Vec<Trial> {
             name("measure_in_the_page_downloads_a_card_that_compare_puts_beside_a_native_one"),
             || in_browser(Backend::WebGl2, measure_downloads_a_card),
         ),
+        Trial::ignorable_test(name("the_compare_page_puts_the_picked_cards_side_by_side"), || {
+            in_browser(Backend::WebGl2, compare_in_the_page)
+        }),
         Trial::ignorable_test(name("a_bad_query_parameter_is_a_message_on_the_page"), || {
             in_browser(Backend::WebGl2, a_bad_parameter_is_shown)
         }),
@@ -160,6 +163,32 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     let text = timestep_lab::report_card::compare::compare(&sources, 120.0).to_text();
     assert!(text.contains("monitor 1 (59.") || text.contains("monitor 1 (60."), "{text}");
     assert!(text.lines().any(|l| l.starts_with("fuzzy") && l.matches('|').count() == 2), "two columns: {text}");
+    Ok(())
+}
+
+/// `?compare`: a user with only a phone picks report cards and gets the
+/// comparison page, made in the browser.
+fn compare_in_the_page(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
+    browser.open(&format!("{}/?compare", server.base))?;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card");
+    let deadline = std::time::Instant::now() + START;
+    // The picker works once the wasm is loaded; pick again until the page has turned.
+    loop {
+        browser.pick_files("#cards", &[data.join("60hz.json"), data.join("144hz.json")])?;
+        std::thread::sleep(Duration::from_millis(500));
+        let url = browser.eval("return location.href")?;
+        if url.as_str().is_some_and(|u| u.starts_with("blob:")) {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!("still at {url}; the page says '{}'", browser.message()?));
+        }
+    }
+    let text = browser.eval("return document.body.innerText")?;
+    let text = text.as_str().unwrap_or_default();
+    assert!(text.contains("monitor 1 (60 Hz)") && text.contains("144"), "both cards are columns: {text}");
+    let svg = browser.eval("return document.querySelectorAll('svg').length")?;
+    assert!(svg.as_u64().is_some_and(|n| n >= 1), "the page's bar charts: {svg}");
     Ok(())
 }
 

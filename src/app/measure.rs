@@ -164,7 +164,7 @@ impl Tour {
         let info = demo.adapter_info();
         let driver = [info.driver.as_str(), info.driver_info.as_str()].join(" ").trim().to_owned();
         self.card = Some(ReportCard {
-            created: Some(jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+            created: Some(crate::platform::utc_now()),
             ..ReportCard::new(Machine {
                 name: self.name.clone(),
                 adapter: Some(info.name.clone()),

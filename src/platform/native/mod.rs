@@ -171,6 +171,11 @@ pub fn prepare_output_dir(dir: &Path) -> Result<(), String> {
 /// before the call that asks for it returns.
 pub const CAN_WAIT_FOR_GPU: bool = true;
 
+/// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`): when a card was made.
+pub fn utc_now() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
 /// The system a report card names: `linux x86_64`.
 pub fn system_name() -> String {
     format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)

@@ -20,9 +20,6 @@ use crate::time::{Nanos, RealClock};
 
 pub use web_time::Instant;
 
-/// The log filter: the app at `info`, the GPU stack at `warn`.
-pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
-
 /// A browser presents every frame in step with the display: vsync cannot be turned off.
 pub const VSYNC_CAN_BE_TURNED_OFF: bool = false;
 

@@ -357,6 +357,7 @@ impl Lanes {
                 label.judder_ms = figures.judder_ms;
                 label.hitches_per_min = figures.hitches_per_min;
                 label.latency_ms = figures.latency_ms;
+                label.drift_ms_per_min = figures.drift_ms_per_min;
             }
             let digits = live.recent_pattern().count();
             label.pattern.clear();
@@ -426,16 +427,18 @@ struct LabelFigures {
     judder_ms: f64,
     hitches_per_min: Option<f64>,
     latency_ms: f64,
+    drift_ms_per_min: f64,
 }
 
 impl LabelFigures {
     fn of(live: &Metrics) -> LabelFigures {
-        // One pass over the recent frames gives all three.
+        // One pass over the recent frames gives all four.
         let recent = live.recent();
         LabelFigures {
             judder_ms: finite_or_nan(recent.judder_ms),
             hitches_per_min: Some(recent.hitches_per_min).filter(|h| h.is_finite()),
             latency_ms: finite_or_nan(recent.latency_ms),
+            drift_ms_per_min: finite_or_nan(recent.drift_ms_per_min),
         }
     }
 }

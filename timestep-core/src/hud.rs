@@ -135,6 +135,9 @@ pub struct LaneLabel {
     pub hitches_per_min: Option<f64>,
     /// Mean latency over the recent frames, ms (NaN before there are any).
     pub latency_ms: f64,
+    /// Speed error over the recent frames, ms of game time per minute (NaN before there are
+    /// any): lockstep on a 144 Hz display runs the game 2.4× fast, smoothly.
+    pub drift_ms_per_min: f64,
     /// The strategy decides when frames happen, so the lane does not run.
     pub needs_loop: bool,
     /// The selected lane (Enter adopts its strategy).

@@ -14,6 +14,7 @@ use super::pattern::{PatternShape, pattern_label};
 use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
 use crate::hud::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;
+use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 use crate::sim::MoverKind;
 
 /// The runner's lane label.
@@ -91,6 +92,12 @@ pub(super) fn lane_labels(ctx: &egui::Context, hud: &HudData) {
 }
 
 /// One lane's label: strategy, judder and hitches, latency, pattern; or why it is frozen.
+/// A lane whose game runs off speed says so, as `compare` marks it with `!`:
+/// smooth motion at the wrong pace is not smooth play.
+fn speed_note(drift_ms_per_min: f64) -> Option<String> {
+    (drift_ms_per_min.abs() > MAX_DRIFT_MS_PER_MIN).then(|| format!("! speed {drift_ms_per_min:+.0} ms/min"))
+}
+
 fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
     ui.horizontal(|ui| {
         ui.label(RichText::new(or_dash(lane.strategy)).monospace().size(13.0).strong().color(ACCENT));
@@ -108,7 +115,34 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
     // Two short rows rather than one that wraps in the label column at 1280x720.
     let judder = format!("judder {} ms · {hitches} hitches/min", number(lane.judder_ms, 2));
     ui.label(caption(judder, VALUE).monospace());
-    ui.label(caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace());
+    let latency = caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace();
+    match speed_note(lane.drift_ms_per_min) {
+        None => {
+            ui.label(latency);
+        }
+        // The note shares the latency row (the column has room for four rows), at the row's
+        // text height rather than a widget row's.
+        Some(note) => {
+            ui.horizontal(|ui| {
+                ui.spacing_mut().interact_size.y = 0.0;
+                ui.label(latency);
+                ui.label(caption(note, WARN).monospace());
+            });
+        }
+    }
     let shape = PatternShape::fitting_in(ui, ui.available_width(), 1);
     pattern_label(ui, &lane.pattern, shape);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lane_off_speed_by_more_than_compare_allows_says_so() {
+        assert_eq!(speed_note(3212.4).as_deref(), Some("! speed +3212 ms/min"), "lockstep at 144 Hz");
+        assert_eq!(speed_note(-130.0).as_deref(), Some("! speed -130 ms/min"));
+        assert_eq!(speed_note(60.0), None, "59.94 Hz lockstep's 0.1 % is within the bound");
+        assert_eq!(speed_note(f64::NAN), None, "no frames yet");
+    }
 }

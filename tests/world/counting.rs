@@ -1,7 +1,9 @@
 //! A global allocator that counts each thread's heap allocations, for the
-//! tests that prove a loop allocates nothing (`loop_alloc`, `simulate_alloc`).
-//! It installs itself as the binary's global allocator, so it is a module of
-//! this binary only (`mod counting;`), never of the shared `tests/support/`.
+//! tests that prove a loop allocates nothing (`loop_alloc`, `simulate_alloc`,
+//! and `benches/pacer-compare/tests/alloc.rs`, which includes this file).
+//! It installs itself as the binary's global allocator, so it is included
+//! only by test binaries that want it (`mod counting;`), never from the shared
+//! `tests/support/`.
 //!
 //! Counts are per thread because the test harness runs tests in parallel
 //! threads: another test's allocations must not show up in this one's count.

@@ -2,58 +2,20 @@
 //! frames of the benchmark's own frame ([`pacer_frame`]), counted by a
 //! counting global allocator.
 //!
-//! The allocator is this test binary's own (a `#[global_allocator]` is one
-//! per binary) and counts per thread, because the harness runs tests in
-//! parallel threads: another test's allocations must not show in this count.
+//! The allocator is `tests/world/counting.rs`, included as this binary's own
+//! (a `#[global_allocator]` is one per binary); it counts per thread, because
+//! the harness runs tests in parallel threads.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::time::Duration;
 
 use pacer_compare::{Ball, FRAME, TICK_HZ, pacer_frame};
 use timestep_core::{Instant, Pacer, Rate, StrategyId};
 
-/// Forwards to [`System`], counting `alloc` and `realloc` calls per thread.
-struct Counting;
+// The project's counting allocator (the `world` test binary's), installed as this binary's own.
+#[path = "../../../tests/world/counting.rs"]
+mod counting;
 
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may already be gone while a thread exits.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-#[expect(unsafe_code, reason = "a GlobalAlloc impl is unsafe by definition; it only forwards to System")]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Heap allocations (and reallocations) this thread made while running `f`.
-fn allocations_during(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+use counting::allocations_during;
 
 /// Runs frames `from..to` through the pacer on the synthetic clock that starts at `start`.
 fn frames(pacer: &mut Pacer, ball: &mut Ball, start: Instant, from: u32, to: u32) {

@@ -46,6 +46,9 @@ pub struct HostOutcome {
     pub skipped: Option<SkipReason>,
     /// Time spent blocked in acquire + present (vsync shows up here).
     pub blocked: Nanos,
+    /// Of that, the time spent waiting for the display alone (acquire,
+    /// present, the emulated vblank), not for the GPU to finish drawing.
+    pub display_wait: Nanos,
     /// The emulated vblank it was shown at.
     pub vblank: Option<Vblank>,
     /// How late the present call was against the vblank's wake time (emulation accuracy).
@@ -163,7 +166,9 @@ impl WindowHost<'_> {
         let screen = &mut *self.screen;
         let gfx = &mut screen.gfx;
         let acquired = gfx.surface.acquire(&gfx.gpu.adapter, &gfx.gpu.device);
-        self.outcome.blocked += self.clock.now().saturating_sub(before_acquire);
+        let acquiring = self.clock.now().saturating_sub(before_acquire);
+        self.outcome.blocked += acquiring;
+        self.outcome.display_wait += acquiring;
         let frame = match acquired {
             Acquire::Frame(frame) => frame,
             Acquire::Skipped(reason) => {
@@ -220,11 +225,14 @@ impl WindowHost<'_> {
             if let Err(err) = screen.gfx.gpu.device.poll(wgpu::PollType::wait_indefinitely()) {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
-            let vblank = vsync.next(self.clock.now());
+            let drawn = self.clock.now();
+            let vblank = vsync.next(drawn);
             crate::platform::spin_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
             frame.present(queue);
-            self.outcome.blocked += self.clock.now().saturating_sub(before);
+            let presented = self.clock.now();
+            self.outcome.blocked += presented.saturating_sub(before);
+            self.outcome.display_wait += presented.saturating_sub(drawn);
             self.outcome.presented = true;
             self.outcome.vblank = Some(vblank);
             return vblank.time;
@@ -233,6 +241,7 @@ impl WindowHost<'_> {
         frame.present(queue);
         let after = self.clock.now();
         self.outcome.blocked += after.saturating_sub(before);
+        self.outcome.display_wait += after.saturating_sub(before);
         self.outcome.presented = true;
         crate::platform::display_time(self.clock, after)
     }
@@ -253,6 +262,7 @@ impl WindowHost<'_> {
         let call_end = self.clock.now();
         // The hold is the loop's own wait, not the display's: it is not "blocked".
         self.outcome.blocked += ready.saturating_sub(before) + call_end.saturating_sub(call_start);
+        self.outcome.display_wait += call_end.saturating_sub(call_start);
         self.outcome.presented = true;
         self.outcome.held = Some(HeldFrame { ready, call_start, call_end });
         log::trace!(

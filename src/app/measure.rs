@@ -10,7 +10,9 @@
 //!          vsync verdict, measured refresh, present-interval histogram  ── probe-seconds each
 //!   runs   every strategy with vsync on (Fifo, or the emulated grid),   ── seconds-per-strategy each
 //!          then with vsync off (Immediate, else Mailbox; none: a note)
-//!   predictions: predict(measured refresh) for the same strategies and passes
+//!   setup  from the reference probe (the emulated grid, else Fifo) and every run's frames:
+//!          frame work, present queue depth, wake-up after a vblank, sleep lateness
+//!   predictions: predict(measured refresh, the setup's model) for the same strategies and passes
 //! each segment: settle (SETTLE: the new present mode and strategy find their
 //!               rhythm; nothing recorded) ─► a fresh session ─► record ─► the session's RunReport
 //! at the end:  DIR/report.json, DIR/report.html, DIR/screenshot.png
@@ -31,7 +33,7 @@ use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
 use crate::report_card::{
-    FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, predict,
+    FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SetupSampler, predict,
     write_report_html,
 };
 use crate::strategy::StrategyId;
@@ -133,6 +135,10 @@ pub struct Tour {
     per_monitor: Nanos,
     started: Nanos,
     progress: Progress,
+    /// The current monitor's frames, for the model of its setup.
+    sampler: SetupSampler,
+    /// Whether the reference probe (the emulated grid, else Fifo) found vsync in effect.
+    reference_vsync: Option<bool>,
 }
 
 impl Tour {
@@ -156,6 +162,8 @@ impl Tour {
             per_monitor: 0,
             started: 0,
             progress: Progress::new(),
+            sampler: SetupSampler::new(),
+            reference_vsync: None,
         }
     }
 
@@ -293,11 +301,18 @@ impl Tour {
                     // A fresh session: the settling frames are in no figure.
                     let strategy = demo.strategy();
                     apply(demo, config, mode, strategy, now);
+                    self.sampler.break_sequence();
                 }
             }
             return false;
         }
         if let Some(report) = shown {
+            match segment.step {
+                Step::Probe(mode) if is_reference(mode, self.emulated.is_some()) => {
+                    self.sampler.probe_frame(report, demo.display_wait());
+                }
+                _ => self.sampler.frame(report),
+            }
             if let Some(previous) = segment.last_display {
                 segment.intervals.push(report.display_time.saturating_sub(previous));
             }
@@ -337,6 +352,9 @@ impl Tour {
                 let verdict = demo.verdict();
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
+                if is_reference(mode, self.emulated.is_some()) {
+                    self.reference_vsync = verdict.vsync;
+                }
                 if let Some(m) = self.monitor.as_mut() {
                     m.present_modes.push(PresentModeCheck {
                         mode: mode_label(mode, emulated),
@@ -396,8 +414,17 @@ impl Tour {
             .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
             .or_else(|| m.reported_refresh_hz.and_then(rate_of_hz));
+        let sampler = std::mem::take(&mut self.sampler);
+        let reference_vsync = self.reference_vsync.take();
         match refresh {
             Some(rate) => {
+                m.setup = match reference_vsync {
+                    Some(true) => sampler.finish(rate.period()),
+                    _ => None,
+                };
+                if m.setup.is_none() {
+                    m.notes.push(SETUP_NOTE.to_owned());
+                }
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self
                         .strategies
@@ -406,7 +433,9 @@ impl Tour {
                         .filter(|s| m.runs.iter().any(|r| r.strategy == s.name() && r.vsync_requested == Some(vsync)))
                         .collect();
                     if !ran.is_empty() {
-                        m.predictions.extend(predict(rate, vsync, config.strategy_config, &ran));
+                        let (records, ranges) = predict(rate, vsync, config.strategy_config, &ran, m.setup.as_ref());
+                        m.predictions.extend(records);
+                        m.prediction_ranges.extend(ranges);
                     }
                 }
             }
@@ -448,6 +477,16 @@ impl Tour {
         crate::platform::notify(&format!("measure: wrote {}", paths.join(", ")));
         Ok(())
     }
+}
+
+/// What a card says when the tour could not model the setup.
+const SETUP_NOTE: &str = "the setup could not be modelled (no probe with vsync in effect, or too few frames): \
+                          the predictions use the simulator's desktop model";
+
+/// Whether `mode` is the probe the setup is measured in: the emulated grid
+/// when there is one, else Fifo (vsync on every platform).
+fn is_reference(mode: Mode, emulating: bool) -> bool {
+    if emulating { mode.emulated } else { mode.present == wgpu::PresentMode::Fifo }
 }
 
 /// What a card says when the platform has not said which monitor the window is on.

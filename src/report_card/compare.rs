@@ -34,7 +34,7 @@ use super::ReportError;
 use super::html::{self, escape, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{ReportCard, RunRecord, SCHEMA};
+use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
@@ -137,6 +137,8 @@ pub struct Column {
     pub runs: Vec<RunRecord>,
     /// The simulator's predictions for them (report cards only).
     pub predictions: Vec<RunRecord>,
+    /// How far those predictions spread (report cards with a measured setup).
+    pub prediction_ranges: Vec<PredictionRange>,
 }
 
 impl Column {
@@ -169,7 +171,8 @@ impl Column {
         }
         let m: Vec<&RunRecord> = self.runs.iter().collect();
         let p: Vec<&RunRecord> = self.predictions.iter().collect();
-        Some(judge::agreement(&m, &p, self.refresh_hz, max_drift))
+        let ranges: Vec<&PredictionRange> = self.prediction_ranges.iter().collect();
+        Some(judge::agreement(&m, &p, &ranges, self.refresh_hz, max_drift))
     }
 }
 
@@ -204,6 +207,7 @@ struct Group {
     refresh_hz: Option<f64>,
     runs: Vec<RunRecord>,
     predictions: Vec<RunRecord>,
+    prediction_ranges: Vec<PredictionRange>,
 }
 
 fn hz_label(hz: Option<f64>) -> String {
@@ -223,6 +227,7 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                     refresh_hz: m.refresh_hz(),
                     runs: m.runs.clone(),
                     predictions: m.predictions.clone(),
+                    prediction_ranges: m.prediction_ranges.clone(),
                 }
             })
             .collect(),
@@ -245,6 +250,7 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                         refresh_hz: run.refresh_hz,
                         runs: vec![run.clone()],
                         predictions: Vec::new(),
+                        prediction_ranges: Vec::new(),
                     }),
                 }
             }
@@ -314,6 +320,12 @@ pub fn compare(sources: &[(String, Source)], max_drift: f64) -> Comparison {
                     refresh_hz: g.refresh_hz,
                     runs: g.runs.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
                     predictions: g.predictions.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
+                    prediction_ranges: g
+                        .prediction_ranges
+                        .iter()
+                        .filter(|r| r.vsync_requested == pass)
+                        .cloned()
+                        .collect(),
                 })
                 .filter(|c| !c.runs.is_empty())
                 .collect();

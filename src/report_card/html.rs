@@ -19,7 +19,8 @@
 use super::ReportError;
 use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{MonitorCard, ReportCard, RunRecord};
+use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
+use super::setup::MeasuredSetup;
 use crate::monitor::trim_number;
 use crate::plot::PlotError;
 use std::fmt::Write as _;
@@ -222,8 +223,10 @@ pub fn report_html(card: &ReportCard) -> Result<String, PlotError> {
         "<section class=\"card legend\"><h3 style=\"margin-top:0\">How to read this card</h3>\
          <p>For each monitor: what the display does (its refresh, whether vsync is in effect in each present mode, \
          how evenly frames are presented), then how every loop strategy fared on it. Bars are <b>measured</b> \
-         (blue) beside the simulator's <b>prediction</b> for a typical desktop at the same refresh (amber; the \
-         black tick on each blue bar). Shorter is better in every panel; ★ marks the best strategy.</p>{}</section>",
+         (blue) beside the simulator's <b>prediction</b> at the same refresh (amber; the black tick on each blue \
+         bar), made on a model of the setup the tour measured (its frame work, how many presents queue, how late \
+         the loop wakes after a vblank, its stalls; cards from before this was measured: a typical desktop). \
+         Shorter is better in every panel; ★ marks the best strategy.</p>{}</section>",
         legend_html(MAX_DRIFT_MS_PER_MIN)
     );
     if card.monitors.is_empty() {
@@ -260,6 +263,28 @@ fn yes_no(v: Option<bool>) -> &'static str {
     }
 }
 
+/// One line on the measured setup the predictions model.
+pub fn setup_sentence(setup: &MeasuredSetup) -> String {
+    let range = |[lo, hi]: [f64; 2]| format!("{}–{} ms", trim_number(lo, 3), trim_number(hi, 3));
+    let mut s = format!(
+        "Predictions model the setup measured here: frames work {}, presents wait {} deep, the loop wakes {} after a vblank",
+        range(setup.work_ms),
+        setup.queue_depth,
+        range(setup.wake_ms)
+    );
+    if let Some(late) = setup.sleep_late_ms {
+        let _ = write!(s, ", sleeps end {} late", range(late));
+    }
+    match (setup.stall_every_ms, setup.stall_ms) {
+        (Some(every), Some(length)) => {
+            let _ = write!(s, ", a stall of {} every {} s", range(length), trim_number(every / 1000.0, 1));
+        }
+        _ => s.push_str(", no stall"),
+    }
+    let _ = write!(s, " ({} probe frames).", setup.frames);
+    s
+}
+
 fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
     let _ = writeln!(body, "<section class=\"card\" id=\"monitor-{}\">", mon.index);
     let _ = writeln!(body, "<h2>{}</h2>", escape(&monitor_title(mon)));
@@ -277,6 +302,9 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
         fact(body, "size", format!("{w}×{h}{scale}"));
     }
     body.push_str("</div>\n");
+    if let Some(setup) = &mon.setup {
+        let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(&setup_sentence(setup)));
+    }
     for note in &mon.notes {
         let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(note));
     }
@@ -379,7 +407,8 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
     let measured = in_pass(&mon.runs, pass);
     let predicted = in_pass(&mon.predictions, pass);
     let rows = strategy_order(measured.iter().chain(&predicted).map(|r| r.strategy.as_str()));
-    let agreement = judge::agreement(&measured, &predicted, mon.refresh_hz(), MAX_DRIFT_MS_PER_MIN);
+    let ranges: Vec<&PredictionRange> = mon.prediction_ranges.iter().filter(|r| r.vsync_requested == pass).collect();
+    let agreement = judge::agreement(&measured, &predicted, &ranges, mon.refresh_hz(), MAX_DRIFT_MS_PER_MIN);
     let _ = writeln!(body, "<h3>Strategies, {}</h3>", pass_label(pass));
     let best = agreement.best_measured.clone();
     let mut verdict = match &best {
@@ -410,7 +439,10 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
     }
     if !predicted.is_empty() {
         series.push(BarSeries {
-            name: "predicted (simulator, desktop model)".to_owned(),
+            name: format!(
+                "predicted (simulator, {} model)",
+                predicted.first().and_then(|p| p.model.as_deref()).unwrap_or("desktop")
+            ),
             color: plots::PREDICTED,
             values: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),
             markers: Vec::new(),

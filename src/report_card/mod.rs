@@ -18,7 +18,8 @@
 //! - [`schema`]: the types of `report.json` ([`ReportCard`], [`MonitorCard`],
 //!   [`PresentModeCheck`], [`IntervalStats`], [`FrameTrace`], [`RunRecord`]).
 //! - [`stats`]: present-interval mean, σ, p99 and histogram from integer ns.
-//! - [`predict`]: the simulator's prediction for a measured display.
+//! - [`setup`]: a model of the measured setup (frame work, present queue, wake-up precision).
+//! - [`predict`]: the simulator's prediction for a measured display, on that model.
 //! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
 //! - [`html`] and [`plots`]: the page and its SVG plots.
 //! - [`compare`]: what `timestep-lab compare` prints: the tables and verdicts.
@@ -30,15 +31,17 @@ pub mod judge;
 pub mod plots;
 pub mod predict;
 pub mod schema;
+pub mod setup;
 pub mod stats;
 pub mod synthetic;
 
 pub use html::{report_html, write_report_html};
 pub use predict::predict;
 pub use schema::{
-    FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA,
-    SchemaError, VERSION,
+    FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PredictionRange, PresentModeCheck, ReportCard,
+    RunRecord, SCHEMA, SchemaError, VERSION,
 };
+pub use setup::{MeasuredSetup, SetupSampler};
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 
 /// Why a report card, a page or a comparison could not be read or written.

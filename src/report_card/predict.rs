@@ -1,10 +1,13 @@
 //! The simulator's prediction for a measured display: every strategy run on
-//! the virtual monitor's `desktop` model at the refresh rate the tour measured.
+//! the virtual monitor at the refresh rate the tour measured, on a model of
+//! the measured setup ([`super::setup`]: its frame work, how many presents
+//! queue, how late the loop wakes), or on the `desktop` model where the tour
+//! could not measure it.
 //!
 //! A report card puts the prediction beside each measured figure, so a
-//! reader sees whether the real machine behaves like a typical desktop (and
-//! where it does not, that something on it is unusual: a compositor, a
-//! driver's queue, a busy CPU).
+//! reader sees whether the real machine does what its own measured costs
+//! say it should (and where it does not, that something the model leaves
+//! out is at work: a compositor, a stall, another process).
 //!
 //! Run length: [`PREDICTION_LENGTH`], 60 s of simulated display time per
 //! strategy. Measured on the 2-core CI machine (debug build,
@@ -15,13 +18,18 @@
 //! 60 s keeps a prediction well inside the agreement tolerance for a tenth
 //! of a second of work.
 
-use super::schema::RunRecord;
+use super::schema::{PredictionRange, RunRecord};
+use super::setup::MeasuredSetup;
 use crate::monitor::{Preset, RunSpec, Stop};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 
-/// The model predictions run on: a typical desktop (queued presents, sloppy sleeps, 2–8 ms renders).
+/// The model predictions run on when the setup was not measured: a typical
+/// desktop (queued presents, sloppy sleeps, 2–8 ms renders).
 pub const PREDICTION_MODEL: Preset = Preset::Desktop;
+
+/// The `model` a prediction on a measured setup reports.
+pub const SETUP_MODEL_NAME: &str = "this setup";
 
 /// Simulated display time per prediction (see the module docs for the measurement).
 pub const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
@@ -29,30 +37,89 @@ pub const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
 /// The noise seed of every prediction, so a card's predictions are reproducible.
 pub const PREDICTION_SEED: u64 = 0;
 
-/// The run that predicts `strategy` on a display of `refresh` with vsync on or off.
-pub fn prediction_spec(strategy: StrategyId, refresh: Rate, vsync: bool, config: StrategyConfig) -> RunSpec {
+/// Runs per strategy on a measured setup, each starting at another point of
+/// the measured wake-up (see the module docs).
+pub const SETUP_STARTS: u64 = 8;
+
+/// The run that predicts `strategy` on a display of `refresh` with vsync on
+/// or off, on the model of `setup` (the `desktop` model without one), the
+/// `k`-th of [`SETUP_STARTS`] (seed `k`): with a setup, its first frame starts
+/// as every later one does, a wake-up after a vblank, at the `(k + ½)/n`
+/// point of the measured range; without, on a vblank.
+pub fn prediction_spec(
+    strategy: StrategyId,
+    refresh: Rate,
+    vsync: bool,
+    config: StrategyConfig,
+    setup: Option<&MeasuredSetup>,
+    k: u64,
+) -> RunSpec {
+    let base = RunSpec::new(strategy, PREDICTION_MODEL);
+    let (model, start) = match setup {
+        Some(s) => {
+            let model = s.model(refresh);
+            let wake = model.vblank_wake;
+            let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
+            let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);
+            (model, crate::monitor::start_after_vblank(refresh, 0, phase % refresh.period().max(1)))
+        }
+        None => (base.model, base.start),
+    };
     RunSpec {
         config,
         refresh,
         vsync,
-        seed: PREDICTION_SEED,
+        seed: PREDICTION_SEED + k,
+        start,
         stop: Stop::Duration(PREDICTION_LENGTH),
-        ..RunSpec::new(strategy, PREDICTION_MODEL)
+        model,
+        ..base
     }
 }
 
 /// Predicts every strategy in `strategies` on a display of `refresh` (the
 /// measured rate) with vsync on or off, with the tour's strategy settings
-/// (`config`: tick rate, fuzzy variant…). One record per strategy, in order,
-/// its `vsync_requested` set to `vsync` so it pairs with the measured pass.
-pub fn predict(refresh: Rate, vsync: bool, config: StrategyConfig, strategies: &[StrategyId]) -> Vec<RunRecord> {
-    strategies
-        .iter()
-        .map(|&strategy| {
-            let outcome = crate::sim::simulate(&prediction_spec(strategy, refresh, vsync, config));
-            RunRecord { vsync_requested: Some(vsync), ..RunRecord::from(&outcome.report()) }
-        })
-        .collect()
+/// (`config`: tick rate, fuzzy variant…).
+///
+/// Without a measured `setup`: one run per strategy on the `desktop` model,
+/// and no ranges. With one: [`SETUP_STARTS`] runs per strategy on its model;
+/// the record is the middle run (by hitches, then judder) and the range the
+/// spread of all of them, because catch-up, fuzzy and their kin do what the
+/// phase of their first frame lets them do, and a measurement has one phase.
+/// One record per strategy, in order, its `vsync_requested` set to `vsync`
+/// so it pairs with the measured pass, its `model` "this setup" or "desktop".
+pub fn predict(
+    refresh: Rate,
+    vsync: bool,
+    config: StrategyConfig,
+    strategies: &[StrategyId],
+    setup: Option<&MeasuredSetup>,
+) -> (Vec<RunRecord>, Vec<PredictionRange>) {
+    let runs = if setup.is_some() { SETUP_STARTS } else { 1 };
+    let mut records = Vec::with_capacity(strategies.len());
+    let mut ranges = Vec::new();
+    for &strategy in strategies {
+        let mut all: Vec<RunRecord> = (0..runs)
+            .map(|k| {
+                let outcome = crate::sim::simulate(&prediction_spec(strategy, refresh, vsync, config, setup, k));
+                let record = RunRecord::from(&outcome.report());
+                let model = if setup.is_some() { Some(SETUP_MODEL_NAME.to_owned()) } else { record.model.clone() };
+                RunRecord { vsync_requested: Some(vsync), model, ..record }
+            })
+            .collect();
+        if setup.is_some() {
+            ranges.push(PredictionRange::of(&all));
+        }
+        all.sort_by(|a, b| {
+            let key = |r: &RunRecord| (r.hitches_per_min().unwrap_or(0.0), r.judder_ms.unwrap_or(0.0));
+            key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let middle = all.len().saturating_sub(1) / 2;
+        if let Some(record) = all.into_iter().nth(middle) {
+            records.push(record);
+        }
+    }
+    (records, ranges)
 }
 
 #[cfg(test)]
@@ -62,7 +129,9 @@ mod tests {
     #[test]
     fn a_prediction_is_the_desktop_model_at_the_measured_refresh() {
         let refresh = Rate::new(60000, 1001).unwrap();
-        let records = predict(refresh, true, StrategyConfig::default(), &[StrategyId::Lockstep, StrategyId::Fuzzy]);
+        let (records, ranges) =
+            predict(refresh, true, StrategyConfig::default(), &[StrategyId::Lockstep, StrategyId::Fuzzy], None);
+        assert!(ranges.is_empty(), "one run each: no ranges");
         assert_eq!(records.len(), 2);
         assert_eq!(records[0].strategy, "lockstep");
         assert_eq!(records[1].strategy, "fuzzy");
@@ -80,7 +149,7 @@ mod tests {
 
     #[test]
     fn predictions_are_reproducible() {
-        let run = || predict(Rate::from_hz(144), false, StrategyConfig::default(), &[StrategyId::Interpolated]);
+        let run = || predict(Rate::from_hz(144), false, StrategyConfig::default(), &[StrategyId::Interpolated], None);
         assert_eq!(run(), run());
     }
 }

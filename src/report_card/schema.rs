@@ -28,6 +28,7 @@
 //! objects those commands print load as run records as they are.
 
 use super::ReportError;
+use super::setup::MeasuredSetup;
 use crate::monitor::{IntervalHistogram, RunReport};
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::time::Nanos;
@@ -211,9 +212,20 @@ pub struct MonitorCard {
     /// The measured runs: one per strategy × vsync pass.
     #[serde(default)]
     pub runs: Vec<RunRecord>,
-    /// The simulator's predictions for the same strategies and passes at this monitor's refresh.
+    /// What the tour measured of the setup (frame work, present queue, wake-up
+    /// precision), the model the predictions ran on; null in cards from before
+    /// it was measured, whose predictions ran on the `desktop` model.
+    #[serde(default)]
+    pub setup: Option<MeasuredSetup>,
+    /// The simulator's predictions for the same strategies and passes at this
+    /// monitor's refresh, on the model of [`MonitorCard::setup`].
     #[serde(default)]
     pub predictions: Vec<RunRecord>,
+    /// How far each prediction spreads over the runs it was made from (a
+    /// measured setup's predictions start at several points of its wake-up);
+    /// empty for predictions made from one run.
+    #[serde(default)]
+    pub prediction_ranges: Vec<PredictionRange>,
     /// Anything the tour wants the reader to know (a present mode it could not get, a run cut short).
     #[serde(default)]
     pub notes: Vec<String>,
@@ -395,6 +407,45 @@ pub struct RunRecord {
     pub present_interval_histogram: Option<FixedHistogram>,
     /// Updates per refresh, the first 200 refreshes (`1111211110…`).
     pub pattern: Option<String>,
+}
+
+/// The spread of a prediction made from several runs: the least and the
+/// most of each judged figure (see `judge`'s agreement).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PredictionRange {
+    /// Strategy id.
+    pub strategy: String,
+    /// The vsync pass the prediction belongs to.
+    pub vsync_requested: Option<bool>,
+    /// Runs the range covers.
+    pub runs: u32,
+    /// Judder, ms: least and most.
+    pub judder_ms: Option<[f64; 2]>,
+    /// Hitches per minute: least and most.
+    pub hitches_per_min: Option<[f64; 2]>,
+    /// Latency, ms: least and most.
+    pub latency_ms: Option<[f64; 2]>,
+}
+
+impl PredictionRange {
+    /// The range of `runs` (one strategy, one pass; the first names them).
+    pub fn of(runs: &[RunRecord]) -> PredictionRange {
+        let span = |figure: fn(&RunRecord) -> Option<f64>| {
+            let values: Vec<f64> = runs.iter().filter_map(figure).filter(|v| v.is_finite()).collect();
+            let lo = values.iter().copied().reduce(f64::min)?;
+            let hi = values.iter().copied().reduce(f64::max)?;
+            Some([lo, hi])
+        };
+        PredictionRange {
+            strategy: runs.first().map(|r| r.strategy.clone()).unwrap_or_default(),
+            vsync_requested: runs.first().and_then(|r| r.vsync_requested),
+            runs: runs.len() as u32,
+            judder_ms: span(|r| r.judder_ms),
+            hitches_per_min: span(RunRecord::hitches_per_min),
+            latency_ms: span(|r| r.latency_ms),
+        }
+    }
 }
 
 /// A float figure, `None` when undefined (NaN or infinite).

@@ -104,6 +104,8 @@ pub struct Demo {
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
     redraw_wait: Nanos,
+    /// How long the last strategy frame waited for the display (acquire, present, emulated vblank).
+    display_wait: Nanos,
     controls: Controls,
     /// Render start to display, last frame: where ghosts are drawn.
     display_lead: Nanos,
@@ -181,6 +183,7 @@ impl Demo {
             mode: Mode::Single,
             emulation,
             redraw_wait: 0,
+            display_wait: 0,
             controls: Controls {
                 ghosts: false,
                 load: LoadPreset::None,
@@ -338,6 +341,7 @@ impl Demo {
             if let Some(log) = self.frame_log.as_mut() {
                 log.frame_started(report.start);
             }
+            self.display_wait = outcome.display_wait;
             let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
             self.session.record(report, presented);
             if outcome.presented {
@@ -565,6 +569,12 @@ impl Demo {
     /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
     pub fn timer_driven(&self) -> bool {
         self.timer_driven
+    }
+
+    /// How long the last strategy frame waited for the display alone
+    /// (acquire, present, the emulated vblank; not the GPU's drawing).
+    pub fn display_wait(&self) -> Nanos {
+        self.display_wait
     }
 
     /// The strategy the demo's session runs.

@@ -1,0 +1,344 @@
+//! A model of the measured setup: what the tour saw of this machine's frame
+//! costs, how its presents wait for the display and how precisely its loop
+//! wakes, turned into a virtual-monitor [`Model`] for the card's predictions.
+//!
+//! A card's predictions used to come from the `desktop` preset whatever the
+//! machine: a swap chain two presents deep, while an emulated vblank and a
+//! browser's requestAnimationFrame show each frame at the first refresh after
+//! it is ready (one deep). Latency then differed by a whole refresh and the
+//! strategies whose figures hang on when the loop wakes (catch-up, fuzzy)
+//! by far more. The tour now measures the setup and predicts on it.
+//!
+//! What is sampled, all in integer nanoseconds:
+//!
+//! ```text
+//! lockstep probe with vsync in effect (emulated grid, or Fifo):
+//!   work   = end − start − display wait         (updates, render, submit)
+//!   depth  = display − start, in refreshes       (median, rounded; ≥ 1)
+//!   wake   = next start − display                (how long after a vblank the loop runs)
+//!   miss   = a display interval of 1.5 refreshes or more: a stall of
+//!            (interval − refresh), one every (probe length / misses)
+//! every run, each frame after one whose strategy slept until t:
+//!   late   = start − t                           (how precisely a sleep ends)
+//! ```
+//!
+//! A [`Cost`] is uniform between two bounds, so each figure is kept as its
+//! 10th and 90th percentile: the middle 80 % of what was measured, without
+//! the one-off stalls that a prediction should not copy into every frame.
+//!
+//! Worked example (the test `a_sixty_hertz_grid_with_four_ms_of_work_is_one_deep`):
+//! frames start 0.2 ms after each vblank of a 60 Hz grid, work 4 ms and are
+//! shown at the next vblank, 16.467 ms after they start: depth
+//! round(16.467 / 16.667) = 1, work 4–4 ms, wake 200–200 µs.
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::micros_as_ms;
+use super::stats::percentile;
+use crate::frame::FrameReport;
+use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
+use crate::time::{NANOS_PER_MS, Nanos, Rate};
+
+/// The fewest probe frames a model is made from (half a second at 60 Hz).
+pub const MIN_FRAMES: usize = 30;
+
+/// The deepest present queue the model takes from a measurement; deeper
+/// readings are a loop that fell behind, not a swap chain.
+pub const MAX_DEPTH: u32 = 4;
+
+/// What a tour measured of the setup a monitor ran on (see the module docs).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MeasuredSetup {
+    /// Probe frames measured.
+    pub frames: u64,
+    /// Presents that wait for a vblank, this one included (1: each frame is
+    /// shown at the first refresh after it is ready).
+    pub queue_depth: u32,
+    /// A frame's own work (updates, render, submit; not the wait for the
+    /// display), ms: 10th and 90th percentile.
+    pub work_ms: [f64; 2],
+    /// From a vblank to the start of the next frame, ms: 10th and 90th percentile.
+    pub wake_ms: [f64; 2],
+    /// How late a strategy's sleep ended, ms: 10th and 90th percentile;
+    /// null when no strategy slept.
+    pub sleep_late_ms: Option<[f64; 2]>,
+    /// Time between stalls (frames that missed a vblank), ms, on average;
+    /// null when no probe frame missed one.
+    pub stall_every_ms: Option<f64>,
+    /// How long a stall held a frame beyond its refresh, ms: 10th and 90th percentile.
+    pub stall_ms: Option<[f64; 2]>,
+}
+
+impl MeasuredSetup {
+    /// The virtual monitor's model of this setup at `refresh`.
+    ///
+    /// Update costs are in the measured work (the probe runs lockstep: one
+    /// update a frame), so a model update costs nothing; a present with
+    /// vsync off keeps the `desktop` preset's. Stalls come every half to
+    /// one and a half times their measured mean interval.
+    pub fn model(&self, refresh: Rate) -> Model {
+        let desktop = Preset::Desktop.model();
+        let between = |[lo, hi]: [f64; 2]| Cost::between(ms_to_ns(lo), ms_to_ns(hi));
+        let stall = match (self.stall_every_ms, self.stall_ms) {
+            (Some(every), Some(length)) if every > 0.0 => {
+                let every = ms_to_ns(every);
+                Some(Stall { every: Cost::between(every / 2, every + every / 2), length: between(length) })
+            }
+            _ => None,
+        };
+        Model {
+            stall,
+            update: Cost::ZERO,
+            render: between(self.work_ms),
+            vblank_wake: between(self.wake_ms),
+            sleep_overshoot: self.sleep_late_ms.map_or(desktop.sleep_overshoot, between),
+            presentation: Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) },
+            default_refresh: refresh,
+            default_vsync: true,
+            ..desktop
+        }
+    }
+}
+
+/// `a − b`, signed.
+fn signed(a: Nanos, b: Nanos) -> i64 {
+    if a >= b { i64::try_from(a - b).unwrap_or(i64::MAX) } else { i64::try_from(b - a).map_or(i64::MIN, |d| -d) }
+}
+
+/// `ms` as whole nanoseconds (the card keeps microseconds).
+fn ms_to_ns(ms: f64) -> i64 {
+    (ms * NANOS_PER_MS as f64).round() as i64
+}
+
+/// The frame before, as the sampler needs it.
+#[derive(Clone, Copy, Debug)]
+struct Previous {
+    display: Nanos,
+    sleep_until: Option<Nanos>,
+    end: Nanos,
+    /// A probe frame (its display interval is sampled).
+    probe: bool,
+}
+
+/// Collects a tour's frames into a [`MeasuredSetup`].
+#[derive(Clone, Debug, Default)]
+pub struct SetupSampler {
+    work: Vec<Nanos>,
+    latency: Vec<Nanos>,
+    /// `start − display of the frame before`, signed (negative in a deeper queue).
+    wake: Vec<i64>,
+    sleep_late: Vec<Nanos>,
+    /// Display intervals between consecutive probe frames.
+    intervals: Vec<Nanos>,
+    previous: Option<Previous>,
+}
+
+impl SetupSampler {
+    /// An empty sampler.
+    pub fn new() -> SetupSampler {
+        SetupSampler::default()
+    }
+
+    /// A new segment starts: the next frame follows none.
+    pub fn break_sequence(&mut self) {
+        self.previous = None;
+    }
+
+    /// A presented frame of any run: how late it started after a sleep.
+    pub fn frame(&mut self, report: &FrameReport) {
+        if let Some(p) = self.previous
+            && let Some(t) = p.sleep_until
+            && t > p.end
+            && report.start >= t
+        {
+            self.sleep_late.push(report.start - t);
+        }
+        self.previous =
+            Some(Previous { display: report.display_time, sleep_until: report.wake.at, end: report.end, probe: false });
+    }
+
+    /// A presented frame of the lockstep probe with vsync in effect;
+    /// `display_wait` is the time it spent waiting for the display (blocked
+    /// in acquire or present, or for the emulated vblank).
+    pub fn probe_frame(&mut self, report: &FrameReport, display_wait: Nanos) {
+        if let Some(p) = self.previous
+            && p.probe
+        {
+            self.wake.push(signed(report.start, p.display));
+            self.intervals.push(report.display_time.saturating_sub(p.display));
+        }
+        self.work.push(report.end.saturating_sub(report.start).saturating_sub(display_wait));
+        self.latency.push(report.display_time.saturating_sub(report.start));
+        self.frame(report);
+        if let Some(p) = self.previous.as_mut() {
+            p.probe = true;
+        }
+    }
+
+    /// The setup measured so far on a display of `period`, or `None` with
+    /// fewer than [`MIN_FRAMES`] probe frames.
+    ///
+    /// In a queue `depth` deep a present returns when the frame `depth − 1`
+    /// before it is shown, a vblank `(depth − 1)` refreshes before the
+    /// last frame's: the wake-up is measured from there. A frame that
+    /// started a whole refresh or more after that missed a vblank: it says
+    /// nothing about how promptly the loop wakes.
+    pub fn finish(&self, period: Nanos) -> Option<MeasuredSetup> {
+        if self.work.len() < MIN_FRAMES || period == 0 {
+            return None;
+        }
+        let middle = |values: &[Nanos]| {
+            let mut sorted = values.to_vec();
+            sorted.sort_unstable();
+            [micros_as_ms(percentile(&sorted, 10)), micros_as_ms(percentile(&sorted, 90))]
+        };
+        let mut latency = self.latency.clone();
+        latency.sort_unstable();
+        let median = percentile(&latency, 50);
+        let depth = u32::try_from((median + period / 2) / period).unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let unblocked = i64::from(depth - 1) * i64::try_from(period).unwrap_or(i64::MAX);
+        let wake: Vec<Nanos> = self
+            .wake
+            .iter()
+            .filter_map(|&w| u64::try_from(w.saturating_add(unblocked)).ok())
+            .filter(|&w| w < period)
+            .collect();
+        if wake.len() < MIN_FRAMES {
+            return None;
+        }
+        let stalls: Vec<Nanos> =
+            self.intervals.iter().filter(|&&i| i >= period + period / 2).map(|&i| i - period).collect();
+        let covered: Nanos = self.intervals.iter().sum();
+        Some(MeasuredSetup {
+            frames: self.work.len() as u64,
+            queue_depth: depth,
+            work_ms: middle(&self.work),
+            wake_ms: middle(&wake),
+            sleep_late_ms: (!self.sleep_late.is_empty()).then(|| middle(&self.sleep_late)),
+            stall_every_ms: (!stalls.is_empty()).then(|| micros_as_ms(covered / stalls.len() as u64)),
+            stall_ms: (!stalls.is_empty()).then(|| middle(&stalls)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::{View, Wake};
+
+    fn frame(start: Nanos, work: Nanos, display: Nanos, sleep_until: Option<Nanos>) -> FrameReport {
+        FrameReport {
+            start,
+            updates: 1,
+            shown_updates: 1,
+            view: View::Latest,
+            content_time: start,
+            input_time: start,
+            display_time: display,
+            end: start + work,
+            wake: Wake { at: sleep_until },
+        }
+    }
+
+    const PERIOD: Nanos = 16_666_667;
+
+    #[test]
+    fn a_sixty_hertz_grid_with_four_ms_of_work_is_one_deep() {
+        let mut s = SetupSampler::new();
+        for n in 0..60u64 {
+            let vblank = n * PERIOD;
+            let start = vblank + 200_000;
+            // Blocked from the end of the work to the next vblank.
+            s.probe_frame(&frame(start, PERIOD, vblank + PERIOD, None), PERIOD - 4_000_000);
+        }
+        let setup = s.finish(PERIOD).expect("60 frames are enough");
+        assert_eq!(setup.frames, 60);
+        assert_eq!(setup.queue_depth, 1);
+        assert_eq!(setup.work_ms, [4.0, 4.0]);
+        assert_eq!(setup.wake_ms, [0.2, 0.2]);
+        assert_eq!(setup.sleep_late_ms, None);
+        assert_eq!((setup.stall_every_ms, setup.stall_ms), (None, None));
+        let model = setup.model(Rate::from_hz(60));
+        assert_eq!(model.stall, None);
+        assert_eq!(model.presentation, Presentation::Queued { depth: 1 });
+        assert_eq!(model.render, Cost::fixed(4_000_000));
+        assert_eq!(model.vblank_wake, Cost::fixed(200_000));
+        assert_eq!(model.update, Cost::ZERO);
+    }
+
+    #[test]
+    fn frames_shown_two_refreshes_after_they_start_are_two_deep() {
+        let mut s = SetupSampler::new();
+        for n in 0..40u64 {
+            let start = n * PERIOD + 50_000;
+            s.probe_frame(&frame(start, 3_000_000, (n + 2) * PERIOD, None), 0);
+        }
+        let setup = s.finish(PERIOD).expect("enough frames");
+        assert_eq!(setup.queue_depth, 2);
+        // Each present returned at the vblank showing the frame before last.
+        assert_eq!(setup.wake_ms, [0.05, 0.05]);
+    }
+
+    #[test]
+    fn a_frame_shown_two_refreshes_after_the_last_is_a_stall() {
+        // 61 frames on a 60 Hz grid, one a second apart; frame 30 is shown a refresh late.
+        let mut s = SetupSampler::new();
+        let mut vblank = 0;
+        for n in 0..61u64 {
+            vblank += if n == 30 { 2 * PERIOD } else { PERIOD };
+            s.probe_frame(&frame(vblank - PERIOD + 100_000, 2_000_000, vblank, None), 0);
+        }
+        let setup = s.finish(PERIOD).expect("enough frames");
+        // 60 intervals covering 61 refreshes; one of them a refresh long too.
+        assert_eq!(setup.stall_ms, Some([16.667, 16.667]));
+        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(61 * PERIOD)));
+        let model = setup.model(Rate::from_hz(60));
+        let every = ms_to_ns(1016.667);
+        assert_eq!(
+            model.stall,
+            Some(Stall { every: Cost::between(every / 2, every + every / 2), length: Cost::fixed(16_667_000) })
+        );
+    }
+
+    #[test]
+    fn sleep_lateness_counts_only_frames_after_a_real_sleep() {
+        let mut s = SetupSampler::new();
+        // Slept until 10 ms (after its end at 2 ms), started at 10.3 ms: 0.3 ms late.
+        s.frame(&frame(0, 2_000_000, 1_000_000, Some(10_000_000)));
+        s.frame(&frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)));
+        // Its wake (1 ms) was before its end (12.3 ms): no sleep, nothing sampled.
+        s.frame(&frame(12_400_000, 1_000_000, 13_000_000, None));
+        assert_eq!(s.sleep_late, vec![300_000]);
+        s.break_sequence();
+        s.frame(&frame(20_000_000, 1_000_000, 21_000_000, None));
+        assert_eq!(s.sleep_late.len(), 1, "a new segment follows no sleep");
+    }
+
+    #[test]
+    fn too_few_frames_make_no_model() {
+        let mut s = SetupSampler::new();
+        for n in 0..(MIN_FRAMES as u64) {
+            s.probe_frame(&frame(n * PERIOD, 1_000_000, (n + 1) * PERIOD, None), 0);
+        }
+        // The first frame has no vblank before it: one wake short.
+        assert_eq!(s.finish(PERIOD), None);
+        s.probe_frame(&frame(30 * PERIOD, 1_000_000, 31 * PERIOD, None), 0);
+        assert!(s.finish(PERIOD).is_some());
+    }
+
+    #[test]
+    fn a_setup_survives_json() {
+        let setup = MeasuredSetup {
+            frames: 120,
+            queue_depth: 1,
+            work_ms: [3.1, 4.25],
+            wake_ms: [0.05, 0.4],
+            sleep_late_ms: Some([0.01, 0.2]),
+            stall_every_ms: Some(1000.0),
+            stall_ms: Some([16.667, 33.333]),
+        };
+        let text = serde_json::to_string(&setup).expect("plain data serializes");
+        assert_eq!(serde_json::from_str::<MeasuredSetup>(&text).ok(), Some(setup));
+    }
+}

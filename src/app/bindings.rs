@@ -68,6 +68,9 @@ pub enum Action {
     PreviousLane,
     /// Lane mode: leave it, with the selected lane's strategy running the loop.
     AdoptLane,
+    /// Measure this screen: the report-card tour (in a page; natively a hint
+    /// to run `timestep-lab measure`).
+    StartTour,
 }
 
 impl Action {
@@ -99,6 +102,9 @@ impl Action {
             Action::NextLane => "lanes: select the lane below (or click a lane; 1–0 pick by strategy)".to_owned(),
             Action::PreviousLane => "lanes: select the lane above".to_owned(),
             Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
+            Action::StartTour => {
+                "measure this screen: the report-card tour (natively: timestep-lab measure --out DIR)".to_owned()
+            }
         }
     }
 
@@ -146,6 +152,7 @@ pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
     (KeyCode::KeyJ, NONE, Action::NextLane),
     (KeyCode::KeyK, NONE, Action::PreviousLane),
     (KeyCode::Enter, NONE, Action::AdoptLane),
+    (KeyCode::KeyT, NONE, Action::StartTour),
 ];
 
 /// The action bound to `key` with exactly `mods` held. Held actions ignore

@@ -278,7 +278,12 @@ impl ApplicationHandler<UserEvent> for App {
                 demo.redraw_arrived(now);
                 // A redraw queued before the window closed still arrives; its window may be gone.
                 if !self.finished && demo.renderable(now) {
-                    self.frame(event_loop, now);
+                    if demo.between_emulated_vblanks(&self.clock, now) {
+                        // A page under an emulated refresh: this refresh is not one of it.
+                        demo.request_redraw(now);
+                    } else {
+                        self.frame(event_loop, now);
+                    }
                 }
             }
             WindowEvent::Resized(size) => demo.resized(size.width, size.height, now),

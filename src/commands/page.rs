@@ -105,6 +105,26 @@ pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
     PageMeasure::try_parse_from(words).map(|page| page.measure).map_err(|err| parameter_error(&err))
 }
 
+/// The parameters of a run that a tour takes too (the rest, such as
+/// `strategy` or `lanes`, mean nothing to a tour and would be refused).
+const TOUR_PARAMETERS: [&str; 7] =
+    ["tick-rate", "fuzzy-variant", "emulate-refresh", "emulate-jitter-us", "no-overlay", "seed", "window-size"];
+
+/// The query of the tour a running page starts (the page's tour key): `?measure`
+/// and the run's parameters that the tour shares (`?strategy=fuzzy&tick-rate=30`
+/// → `?measure&tick-rate=30`).
+pub fn measure_query(query: &str) -> String {
+    let query = query.strip_prefix('?').unwrap_or(query);
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+        if TOUR_PARAMETERS.contains(&name.as_ref()) {
+            out.append_pair(&name, &value);
+        }
+    }
+    let shared = out.finish();
+    if shared.is_empty() { "?measure".to_owned() } else { format!("?measure&{shared}") }
+}
+
 /// clap's one line, with `name` for `--name`.
 fn parameter_error(err: &clap::Error) -> CliError {
     match CliError::from_clap(err) {
@@ -162,6 +182,17 @@ mod tests {
         assert_eq!(args.out, std::path::PathBuf::from("."), "files go where downloads go");
         let err = measure_args("?measure&seconds-per-strategy=0").expect_err("out of range");
         assert!(err.to_string().starts_with("seconds-per-strategy: 0 s is out of range"), "{err}");
+    }
+
+    #[test]
+    fn the_tour_key_keeps_the_parameters_a_tour_takes() {
+        assert_eq!(measure_query(""), "?measure");
+        assert_eq!(measure_query("?strategy=fuzzy&lanes=all"), "?measure");
+        let query = measure_query("?strategy=fuzzy&tick-rate=30&emulate-refresh=30&no-overlay");
+        assert_eq!(query, "?measure&tick-rate=30&emulate-refresh=30&no-overlay=");
+        let args = measure_args(&query).expect("a tour takes every parameter kept");
+        assert_eq!(args.tick_rate, Rate::from_hz(30));
+        assert!(args.no_overlay);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub fn help_notes() -> Vec<(String, String)> {
     [
         ("V", "frames on requestAnimationFrame (vsync, always on in a browser) or on timers, whose frames the compositor drops or shows late"),
         ("page", "flags are query parameters: ?strategy=fuzzy&tick-rate=60&lanes=all"),
+        ("emulate", "?emulate-refresh=30 shows frames only at the refreshes nearest a 30 Hz grid (at most the screen's rate)"),
         ("console", "window.timestepLab.stats(): this run's figures (run --stats-json)"),
     ]
     .map(|(key, text)| (key.to_owned(), text.to_owned()))
@@ -125,19 +126,30 @@ fn install_page_api() {
 /// and winit's take turns being first); `presented_at` until two callbacks
 /// have been seen.
 pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
+    next_refresh(clock).map_or(presented_at, |(next, _)| next)
+}
+
+/// The next requestAnimationFrame time after now on `clock`'s scale, and
+/// the interval between the last two callbacks; `None` until two have been
+/// seen (or when the interval is implausible: a hidden page, a stall).
+pub fn next_refresh(clock: &RealClock) -> Option<(Nanos, Nanos)> {
     use crate::time::Clock as _;
     ensure_frame_hook();
     let (previous, last) = FRAMES.with(std::cell::Cell::get);
-    let Some(performance) = web_sys::window().and_then(|w| w.performance()) else { return presented_at };
+    let performance = web_sys::window().and_then(|w| w.performance())?;
     let interval = last - previous;
     if !(interval.is_finite() && interval > 0.0 && interval < 100.0) {
-        return presented_at;
+        return None;
     }
     let now_ms = performance.now();
     let next_ms = last + interval * (((now_ms - last) / interval).floor() + 1.0).max(1.0);
     let ahead_ms = next_ms - now_ms;
-    clock.now().saturating_add((ahead_ms.max(0.0) * 1e6) as Nanos)
+    Some((clock.now().saturating_add((ahead_ms.max(0.0) * 1e6) as Nanos), (interval * 1e6) as Nanos))
 }
+
+/// A page cannot block until an emulated vblank: it skips the display's
+/// refreshes that fall between the emulated ones instead.
+pub const EMULATES_BY_SKIPPING: bool = true;
 
 /// Starts a requestAnimationFrame chain that records each callback's
 /// timestamp (winit does not hand the app the timestamp). Registered before
@@ -225,6 +237,16 @@ pub fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
         log::warn!("cannot listen for pagehide: closing the page ends the run without its outputs");
     }
     handler.forget();
+}
+
+/// Starts the report-card tour: the page reloads as `?measure` with the
+/// run's parameters that a tour takes.
+pub fn start_tour() {
+    let Some(window) = web_sys::window() else { return };
+    let query = crate::commands::page::measure_query(&page_query());
+    if let Err(err) = window.location().set_search(&query) {
+        log::warn!("cannot open the tour ({query}): {err:?}");
+    }
 }
 
 /// The page's query string (`?strategy=fuzzy&tick-rate=60`), empty when there is none.

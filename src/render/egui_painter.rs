@@ -10,7 +10,7 @@
 //!   TexturesDelta ──update_textures──▶ one wgpu texture + bind group per TextureId
 //!   [ClippedPrimitive] ──prepare──▶ one vertex + one index buffer (reused, grown)
 //!                                  └▶ draw list: (scissor, texture, index range, base vertex)
-//!   render(pass) ──▶ per mesh: scissor, bind texture, draw_indexed
+//!   render(pass) ──▶ per mesh: scissor, bind texture, draw_indexed (base vertex 0: offsets are in the indices)
 //! ```
 //!
 //! Colours stay in gamma space end to end, as egui produces them (see
@@ -70,7 +70,6 @@ struct Draw {
     scissor: [u32; 4],
     texture: TextureId,
     indices: Range<u32>,
-    base_vertex: i32,
 }
 
 /// Paints egui output into render passes; see the module docs.
@@ -240,16 +239,24 @@ impl EguiPainter {
                 continue;
             }
             let (Ok(base_vertex), Ok(first), Ok(count)) = (
-                i32::try_from(self.vertices.len()),
+                u32::try_from(self.vertices.len()),
                 u32::try_from(self.indices.len()),
                 u32::try_from(mesh.indices.len()),
             ) else {
                 log::warn!("overlay meshes exceed 32-bit indices; the rest is not drawn");
                 break;
             };
+            if mesh.indices.iter().any(|&i| i.checked_add(base_vertex).is_none()) {
+                log::warn!("overlay meshes exceed 32-bit indices; the rest is not drawn");
+                break;
+            }
             self.vertices.extend_from_slice(&mesh.vertices);
-            self.indices.extend_from_slice(&mesh.indices);
-            self.draws.push(Draw { scissor, texture: mesh.texture_id, indices: first..first + count, base_vertex });
+            // The mesh's offset goes into its indices, not into a base vertex:
+            // WebGL2 has no base vertex (glow panics "Draw elements instanced
+            // base vertex is not supported"), and every other backend draws
+            // the same either way.
+            self.indices.extend(mesh.indices.iter().map(|&i| i + base_vertex));
+            self.draws.push(Draw { scissor, texture: mesh.texture_id, indices: first..first + count });
         }
         let size_points = [size_px[0] as f32 / ppp, size_px[1] as f32 / ppp];
         queue.write_buffer(&self.screen_buffer, 0, bytemuck::bytes_of(&ScreenUniform { size_points, pad: [0.0; 2] }));
@@ -287,7 +294,7 @@ impl EguiPainter {
             let [x, y, width, height] = draw.scissor;
             pass.set_scissor_rect(x, y, width, height);
             pass.set_bind_group(1, &texture.bind_group, &[]);
-            pass.draw_indexed(draw.indices.clone(), draw.base_vertex, 0..1);
+            pass.draw_indexed(draw.indices.clone(), 0, 0..1);
         }
     }
 }

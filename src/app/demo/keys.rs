@@ -140,6 +140,7 @@ impl Demo {
             Action::NextLane | Action::PreviousLane | Action::AdoptLane => {
                 log::info!("{}: only in lane mode (C)", action.help());
             }
+            Action::StartTour => crate::platform::start_tour(),
             Action::Move(_) | Action::Kick => {}
         }
         false

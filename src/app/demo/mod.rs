@@ -106,6 +106,8 @@ pub struct Demo {
     redraw_wait: Nanos,
     /// How long the last strategy frame waited for the display (acquire, present, emulated vblank).
     display_wait: Nanos,
+    /// Whether the emulated refresh was checked against the page's (once).
+    emulation_checked: bool,
     controls: Controls,
     /// Render start to display, last frame: where ghosts are drawn.
     display_lead: Nanos,
@@ -184,6 +186,7 @@ impl Demo {
             emulation,
             redraw_wait: 0,
             display_wait: 0,
+            emulation_checked: false,
             controls: Controls {
                 ghosts: false,
                 load: LoadPreset::None,
@@ -500,6 +503,32 @@ impl Demo {
     /// When the redraw on its way was requested (`None`: none is).
     pub fn redraw_pending(&self) -> Option<Nanos> {
         self.screen.win.redraw_pending()
+    }
+
+    /// Under an emulated refresh on a platform that cannot block until its
+    /// vblank (a page): whether the display's coming refresh lies between
+    /// two emulated ones, so that the frame waits for a later one. A frame
+    /// runs at the display refresh nearest the next emulated vblank, so an
+    /// emulated rate at or below the display's shows at that rate.
+    pub fn between_emulated_vblanks(&mut self, clock: &RealClock, now: Nanos) -> bool {
+        if !crate::platform::EMULATES_BY_SKIPPING {
+            return false;
+        }
+        let Some(vsync) = &self.screen.vsync else { return false };
+        let Some((next_real, period)) = crate::platform::next_refresh(clock) else { return false };
+        let rate = vsync.rate();
+        if !self.emulation_checked && period > 0 {
+            self.emulation_checked = true;
+            if rate.period() + rate.period() / 100 < period {
+                crate::platform::notify(&format!(
+                    "the emulated {} Hz is faster than this screen's {:.2} Hz: frames come at most once a refresh",
+                    crate::monitor::trim_number(rate.hz(), 3),
+                    1e9 / period as f64
+                ));
+            }
+        }
+        // The emulated refresh the frame would take (after the one the last frame took).
+        vsync.grid().time_of(vsync.peek(now)) > next_real.saturating_add(period / 2)
     }
 
     /// The requested redraw arrived at `now`: the frame about to run waited

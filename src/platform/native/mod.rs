@@ -70,6 +70,19 @@ pub fn wants_stats() -> bool {
 /// Nothing to publish to natively.
 pub fn publish_stats(_json: String) {}
 
+/// Natively the tour is its own command (it writes files where it is told).
+pub fn start_tour() {
+    notify("the report-card tour is a command here: timestep-lab measure --out DIR (see --help)");
+}
+
+/// Natively the loop spins to an emulated vblank's wake time: no skipping.
+pub const EMULATES_BY_SKIPPING: bool = false;
+
+/// Not known natively (a present's return is the display's pacing).
+pub fn next_refresh(_clock: &crate::time::RealClock) -> Option<(Nanos, Nanos)> {
+    None
+}
+
 /// The display time of a frame whose present returned at `presented_at`:
 /// natively that moment (a blocking present returns at the vblank).
 pub fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {

@@ -433,7 +433,8 @@ impl Tour {
                         .filter(|s| m.runs.iter().any(|r| r.strategy == s.name() && r.vsync_requested == Some(vsync)))
                         .collect();
                     if !ran.is_empty() {
-                        let (records, ranges) = predict(rate, vsync, config.strategy_config, &ran, m.setup.as_ref());
+                        let (records, ranges) =
+                            predict(rate, vsync, config.strategy_config, &ran, m.setup.as_ref(), self.run_length);
                         m.predictions.extend(records);
                         m.prediction_ranges.extend(ranges);
                     }

@@ -446,7 +446,10 @@ fn measure_all_under_wayland_visits_both_outputs(session: &DisplaySession) {
         let expected = if m.name.as_deref() == Some("screen0") { 1 } else { 2 };
         assert_eq!(m.index, expected, "{:?} is monitor {expected}", m.name);
         assert_eq!(m.reported_refresh_hz, Some(60.0), "{:?} reports 60 Hz", m.name);
-        assert!(m.notes.is_empty(), "{:?}: {:?}", m.name, m.notes);
+        // A half-second probe may be too short to model the setup: that note, and no other.
+        let notes: Vec<&String> =
+            m.notes.iter().filter(|n| !n.starts_with("the setup could not be modelled")).collect();
+        assert!(notes.is_empty(), "{:?}: {:?}", m.name, m.notes);
         let ran: Vec<&str> =
             m.runs.iter().filter(|r| r.vsync_requested == Some(true)).map(|r| r.strategy.as_str()).collect();
         assert_eq!(ran, ["lockstep", "interpolated"], "{:?}: every strategy ran with vsync on", m.name);

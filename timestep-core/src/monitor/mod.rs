@@ -42,10 +42,11 @@ pub use report::{
 pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
-    COMMON_REFRESH_HZ, Choice, MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, NOMINAL_TOLERANCE, RefreshEstimate,
-    SwapChain, TRACE_FIELDS, Trace, TraceDisplay, TraceError, TraceFrame, TraceInfo, TraceOptions, parse_trace,
-    read_trace,
+    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, TRACE_FIELDS, Trace, TraceDisplay,
+    TraceFrame, TraceInfo,
 };
+#[cfg(feature = "trace")]
+pub use trace::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::frame::{FrameDriver, Simulation};
 use crate::metrics::Metrics;
@@ -611,6 +612,7 @@ mod tests {
         assert_eq!(start_after_vblank(ntsc, month, 0), 2_592_000_010_600_000, "59.94 Hz: the next vblank");
     }
 
+    #[cfg(feature = "trace")]
     #[test]
     fn a_synced_capture_counts_refreshes_from_the_one_before_its_first_frame() {
         // 60 Hz, presents 16 ms apart, shown 20 ms after the first present, then

@@ -17,7 +17,10 @@ use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector, VsyncVerdict};
 use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
 use crate::time::Rate;
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
 
 /// The branch `auto` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

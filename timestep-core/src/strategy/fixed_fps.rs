@@ -15,6 +15,9 @@
 //! ([`StrategyConfig::lag_limit`]) behind its tick restarts the schedule at
 //! the clock: a stall between frames is dropped, not replayed frame by frame.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{Nanos, Rate};
 

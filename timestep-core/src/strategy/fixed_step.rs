@@ -24,6 +24,9 @@
 //!   prediction: when a bounce, a wall or the player's input changes the
 //!   velocity, the ball is briefly drawn inside the wall and snaps back.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 

@@ -29,7 +29,10 @@ use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::metrics::window::SortedWindow;
 use crate::time::{Nanos, Rate};
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
 
 /// Which of Glaiel's fuzzy timers to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

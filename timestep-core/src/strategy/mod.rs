@@ -37,7 +37,10 @@ pub use snapped::Snapped;
 pub use variable::Variable;
 
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::fmt;
 
 /// The stable ids of the ten strategies, in key order (`1`–`0`).
 ///
@@ -206,7 +209,7 @@ impl fmt::Display for StrategyId {
     }
 }
 
-impl std::str::FromStr for StrategyId {
+impl core::str::FromStr for StrategyId {
     type Err = UnknownStrategy;
 
     /// As [`StrategyId::parse`]: `"catch-up".parse()`.

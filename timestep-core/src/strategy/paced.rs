@@ -22,6 +22,9 @@
 //! Caveat from the seed: simulating ahead means input read during a frame is
 //! applied to ticks the picture shows only later.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};

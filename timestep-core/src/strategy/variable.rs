@@ -11,6 +11,9 @@
 //! ran backwards) runs no step; a delta beyond `max_variable_dt` (a suspended
 //! machine, a debugger break) is replaced by one tick period.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{Nanos, Rate};
 

@@ -33,6 +33,8 @@ impl Round for f64 {
 #[cfg(test)]
 mod tests {
     use super::Round;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn round_without_std_is_std_s_round_bit_for_bit() {

@@ -420,6 +420,8 @@ impl FrameDriver {
 mod tests {
     use super::*;
     use crate::time::{Clock, ManualClock};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Records what happened, in order; each step and render costs 1 ms.
     #[derive(Default)]

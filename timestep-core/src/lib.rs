@@ -66,3 +66,7 @@ pub use time::Instant;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub use time::sleep_until;
 pub use time::{DEFAULT_SPIN, Nanos, Rate};
+
+// The unit tests run in headless Chromium on wasm32 (`tests/chromium.rs`).
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

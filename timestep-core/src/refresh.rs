@@ -454,6 +454,8 @@ pub fn is_common_display_rate(hz: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn meter_with(period: Nanos, blocked: Nanos, frames: u64) -> RefreshMeter {
         let mut meter = RefreshMeter::new();

@@ -2,6 +2,8 @@
 //! platform, rendering, CLI or image crates among its dependencies, and no
 //! `unsafe` besides the attribute that forbids it.
 
+#![cfg(not(target_arch = "wasm32"))] // runs `cargo tree` and reads the sources: the host
+
 use std::path::Path;
 use std::process::Command;
 

@@ -477,6 +477,8 @@ fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>,
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// A world that only counts its steps: the virtual monitor's figures do
     /// not depend on what the world does.

@@ -128,6 +128,8 @@ mod tests {
     use super::*;
     use crate::strategy::{Order, Steps, View};
     use crate::time::Nanos;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn feed(s: &mut Auto, period: Nanos, frames: usize) -> Plan {
         feed_on(None, s, period, frames)

@@ -91,6 +91,8 @@ impl Strategy for FixedFps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn frames_are_scheduled_on_the_exact_tick_grid() {

@@ -118,6 +118,8 @@ impl Strategy for FixedStep {
 mod tests {
     use super::*;
     use crate::time::{Nanos, Rate};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn begin(s: &mut FixedStep, now: Nanos) -> Plan {
         s.begin(&FrameContext { now, refresh: None })

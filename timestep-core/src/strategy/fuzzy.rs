@@ -381,6 +381,8 @@ impl Strategy for Fuzzy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn run(config: &StrategyConfig, deltas: impl IntoIterator<Item = Nanos>) -> (Fuzzy, Vec<u32>) {
         run_on(None, config, deltas)

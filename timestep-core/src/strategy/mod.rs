@@ -464,6 +464,8 @@ pub trait Strategy: Send {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn lag_limit(tick_rate: Rate, max_steps: u32) -> Nanos {
         StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit()

@@ -189,6 +189,8 @@ impl Strategy for Paced {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_MS;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn reproduces_the_seed_timeline_and_its_proportion() {

@@ -175,6 +175,8 @@ impl Strategy for Snapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn run(deltas: &[Nanos], refresh: Option<Rate>) -> Vec<u32> {
         let mut s = Snapped::new(&StrategyConfig::default());

@@ -72,6 +72,8 @@ impl Strategy for Variable {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_SEC;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn steps(s: &mut Variable, now: Nanos) -> Steps {
         s.begin(&FrameContext { now, refresh: None }).order.steps_before_render()

@@ -5,3 +5,7 @@
 mod drift;
 #[cfg(feature = "monitor")]
 mod metrics;
+
+// On wasm32 these run in headless Chromium (`tests/chromium.rs`).
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

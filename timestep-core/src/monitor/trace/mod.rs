@@ -373,6 +373,8 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Nanos = NANOS_PER_MS;
 

@@ -12,6 +12,8 @@
 //! manual clock and charges modelled costs to it. Neither the driver nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
+use alloc::boxed::Box;
+
 use crate::strategy::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
@@ -313,6 +315,7 @@ impl FrameDriver {
 
     /// Counts `steps` that a caller runs itself, reading input at `at`, up to
     /// the step limit; returns the steps it may run.
+    #[cfg_attr(not(feature = "std"), expect(dead_code, reason = "only the Pacer (std) counts steps for a caller"))]
     pub(crate) fn count_steps(&mut self, steps: Steps, at: Nanos) -> Steps {
         let allowed = self.step_limit.map_or(u64::MAX, |limit| limit.saturating_sub(self.updates));
         let steps = match steps {
@@ -417,6 +420,8 @@ impl FrameDriver {
 mod tests {
     use super::*;
     use crate::time::{Clock, ManualClock};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Records what happened, in order; each step and render costs 1 ms.
     #[derive(Default)]

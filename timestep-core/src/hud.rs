@@ -280,6 +280,8 @@ impl Default for HudData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Duration = Duration::from_millis(1);
 

@@ -1,4 +1,5 @@
-#![doc = include_str!("../README.md")]
+// The README's quick start runs a real loop: it needs `std`.
+#![cfg_attr(feature = "std", doc = include_str!("../README.md"))]
 //!
 //! ## The modules
 //!
@@ -8,28 +9,46 @@
 //! strategies are state machines that return decisions, and the same
 //! [`frame::FrameDriver`] runs under a [`Pacer`] in a game, in the lab's
 //! window and in the `monitor` (a virtual display that reproduces Tyler
-//! Glaiel's monitor simulator; the default `monitor` feature).
+//! Glaiel's monitor simulator; the `monitor` feature). Which feature gates
+//! which module is in the README's "Features" above: without the default
+//! `std` the pacing core (`time` without the real clock, `strategy`,
+//! `frame`, `refresh`, `vblank`, `rng`) is `no_std` with `alloc`.
 //!
 //! ```text
-//!   pacer     the front door: advance → steps, view; presented; finish → wake
-//!   time      integer nanoseconds, exact rational rates, clocks, sleep_until
+//!   pacer     the front door: advance → steps, view; presented; finish → wake      std
+//!   time      integer nanoseconds, exact rational rates, clocks (the real one: std),
+//!             sleep_until (std)
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
 //!   frame     the loop driver: begin → steps → render → present → wake
-//!   metrics   pattern, doubles, skips, speed, judder, hitches, latency
+//!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
-//!   session   the lab's loop: driver + world + metrics + verdict → HUD data and report
-//!   hud       the overlay's numbers as plain data
-//!   monitor   the virtual monitor: models, runs, reports
+//!   session   the lab's loop: driver + world + metrics + verdict → HUD data, report  monitor
+//!   hud       the overlay's numbers as plain data                                  monitor
+//!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 
+extern crate alloc;
+
+#[cfg(any(not(feature = "std"), test))]
+mod float;
 pub mod frame;
 #[cfg(feature = "monitor")]
 pub mod hud;
+#[cfg(feature = "std")]
 pub mod metrics;
+/// Without `std` the metrics are left out (their square roots need std's
+/// float functions); the sorted window the vsync detector shares with them stays.
+#[cfg(not(feature = "std"))]
+#[cfg_attr(not(test), expect(dead_code, reason = "the vsync detector uses part of the window"))]
+mod metrics {
+    pub(crate) mod window;
+}
 #[cfg(feature = "monitor")]
 pub mod monitor;
+#[cfg(feature = "std")]
 pub mod pacer;
 pub mod refresh;
 pub mod rng;
@@ -39,8 +58,15 @@ pub mod strategy;
 pub mod time;
 pub mod vblank;
 
+#[cfg(feature = "std")]
 pub use pacer::{Frame, Pacer, Present, Updates};
 pub use strategy::{StrategyConfig, StrategyId, View};
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(feature = "std")]
+pub use time::Instant;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub use time::sleep_until;
-pub use time::{DEFAULT_SPIN, Instant, Nanos, Rate};
+pub use time::{DEFAULT_SPIN, Nanos, Rate};
+
+// The unit tests run in headless Chromium on wasm32 (`tests/chromium.rs`).
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

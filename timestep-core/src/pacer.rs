@@ -486,6 +486,8 @@ mod tests {
     use super::*;
     use crate::frame::{FrameHost, Simulation};
     use crate::time::{Clock, ManualClock, NANOS_PER_SEC};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// What a frame costs on the test machine: each step, and the render.
     const STEP_COST: Nanos = 100_000;

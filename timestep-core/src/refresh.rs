@@ -36,8 +36,14 @@
 //! strategy paces its own frames (no unpaced intervals to measure) is judged
 //! from how long its presents block once a second of frames has gone by.
 
-use std::collections::VecDeque;
+use alloc::borrow::ToOwned;
+use alloc::collections::VecDeque;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
 
+#[cfg(not(any(feature = "std", test)))]
+use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
 
 /// Frames the measurement looks back over (two seconds at 60 Hz).
@@ -202,7 +208,7 @@ impl RefreshMeter {
     /// The medians, once [`MIN_SAMPLES`] intervals were seen (or
     /// [`MIN_SETTLE_SAMPLES`] after a second of presents).
     pub fn measured(&mut self) -> Option<Measured> {
-        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut scratch = core::mem::take(&mut self.scratch);
         let measured = self.measure_with(&mut scratch);
         self.scratch = scratch;
         measured
@@ -448,6 +454,8 @@ pub fn is_common_display_rate(hz: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn meter_with(period: Nanos, blocked: Nanos, frames: u64) -> RefreshMeter {
         let mut meter = RefreshMeter::new();

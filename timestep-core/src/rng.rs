@@ -67,6 +67,8 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn the_same_seed_gives_the_same_stream() {

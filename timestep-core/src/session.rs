@@ -615,6 +615,8 @@ fn per_second(count: u64, wall: Nanos) -> f64 {
 mod tests {
     use super::*;
     use crate::monitor::{Preset, VirtualDisplay};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// A world that counts its steps.
     #[derive(Default)]

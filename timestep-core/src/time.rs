@@ -21,19 +21,25 @@
 //! [`Instant`] is `std::time::Instant` natively and the page's
 //! `performance.now()` on wasm32, where std's clock panics.
 
-use std::fmt;
-use std::str::FromStr;
-use std::time::Duration;
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
+
+#[cfg(not(any(feature = "std", test)))]
+use crate::float::Round as _;
 
 /// A monotonic instant: `std::time::Instant`, except on wasm32, where std's
 /// panics ("time not implemented on this platform") and `web_time`'s reads
 /// the page's `performance.now()`.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub use std::time::Instant;
 /// A monotonic instant: `std::time::Instant`, except on wasm32, where std's
 /// panics ("time not implemented on this platform") and `web_time`'s reads
 /// the page's `performance.now()`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(feature = "std", target_arch = "wasm32"))]
 pub use web_time::Instant;
 
 /// Nanoseconds, the one unit of time in the core.
@@ -416,11 +422,13 @@ pub trait Clock {
 /// let (a, b) = (clock.now(), clock.now());
 /// assert!(b >= a, "monotonic");
 /// ```
+#[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {
     origin: Instant,
 }
 
+#[cfg(feature = "std")]
 impl RealClock {
     /// A clock whose `now()` is 0 at this moment.
     pub fn new() -> RealClock {
@@ -433,12 +441,14 @@ impl RealClock {
     }
 }
 
+#[cfg(feature = "std")]
 impl Default for RealClock {
     fn default() -> Self {
         RealClock::new()
     }
 }
 
+#[cfg(feature = "std")]
 impl Clock for RealClock {
     fn now(&self) -> Nanos {
         u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
@@ -451,7 +461,7 @@ impl Clock for RealClock {
 pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
 
 /// What [`sleep_until`] does next.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum WaitStep {
     /// The deadline has passed.
@@ -463,7 +473,7 @@ enum WaitStep {
 }
 
 /// The next step of a wait for `deadline` at `now`, spinning the last `spin`.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
     match deadline.checked_duration_since(now) {
         None => WaitStep::Done,
@@ -484,7 +494,7 @@ fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
 /// sleep_until(deadline, DEFAULT_SPIN);
 /// assert!(Instant::now() >= deadline);
 /// ```
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub fn sleep_until(deadline: Instant, spin: Duration) {
     loop {
         match wait_step(Instant::now(), deadline, spin) {
@@ -542,6 +552,8 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn tick_time_at_60_hz_is_exact_for_huge_tick_counts() {
@@ -702,7 +714,7 @@ mod tests {
         assert_eq!(c.now(), 3);
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     #[test]
     fn a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline() {
         let t0 = Instant::now();
@@ -735,6 +747,7 @@ mod tests {
         assert_eq!("59.94".parse::<Rate>(), Rate::new(60000, 1001));
         assert_eq!("2000".parse::<Rate>(), Err(RateError::OutOfRange("2000".to_owned())));
         assert_eq!(Rate::new(2000, 1), Err(RateError::OutOfRange("2000/1".to_owned())));
+        #[cfg(not(target_arch = "wasm32"))] // where a panic aborts
         assert!(std::panic::catch_unwind(|| Rate::from_hz(2000)).is_err(), "from_hz panics where new errs");
         let shown = Rate::new(60000, 1001).unwrap().to_string();
         assert_eq!(shown.parse::<Rate>(), Rate::new(60000, 1001), "Display parses back");

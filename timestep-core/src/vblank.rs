@@ -138,6 +138,8 @@ impl EmulatedVsync {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn grid_times_are_the_first_nanosecond_at_or_after_the_exact_instant() {

@@ -11,6 +11,8 @@
 //! more than `max_steps` ticks), with frames of any length a machine that
 //! keeps up can produce: up to the step cap (`StrategyConfig::step_cap`).
 
+#![cfg(not(target_arch = "wasm32"))] // proptest does not build for wasm32
+
 use proptest::prelude::*;
 use timestep_core::strategy::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
 use timestep_core::time::{NANOS_PER_SEC, Nanos, Rate};

@@ -102,6 +102,8 @@ impl LineFit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn the_slope_of_points_on_a_line_is_exact() {

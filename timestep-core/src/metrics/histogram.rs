@@ -186,6 +186,8 @@ impl PresentHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn buckets_are_exact_below_128_ns_and_at_most_a_64th_wide_above() {

@@ -345,6 +345,8 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
     use crate::time::{NANOS_PER_MS, NANOS_PER_SEC};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Nanos = NANOS_PER_MS;
 

@@ -494,6 +494,8 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn the_judder_of_delta_sums_is_the_rms_of_j_for_any_slope() {

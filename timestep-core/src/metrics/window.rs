@@ -81,6 +81,8 @@ impl<const N: usize> SortedWindow<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn the_window_holds_the_last_n_values_sorted_and_their_median() {

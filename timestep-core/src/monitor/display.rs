@@ -302,6 +302,8 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
 mod tests {
     use super::super::model::{Cost, Preset};
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn quiet(presentation: Presentation) -> Model {
         Model {

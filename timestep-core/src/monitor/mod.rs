@@ -42,10 +42,11 @@ pub use report::{
 pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
-    COMMON_REFRESH_HZ, Choice, MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, NOMINAL_TOLERANCE, RefreshEstimate,
-    SwapChain, TRACE_FIELDS, Trace, TraceDisplay, TraceError, TraceFrame, TraceInfo, TraceOptions, parse_trace,
-    read_trace,
+    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, TRACE_FIELDS, Trace, TraceDisplay,
+    TraceFrame, TraceInfo,
 };
+#[cfg(feature = "trace")]
+pub use trace::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::frame::{FrameDriver, Simulation};
 use crate::metrics::Metrics;
@@ -476,6 +477,8 @@ fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>,
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// A world that only counts its steps: the virtual monitor's figures do
     /// not depend on what the world does.
@@ -611,6 +614,7 @@ mod tests {
         assert_eq!(start_after_vblank(ntsc, month, 0), 2_592_000_010_600_000, "59.94 Hz: the next vblank");
     }
 
+    #[cfg(feature = "trace")]
     #[test]
     fn a_synced_capture_counts_refreshes_from_the_one_before_its_first_frame() {
         // 60 Hz, presents 16 ms apart, shown 20 ms after the first present, then

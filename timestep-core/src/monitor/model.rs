@@ -244,6 +244,8 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn glaiel_costs_are_the_articles_noise_around_its_bases() {

@@ -463,6 +463,8 @@ pub fn to_json(reports: &[RunReport]) -> Result<String, serde_json::Error> {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     #[test]
     fn every_report_and_trace_field_has_one_definition() {
         let named: Vec<&str> = super::DEFINITIONS.iter().map(|(n, _)| *n).collect();

@@ -64,6 +64,8 @@ impl std::fmt::Display for Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn a_table_aligns_names_left_and_numbers_right_without_trailing_spaces() {

@@ -154,6 +154,8 @@ impl fmt::Display for Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn events_print_in_seed_000_notation() {

@@ -17,7 +17,10 @@ use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector, VsyncVerdict};
 use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
 use crate::time::Rate;
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
 
 /// The branch `auto` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +128,8 @@ mod tests {
     use super::*;
     use crate::strategy::{Order, Steps, View};
     use crate::time::Nanos;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn feed(s: &mut Auto, period: Nanos, frames: usize) -> Plan {
         feed_on(None, s, period, frames)

@@ -242,6 +242,8 @@ impl Backlog {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_SEC;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn backlog(hz: u64) -> Backlog {
         Backlog::new(&StrategyConfig { tick_rate: Rate::from_hz(hz), ..StrategyConfig::default() })

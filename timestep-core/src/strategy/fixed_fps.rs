@@ -15,6 +15,9 @@
 //! ([`StrategyConfig::lag_limit`]) behind its tick restarts the schedule at
 //! the clock: a stall between frames is dropped, not replayed frame by frame.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{Nanos, Rate};
 
@@ -88,6 +91,8 @@ impl Strategy for FixedFps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn frames_are_scheduled_on_the_exact_tick_grid() {

@@ -24,6 +24,9 @@
 //!   prediction: when a bounce, a wall or the player's input changes the
 //!   velocity, the ball is briefly drawn inside the wall and snaps back.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 
@@ -115,6 +118,8 @@ impl Strategy for FixedStep {
 mod tests {
     use super::*;
     use crate::time::{Nanos, Rate};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn begin(s: &mut FixedStep, now: Nanos) -> Plan {
         s.begin(&FrameContext { now, refresh: None })

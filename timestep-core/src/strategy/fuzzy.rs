@@ -29,7 +29,10 @@ use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::metrics::window::SortedWindow;
 use crate::time::{Nanos, Rate};
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
 
 /// Which of Glaiel's fuzzy timers to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -378,6 +381,8 @@ impl Strategy for Fuzzy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn run(config: &StrategyConfig, deltas: impl IntoIterator<Item = Nanos>) -> (Fuzzy, Vec<u32>) {
         run_on(None, config, deltas)

@@ -49,6 +49,8 @@ impl Strategy for Lockstep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn every_frame_runs_exactly_one_step_whatever_the_clock_says() {

@@ -37,7 +37,10 @@ pub use snapped::Snapped;
 pub use variable::Variable;
 
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::fmt;
 
 /// The stable ids of the ten strategies, in key order (`1`–`0`).
 ///
@@ -206,7 +209,7 @@ impl fmt::Display for StrategyId {
     }
 }
 
-impl std::str::FromStr for StrategyId {
+impl core::str::FromStr for StrategyId {
     type Err = UnknownStrategy;
 
     /// As [`StrategyId::parse`]: `"catch-up".parse()`.
@@ -461,6 +464,8 @@ pub trait Strategy: Send {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn lag_limit(tick_rate: Rate, max_steps: u32) -> Nanos {
         StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit()

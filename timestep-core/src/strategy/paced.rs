@@ -22,6 +22,9 @@
 //! Caveat from the seed: simulating ahead means input read during a frame is
 //! applied to ticks the picture shows only later.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
@@ -186,6 +189,8 @@ impl Strategy for Paced {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_MS;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn reproduces_the_seed_timeline_and_its_proportion() {

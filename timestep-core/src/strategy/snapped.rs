@@ -24,6 +24,9 @@
 //! `acc −= 1 tick` is exact for any rational tick rate: no rounded period is
 //! ever subtracted.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
@@ -172,6 +175,8 @@ impl Strategy for Snapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn run(deltas: &[Nanos], refresh: Option<Rate>) -> Vec<u32> {
         let mut s = Snapped::new(&StrategyConfig::default());

@@ -11,6 +11,9 @@
 //! ran backwards) runs no step; a delta beyond `max_variable_dt` (a suspended
 //! machine, a debugger break) is replaced by one tick period.
 
+use alloc::format;
+use alloc::string::String;
+
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::time::{Nanos, Rate};
 
@@ -69,6 +72,8 @@ impl Strategy for Variable {
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_SEC;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn steps(s: &mut Variable, now: Nanos) -> Steps {
         s.begin(&FrameContext { now, refresh: None }).order.steps_before_render()

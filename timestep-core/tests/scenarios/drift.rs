@@ -8,6 +8,8 @@
 use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
 use timestep_core::strategy::{StrategyConfig, StrategyId, View};
 use timestep_core::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// The seed's float loop: `position += speed * dt` with dt in milliseconds.
 fn float_position_after_ten_seconds(fps: u32) -> f64 {

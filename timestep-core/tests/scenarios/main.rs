@@ -1,5 +1,11 @@
 //! Scenarios through the core alone: the frame driver on a steady clock
-//! (`drift`) and the metrics of whole runs on the virtual monitor (`metrics`).
+//! (`drift`) and the metrics of whole runs on the virtual monitor (`metrics`,
+//! with the `monitor` feature).
 
 mod drift;
+#[cfg(feature = "monitor")]
 mod metrics;
+
+// On wasm32 these run in headless Chromium (`tests/chromium.rs`).
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -15,6 +15,8 @@ use timestep_core::metrics::FrameStats;
 use timestep_core::monitor::{Event, Preset, RunSpec, Stop, Trace, simulate};
 use timestep_core::strategy::{StrategyId, View};
 use timestep_core::time::{Nanos, Rate};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// The figures do not depend on what the world does: a world that only counts.
 #[derive(Default)]

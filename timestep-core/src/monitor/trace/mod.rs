@@ -29,8 +29,10 @@
 //! frame. Which columns mean what, per format, is in [`read`]'s docs; how the
 //! refresh is measured is [`RefreshEstimate`].
 
+#[cfg(feature = "trace")]
 mod read;
 
+#[cfg(feature = "trace")]
 pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -371,6 +373,8 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Nanos = NANOS_PER_MS;
 

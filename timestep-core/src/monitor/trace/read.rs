@@ -695,6 +695,8 @@ fn merge(rows: &[Row], forward: bool) -> Result<(Vec<TraceFrame>, u64, bool), Tr
 mod tests {
     use super::*;
     use crate::time::{NANOS_PER_SEC, Rate};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Nanos = NANOS_PER_MS;
 

@@ -311,7 +311,8 @@ impl Tour {
                 Step::Probe(mode) if is_reference(mode, self.emulated.is_some()) => {
                     self.sampler.probe_frame(report, demo.display_wait());
                 }
-                _ => self.sampler.frame(report),
+                Step::Run { vsync, .. } => self.sampler.frame(report, demo.display_wait(), vsync),
+                _ => self.sampler.frame(report, demo.display_wait(), false),
             }
             if let Some(previous) = segment.last_display {
                 segment.intervals.push(report.display_time.saturating_sub(previous));

@@ -16,11 +16,17 @@
 //!   work   = end − start − display wait         (updates, render, submit)
 //!   depth  = display − start, in refreshes       (median, rounded; ≥ 1)
 //!   wake   = next start − display                (how long after a vblank the loop runs)
-//!   miss   = a display interval of 1.5 refreshes or more: a stall of
-//!            (interval − refresh), one every (probe length / misses)
 //! every run, each frame after one whose strategy slept until t:
 //!   late   = start − t                           (how precisely a sleep ends)
+//! the probe and every run with vsync on (all the tour's vsynced frames):
+//!   stall  = a frame whose own work took a refresh or more (it cannot make
+//!            its vblank, whatever the strategy): work − the median work
+//!            long, one every (time covered / stalls)
 //! ```
+//!
+//! Stalls are counted over every vsynced frame of the tour, not the probe
+//! alone: a machine busy with something else for a moment stalls in bursts,
+//! and two seconds of probe either miss the burst or see nothing else.
 //!
 //! A [`Cost`] is uniform between two bounds, so each figure is kept as its
 //! 10th and 90th percentile: the middle 80 % of what was measured, without
@@ -101,6 +107,11 @@ impl MeasuredSetup {
     }
 }
 
+/// A frame's own work: start to end, less the wait for the display.
+fn own_work(report: &FrameReport, display_wait: Nanos) -> Nanos {
+    report.end.saturating_sub(report.start).saturating_sub(display_wait)
+}
+
 /// `a − b`, signed.
 fn signed(a: Nanos, b: Nanos) -> i64 {
     if a >= b { i64::try_from(a - b).unwrap_or(i64::MAX) } else { i64::try_from(b - a).map_or(i64::MIN, |d| -d) }
@@ -117,8 +128,9 @@ struct Previous {
     display: Nanos,
     sleep_until: Option<Nanos>,
     end: Nanos,
-    /// A probe frame (its display interval is sampled).
+    /// A probe frame (the next one's wake-up is sampled).
     probe: bool,
+    start: Nanos,
 }
 
 /// Collects a tour's frames into a [`MeasuredSetup`].
@@ -129,8 +141,10 @@ pub struct SetupSampler {
     /// `start − display of the frame before`, signed (negative in a deeper queue).
     wake: Vec<i64>,
     sleep_late: Vec<Nanos>,
-    /// Display intervals between consecutive probe frames.
-    intervals: Vec<Nanos>,
+    /// The own work of every vsynced frame (probe and runs with vsync on).
+    vsynced_work: Vec<Nanos>,
+    /// Time those frames covered: start to next start, within a segment.
+    vsynced_time: Nanos,
     previous: Option<Previous>,
 }
 
@@ -145,32 +159,44 @@ impl SetupSampler {
         self.previous = None;
     }
 
-    /// A presented frame of any run: how late it started after a sleep.
-    pub fn frame(&mut self, report: &FrameReport) {
-        if let Some(p) = self.previous
-            && let Some(t) = p.sleep_until
-            && t > p.end
-            && report.start >= t
-        {
-            self.sleep_late.push(report.start - t);
+    /// A presented frame of any run: how late it started after a sleep,
+    /// and, in a pass with vsync on (`vsynced`), its own work; `display_wait`
+    /// is the time it spent waiting for the display (blocked in acquire or
+    /// present, or for the emulated vblank).
+    pub fn frame(&mut self, report: &FrameReport, display_wait: Nanos, vsynced: bool) {
+        if let Some(p) = self.previous {
+            if let Some(t) = p.sleep_until
+                && t > p.end
+                && report.start >= t
+            {
+                self.sleep_late.push(report.start - t);
+            }
+            if vsynced {
+                self.vsynced_time += report.start.saturating_sub(p.start);
+            }
         }
-        self.previous =
-            Some(Previous { display: report.display_time, sleep_until: report.wake.at, end: report.end, probe: false });
+        if vsynced {
+            self.vsynced_work.push(own_work(report, display_wait));
+        }
+        self.previous = Some(Previous {
+            display: report.display_time,
+            sleep_until: report.wake.at,
+            end: report.end,
+            probe: false,
+            start: report.start,
+        });
     }
 
-    /// A presented frame of the lockstep probe with vsync in effect;
-    /// `display_wait` is the time it spent waiting for the display (blocked
-    /// in acquire or present, or for the emulated vblank).
+    /// A presented frame of the lockstep probe with vsync in effect (see [`SetupSampler::frame`]).
     pub fn probe_frame(&mut self, report: &FrameReport, display_wait: Nanos) {
         if let Some(p) = self.previous
             && p.probe
         {
             self.wake.push(signed(report.start, p.display));
-            self.intervals.push(report.display_time.saturating_sub(p.display));
         }
-        self.work.push(report.end.saturating_sub(report.start).saturating_sub(display_wait));
+        self.work.push(own_work(report, display_wait));
         self.latency.push(report.display_time.saturating_sub(report.start));
-        self.frame(report);
+        self.frame(report, display_wait, true);
         if let Some(p) = self.previous.as_mut() {
             p.probe = true;
         }
@@ -207,9 +233,11 @@ impl SetupSampler {
         if wake.len() < MIN_FRAMES {
             return None;
         }
-        let stalls: Vec<Nanos> =
-            self.intervals.iter().filter(|&&i| i >= period + period / 2).map(|&i| i - period).collect();
-        let covered: Nanos = self.intervals.iter().sum();
+        let mut work = self.vsynced_work.clone();
+        work.sort_unstable();
+        let usual = percentile(&work, 50);
+        let stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= period).map(|&w| w - usual).collect();
+        let covered = self.vsynced_time;
         Some(MeasuredSetup {
             frames: self.work.len() as u64,
             queue_depth: depth,
@@ -281,23 +309,29 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_shown_two_refreshes_after_the_last_is_a_stall() {
-        // 61 frames on a 60 Hz grid, one a second apart; frame 30 is shown a refresh late.
+    fn a_frame_whose_work_takes_a_refresh_is_a_stall() {
+        // 60 probe frames of 2 ms work, one a second apart; then a run whose
+        // 31st frame works 27 ms: 25 ms more than the usual 2 ms.
         let mut s = SetupSampler::new();
-        let mut vblank = 0;
-        for n in 0..61u64 {
-            vblank += if n == 30 { 2 * PERIOD } else { PERIOD };
-            s.probe_frame(&frame(vblank - PERIOD + 100_000, 2_000_000, vblank, None), 0);
+        for n in 0..60u64 {
+            s.probe_frame(&frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
         }
+        s.break_sequence();
+        for n in 0..61u64 {
+            let work = if n == 30 { 27_000_000 } else { 2_000_000 };
+            s.frame(&frame(n * PERIOD + 100_000, work, (n + 1) * PERIOD, None), 0, true);
+        }
+        // A frame of the pass with vsync off counts for nothing here.
+        s.frame(&frame(70 * PERIOD, 40_000_000, 71 * PERIOD, None), 0, false);
         let setup = s.finish(PERIOD).expect("enough frames");
-        // 60 intervals covering 61 refreshes; one of them a refresh long too.
-        assert_eq!(setup.stall_ms, Some([16.667, 16.667]));
-        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(61 * PERIOD)));
+        assert_eq!(setup.stall_ms, Some([25.0, 25.0]));
+        // Covered: 59 + 60 frame-to-frame gaps of a refresh (the break and the vsync-off frame add none).
+        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(119 * PERIOD)));
         let model = setup.model(Rate::from_hz(60));
-        let every = ms_to_ns(1016.667);
+        let every = ms_to_ns(micros_as_ms(119 * PERIOD));
         assert_eq!(
             model.stall,
-            Some(Stall { every: Cost::between(every / 2, every + every / 2), length: Cost::fixed(16_667_000) })
+            Some(Stall { every: Cost::between(every / 2, every + every / 2), length: Cost::fixed(25_000_000) })
         );
     }
 
@@ -305,13 +339,13 @@ mod tests {
     fn sleep_lateness_counts_only_frames_after_a_real_sleep() {
         let mut s = SetupSampler::new();
         // Slept until 10 ms (after its end at 2 ms), started at 10.3 ms: 0.3 ms late.
-        s.frame(&frame(0, 2_000_000, 1_000_000, Some(10_000_000)));
-        s.frame(&frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)));
+        s.frame(&frame(0, 2_000_000, 1_000_000, Some(10_000_000)), 0, false);
+        s.frame(&frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)), 0, false);
         // Its wake (1 ms) was before its end (12.3 ms): no sleep, nothing sampled.
-        s.frame(&frame(12_400_000, 1_000_000, 13_000_000, None));
+        s.frame(&frame(12_400_000, 1_000_000, 13_000_000, None), 0, false);
         assert_eq!(s.sleep_late, vec![300_000]);
         s.break_sequence();
-        s.frame(&frame(20_000_000, 1_000_000, 21_000_000, None));
+        s.frame(&frame(20_000_000, 1_000_000, 21_000_000, None), 0, false);
         assert_eq!(s.sleep_late.len(), 1, "a new segment follows no sleep");
     }
 

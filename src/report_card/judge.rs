@@ -28,9 +28,12 @@ use super::schema::RunRecord;
 use std::fmt::Write as _;
 
 /// The largest speed error a best strategy may have, ms per minute (0.2 %):
-/// wide enough for Glaiel's fuzzy timer on a 59.94 Hz display (60 ms/min
-/// slow), narrow enough to rule out lockstep away from the tick rate.
-pub const MAX_DRIFT_MS_PER_MIN: f64 = 120.0;
+/// the registry's bound of `drift_ms_per_min`
+/// ([`DRIFT_MS_PER_MIN`](crate::report::registry::DRIFT_MS_PER_MIN)).
+pub const MAX_DRIFT_MS_PER_MIN: f64 = match crate::report::registry::DRIFT_MS_PER_MIN.bound {
+    Some(bound) => bound,
+    None => f64::INFINITY,
+};
 
 /// Hitch rates this close count as equal, per minute.
 pub const HITCH_TIE_PER_MIN: f64 = 0.5;

@@ -490,9 +490,9 @@ fn glaiel(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
 
 /// Asserts that the overlay shows what the report says, row for row.
 fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str) {
-    assert_eq!(hud.stats, report.stats(), "{what}: the overlay's figures are the simulator's");
-    assert_eq!(metric_rows(&hud.stats), metric_rows(&report.stats()), "{what}");
-    assert_eq!(present_interval_line(&hud.stats), present_interval_line(&report.stats()), "{what}");
+    assert_eq!(hud.stats, report.stats, "{what}: the overlay's figures are the simulator's");
+    assert_eq!(metric_rows(&hud.stats), metric_rows(&report.stats), "{what}");
+    assert_eq!(present_interval_line(&hud.stats), present_interval_line(&report.stats), "{what}");
     let histogram = report.present_interval_histogram.as_ref().expect("the report has the histogram");
     let bins = hud.present_histogram.bins();
     assert_eq!(&bins[..histogram.counts.len()], histogram.counts.as_slice(), "{what}: the same histogram");

@@ -19,6 +19,7 @@
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
 //!   session   the lab's loop: driver + world + metrics + verdict → HUD data and report
+//!   report    the one RunReport, the metric registry, table / CSV / JSON
 //!   hud       the overlay's numbers as plain data
 //!   monitor   the virtual monitor: models, runs, reports
 //! ```
@@ -32,6 +33,8 @@ pub mod metrics;
 pub mod monitor;
 pub mod pacer;
 pub mod refresh;
+#[cfg(feature = "monitor")]
+pub mod report;
 pub mod rng;
 #[cfg(feature = "monitor")]
 pub mod session;

@@ -37,8 +37,8 @@ use std::time::Duration;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, HudData};
 use crate::metrics::{FrameSample, Metrics, Totals};
-use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::refresh::{RefreshMeter, Verdict};
+use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 
@@ -560,7 +560,7 @@ impl<W: Simulation> Session<W> {
             MetricsRef::Run => &self.measures.run,
             MetricsRef::Live => self.measures.live(),
         };
-        let mut report = RunReport {
+        RunReport {
             strategy: self.driver.strategy_id().name().to_owned(),
             refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
             vsync,
@@ -591,10 +591,9 @@ impl<W: Simulation> Session<W> {
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
             }),
+            stats: metrics.stats(),
             ..RunReport::default()
-        };
-        report.set_stats(&metrics.stats());
-        report
+        }
     }
 }
 
@@ -663,7 +662,7 @@ mod tests {
         assert_eq!(hud.double_updates, report.double_updates, "doubles");
         assert_eq!(hud.skipped_renders, report.skipped_renders, "skips");
         assert_eq!(hud.repeated_frames, report.repeated_frames, "repeats");
-        assert_eq!(hud.stats, report.stats(), "one setting: the overlay's figures are the report's");
+        assert_eq!(hud.stats, report.stats, "one setting: the overlay's figures are the report's");
         let histogram = report.present_interval_histogram.as_ref().expect("a session reports its intervals");
         assert_eq!(histogram.counts.iter().sum::<u64>() + histogram.overflow, 599, "600 frames, 599 intervals");
         assert_eq!(hud.present_histogram.total(), 599);
@@ -840,7 +839,7 @@ mod tests {
         // Frame k reads its input at 16k ms, depicts tick k (16k ms) and shows
         // at 16(k + 1) ms: ŝ = 1, every j = 0, latency 16 ms, intervals 16 ms.
         let (hud, report) = lockstep_16(600, None);
-        let s = report.stats();
+        let s = report.stats;
         assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{s:?}");
         assert_eq!((s.judder_ms, s.judder_p99_ms, s.hitches, s.max_hitch_ms), (0.0, 0.0, 0, 0.0), "{s:?}");
         assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (16.0, 16.0, 16.0), "{s:?}");
@@ -857,7 +856,7 @@ mod tests {
         // while the picture moves one 16 ms tick: j = 16 − 1·112 = −96 ms
         // (judged by the slope of frames 0..299, exactly 1). Latency 112 ms.
         let (hud, report) = lockstep_16(600, Some(300));
-        let s = report.stats();
+        let s = report.stats;
         assert_eq!(s.hitches, 1, "{s:?}");
         assert!((s.max_hitch_ms - 96.0).abs() < 1e-9, "{s:?}");
         assert_eq!(s.latency_max_ms, 112.0, "{s:?}");
@@ -887,7 +886,7 @@ mod tests {
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
-        assert_eq!(hud.stats, live.stats(), "the overlay shows the live report's figures");
+        assert_eq!(hud.stats, live.stats, "the overlay shows the live report's figures");
         assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
     }
 }

@@ -29,6 +29,8 @@ use super::style::{
 };
 use crate::hud::HudData;
 use crate::metrics::FrameStats;
+use crate::report::Field;
+use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS};
 
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
 /// cue for "small", not a perceptual threshold.
@@ -115,8 +117,8 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
                 ui.horizontal_wrapped(|ui| {
                     compact_value(ui, "FPS", format!("{:.1}", hud.fps), VALUE);
                     compact_value(ui, "UPS", format!("{:.1}", hud.ups), VALUE);
-                    let judder = metric_color("judder_ms", &hud.stats);
-                    compact_value(ui, "judder_ms", format!("{:.2}", hud.stats.judder_ms), judder);
+                    let judder = metric_color(&JUDDER_MS, &hud.stats);
+                    compact_value(ui, JUDDER_MS.name, format!("{:.2}", hud.stats.judder_ms), judder);
                     compact_value(ui, "doubles", hud.double_updates.to_string(), count_color(hud.double_updates, BAD));
                     compact_value(
                         ui,
@@ -245,7 +247,7 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
         // Named as in --stats-json and the simulate table; hovering a name shows its definition.
         for (i, row) in metric_rows(&hud.stats).iter().enumerate() {
             ui.label(RichText::new(row.name).color(LABEL)).on_hover_text(row.legend);
-            value(ui, row.value.clone(), metric_color(row.name, &hud.stats));
+            value(ui, row.value.clone(), metric_color(row.field, &hud.stats));
             if i % 2 == 1 {
                 ui.end_row();
             }
@@ -274,46 +276,56 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
     });
 }
 
+/// The overlay's figures for smoothness, speed and latency, in the order
+/// drawn (two per line), with the decimals it shows them with; the present
+/// pacing is the line under the frame-time plot
+/// ([`present_interval_line`](super::present_interval_line)).
+static METRICS: [(&Field, usize); 6] = [
+    (&JUDDER_MS, 2),
+    (&HITCHES_PER_MIN, 1),
+    (&MAX_HITCH_MS, 1),
+    (&DRIFT_MS_PER_MIN, 1),
+    (&LATENCY_MS, 1),
+    (&LATENCY_P95_MS, 1),
+];
+
 /// One figure of [`FrameStats`] as the overlay shows it: the report's field
 /// name, the value, and the one-line definition shown on hover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricRow {
+    /// The figure, from the registry.
+    pub field: &'static Field,
     /// The field's name in `--stats-json`, CSV and the simulate table.
     pub name: &'static str,
     /// The value as shown (`—` while undefined).
     pub value: String,
-    /// One line: what the number means.
+    /// One line: what the number means (the registry's definition, as in the README).
     pub legend: &'static str,
 }
 
-/// The overlay's rows for smoothness, speed and latency, in the order drawn
-/// (two per line), formatted as shown; the present pacing is the line under
-/// the frame-time plot ([`present_interval_line`](super::present_interval_line)).
+/// The overlay's rows ([`METRICS`]), formatted as shown.
 pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
-    // The legend is the report's own definition of the field, as in the README.
-    let row = |name, value: f64, decimals: usize| MetricRow {
-        name,
-        value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
-        legend: crate::monitor::definition(name).unwrap_or_default(),
-    };
-    [
-        row("judder_ms", s.judder_ms, 2),
-        row("hitches_per_min", s.hitches_per_min, 1),
-        row("max_hitch_ms", s.max_hitch_ms, 1),
-        row("drift_ms_per_min", s.drift_ms_per_min, 1),
-        row("latency_ms", s.latency_ms, 1),
-        row("latency_p95_ms", s.latency_p95_ms, 1),
-    ]
+    METRICS.map(|(field, decimals)| {
+        let value = field.stat(s).unwrap_or(f64::NAN);
+        MetricRow {
+            field,
+            name: field.name,
+            value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
+            legend: field.definition,
+        }
+    })
 }
 
 /// Green for a smooth judder, warning colours for hitches and drift, plain otherwise.
-fn metric_color(name: &str, s: &FrameStats) -> Color32 {
-    match name {
-        "judder_ms" if s.judder_ms < JUDDER_SMOOTH_MS => GOOD,
-        "judder_ms" => WARN,
-        "hitches_per_min" | "max_hitch_ms" => count_color(s.hitches, BAD),
-        "drift_ms_per_min" if s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN => WARN,
-        _ => VALUE,
+fn metric_color(field: &Field, s: &FrameStats) -> Color32 {
+    if *field == JUDDER_MS {
+        if s.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN }
+    } else if *field == HITCHES_PER_MIN || *field == MAX_HITCH_MS {
+        count_color(s.hitches, BAD)
+    } else if *field == DRIFT_MS_PER_MIN && s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN {
+        WARN
+    } else {
+        VALUE
     }
 }
 

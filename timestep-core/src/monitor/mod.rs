@@ -26,25 +26,21 @@
 
 mod display;
 mod model;
-mod report;
-mod table;
 
 mod timeline;
 mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use report::{
-    DEFINITIONS, DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, definition, definitions_markdown,
-    to_csv, to_json, to_table, trim_number,
+// The reports a run gives, where they were before they had a module of their own.
+pub use crate::report::{
+    DisplayFacts, FIELDS, IntervalHistogram, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
+    definitions_markdown, to_csv, to_json, to_table, trim_number,
 };
-
-pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
     COMMON_REFRESH_HZ, Choice, MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, NOMINAL_TOLERANCE, RefreshEstimate,
-    SwapChain, TRACE_FIELDS, Trace, TraceDisplay, TraceError, TraceFrame, TraceInfo, TraceOptions, parse_trace,
-    read_trace,
+    SwapChain, Trace, TraceDisplay, TraceError, TraceFrame, TraceOptions, parse_trace, read_trace,
 };
 
 use crate::frame::{FrameDriver, Simulation};

@@ -364,6 +364,10 @@ pub struct RunRecord {
     pub game_time_s: Option<f64>,
     /// Display time covered, s.
     pub system_time_s: Option<f64>,
+    /// How long the first picture stood still before the picture first moved, ms;
+    /// null in cards written before start-up was its own figure (its frames then
+    /// counted in the figures below).
+    pub startup_ms: Option<f64>,
     /// Game speed over real speed (1 = right).
     pub speed_ratio: Option<f64>,
     /// Speed error, ms of game time gained (+) or lost (−) per minute.
@@ -423,6 +427,7 @@ impl From<&RunReport> for RunRecord {
             repeated_frames: Some(r.repeated_frames),
             game_time_s: defined(r.game_time_s),
             system_time_s: defined(r.system_time_s),
+            startup_ms: defined(r.stats.startup_ms),
             speed_ratio: defined(r.stats.speed_ratio),
             drift_ms_per_min: defined(r.stats.drift_ms_per_min),
             judder_ms: defined(r.stats.judder_ms),

@@ -52,6 +52,7 @@ fn sample_hud() -> HudData {
         skipped_renders: 0,
         repeated_frames: 1,
         stats: FrameStats {
+            startup_ms: 0.0,
             speed_ratio: 0.99999,
             drift_ms_per_min: -0.4,
             judder_ms: 1.27,

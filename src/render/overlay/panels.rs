@@ -30,7 +30,9 @@ use super::style::{
 use crate::hud::HudData;
 use crate::metrics::FrameStats;
 use crate::report::Field;
-use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS};
+use crate::report::registry::{
+    DRIFT_MS_PER_MIN, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS, STARTUP_MS,
+};
 
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
 /// cue for "small", not a perceptual threshold.
@@ -161,6 +163,16 @@ fn strategy_heading(ui: &mut Ui, hud: &HudData, name_size: f32) {
     if hud.ghosts {
         ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
     }
+    if let Some(text) = startup_note(&hud.stats) {
+        ui.label(caption(text, LABEL)).on_hover_text(STARTUP_MS.definition);
+    }
+}
+
+/// The start-up beside the strategy's name, once the picture stood still at
+/// the start (a loop waiting for its first tick): `start-up 500 ms`.
+pub fn startup_note(s: &FrameStats) -> Option<String> {
+    let startup = STARTUP_MS.stat(s).filter(|ms| *ms > 0.0)?;
+    Some(format!("start-up {startup:.0} {}", STARTUP_MS.unit))
 }
 
 /// The strategy's heading, summary, seed and status.
@@ -419,6 +431,14 @@ pub(super) fn help_panel(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heading_notes_a_start_up_only_when_the_picture_stood_still() {
+        let stats = |startup_ms| FrameStats { startup_ms, ..FrameStats::EMPTY };
+        assert_eq!(startup_note(&stats(500.0)).as_deref(), Some("start-up 500 ms"));
+        assert_eq!(startup_note(&stats(0.0)), None, "it moved from the second frame");
+        assert_eq!(startup_note(&stats(f64::NAN)), None, "no frames yet");
+    }
     use crate::render::overlay::style::new_context;
 
     /// Every piece of text one frame of the overlay lays out at `size` points, with where it is.

@@ -35,6 +35,12 @@ const MS: f64 = NANOS_PER_MS as f64;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct FrameStats {
+    /// Start-up: how long the first picture stood still, ms: the display
+    /// time of the last frame still showing the first frame's picture, less
+    /// the first frame's (0 when the second frame already moves). After such
+    /// a freeze every other figure here starts with the first frame that
+    /// moves. Filled in by [`Metrics`](super::Metrics); NaN without frames.
+    pub startup_ms: f64,
     /// ŝ, the least-squares slope of content time on display time (1 = right speed).
     pub speed_ratio: f64,
     /// (ŝ − 1) · 60 000: ms of game time gained per minute; negative when the game runs slow.
@@ -66,6 +72,7 @@ pub struct FrameStats {
 impl FrameStats {
     /// Every value undefined: no frames.
     pub const EMPTY: FrameStats = FrameStats {
+        startup_ms: f64::NAN,
         speed_ratio: f64::NAN,
         drift_ms_per_min: f64::NAN,
         judder_ms: f64::NAN,
@@ -269,6 +276,7 @@ pub(crate) fn batch(points: &[Point], refresh: Option<Rate>) -> FrameStats {
     let span = last.display.saturating_sub(first.display);
     let slope = judge.map(|j| j.slope);
     FrameStats {
+        startup_ms: f64::NAN,
         speed_ratio: slope.unwrap_or(f64::NAN),
         drift_ms_per_min: drift(slope),
         judder_ms: opt_ms(deltas.judder_rms(slope)),
@@ -474,6 +482,7 @@ impl Running {
         }
         let slope = self.fit.slope();
         FrameStats {
+            startup_ms: f64::NAN,
             speed_ratio: slope.unwrap_or(f64::NAN),
             drift_ms_per_min: drift(slope),
             judder_ms: opt_ms(self.deltas.judder_rms(slope)),

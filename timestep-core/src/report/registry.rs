@@ -291,6 +291,17 @@ pub static SYSTEM_TIME_S: Field = field!(
     Read::Report(|r| Cell::Real(r.system_time_s)),
     "display time covered, s"
 );
+/// How long the picture stood still at the start.
+pub static STARTUP_MS: Field = field!(
+    "startup_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.startup_ms)),
+    "start-up: how long the first picture stood still (display time of the last frame still showing it, less the \
+     first frame's; 0 when the second frame moves); after such a freeze the figures below start with the first move"
+);
 /// ŝ.
 pub static SPEED_RATIO: Field = field!(
     "speed_ratio",
@@ -472,7 +483,7 @@ pub static TRACE_REFRESH_HZ: Field = field!(
 
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
-pub static FIELDS: [&Field; 27] = [
+pub static FIELDS: [&Field; 28] = [
     &STRATEGY,
     &REFRESH_HZ,
     &VSYNC,
@@ -486,6 +497,7 @@ pub static FIELDS: [&Field; 27] = [
     &REPEATED_FRAMES,
     &GAME_TIME_S,
     &SYSTEM_TIME_S,
+    &STARTUP_MS,
     &SPEED_RATIO,
     &DRIFT_MS_PER_MIN,
     &JUDDER_MS,

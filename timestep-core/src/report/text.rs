@@ -91,6 +91,7 @@ mod tests {
             game_time_s: 0.16666,
             system_time_s: 0.18,
             stats: FrameStats {
+                startup_ms: 16.683,
                 speed_ratio: 0.92,
                 drift_ms_per_min: -4_800.0,
                 judder_ms: 1.5,
@@ -141,7 +142,11 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], names(&FIELDS).join(","));
         assert!(lines[1].starts_with("catch-up,59.94,on,60,glaiel,3,10,11,1,0,1,"), "{}", lines[1]);
-        assert!(lines[1].contains(",0.92000,-4800.00,1.500,16.680,2,"), "the registry's decimals: {}", lines[1]);
+        assert!(
+            lines[1].contains(",0.180,16.683,0.92000,-4800.00,1.500,16.680,2,"),
+            "the registry's decimals: {}",
+            lines[1]
+        );
     }
 
     #[test]

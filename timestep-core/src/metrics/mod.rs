@@ -140,7 +140,7 @@ mod motion;
 mod pattern;
 pub(crate) mod window;
 
-pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram};
+pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};
 
 use crate::frame::FrameReport;

@@ -12,7 +12,7 @@
 
 use super::RECENT_LEN;
 use super::fit::LineFit;
-use super::histogram::{LogHistogram, PresentHistogram, nearest_rank};
+use super::histogram::{LogHistogram, PresentHistogram, percentile};
 use super::window::SortedWindow;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
 #[cfg(feature = "serde")]
@@ -214,12 +214,6 @@ fn fit_of(points: &[Point]) -> LineFit {
     fit
 }
 
-/// The exact nearest-rank `q` quantile of `sorted`.
-fn sorted_quantile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
-    let rank = nearest_rank(q, sorted.len() as u64);
-    sorted.get(rank as usize - 1).copied()
-}
-
 /// The judge of a batch: its own slope and exact median interval.
 fn judge_of(points: &[Point], refresh: Option<Rate>) -> Option<Judge> {
     let mut intervals = [0u64; BATCH_MAX];
@@ -229,7 +223,7 @@ fn judge_of(points: &[Point], refresh: Option<Rate>) -> Option<Judge> {
     }
     let intervals = &mut intervals[..m];
     intervals.sort_unstable();
-    let median = sorted_quantile(intervals, 0.5).map(|ns| ns as f64);
+    let median = percentile(intervals, 50).map(|ns| ns as f64);
     Judge::new(fit_of(points).slope(), median, refresh.map(period_ns))
 }
 
@@ -280,16 +274,16 @@ pub(crate) fn batch(points: &[Point], refresh: Option<Rate>) -> FrameStats {
         speed_ratio: slope.unwrap_or(f64::NAN),
         drift_ms_per_min: drift(slope),
         judder_ms: opt_ms(deltas.judder_rms(slope)),
-        judder_p99_ms: opt_ms(sorted_quantile(errors, 0.99)),
+        judder_p99_ms: opt_ms(percentile(errors, 99)),
         hitches,
         max_hitch_ms: opt_ms(max_hitch),
         hitches_per_min: if m == 0 { f64::NAN } else { per_minute(hitches, span) },
         latency_ms: ms(latency_sum as f64 / points.len() as f64),
-        latency_p95_ms: opt_ms(sorted_quantile(latencies, 0.95).map(|ns| ns as f64)),
+        latency_p95_ms: opt_ms(percentile(latencies, 95).map(|ns| ns as f64)),
         latency_max_ms: ms(latency_max as f64),
         present_interval_mean_ms: opt_ms(deltas.interval_mean()),
         present_interval_std_ms: opt_ms(deltas.interval_std()),
-        present_interval_p99_ms: opt_ms(sorted_quantile(intervals, 0.99).map(|ns| ns as f64)),
+        present_interval_p99_ms: opt_ms(percentile(intervals, 99).map(|ns| ns as f64)),
     }
 }
 
@@ -486,16 +480,16 @@ impl Running {
             speed_ratio: slope.unwrap_or(f64::NAN),
             drift_ms_per_min: drift(slope),
             judder_ms: opt_ms(self.deltas.judder_rms(slope)),
-            judder_p99_ms: opt_ms(self.errors.quantile(0.99)),
+            judder_p99_ms: opt_ms(self.errors.percentile(99)),
             hitches: self.hitches,
             max_hitch_ms: opt_ms(self.max_hitch),
             hitches_per_min: per_minute(self.hitches, self.last.display - first.display),
             latency_ms: ms(self.latency_sum as f64 / self.frames as f64),
-            latency_p95_ms: opt_ms(self.latencies.quantile(0.95)),
+            latency_p95_ms: opt_ms(self.latencies.percentile(95)),
             latency_max_ms: ms(self.latency_max as f64),
             present_interval_mean_ms: opt_ms(self.deltas.interval_mean()),
             present_interval_std_ms: opt_ms(self.deltas.interval_std()),
-            present_interval_p99_ms: opt_ms(self.intervals.quantile(0.99)),
+            present_interval_p99_ms: opt_ms(self.intervals.percentile(99)),
         }
     }
 }

@@ -283,25 +283,6 @@ pub struct Histogram {
     pub above: u64,
 }
 
-/// The core's present-interval histogram of one run, as `simulate --format json`
-/// writes it: `counts[i]` intervals in `[i, i + 1) · bin_ms` ms (0.25 ms bins,
-/// empty bins after the last filled one left out), `overflow` at 50 ms or more.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-pub struct FixedHistogram {
-    /// Bin width, ms.
-    pub bin_ms: f64,
-    /// Intervals per bin, from 0 ms.
-    pub counts: Vec<u64>,
-    /// Intervals past the last bin.
-    pub overflow: u64,
-}
-
-impl From<&IntervalHistogram> for FixedHistogram {
-    fn from(h: &IntervalHistogram) -> FixedHistogram {
-        FixedHistogram { bin_ms: h.bin_ms, counts: h.counts.clone(), overflow: h.overflow }
-    }
-}
-
 /// A sample of display intervals from one run, for the frame-time plot.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct FrameTrace {
@@ -396,7 +377,7 @@ pub struct RunRecord {
     pub present_interval_p99_ms: Option<f64>,
     /// Present intervals in the core's fixed 0.25 ms bins (`simulate --format json`'s
     /// `present_interval_histogram`); null where the run has none.
-    pub present_interval_histogram: Option<FixedHistogram>,
+    pub present_interval_histogram: Option<IntervalHistogram>,
     /// Updates per refresh, the first 200 refreshes (`1111211110…`).
     pub pattern: Option<String>,
 }
@@ -441,7 +422,7 @@ impl From<&RunReport> for RunRecord {
             present_interval_mean_ms: defined(r.stats.present_interval_mean_ms),
             present_interval_std_ms: defined(r.stats.present_interval_std_ms),
             present_interval_p99_ms: defined(r.stats.present_interval_p99_ms),
-            present_interval_histogram: r.present_interval_histogram.as_ref().map(FixedHistogram::from),
+            present_interval_histogram: r.present_interval_histogram.clone(),
             pattern: Some(r.pattern.clone()),
         }
     }

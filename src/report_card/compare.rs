@@ -38,6 +38,7 @@ use super::schema::{ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
+use crate::report::registry::STRATEGY;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -92,7 +93,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
             }
             Ok(Source::Card(Box::new(ReportCard::from_json(text)?)))
         }
-        serde_json::Value::Object(map) if map.get("strategy").is_some_and(serde_json::Value::is_string) => {
+        serde_json::Value::Object(map) if map.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) => {
             let run: RunRecord =
                 serde_json::from_value(value).map_err(|source| SourceError::BadRun { index: 0, source })?;
             Ok(Source::Runs(vec![run]))
@@ -105,7 +106,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    if !item.get("strategy").is_some_and(serde_json::Value::is_string) {
+                    if !item.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) {
                         return Err(SourceError::NotARun(i + 1));
                     }
                     serde_json::from_value(item.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
@@ -387,7 +388,7 @@ impl Comparison {
             let [wj, wh, wl] = figure_widths;
             let cell_width = wj + wh + wl + 4;
             let widths: Vec<usize> = table.columns.iter().map(|c| c.label.chars().count().max(cell_width)).collect();
-            let mut header = format!("{:<name_width$}", "strategy");
+            let mut header = format!("{:<name_width$}", STRATEGY.name);
             for (c, w) in table.columns.iter().zip(&widths) {
                 let _ = write!(header, " | {:<w$}", c.label);
             }

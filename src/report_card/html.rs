@@ -22,6 +22,7 @@ use super::plots::{self, BarChart, BarSeries};
 use super::schema::{MonitorCard, ReportCard, RunRecord};
 use crate::monitor::trim_number;
 use crate::plot::PlotError;
+use crate::report::registry::HITCHES;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -426,7 +427,7 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
 /// The figures table's column groups: a heading and its columns.
 const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
     ("judder ms", &["RMS", "p99"]),
-    ("hitches", &["count", "per min", "max ms"]),
+    (HITCHES.name, &["count", "per min", "max ms"]),
     ("latency ms", &["mean", "p95", "max"]),
     ("speed", &["drift ms/min"]),
     ("refreshes", &["doubles", "skips", "repeats"]),

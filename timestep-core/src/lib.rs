@@ -20,7 +20,7 @@
 //!   refresh   the measured refresh rate and the vsync verdict
 //!   session   the lab's loop: driver + world + metrics + verdict → HUD data and report
 //!   report    the one RunReport, the metric registry, table / CSV / JSON
-//!   hud       the overlay's numbers as plain data
+//!   hud       the loop's figures an overlay shows, as plain data
 //!   monitor   the virtual monitor: models, runs, reports
 //! ```
 #![forbid(unsafe_code)]

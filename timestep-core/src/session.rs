@@ -3,7 +3,7 @@
 //! A game (or the demo window, or the virtual monitor) owns one session. The
 //! session owns the [`FrameDriver`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
-//! the vsync verdict; it assembles the overlay's [`HudData`] and the one
+//! the vsync verdict; it assembles the overlay's [`LoopFigures`] and the one
 //! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
 //! The caller keeps only what is platform: the clock, the surface, waiting.
 //!
@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
-use crate::hud::{FrameTimeRing, HudData};
+use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{RefreshMeter, Verdict};
 use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
@@ -486,8 +486,7 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
-    /// Fields the session cannot know (CPU, GPU times, sprites, load, help) are left alone.
-    pub fn fill_hud(&mut self, hud: &mut HudData, now: Nanos) {
+    pub fn fill_hud(&mut self, hud: &mut LoopFigures, now: Nanos) {
         let live = self.measures.live();
         let totals = live.totals();
         hud.double_updates = totals.double_updates;
@@ -656,7 +655,7 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 600);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         let report = session.report(display.clock());
         assert_eq!(hud.double_updates, report.double_updates, "doubles");
@@ -723,7 +722,7 @@ mod tests {
             Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 120);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         assert!(hud.measured_refresh_hz.is_some(), "two seconds of frames are measured");
         session.move_to_display(Some("second 60".to_owned()), Some(Rate::from_hz(60)), None, display.clock());
@@ -767,7 +766,7 @@ mod tests {
             Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 130);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         assert!((hud.fps - 60.0).abs() < 1.0, "fps {}", hud.fps);
         assert!((hud.ups - 60.0).abs() < 1.0, "ups {}", hud.ups);
@@ -823,7 +822,7 @@ mod tests {
     }
 
     /// Lockstep at 62.5 Hz ticks on [`Grid16`] for `frames` frames.
-    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (HudData, RunReport) {
+    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (LoopFigures, RunReport) {
         let tick = Rate::new(125, 2).expect("62.5 Hz");
         let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
         let display = DisplayInfo { reported: Some(tick), ..display_60() };
@@ -833,7 +832,7 @@ mod tests {
             let report = session.run_frame(&mut host);
             session.record(&report, Presented::SHOWN);
         }
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, host.clock);
         (hud, session.report(host.clock))
     }
@@ -882,7 +881,7 @@ mod tests {
         run(&mut session, &mut display, 200);
         let now = display.clock();
         let live = session.live_report(now);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");

@@ -529,6 +529,7 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::registry::{JUDDER_MS, LATENCY_MS, SPEED_RATIO};
     use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
     #[test]
@@ -564,11 +565,11 @@ mod tests {
             vsync: Some(vsync),
             model: Some("desktop".to_owned()),
             tick_rate: Some(60.0),
-            speed_ratio: Some(1.0),
-            judder_ms: Some(judder),
-            latency_ms: Some(20.0),
             ..RunRecord::default()
         }
+        .with(&SPEED_RATIO, 1.0)
+        .with(&JUDDER_MS, judder)
+        .with(&LATENCY_MS, 20.0)
     }
 
     #[test]
@@ -607,6 +608,10 @@ mod tests {
         let runs = vec![sim("snapped", 60.0, true, 0.3), sim("snapped", 60.0, true, 0.5)];
         let c = compare(&[("r.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
         assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
-        assert_eq!(c.tables[0].columns[0].run("snapped").and_then(|r| r.judder_ms), Some(0.3), "the first is shown");
+        assert_eq!(
+            c.tables[0].columns[0].run("snapped").and_then(|r| r.figure(&JUDDER_MS)),
+            Some(0.3),
+            "the first is shown"
+        );
     }
 }

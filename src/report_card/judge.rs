@@ -25,6 +25,7 @@
 //! either side are not compared.
 
 use super::schema::RunRecord;
+use crate::report::registry::{JUDDER_MS, LATENCY_MS};
 use std::fmt::Write as _;
 
 /// The largest speed error a best strategy may have, ms per minute (0.2 %):
@@ -85,9 +86,9 @@ impl Metric {
     /// The run's figure for this metric.
     pub fn value(self, run: &RunRecord) -> Option<f64> {
         match self {
-            Metric::Judder => run.judder_ms,
+            Metric::Judder => run.figure(&JUDDER_MS),
             Metric::Hitches => run.hitches_per_min(),
-            Metric::Latency => run.latency_ms,
+            Metric::Latency => run.figure(&LATENCY_MS),
         }
         .filter(|v| v.is_finite())
     }
@@ -247,16 +248,14 @@ impl Agreement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, SPEED_RATIO};
 
     fn run(strategy: &str, drift: f64, hitches: f64, judder: f64, latency: f64) -> RunRecord {
-        RunRecord {
-            strategy: strategy.to_owned(),
-            drift_ms_per_min: Some(drift),
-            hitches_per_min: Some(hitches),
-            judder_ms: Some(judder),
-            latency_ms: Some(latency),
-            ..RunRecord::default()
-        }
+        RunRecord { strategy: strategy.to_owned(), ..RunRecord::default() }
+            .with(&DRIFT_MS_PER_MIN, drift)
+            .with(&HITCHES_PER_MIN, hitches)
+            .with(&JUDDER_MS, judder)
+            .with(&LATENCY_MS, latency)
     }
 
     fn table() -> Vec<RunRecord> {
@@ -290,12 +289,12 @@ mod tests {
     fn unknown_hitches_do_not_decide_and_unknown_drift_is_not_eligible() {
         let mut runs = table();
         for r in &mut runs {
-            r.hitches_per_min = None;
+            r.figures.set(&HITCHES_PER_MIN, None);
         }
         // Without hitches: judder 0.2 and 0.3 tie, catch-up's 1.9 does not; snapped's latency wins.
         assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("snapped"));
-        runs[2].drift_ms_per_min = None;
-        runs[2].speed_ratio = None;
+        runs[2].figures.set(&DRIFT_MS_PER_MIN, None);
+        runs[2].figures.set(&SPEED_RATIO, None);
         assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("interpolated"));
         assert_eq!(best(&[RunRecord::default()], MAX_DRIFT_MS_PER_MIN), None, "no figures, no best");
     }
@@ -313,7 +312,7 @@ mod tests {
     fn a_measurement_that_differs_is_named_with_its_figures() {
         let measured = table();
         let mut predicted = table();
-        predicted[0].judder_ms = Some(0.4);
+        predicted[0].figures.set(&JUDDER_MS, Some(0.4));
         let m: Vec<&RunRecord> = measured.iter().collect();
         let p: Vec<&RunRecord> = predicted.iter().collect();
         let a = agreement(&m, &p, Some(60.0), MAX_DRIFT_MS_PER_MIN);
@@ -327,10 +326,10 @@ mod tests {
     fn the_sentence_names_three_differences_and_counts_the_rest() {
         let measured = table();
         let mut predicted = table();
-        predicted[0].judder_ms = Some(0.4);
-        predicted[1].judder_ms = Some(3.0);
-        predicted[2].latency_ms = Some(80.0);
-        predicted[3].judder_ms = Some(2.0);
+        predicted[0].figures.set(&JUDDER_MS, Some(0.4));
+        predicted[1].figures.set(&JUDDER_MS, Some(3.0));
+        predicted[2].figures.set(&LATENCY_MS, Some(80.0));
+        predicted[3].figures.set(&JUDDER_MS, Some(2.0));
         let m: Vec<&RunRecord> = measured.iter().collect();
         let p: Vec<&RunRecord> = predicted.iter().collect();
         let a = agreement(&m, &p, Some(60.0), MAX_DRIFT_MS_PER_MIN);

@@ -70,7 +70,7 @@ mod tests {
             assert_eq!(r.model.as_deref(), Some("desktop"));
             assert_eq!((r.vsync, r.vsync_requested), (Some(true), Some(true)));
             assert_eq!(r.refresh_hz, Some(refresh.hz()));
-            let covered = r.system_time_s.expect("a run covers display time");
+            let covered = r.figure(&crate::report::registry::SYSTEM_TIME_S).expect("a run covers display time");
             assert!((59.9..60.1).contains(&covered), "60 s of display time, got {covered}");
         }
         // Lockstep on 59.94 Hz runs one tick per refresh: 0.1 % slow.

@@ -10,7 +10,7 @@ use crate::time::NANOS_PER_MS;
 /// The figures of one run, with the report's exact field names (the
 /// [registry](super::registry)): what `simulate` prints and what
 /// `run --stats-json` writes (with its [`DisplayFacts`]), assembled by
-/// [`crate::session::Session::report`]. The frame statistics are held once,
+/// `Session::report`. The frame statistics are held once,
 /// as [`FrameStats`], and written flat beside the counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunReport {

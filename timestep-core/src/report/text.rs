@@ -4,7 +4,7 @@
 //! CSV and JSON carry every field of [`FIELDS`]; the table shows the
 //! [`table_fields`], the columns people read first, then one pattern line
 //! per run. JSON adds `present_interval_histogram` when the report has it
-//! (every [`crate::session::Session`] report does). Undefined values (no
+//! (every session report does). Undefined values (no
 //! frames, no time passed) are NaN in the table and CSV and `null` in JSON.
 //! Runs that replay a trace add the [`TRACE_FIELDS`].
 

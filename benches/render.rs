@@ -25,7 +25,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
 use timestep_lab::app::lanes::Lanes;
-use timestep_lab::hud::HudData;
+use timestep_lab::hud::{HudData, LoopFigures};
 use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;
@@ -159,18 +159,21 @@ fn offscreen_frame(c: &mut Criterion) {
 /// A panel as busy as the demo's: a full frame-time plot, a full pattern.
 fn busy_hud() -> HudData {
     let mut hud = HudData {
-        strategy_name: "catch-up",
-        strategy_summary: "Fixed updates; render once after catching up with wall time.",
-        vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
-        measured_refresh_hz: Some(59.94),
-        fps: 59.9,
-        ups: 60.0,
-        pattern: "1111111112".repeat(12),
+        figures: LoopFigures {
+            strategy_name: "catch-up",
+            strategy_summary: "Fixed updates; render once after catching up with wall time.",
+            vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
+            measured_refresh_hz: Some(59.94),
+            fps: 59.9,
+            ups: 60.0,
+            pattern: "1111111112".repeat(12),
+            ..LoopFigures::default()
+        },
         sprite_count: 1000,
         ..HudData::default()
     };
     for i in 0..300u64 {
-        hud.frame_times_ms.push(Duration::from_micros(if i % 60 == 0 { 33_367 } else { 16_683 }));
+        hud.figures.frame_times_ms.push(Duration::from_micros(if i % 60 == 0 { 33_367 } else { 16_683 }));
     }
     hud
 }

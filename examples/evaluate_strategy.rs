@@ -35,7 +35,12 @@ fn main() {
         let run = simulate(&spec, &mut Ball::default()).report();
         println!(
             "{:<13} {:>8} {:>8} {:>10.3} {:>11.2} {:>13.1}",
-            run.strategy, run.double_updates, run.hitches, run.judder_ms, run.latency_ms, run.drift_ms_per_min
+            run.strategy,
+            run.double_updates,
+            run.stats.hitches,
+            run.stats.judder_ms,
+            run.stats.latency_ms,
+            run.stats.drift_ms_per_min
         );
     }
 }

@@ -218,7 +218,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let r = session.report(game.clock.now());
         print_figures(format_args!(
             "{}: {} updates, judder {:.2} ms, latency {:.2} ms, speed {:.4}",
-            r.strategy, r.total_updates, r.judder_ms, r.latency_ms, r.speed_ratio
+            r.strategy, r.total_updates, r.stats.judder_ms, r.stats.latency_ms, r.stats.speed_ratio
         ));
     }
     Ok(())

@@ -7,12 +7,13 @@
 //! (`report_card`) and the command line (`commands`, one module per command,
 //! with the flag types they share in `cli`). See `README.md` for a tour.
 
-pub use timestep_core::{frame, hud, metrics, monitor, refresh, rng, session, strategy, time, vblank};
+pub use timestep_core::{frame, metrics, monitor, refresh, report, rng, session, strategy, time, vblank};
 
 pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod hud;
 pub mod output;
 pub mod platform;
 pub mod plot;

@@ -121,7 +121,7 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
     root.fill(&WHITE).map_err(PlotError::draw)?;
     let panels = root.split_evenly((3, 1));
 
-    let judder: Vec<f64> = reports.iter().map(|r| finite(r.judder_ms)).collect();
+    let judder: Vec<f64> = reports.iter().map(|r| finite(r.stats.judder_ms)).collect();
     let range = bounds(judder.iter().copied());
     let mut chart = panel(&panels[0], "judder (RMS of the per-frame motion error)", "ms", labels.len(), range)?;
     chart
@@ -142,7 +142,7 @@ pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
         .map_err(PlotError::draw)?;
     label_runs(&root, &chart, &labels, range.0)?;
 
-    let drift: Vec<f64> = reports.iter().map(|r| finite((r.speed_ratio - 1.0) * 100.0)).collect();
+    let drift: Vec<f64> = reports.iter().map(|r| finite((r.stats.speed_ratio - 1.0) * 100.0)).collect();
     let range = bounds(drift.iter().copied());
     let mut chart = panel(&panels[2], "drift (game speed - real speed)", "%", labels.len(), range)?;
     chart

@@ -32,6 +32,7 @@ use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
+use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
     FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SetupSampler, predict,
     write_report_html,
@@ -547,13 +548,16 @@ fn rate_of_hz(hz: f64) -> Option<Rate> {
 
 /// The run's present-interval figures: the report's own where it has them,
 /// else the tour's statistics of the same frames.
-fn with_interval_stats(record: RunRecord, stats: Option<&IntervalStats>) -> RunRecord {
-    RunRecord {
-        present_interval_mean_ms: record.present_interval_mean_ms.or(stats.map(|s| s.mean_ms)),
-        present_interval_std_ms: record.present_interval_std_ms.or(stats.map(|s| s.std_ms)),
-        present_interval_p99_ms: record.present_interval_p99_ms.or(stats.map(|s| s.p99_ms)),
-        ..record
+fn with_interval_stats(mut record: RunRecord, stats: Option<&IntervalStats>) -> RunRecord {
+    for (field, value) in [
+        (&PRESENT_INTERVAL_MEAN_MS, stats.map(|s| s.mean_ms)),
+        (&PRESENT_INTERVAL_STD_MS, stats.map(|s| s.std_ms)),
+        (&PRESENT_INTERVAL_P99_MS, stats.map(|s| s.p99_ms)),
+    ] {
+        let filled = record.figure(field).or(value);
+        record.figures.set(field, filled);
     }
+    record
 }
 
 /// The tour's progress line: which segment runs and how long is left, on
@@ -608,9 +612,10 @@ mod tests {
     fn a_run_keeps_its_own_interval_figures_and_fills_missing_ones() {
         let stats = IntervalStats::from_intervals(&[16_000_000, 18_000_000]).expect("two intervals");
         let filled = with_interval_stats(RunRecord::default(), Some(&stats));
-        assert_eq!((filled.present_interval_mean_ms, filled.present_interval_std_ms), (Some(17.0), Some(1.0)));
-        let own = RunRecord { present_interval_mean_ms: Some(5.0), ..RunRecord::default() };
-        assert_eq!(with_interval_stats(own, Some(&stats)).present_interval_mean_ms, Some(5.0));
+        let mean_std = |r: &RunRecord| (r.figure(&PRESENT_INTERVAL_MEAN_MS), r.figure(&PRESENT_INTERVAL_STD_MS));
+        assert_eq!(mean_std(&filled), (Some(17.0), Some(1.0)));
+        let own = RunRecord::default().with(&PRESENT_INTERVAL_MEAN_MS, 5.0);
+        assert_eq!(with_interval_stats(own, Some(&stats)).figure(&PRESENT_INTERVAL_MEAN_MS), Some(5.0));
     }
 
     #[test]

@@ -38,6 +38,7 @@ use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
+use crate::report::registry::STRATEGY;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -92,7 +93,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
             }
             Ok(Source::Card(Box::new(ReportCard::from_json(text)?)))
         }
-        serde_json::Value::Object(map) if map.get("strategy").is_some_and(serde_json::Value::is_string) => {
+        serde_json::Value::Object(map) if map.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) => {
             let run: RunRecord =
                 serde_json::from_value(value).map_err(|source| SourceError::BadRun { index: 0, source })?;
             Ok(Source::Runs(vec![run]))
@@ -105,7 +106,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    if !item.get("strategy").is_some_and(serde_json::Value::is_string) {
+                    if !item.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) {
                         return Err(SourceError::NotARun(i + 1));
                     }
                     serde_json::from_value(item.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
@@ -399,7 +400,7 @@ impl Comparison {
             let [wj, wh, wl] = figure_widths;
             let cell_width = wj + wh + wl + 4;
             let widths: Vec<usize> = table.columns.iter().map(|c| c.label.chars().count().max(cell_width)).collect();
-            let mut header = format!("{:<name_width$}", "strategy");
+            let mut header = format!("{:<name_width$}", STRATEGY.name);
             for (c, w) in table.columns.iter().zip(&widths) {
                 let _ = write!(header, " | {:<w$}", c.label);
             }
@@ -540,6 +541,7 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::registry::{JUDDER_MS, LATENCY_MS, SPEED_RATIO};
     use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
     #[test]
@@ -575,11 +577,11 @@ mod tests {
             vsync: Some(vsync),
             model: Some("desktop".to_owned()),
             tick_rate: Some(60.0),
-            speed_ratio: Some(1.0),
-            judder_ms: Some(judder),
-            latency_ms: Some(20.0),
             ..RunRecord::default()
         }
+        .with(&SPEED_RATIO, 1.0)
+        .with(&JUDDER_MS, judder)
+        .with(&LATENCY_MS, 20.0)
     }
 
     #[test]
@@ -618,6 +620,10 @@ mod tests {
         let runs = vec![sim("snapped", 60.0, true, 0.3), sim("snapped", 60.0, true, 0.5)];
         let c = compare(&[("r.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
         assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
-        assert_eq!(c.tables[0].columns[0].run("snapped").and_then(|r| r.judder_ms), Some(0.3), "the first is shown");
+        assert_eq!(
+            c.tables[0].columns[0].run("snapped").and_then(|r| r.figure(&JUDDER_MS)),
+            Some(0.3),
+            "the first is shown"
+        );
     }
 }

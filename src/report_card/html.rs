@@ -23,6 +23,11 @@ use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::monitor::trim_number;
 use crate::plot::PlotError;
+use crate::report::Field;
+use crate::report::registry::{
+    DOUBLE_UPDATES, HITCHES, JUDDER_MS, JUDDER_P99_MS, LATENCY_MAX_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS,
+    PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS, REPEATED_FRAMES, SKIPPED_RENDERS,
+};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -458,7 +463,7 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
 /// The figures table's column groups: a heading and its columns.
 const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
     ("judder ms", &["RMS", "p99"]),
-    ("hitches", &["count", "per min", "max ms"]),
+    (HITCHES.name, &["count", "per min", "max ms"]),
     ("latency ms", &["mean", "p95", "max"]),
     ("speed", &["drift ms/min"]),
     ("refreshes", &["doubles", "skips", "repeats"]),
@@ -466,17 +471,19 @@ const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
 ];
 
 fn figure_cells(r: &RunRecord) -> String {
-    let present = match (r.present_interval_mean_ms, r.present_interval_std_ms) {
+    let figure = |f: &Field| r.figure(f);
+    let whole = |f: &Field| count(r.figure(f).map(|v| v as u64));
+    let present = match (figure(&PRESENT_INTERVAL_MEAN_MS), figure(&PRESENT_INTERVAL_STD_MS)) {
         (Some(m), Some(s)) if m.is_finite() && s.is_finite() => format!("{m:.2} ± {s:.2}"),
         (m, _) => num(m, 2),
     };
     let groups: [Vec<String>; 6] = [
-        vec![num(r.judder_ms, 2), num(r.judder_p99_ms, 2)],
-        vec![count(r.hitches), num(r.hitches_per_min(), 1), num(r.max_hitch_ms, 1)],
-        vec![num(r.latency_ms, 1), num(r.latency_p95_ms, 1), num(r.latency_max_ms, 1)],
+        vec![num(figure(&JUDDER_MS), 2), num(figure(&JUDDER_P99_MS), 2)],
+        vec![whole(&HITCHES), num(r.hitches_per_min(), 1), num(figure(&MAX_HITCH_MS), 1)],
+        vec![num(figure(&LATENCY_MS), 1), num(figure(&LATENCY_P95_MS), 1), num(figure(&LATENCY_MAX_MS), 1)],
         vec![num(r.drift_ms_per_min(), 1)],
-        vec![count(r.double_updates), count(r.skipped_renders), count(r.repeated_frames)],
-        vec![present, num(r.present_interval_p99_ms, 2)],
+        vec![whole(&DOUBLE_UPDATES), whole(&SKIPPED_RENDERS), whole(&REPEATED_FRAMES)],
+        vec![present, num(figure(&PRESENT_INTERVAL_P99_MS), 2)],
     ];
     let mut out = String::new();
     for group in groups {

@@ -40,12 +40,16 @@
 //! ```
 
 use super::schema::{PredictionRange, RunRecord};
+use crate::report::registry::{JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
 use std::fmt::Write as _;
 
 /// The largest speed error a best strategy may have, ms per minute (0.2 %):
-/// wide enough for Glaiel's fuzzy timer on a 59.94 Hz display (60 ms/min
-/// slow), narrow enough to rule out lockstep away from the tick rate.
-pub const MAX_DRIFT_MS_PER_MIN: f64 = 120.0;
+/// the registry's bound of `drift_ms_per_min`
+/// ([`DRIFT_MS_PER_MIN`](crate::report::registry::DRIFT_MS_PER_MIN)).
+pub const MAX_DRIFT_MS_PER_MIN: f64 = match crate::report::registry::DRIFT_MS_PER_MIN.bound {
+    Some(bound) => bound,
+    None => f64::INFINITY,
+};
 
 /// Hitch rates this close count as equal, per minute.
 pub const HITCH_TIE_PER_MIN: f64 = 0.5;
@@ -97,9 +101,9 @@ impl Metric {
     /// The run's figure for this metric.
     pub fn value(self, run: &RunRecord) -> Option<f64> {
         match self {
-            Metric::Judder => run.judder_ms,
+            Metric::Judder => run.figure(&JUDDER_MS),
             Metric::Hitches => run.hitches_per_min(),
-            Metric::Latency => run.latency_ms,
+            Metric::Latency => run.figure(&LATENCY_MS),
         }
         .filter(|v| v.is_finite())
     }
@@ -202,7 +206,7 @@ pub fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
 /// one hitch in its length, see the module docs).
 fn tolerance_for(metric: Metric, refresh_hz: Option<f64>, measured: &RunRecord) -> Tolerance {
     let tol = tolerance(metric, refresh_hz);
-    let minutes = measured.system_time_s.filter(|s| s.is_finite() && *s > 0.0).map(|s| s / 60.0);
+    let minutes = measured.figure(&SYSTEM_TIME_S).filter(|s| s.is_finite() && *s > 0.0).map(|s| s / 60.0);
     match (metric, minutes) {
         (Metric::Hitches, Some(minutes)) => Tolerance { abs: tol.abs.max(1.0 / minutes), ..tol },
         _ => tol,
@@ -291,16 +295,14 @@ impl Agreement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, SPEED_RATIO};
 
     fn run(strategy: &str, drift: f64, hitches: f64, judder: f64, latency: f64) -> RunRecord {
-        RunRecord {
-            strategy: strategy.to_owned(),
-            drift_ms_per_min: Some(drift),
-            hitches_per_min: Some(hitches),
-            judder_ms: Some(judder),
-            latency_ms: Some(latency),
-            ..RunRecord::default()
-        }
+        RunRecord { strategy: strategy.to_owned(), ..RunRecord::default() }
+            .with(&DRIFT_MS_PER_MIN, drift)
+            .with(&HITCHES_PER_MIN, hitches)
+            .with(&JUDDER_MS, judder)
+            .with(&LATENCY_MS, latency)
     }
 
     fn table() -> Vec<RunRecord> {
@@ -334,12 +336,12 @@ mod tests {
     fn unknown_hitches_do_not_decide_and_unknown_drift_is_not_eligible() {
         let mut runs = table();
         for r in &mut runs {
-            r.hitches_per_min = None;
+            r.figures.set(&HITCHES_PER_MIN, None);
         }
         // Without hitches: judder 0.2 and 0.3 tie, catch-up's 1.9 does not; snapped's latency wins.
         assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("snapped"));
-        runs[2].drift_ms_per_min = None;
-        runs[2].speed_ratio = None;
+        runs[2].figures.set(&DRIFT_MS_PER_MIN, None);
+        runs[2].figures.set(&SPEED_RATIO, None);
         assert_eq!(best(&runs, MAX_DRIFT_MS_PER_MIN).map(|r| r.strategy.as_str()), Some("interpolated"));
         assert_eq!(best(&[RunRecord::default()], MAX_DRIFT_MS_PER_MIN), None, "no figures, no best");
     }
@@ -357,7 +359,7 @@ mod tests {
     fn a_measurement_that_differs_is_named_with_its_figures() {
         let measured = table();
         let mut predicted = table();
-        predicted[0].judder_ms = Some(0.4);
+        predicted[0].figures.set(&JUDDER_MS, Some(0.4));
         let m: Vec<&RunRecord> = measured.iter().collect();
         let p: Vec<&RunRecord> = predicted.iter().collect();
         let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
@@ -371,10 +373,10 @@ mod tests {
     fn the_sentence_names_three_differences_and_counts_the_rest() {
         let measured = table();
         let mut predicted = table();
-        predicted[0].judder_ms = Some(0.4);
-        predicted[1].judder_ms = Some(3.0);
-        predicted[2].latency_ms = Some(80.0);
-        predicted[3].judder_ms = Some(2.0);
+        predicted[0].figures.set(&JUDDER_MS, Some(0.4));
+        predicted[1].figures.set(&JUDDER_MS, Some(3.0));
+        predicted[2].figures.set(&LATENCY_MS, Some(80.0));
+        predicted[3].figures.set(&JUDDER_MS, Some(2.0));
         let m: Vec<&RunRecord> = measured.iter().collect();
         let p: Vec<&RunRecord> = predicted.iter().collect();
         let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
@@ -388,7 +390,7 @@ mod tests {
 
     #[test]
     fn the_worked_example_agrees_by_its_range_not_its_point() {
-        let measured = RunRecord { system_time_s: Some(3.0), ..run("catch-up", 0.0, 930.0, 8.0, 16.0) };
+        let measured = run("catch-up", 0.0, 930.0, 8.0, 16.0).with(&SYSTEM_TIME_S, 3.0);
         let predicted = run("catch-up", 0.0, 1548.0, 8.0, 16.0);
         let range = PredictionRange {
             strategy: "catch-up".to_owned(),
@@ -400,7 +402,7 @@ mod tests {
         let a = agreement(&[&measured], &[&predicted], &[&range], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!(a.agreeing, 1, "inside 392–1806");
         // Beyond the range by more than its end's tolerance: 1806 + 20 + 451.5 = 2277.5.
-        let far = RunRecord { hitches_per_min: Some(2278.0), ..measured };
+        let far = measured.with(&HITCHES_PER_MIN, 2278.0);
         let a = agreement(&[&far], &[&predicted], &[&range], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!(a.agreeing, 0);
     }
@@ -410,8 +412,8 @@ mod tests {
         // 1 hitch in 3 s is 20/min: agrees with 0 predicted (20 ≤ max(3, 20));
         // the same rate over 60 s (20 hitches) does not.
         let predicted = run("snapped", 0.0, 0.0, 0.5, 25.0);
-        let short = RunRecord { system_time_s: Some(3.0), ..run("snapped", 0.0, 20.0, 0.5, 25.0) };
-        let long = RunRecord { system_time_s: Some(60.0), ..short.clone() };
+        let short = run("snapped", 0.0, 20.0, 0.5, 25.0).with(&SYSTEM_TIME_S, 3.0);
+        let long = short.clone().with(&SYSTEM_TIME_S, 60.0);
         assert_eq!(agreement(&[&short], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
         assert_eq!(agreement(&[&long], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
     }

@@ -20,6 +20,7 @@
 
 use super::schema::{PredictionRange, RunRecord};
 use super::setup::MeasuredSetup;
+use crate::report::registry::JUDDER_MS;
 use crate::monitor::{Preset, RunSpec, Stop};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
@@ -109,7 +110,7 @@ pub fn predict(
             ranges.push(PredictionRange::of(&all));
         }
         all.sort_by(|a, b| {
-            let key = |r: &RunRecord| (r.hitches_per_min().unwrap_or(0.0), r.judder_ms.unwrap_or(0.0));
+            let key = |r: &RunRecord| (r.hitches_per_min().unwrap_or(0.0), r.figure(&JUDDER_MS).unwrap_or(0.0));
             key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
         });
         let middle = all.len().saturating_sub(1) / 2;
@@ -137,7 +138,7 @@ mod tests {
             assert_eq!(r.model.as_deref(), Some("desktop"));
             assert_eq!((r.vsync, r.vsync_requested), (Some(true), Some(true)));
             assert_eq!(r.refresh_hz, Some(refresh.hz()));
-            let covered = r.system_time_s.expect("a run covers display time");
+            let covered = r.figure(&crate::report::registry::SYSTEM_TIME_S).expect("a run covers display time");
             assert!((59.9..60.1).contains(&covered), "60 s of display time, got {covered}");
         }
         // Lockstep on 59.94 Hz runs one tick per refresh: 0.1 % slow.

@@ -29,8 +29,11 @@
 
 use super::ReportError;
 use super::setup::MeasuredSetup;
-use crate::monitor::{IntervalHistogram, RunReport};
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
+use crate::report::registry::{
+    DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SPEED_RATIO, SYSTEM_TIME_S,
+};
+use crate::report::{FIELDS, Field, IntervalHistogram, RunReport, Section};
 use crate::time::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -295,25 +298,6 @@ pub struct Histogram {
     pub above: u64,
 }
 
-/// The core's present-interval histogram of one run, as `simulate --format json`
-/// writes it: `counts[i]` intervals in `[i, i + 1) · bin_ms` ms (0.25 ms bins,
-/// empty bins after the last filled one left out), `overflow` at 50 ms or more.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-pub struct FixedHistogram {
-    /// Bin width, ms.
-    pub bin_ms: f64,
-    /// Intervals per bin, from 0 ms.
-    pub counts: Vec<u64>,
-    /// Intervals past the last bin.
-    pub overflow: u64,
-}
-
-impl From<&IntervalHistogram> for FixedHistogram {
-    fn from(h: &IntervalHistogram) -> FixedHistogram {
-        FixedHistogram { bin_ms: h.bin_ms, counts: h.counts.clone(), overflow: h.overflow }
-    }
-}
-
 /// A sample of display intervals from one run, for the frame-time plot.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct FrameTrace {
@@ -362,49 +346,13 @@ pub struct RunRecord {
     pub model: Option<String>,
     /// The simulator's noise seed.
     pub seed: Option<u64>,
-    /// World updates run.
-    pub total_updates: Option<u64>,
-    /// Refreshes covered (the pattern's length).
-    pub vsyncs: Option<u64>,
-    /// Refreshes showing more than one update.
-    pub double_updates: Option<u64>,
-    /// Refreshes without a new frame.
-    pub skipped_renders: Option<u64>,
-    /// Frames showing the same picture as the frame before.
-    pub repeated_frames: Option<u64>,
-    /// Simulated time, s.
-    pub game_time_s: Option<f64>,
-    /// Display time covered, s.
-    pub system_time_s: Option<f64>,
-    /// Game speed over real speed (1 = right).
-    pub speed_ratio: Option<f64>,
-    /// Speed error, ms of game time gained (+) or lost (−) per minute.
-    pub drift_ms_per_min: Option<f64>,
-    /// Judder: RMS of the per-frame motion error, ms.
-    pub judder_ms: Option<f64>,
-    /// 99th percentile of the per-frame motion error's size, ms.
-    pub judder_p99_ms: Option<f64>,
-    /// Frames off by at least half a refresh, or stalls.
-    pub hitches: Option<u64>,
-    /// The largest hitch, ms.
-    pub max_hitch_ms: Option<f64>,
-    /// Hitches per minute of display time.
-    pub hitches_per_min: Option<f64>,
-    /// Input-to-photon latency, mean, ms.
-    pub latency_ms: Option<f64>,
-    /// Latency, 95th percentile, ms.
-    pub latency_p95_ms: Option<f64>,
-    /// Latency, worst, ms.
-    pub latency_max_ms: Option<f64>,
-    /// Present interval, mean, ms.
-    pub present_interval_mean_ms: Option<f64>,
-    /// Present interval, standard deviation, ms.
-    pub present_interval_std_ms: Option<f64>,
-    /// Present interval, 99th percentile, ms.
-    pub present_interval_p99_ms: Option<f64>,
+    /// Every number of the report's figures, by the registry's names
+    /// (`total_updates` … `present_interval_p99_ms`), written flat.
+    #[serde(flatten)]
+    pub figures: Figures,
     /// Present intervals in the core's fixed 0.25 ms bins (`simulate --format json`'s
     /// `present_interval_histogram`); null where the run has none.
-    pub present_interval_histogram: Option<FixedHistogram>,
+    pub present_interval_histogram: Option<IntervalHistogram>,
     /// Updates per refresh, the first 200 refreshes (`1111211110…`).
     pub pattern: Option<String>,
 }
@@ -441,9 +389,9 @@ impl PredictionRange {
             strategy: runs.first().map(|r| r.strategy.clone()).unwrap_or_default(),
             vsync_requested: runs.first().and_then(|r| r.vsync_requested),
             runs: runs.len() as u32,
-            judder_ms: span(|r| r.judder_ms),
+            judder_ms: span(|r| r.figure(&JUDDER_MS)),
             hitches_per_min: span(RunRecord::hitches_per_min),
-            latency_ms: span(|r| r.latency_ms),
+            latency_ms: span(|r| r.figure(&LATENCY_MS)),
         }
     }
 }
@@ -456,8 +404,10 @@ fn defined(v: f64) -> Option<f64> {
 impl From<&RunReport> for RunRecord {
     /// Every figure a [`RunReport`] has; NaN becomes `None`.
     fn from(r: &RunReport) -> RunRecord {
-        // Written against the report's fields one by one (no `..`), so a
-        // field added to `RunReport` is a line added here.
+        let mut figures = Figures::default();
+        for field in Figures::fields() {
+            figures.set(field, field.cell(r).number());
+        }
         RunRecord {
             strategy: r.strategy.clone(),
             vsync: r.vsync,
@@ -467,33 +417,100 @@ impl From<&RunReport> for RunRecord {
             refresh_hz: defined(r.refresh_hz),
             model: (!r.model.is_empty()).then(|| r.model.clone()),
             seed: Some(r.seed),
-            total_updates: Some(r.total_updates),
-            vsyncs: Some(r.vsyncs),
-            double_updates: Some(r.double_updates),
-            skipped_renders: Some(r.skipped_renders),
-            repeated_frames: Some(r.repeated_frames),
-            game_time_s: defined(r.game_time_s),
-            system_time_s: defined(r.system_time_s),
-            speed_ratio: defined(r.speed_ratio),
-            drift_ms_per_min: defined(r.drift_ms_per_min),
-            judder_ms: defined(r.judder_ms),
-            judder_p99_ms: defined(r.judder_p99_ms),
-            hitches: Some(r.hitches),
-            max_hitch_ms: defined(r.max_hitch_ms),
-            hitches_per_min: defined(r.hitches_per_min),
-            latency_ms: defined(r.latency_ms),
-            latency_p95_ms: defined(r.latency_p95_ms),
-            latency_max_ms: defined(r.latency_max_ms),
-            present_interval_mean_ms: defined(r.present_interval_mean_ms),
-            present_interval_std_ms: defined(r.present_interval_std_ms),
-            present_interval_p99_ms: defined(r.present_interval_p99_ms),
-            present_interval_histogram: r.present_interval_histogram.as_ref().map(FixedHistogram::from),
+            figures,
+            present_interval_histogram: r.present_interval_histogram.clone(),
             pattern: Some(r.pattern.clone()),
         }
     }
 }
 
+/// A run's figures: every number of the report after its settings, from
+/// `total_updates` to `present_interval_p99_ms` (the registry's
+/// [`Section::Figure`] numbers), each optional. JSON writes them under the
+/// registry's names in its order (counts as whole numbers, `null` when
+/// unknown); reading ignores names it does not know, and a figure a file
+/// lacks is `None`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Figures {
+    values: Vec<(&'static Field, f64)>,
+}
+
+impl Figures {
+    /// The fields a record keeps, in order.
+    pub fn fields() -> impl Iterator<Item = &'static Field> {
+        FIELDS.iter().copied().filter(|f| f.section == Section::Figure && !f.is_text())
+    }
+
+    /// The figure, if known.
+    pub fn get(&self, field: &Field) -> Option<f64> {
+        self.values.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
+    }
+
+    /// Sets (or, for `None` and undefined values, clears) a figure.
+    pub fn set(&mut self, field: &'static Field, value: Option<f64>) {
+        self.values.retain(|(f, _)| *f != field);
+        if let Some(v) = value.and_then(defined) {
+            self.values.push((field, v));
+            // In registry order, so that equal figures compare equal.
+            self.values.sort_by_key(|(f, _)| Figures::fields().position(|g| g == *f));
+        }
+    }
+}
+
+impl Serialize for Figures {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        for field in Figures::fields() {
+            match self.get(field) {
+                Some(v) if field.is_count() && v >= 0.0 && v.fract() == 0.0 => {
+                    map.serialize_entry(field.name, &(v as u64))?;
+                }
+                value => map.serialize_entry(field.name, &value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Figures {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Figures, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Figures;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a run's figures")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Figures, A::Error> {
+                let mut figures = Figures::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match Figures::fields().find(|f| f.name == key) {
+                        Some(field) => figures.set(field, map.next_value::<Option<f64>>()?),
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(figures)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
 impl RunRecord {
+    /// A figure of the run, if known.
+    pub fn figure(&self, field: &Field) -> Option<f64> {
+        self.figures.get(field)
+    }
+
+    /// The record with `field` set to `value`.
+    #[must_use]
+    pub fn with(mut self, field: &'static Field, value: f64) -> RunRecord {
+        self.figures.set(field, Some(value));
+        self
+    }
+
     /// The vsync pass this run belongs to: the pass asked for, else the vsync it ran with.
     pub fn vsync_pass(&self) -> Option<bool> {
         self.vsync_requested.or(self.vsync)
@@ -501,14 +518,16 @@ impl RunRecord {
 
     /// Speed error in ms per minute: the recorded figure, else `(speed_ratio − 1) · 60 000`.
     pub fn drift_ms_per_min(&self) -> Option<f64> {
-        self.drift_ms_per_min.or_else(|| self.speed_ratio.map(|s| (s - 1.0) * 60_000.0)).and_then(defined)
+        self.figure(&DRIFT_MS_PER_MIN)
+            .or_else(|| self.figure(&SPEED_RATIO).map(|s| (s - 1.0) * 60_000.0))
+            .and_then(defined)
     }
 
     /// Hitches per minute: the recorded figure, else hitches over the display time covered.
     pub fn hitches_per_min(&self) -> Option<f64> {
-        self.hitches_per_min
-            .or_else(|| match (self.hitches, self.system_time_s) {
-                (Some(h), Some(s)) if s > 0.0 => Some(h as f64 * 60.0 / s),
+        self.figure(&HITCHES_PER_MIN)
+            .or_else(|| match (self.figure(&HITCHES), self.figure(&SYSTEM_TIME_S)) {
+                (Some(h), Some(s)) if s > 0.0 => Some(h * 60.0 / s),
                 _ => None,
             })
             .and_then(defined)
@@ -518,6 +537,27 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::registry::{JUDDER_MS, STARTUP_MS, TOTAL_UPDATES};
+
+    #[test]
+    fn figures_round_trip_in_registry_order_with_counts_whole_and_unknowns_null() {
+        let run = RunRecord::default().with(&HITCHES, 3.0).with(&JUDDER_MS, 1.25);
+        let text = serde_json::to_string(&run).expect("JSON");
+        assert!(text.contains("\"hitches\":3,"), "a count is a whole number: {text}");
+        assert!(text.contains("\"judder_ms\":1.25,") && text.contains("\"latency_ms\":null"), "{text}");
+        let at = |name: &str| text.find(&format!("\"{name}\":"));
+        let order: Vec<Option<usize>> = Figures::fields().map(|f| at(f.name)).collect();
+        assert!(order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]), "{text}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&text).expect("read back"), run);
+    }
+
+    #[test]
+    fn a_record_from_before_start_up_loads_without_it() {
+        let old = r#"{"strategy": "fuzzy", "hitches": 2, "judder_ms": 0.5, "fps": 60.0}"#;
+        let run: RunRecord = serde_json::from_str(old).expect("an older record loads");
+        assert_eq!((run.figure(&STARTUP_MS), run.figure(&HITCHES)), (None, Some(2.0)));
+        assert_eq!(run.figure(&JUDDER_MS), Some(0.5), "unknown keys (fps) are ignored");
+    }
 
     #[test]
     fn micros_as_ms_rounds_to_the_nearest_microsecond() {
@@ -528,26 +568,26 @@ mod tests {
 
     #[test]
     fn drift_is_derived_from_the_speed_ratio_when_missing() {
-        let run = RunRecord { speed_ratio: Some(1000.0 / 1001.0), ..RunRecord::default() };
+        let run = RunRecord::default().with(&SPEED_RATIO, 1000.0 / 1001.0);
         let drift = run.drift_ms_per_min().expect("derived from the speed ratio");
         assert!((drift - (-60_000.0 / 1001.0)).abs() < 1e-9, "59.94 Hz lockstep loses 59.94 ms a minute: {drift}");
-        let recorded = RunRecord { drift_ms_per_min: Some(3.0), ..run };
+        let recorded = run.with(&DRIFT_MS_PER_MIN, 3.0);
         assert_eq!(recorded.drift_ms_per_min(), Some(3.0), "a recorded figure wins");
     }
 
     #[test]
     fn hitches_per_minute_are_derived_from_hitches_and_display_time() {
-        let run = RunRecord { hitches: Some(3), system_time_s: Some(30.0), ..RunRecord::default() };
+        let run = RunRecord::default().with(&HITCHES, 3.0).with(&SYSTEM_TIME_S, 30.0);
         assert_eq!(run.hitches_per_min(), Some(6.0), "3 hitches in 30 s");
-        assert_eq!(RunRecord { system_time_s: Some(0.0), ..run }.hitches_per_min(), None, "no time, no rate");
+        assert_eq!(run.with(&SYSTEM_TIME_S, 0.0).hitches_per_min(), None, "no time, no rate");
     }
 
     #[test]
     fn a_nan_report_figure_becomes_none() {
         let record = RunRecord::from(&RunReport { strategy: "fuzzy".into(), ..RunReport::default() });
-        assert_eq!(record.judder_ms, None);
+        assert_eq!(record.figure(&JUDDER_MS), None);
         assert_eq!(record.refresh_hz, None);
-        assert_eq!(record.total_updates, Some(0));
+        assert_eq!(record.figure(&TOTAL_UPDATES), Some(0.0));
     }
 
     #[test]

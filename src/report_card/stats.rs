@@ -65,10 +65,10 @@ fn bin_width(span: Nanos) -> Nanos {
         .unwrap_or_else(|| wanted.div_ceil(NANOS_PER_MS * 1000) * NANOS_PER_MS * 1000)
 }
 
-/// The nearest-rank percentile `p` (0 < p ≤ 100) of sorted, non-empty `values`.
+/// The nearest-rank percentile `p` (0 < p ≤ 100) of sorted `values`, the
+/// core's ([`crate::metrics::percentile`]); 0 when there are none.
 pub fn percentile(sorted: &[Nanos], p: u64) -> Nanos {
-    let rank = (p * sorted.len() as u64).div_ceil(100).max(1) as usize;
-    sorted[rank.min(sorted.len()) - 1]
+    crate::metrics::percentile(sorted, p).unwrap_or_default()
 }
 
 impl IntervalStats {

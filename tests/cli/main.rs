@@ -10,6 +10,7 @@ mod binary;
 mod compare;
 mod output_paths;
 mod readme;
+mod registry;
 mod run_flags;
 mod run_length;
 mod simulate_article;

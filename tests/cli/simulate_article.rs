@@ -11,6 +11,10 @@
 
 use std::process::Command;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, to_json};
+use timestep_lab::report::Field;
+use timestep_lab::report::registry::{
+    DOUBLE_UPDATES, GAME_TIME_S, PATTERN, SKIPPED_RENDERS, SYSTEM_TIME_S, TOTAL_UPDATES, VSYNCS,
+};
 use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
@@ -101,10 +105,6 @@ fn a_glaiel_run_is_reproducible_bit_for_bit_from_its_seed() {
     assert_ne!(run_a(7).pattern, run_a(8).pattern, "different seeds, different noise");
 }
 
-fn number(run: &serde_json::Value, field: &str) -> f64 {
-    run[field].as_f64().unwrap_or_else(|| panic!("{field} is a number: {run}"))
-}
-
 /// The binary's JSON for the article's model and length.
 fn binary_json(args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
@@ -117,38 +117,23 @@ fn binary_json(args: &[&str]) -> String {
     String::from_utf8(output.stdout).expect("UTF-8")
 }
 
+/// The binary's runs, with the counts the checks read (the figures are
+/// compared as text with the library's JSON).
 fn binary(args: &[&str]) -> Vec<RunReport> {
     let value: serde_json::Value = serde_json::from_str(&binary_json(args)).expect("stdout is JSON");
     let runs = value.as_array().expect("a JSON array");
+    let count =
+        |run: &serde_json::Value, f: &Field| run[f.name].as_u64().unwrap_or_else(|| panic!("{}: {run}", f.name));
+    let real = |run: &serde_json::Value, f: &Field| run[f.name].as_f64().unwrap_or_else(|| panic!("{}: {run}", f.name));
     runs.iter()
         .map(|run| RunReport {
-            strategy: run["strategy"].as_str().expect("strategy").to_owned(),
-            refresh_hz: run["refresh_hz"].as_f64().expect("refresh_hz"),
-            vsync: Some(run["vsync"].as_bool().expect("vsync")),
-            tick_rate: run["tick_rate"].as_f64().expect("tick_rate"),
-            model: run["model"].as_str().expect("model").to_owned(),
-            seed: run["seed"].as_u64().expect("seed"),
-            total_updates: run["total_updates"].as_u64().expect("total_updates"),
-            vsyncs: run["vsyncs"].as_u64().expect("vsyncs"),
-            double_updates: run["double_updates"].as_u64().expect("double_updates"),
-            skipped_renders: run["skipped_renders"].as_u64().expect("skipped_renders"),
-            repeated_frames: run["repeated_frames"].as_u64().expect("repeated_frames"),
-            game_time_s: run["game_time_s"].as_f64().expect("game_time_s"),
-            system_time_s: run["system_time_s"].as_f64().expect("system_time_s"),
-            speed_ratio: number(run, "speed_ratio"),
-            drift_ms_per_min: number(run, "drift_ms_per_min"),
-            judder_ms: number(run, "judder_ms"),
-            judder_p99_ms: number(run, "judder_p99_ms"),
-            hitches: run["hitches"].as_u64().expect("hitches"),
-            max_hitch_ms: number(run, "max_hitch_ms"),
-            hitches_per_min: number(run, "hitches_per_min"),
-            latency_ms: number(run, "latency_ms"),
-            latency_p95_ms: number(run, "latency_p95_ms"),
-            latency_max_ms: number(run, "latency_max_ms"),
-            present_interval_mean_ms: number(run, "present_interval_mean_ms"),
-            present_interval_std_ms: number(run, "present_interval_std_ms"),
-            present_interval_p99_ms: number(run, "present_interval_p99_ms"),
-            pattern: run["pattern"].as_str().expect("pattern").to_owned(),
+            total_updates: count(run, &TOTAL_UPDATES),
+            vsyncs: count(run, &VSYNCS),
+            double_updates: count(run, &DOUBLE_UPDATES),
+            skipped_renders: count(run, &SKIPPED_RENDERS),
+            game_time_s: real(run, &GAME_TIME_S),
+            system_time_s: real(run, &SYSTEM_TIME_S),
+            pattern: run[PATTERN.name].as_str().expect("pattern").to_owned(),
             ..RunReport::default()
         })
         .collect()

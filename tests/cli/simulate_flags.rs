@@ -115,7 +115,7 @@ fn json_output_is_an_array_with_exactly_the_report_fields() {
     assert_eq!(runs.len(), 4, "2 strategies × 2 refresh rates");
     let mut keys: Vec<&str> = runs[0].as_object().expect("object").keys().map(String::as_str).collect();
     keys.sort_unstable();
-    let mut expected = timestep_lab::monitor::FIELDS.to_vec();
+    let mut expected: Vec<&str> = timestep_lab::report::FIELDS.iter().map(|f| f.name).collect();
     expected.push("present_interval_histogram");
     expected.sort_unstable();
     assert_eq!(keys, expected, "the report's fields and, in JSON only, the interval histogram");
@@ -137,7 +137,8 @@ fn csv_output_has_a_header_and_a_row_per_run() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], timestep_lab::monitor::FIELDS.join(","));
+    let header: Vec<&str> = timestep_lab::report::FIELDS.iter().map(|f| f.name).collect();
+    assert_eq!(lines[0], header.join(","));
     assert_eq!(lines.len(), 11, "header + 10 strategies:\n{text}");
 }
 

@@ -13,7 +13,7 @@ use crate::harness::{gpu_tests, tests};
 use std::time::Duration;
 
 use timestep_lab::frame::Simulation;
-use timestep_lab::hud::{HudData, RunnerLane};
+use timestep_lab::hud::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
 use timestep_lab::render::overlay::{
@@ -31,45 +31,49 @@ const HEIGHT: u32 = 720;
 /// A busy HUD: a 59.94 Hz monitor with a hitch, double updates and the help open.
 fn sample_hud() -> HudData {
     let mut hud = HudData {
-        strategy_name: "catch-up",
-        strategy_summary: "Fixed 60 Hz updates; render once after catching up with wall time.",
-        strategy_source: "Fiedler, \"Fix Your Timestep!\" (2004)",
-        strategy_status: "accumulator 3.2 ms".to_owned(),
-        tick_rate_hz: 60.0,
-        present_mode_requested: "Fifo".to_owned(),
-        present_mode_actual: "Fifo".to_owned(),
-        monitor_name: "Virtual-1 (Xvfb)".to_owned(),
-        reported_refresh_hz: Some(60.0),
-        measured_refresh_hz: Some(59.94),
-        vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
-        emulated_refresh_hz: Some(59.94),
-        fps: 59.9,
-        ups: 60.0,
-        pattern: "1111111111111111111111111111111111111111111111111112111111111111\
+        figures: LoopFigures {
+            strategy_name: "catch-up",
+            strategy_summary: "Fixed 60 Hz updates; render once after catching up with wall time.",
+            strategy_source: "Fiedler, \"Fix Your Timestep!\" (2004)",
+            strategy_status: "accumulator 3.2 ms".to_owned(),
+            tick_rate_hz: 60.0,
+            present_mode_requested: "Fifo".to_owned(),
+            present_mode_actual: "Fifo".to_owned(),
+            monitor_name: "Virtual-1 (Xvfb)".to_owned(),
+            reported_refresh_hz: Some(60.0),
+            measured_refresh_hz: Some(59.94),
+            vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
+            emulated_refresh_hz: Some(59.94),
+            fps: 59.9,
+            ups: 60.0,
+            pattern: "1111111111111111111111111111111111111111111111111112111111111111\
                   11111111111111111011111111111111111111111111111111111111"
-            .to_owned(),
-        double_updates: 3,
-        skipped_renders: 0,
-        repeated_frames: 1,
-        stats: FrameStats {
-            speed_ratio: 0.99999,
-            drift_ms_per_min: -0.4,
-            judder_ms: 1.27,
-            judder_p99_ms: 16.7,
-            hitches: 3,
-            max_hitch_ms: 33.4,
-            hitches_per_min: 2.5,
-            latency_ms: 19.8,
-            latency_p95_ms: 21.2,
-            latency_max_ms: 36.1,
-            present_interval_mean_ms: 16.9,
-            present_interval_std_ms: 2.1,
-            present_interval_p99_ms: 33.4,
+                .to_owned(),
+            double_updates: 3,
+            skipped_renders: 0,
+            repeated_frames: 1,
+            stats: FrameStats {
+                startup_ms: 0.0,
+                speed_ratio: 0.99999,
+                drift_ms_per_min: -0.4,
+                judder_ms: 1.27,
+                judder_p99_ms: 16.7,
+                hitches: 3,
+                max_hitch_ms: 33.4,
+                hitches_per_min: 2.5,
+                latency_ms: 19.8,
+                latency_p95_ms: 21.2,
+                latency_max_ms: 36.1,
+                present_interval_mean_ms: 16.9,
+                present_interval_std_ms: 2.1,
+                present_interval_p99_ms: 33.4,
+            },
+            paused: false,
+            ..LoopFigures::default()
         },
         cpu_percent: Some(14.5),
         sprite_count: 1000,
         load_preset: "none",
-        paused: false,
         ghosts: true,
         overlay_cost_ms: 0.42,
         help_lines: vec![
@@ -89,8 +93,8 @@ fn sample_hud() -> HudData {
             _ if i % 60 == 0 => 33_367,
             _ => 16_683,
         };
-        hud.frame_times_ms.push(Duration::from_micros(micros));
-        hud.present_histogram.add(micros * 1000);
+        hud.figures.frame_times_ms.push(Duration::from_micros(micros));
+        hud.figures.present_histogram.add(micros * 1000);
     }
     hud
 }
@@ -321,7 +325,10 @@ fn the_full_panel_fits_at_the_smallest_size_that_gets_it(gpu: GpuContext) {
     assert_eq!(LayoutMode::for_screen([w as f32, h as f32 - 1.0]), LayoutMode::Compact);
     // The busiest HUD, with a status line and a summary long enough to wrap.
     let hud = HudData {
-        strategy_summary: "Fixed-rate updates, rendered with the state between the last two ticks blended by alpha.",
+        figures: LoopFigures {
+            strategy_summary: "Fixed-rate updates, rendered with the state between the last two ticks blended by alpha.",
+            ..LoopFigures::default()
+        },
         ..window_hud(false)
     };
     let (layout, _) = draw_at(&gpu, w, h, &hud);
@@ -480,7 +487,7 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
         }
     }
     let mut hud = HudData::default();
-    session.fill_hud(&mut hud, display.clock());
+    session.fill_hud(&mut hud.figures, display.clock());
     (hud, simulate(spec, &mut Counter::default()).report())
 }
 
@@ -490,13 +497,13 @@ fn glaiel(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
 
 /// Asserts that the overlay shows what the report says, row for row.
 fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str) {
-    assert_eq!(hud.stats, report.stats(), "{what}: the overlay's figures are the simulator's");
-    assert_eq!(metric_rows(&hud.stats), metric_rows(&report.stats()), "{what}");
-    assert_eq!(present_interval_line(&hud.stats), present_interval_line(&report.stats()), "{what}");
+    assert_eq!(hud.figures.stats, report.stats, "{what}: the overlay's figures are the simulator's");
+    assert_eq!(metric_rows(&hud.figures.stats), metric_rows(&report.stats), "{what}");
+    assert_eq!(present_interval_line(&hud.figures.stats), present_interval_line(&report.stats), "{what}");
     let histogram = report.present_interval_histogram.as_ref().expect("the report has the histogram");
-    let bins = hud.present_histogram.bins();
+    let bins = hud.figures.present_histogram.bins();
     assert_eq!(&bins[..histogram.counts.len()], histogram.counts.as_slice(), "{what}: the same histogram");
-    for row in metric_rows(&hud.stats) {
+    for row in metric_rows(&hud.figures.stats) {
         assert_eq!(
             Some(row.legend),
             timestep_lab::monitor::definition(row.name),
@@ -520,7 +527,7 @@ fn the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_boun
     for updates in [500, 100_000] {
         let (hud, report) = hud_and_simulated_report(&glaiel(StrategyId::Fuzzy, ntsc(), updates));
         assert_overlay_shows_the_report(&hud, &report, &format!("fuzzy, {updates} updates"));
-        let s = hud.stats;
+        let s = hud.figures.stats;
         assert!(s.judder_ms < 0.01 && s.hitches == 0, "{updates} updates: {s:?}");
         assert!((16.0..=20.0).contains(&s.latency_ms), "{updates} updates: {s:?}");
         latencies.push(s.latency_ms);
@@ -531,7 +538,7 @@ fn the_overlay_of_fuzzy_on_59_94_hz_shows_the_simulators_smooth_run_and_its_boun
 fn the_overlay_of_catch_up_on_59_94_hz_shows_the_simulators_one_frame_hitches() {
     let (hud, report) = hud_and_simulated_report(&glaiel(StrategyId::CatchUp, ntsc(), 10_000));
     assert_overlay_shows_the_report(&hud, &report, "catch-up @ 59.94");
-    let s = hud.stats;
+    let s = hud.figures.stats;
     assert_eq!(s.hitches, report.double_updates + report.repeated_frames, "every double and repeat: {s:?}");
     assert!((20..=40).contains(&s.hitches), "{s:?}");
     assert!((s.max_hitch_ms - 16.683).abs() < 0.01, "one 59.94 Hz frame: {s:?}");
@@ -550,20 +557,23 @@ fn the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump() {
     };
     let (hud, report) = hud_and_simulated_report(&spec);
     assert_overlay_shows_the_report(&hud, &report, "a 100 ms freeze");
-    let s = hud.stats;
+    let s = hud.figures.stats;
     assert_eq!(s.hitches, 2, "{s:?}");
     assert!((s.max_hitch_ms - (100.0 - 50.0 / 3.0)).abs() < 0.01, "{s:?}");
-    assert_eq!(hud.present_histogram.overflow(), 1, "the 100 ms interval is in the overflow bin");
+    assert_eq!(hud.figures.present_histogram.overflow(), 1, "the 100 ms interval is in the overflow bin");
 }
 
 fn a_sessions_hud_draws_with_its_histogram(gpu: GpuContext) {
     let (mut hud, _) = hud_and_simulated_report(&glaiel(StrategyId::CatchUp, ntsc(), 2_000));
-    let empty = HudData { frame_times_ms: hud.frame_times_ms.clone(), ..HudData::default() };
+    let empty = HudData {
+        figures: LoopFigures { frame_times_ms: hud.figures.frame_times_ms.clone(), ..LoopFigures::default() },
+        ..HudData::default()
+    };
     let mut bench = Bench::new(gpu);
     let scene = bench.scene_only();
     bench.with_overlay(&hud);
     let (with_histogram, _) = bench.with_overlay(&hud);
-    hud.present_histogram = empty.present_histogram.clone();
+    hud.figures.present_histogram = empty.figures.present_histogram.clone();
     let (without, _) = bench.with_overlay(&hud);
     assert!(changed_in(&scene, &with_histogram, TOP_LEFT) > 0, "the panel is drawn");
     assert!(changed_in(&without, &with_histogram, TOP_LEFT) > 0, "the histogram's bars show");

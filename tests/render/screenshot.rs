@@ -7,7 +7,7 @@
 
 use crate::harness::gpu_tests;
 
-use timestep_lab::hud::{HudData, RunnerLane};
+use timestep_lab::hud::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, Screenshot, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, World, WorldConfig};
@@ -28,11 +28,14 @@ fn world_instances() -> (Vec<Instance>, [f32; 2], RunnerLane) {
 
 fn hud(lane: RunnerLane) -> HudData {
     HudData {
-        strategy_name: "interpolated",
-        tick_rate_hz: 60.0,
-        fps: 60.0,
-        ups: 60.0,
-        pattern: "1111111111".repeat(12),
+        figures: LoopFigures {
+            strategy_name: "interpolated",
+            tick_rate_hz: 60.0,
+            fps: 60.0,
+            ups: 60.0,
+            pattern: "1111111111".repeat(12),
+            ..LoopFigures::default()
+        },
         runner_lane: Some(lane),
         ..HudData::default()
     }

@@ -58,7 +58,11 @@ fn simulator_json_loads_as_run_records() {
         assert_eq!(run, &RunRecord::from(report), "the JSON reads as the record the conversion makes");
     }
     assert_eq!(runs[0].strategy, "catch-up");
-    assert!(runs[0].double_updates.is_some_and(|d| d > 2000), "the article's 2535 doubles: {:?}", runs[0]);
+    assert!(
+        runs[0].figure(&timestep_lab::report::registry::DOUBLE_UPDATES).is_some_and(|d| d > 2000.0),
+        "the article's 2535 doubles: {:?}",
+        runs[0]
+    );
 }
 
 fn every_field_simulate_writes_is_a_run_record_field() {

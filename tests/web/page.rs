@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use libtest_mimic::{Completion, Failed, Trial};
+use timestep_lab::report::registry::{JUDDER_MS, LATENCY_MS};
 use timestep_lab::report_card::{ReportCard, RunRecord, judge};
 use timestep_lab::strategy::StrategyId;
 
@@ -263,9 +264,9 @@ fn disagreement(card: &ReportCard) -> Option<String> {
         };
         eprintln!(
             "{strategy}: measured/predicted judder {}, hitches/min {}, latency {}; range {:?}; setup {:?}",
-            ratio(measured.judder_ms, predicted.judder_ms),
+            ratio(measured.figure(&JUDDER_MS), predicted.figure(&JUDDER_MS)),
             ratio(measured.hitches_per_min(), predicted.hitches_per_min()),
-            ratio(measured.latency_ms, predicted.latency_ms),
+            ratio(measured.figure(&LATENCY_MS), predicted.figure(&LATENCY_MS)),
             ranges.first(),
             monitor.setup
         );

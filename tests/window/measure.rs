@@ -14,6 +14,7 @@ use crate::harness;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
+use timestep_lab::report::registry::{PRESENT_INTERVAL_MEAN_MS, TOTAL_UPDATES};
 
 use crate::harness::Missing;
 use crate::report_card::chromium::{browser_or_skip, check_html};
@@ -126,9 +127,13 @@ fn the_three_files() -> Result<(), Failed> {
         let names: Vec<&str> = runs.iter().map(|r| r.strategy.as_str()).collect();
         assert_eq!(names, STRATEGIES, "every strategy ran with vsync {vsync}");
         for r in &runs {
-            assert!(r.total_updates.is_some_and(|u| u > 0), "{} (vsync {vsync}) updated the world: {r:?}", r.strategy);
+            assert!(
+                r.figure(&TOTAL_UPDATES).is_some_and(|u| u > 0.0),
+                "{} (vsync {vsync}) updated the world: {r:?}",
+                r.strategy
+            );
             assert_eq!(r.model.as_deref(), Some("window"), "a measured run");
-            assert!(r.present_interval_mean_ms.is_some(), "{} has present intervals", r.strategy);
+            assert!(r.figure(&PRESENT_INTERVAL_MEAN_MS).is_some(), "{} has present intervals", r.strategy);
         }
         let emulated = runs.iter().all(|r| r.present_mode.as_deref().is_some_and(|p| p.contains("emulated")));
         assert_eq!(emulated, vsync, "vsync on runs on the emulated grid, vsync off on a real non-blocking mode");

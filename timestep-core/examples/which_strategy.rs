@@ -31,9 +31,9 @@ fn main() {
                 "{:<13} {name:<16} {:>7}  {:>9.3}  {:>12.1}  {:>10.1}",
                 id.name(),
                 r.double_updates,
-                r.judder_ms,
-                r.drift_ms_per_min,
-                r.latency_ms
+                r.stats.judder_ms,
+                r.stats.drift_ms_per_min,
+                r.stats.latency_ms
             );
         }
     }

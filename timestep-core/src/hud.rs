@@ -1,8 +1,9 @@
-//! What the overlay shows: plain data the app fills in each frame.
+//! The loop's figures an overlay shows: plain data a [`Session`](crate::session::Session)
+//! fills in each frame ([`LoopFigures`]).
 //!
-//! The app owns the measurements; the overlay (`render::overlay`) only draws them. Keeping this
-//! a plain struct with no egui types means the app, the `--stats-json` writer and tests can fill
-//! and read it without a GPU or a window.
+//! The session owns the measurements; an overlay only draws them. Keeping this a plain struct
+//! with no GUI types means a game, the lab's overlay and tests can fill and read it without a GPU
+//! or a window. What else an overlay shows (CPU, GPU, sprites, help) is its app's own.
 //!
 //! Frame intervals live in a [`FrameTimeRing`]: a bounded window of the last few seconds that
 //! never allocates once it has filled up.
@@ -117,47 +118,10 @@ impl Default for FrameTimeRing {
     }
 }
 
-/// One lane's label in lane mode: its strategy and how that strategy's motion
-/// fares, from the lane's own session.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LaneLabel {
-    /// Strategy id, e.g. `"catch-up"`.
-    pub strategy: &'static str,
-    /// The whole lane, `[x, y, width, height]` in playfield pixels.
-    pub rect: [f32; 4],
-    /// Width of the label column at the lane's left, playfield pixels.
-    pub label_width: f32,
-    /// Updates per displayed refresh over the last frames, oldest first (as [`HudData::pattern`]).
-    pub pattern: String,
-    /// Judder over the recent frames, ms (NaN before there are any).
-    pub judder_ms: f64,
-    /// Hitches per minute, where the metrics count them.
-    pub hitches_per_min: Option<f64>,
-    /// Mean latency over the recent frames, ms (NaN before there are any).
-    pub latency_ms: f64,
-    /// Speed error over the recent frames, ms of game time per minute (NaN before there are
-    /// any): lockstep on a 144 Hz display runs the game 2.4× fast, smoothly.
-    pub drift_ms_per_min: f64,
-    /// The strategy decides when frames happen, so the lane does not run.
-    pub needs_loop: bool,
-    /// The selected lane (Enter adopts its strategy).
-    pub selected: bool,
-}
-
-/// Where the runner's lane is, for the overlay's label: the playfield size and the lane's
-/// centre line, in playfield pixels.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunnerLane {
-    /// The playfield the world is laid out in (letterboxed into the window).
-    pub playfield: [f32; 2],
-    /// The y of the runner's centre; it never changes.
-    pub y: f32,
-}
-
-/// Everything the overlay draws for one frame. The app updates the fields it measures; the
-/// overlay never changes them.
+/// Every figure of the loop an overlay shows, filled by
+/// [`Session::fill_hud`](crate::session::Session::fill_hud); the overlay never changes them.
 #[derive(Debug, Clone)]
-pub struct HudData {
+pub struct LoopFigures {
     /// Strategy id as typed on the command line, e.g. `"catch-up"`.
     pub strategy_name: &'static str,
     /// One-line explanation of what the strategy does.
@@ -174,7 +138,7 @@ pub struct HudData {
     pub present_mode_actual: String,
     /// Name of the monitor the window is on.
     pub monitor_name: String,
-    /// Refresh rate winit reports for that monitor, if it reports one.
+    /// Refresh rate the display reports for that monitor, if it reports one.
     pub reported_refresh_hz: Option<f64>,
     /// Refresh rate measured from present timestamps, once enough frames were seen.
     pub measured_refresh_hz: Option<f64>,
@@ -198,44 +162,17 @@ pub struct HudData {
     pub skipped_renders: u64,
     /// Frames that ran no update (the same picture drawn again).
     pub repeated_frames: u64,
-    /// Speed (`speed_ratio`, `drift_ms_per_min`), judder, hitches, latency and present pacing
-    /// since the setting last changed, as [`crate::metrics`] defines them: for a run with one
-    /// setting, exactly the figures of its [`crate::monitor::RunReport`].
+    /// Start-up, speed (`speed_ratio`, `drift_ms_per_min`), judder, hitches, latency and present
+    /// pacing since the setting last changed, as [`crate::metrics`] defines them: for a run with
+    /// one setting, exactly the figures of its [`crate::report::RunReport`].
     pub stats: FrameStats,
     /// Present intervals since the setting last changed, in 0.25 ms bins.
     pub present_histogram: PresentHistogram,
-    /// Process CPU use in percent of one core; `None` where it can't be measured.
-    pub cpu_percent: Option<f64>,
-    /// Sprites drawn.
-    pub sprite_count: usize,
-    /// Name of the artificial load preset (`"none"`, `"render +5 ms"`, ...).
-    pub load_preset: &'static str,
     /// The simulation is paused.
     pub paused: bool,
-    /// Ghost markers (where each mover should be vs where it is drawn) are on.
-    pub ghosts: bool,
-    /// CPU time the overlay took last frame, in ms, as returned by `Overlay::draw` (building,
-    /// tessellating, uploading; the rasterising of the panel is not in it).
-    pub overlay_cost_ms: f64,
-    /// The adapter can time render passes (timestamp queries).
-    pub gpu_timing: bool,
-    /// GPU time of the scene pass over the last second, ms.
-    pub gpu_scene_ms: Option<f64>,
-    /// GPU time of the overlay pass over the last second, ms.
-    pub gpu_overlay_ms: Option<f64>,
-    /// Key bindings for the F1 help, as (key, action), generated from the binding table.
-    pub help_lines: Vec<(String, String)>,
-    /// The F1 help table is open.
-    pub show_help: bool,
-    /// Lane mode: one label per lane, top to bottom; empty when lane mode is off.
-    pub lanes: Vec<LaneLabel>,
-    /// The playfield the lanes' rectangles are in, playfield pixels.
-    pub lane_playfield: [f32; 2],
-    /// The runner's lane, labelled by the overlay; `None`: no label.
-    pub runner_lane: Option<RunnerLane>,
 }
 
-impl Default for HudData {
+impl Default for LoopFigures {
     fn default() -> Self {
         Self {
             strategy_name: "",
@@ -259,20 +196,7 @@ impl Default for HudData {
             repeated_frames: 0,
             stats: FrameStats::EMPTY,
             present_histogram: PresentHistogram::new(),
-            cpu_percent: None,
-            sprite_count: 0,
-            load_preset: "none",
             paused: false,
-            ghosts: false,
-            overlay_cost_ms: 0.0,
-            gpu_timing: false,
-            gpu_scene_ms: None,
-            gpu_overlay_ms: None,
-            help_lines: Vec::new(),
-            show_help: false,
-            lanes: Vec::new(),
-            lane_playfield: [0.0, 0.0],
-            runner_lane: None,
         }
     }
 }

@@ -24,7 +24,8 @@
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
 //!   session   the lab's loop: driver + world + metrics + verdict → HUD data, report  monitor
-//!   hud       the overlay's numbers as plain data                                  monitor
+//!   report    the one RunReport, the metric registry, table / CSV / JSON          monitor
+//!   hud       the loop's figures an overlay shows, as plain data                   monitor
 //!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
 //! ```
 #![forbid(unsafe_code)]
@@ -51,6 +52,8 @@ pub mod monitor;
 #[cfg(feature = "std")]
 pub mod pacer;
 pub mod refresh;
+#[cfg(feature = "monitor")]
+pub mod report;
 pub mod rng;
 #[cfg(feature = "monitor")]
 pub mod session;

@@ -3,7 +3,7 @@
 //! A game (or the demo window, or the virtual monitor) owns one session. The
 //! session owns the [`FrameDriver`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
-//! the vsync verdict; it assembles the overlay's [`HudData`] and the one
+//! the vsync verdict; it assembles the overlay's [`LoopFigures`] and the one
 //! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
 //! The caller keeps only what is platform: the clock, the surface, waiting.
 //!
@@ -35,10 +35,10 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
-use crate::hud::{FrameTimeRing, HudData};
+use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
-use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::refresh::{RefreshMeter, Verdict};
+use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 
@@ -486,8 +486,7 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
-    /// Fields the session cannot know (CPU, GPU times, sprites, load, help) are left alone.
-    pub fn fill_hud(&mut self, hud: &mut HudData, now: Nanos) {
+    pub fn fill_hud(&mut self, hud: &mut LoopFigures, now: Nanos) {
         let live = self.measures.live();
         let totals = live.totals();
         hud.double_updates = totals.double_updates;
@@ -560,7 +559,7 @@ impl<W: Simulation> Session<W> {
             MetricsRef::Run => &self.measures.run,
             MetricsRef::Live => self.measures.live(),
         };
-        let mut report = RunReport {
+        RunReport {
             strategy: self.driver.strategy_id().name().to_owned(),
             refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
             vsync,
@@ -591,10 +590,9 @@ impl<W: Simulation> Session<W> {
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
             }),
+            stats: metrics.stats(),
             ..RunReport::default()
-        };
-        report.set_stats(&metrics.stats());
-        report
+        }
     }
 }
 
@@ -659,16 +657,20 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 600);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         let report = session.report(display.clock());
         assert_eq!(hud.double_updates, report.double_updates, "doubles");
         assert_eq!(hud.skipped_renders, report.skipped_renders, "skips");
         assert_eq!(hud.repeated_frames, report.repeated_frames, "repeats");
-        assert_eq!(hud.stats, report.stats(), "one setting: the overlay's figures are the report's");
+        assert_eq!(hud.stats, report.stats, "one setting: the overlay's figures are the report's");
         let histogram = report.present_interval_histogram.as_ref().expect("a session reports its intervals");
-        assert_eq!(histogram.counts.iter().sum::<u64>() + histogram.overflow, 599, "600 frames, 599 intervals");
-        assert_eq!(hud.present_histogram.total(), 599);
+        // The first frame runs no update: the second still shows its picture.
+        let startup = report.stats.startup_ms;
+        assert!((startup - 1000.0 / 60.0).abs() < 1e-3, "one refresh of start-up: {startup}");
+        let intervals = histogram.counts.iter().sum::<u64>() + histogram.overflow;
+        assert_eq!(intervals, 597, "600 frames, 599 intervals: from the third frame, the first that moves");
+        assert_eq!(hud.present_histogram.total(), 597);
         assert!(report.double_updates > 50, "the article's naive timer double-updates at 60 Hz: {report:?}");
         assert_eq!(hud.strategy_name, "catch-up");
         assert_eq!(hud.reported_refresh_hz, Some(60.0));
@@ -722,7 +724,7 @@ mod tests {
             Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 120);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         assert!(hud.measured_refresh_hz.is_some(), "two seconds of frames are measured");
         session.move_to_display(Some("second 60".to_owned()), Some(Rate::from_hz(60)), None, display.clock());
@@ -766,7 +768,7 @@ mod tests {
             Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 130);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
         assert!((hud.fps - 60.0).abs() < 1.0, "fps {}", hud.fps);
         assert!((hud.ups - 60.0).abs() < 1.0, "ups {}", hud.ups);
@@ -822,7 +824,7 @@ mod tests {
     }
 
     /// Lockstep at 62.5 Hz ticks on [`Grid16`] for `frames` frames.
-    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (HudData, RunReport) {
+    fn lockstep_16(frames: u64, freeze_at: Option<u64>) -> (LoopFigures, RunReport) {
         let tick = Rate::new(125, 2).expect("62.5 Hz");
         let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
         let display = DisplayInfo { reported: Some(tick), ..display_60() };
@@ -832,7 +834,7 @@ mod tests {
             let report = session.run_frame(&mut host);
             session.record(&report, Presented::SHOWN);
         }
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, host.clock);
         (hud, session.report(host.clock))
     }
@@ -842,7 +844,7 @@ mod tests {
         // Frame k reads its input at 16k ms, depicts tick k (16k ms) and shows
         // at 16(k + 1) ms: ŝ = 1, every j = 0, latency 16 ms, intervals 16 ms.
         let (hud, report) = lockstep_16(600, None);
-        let s = report.stats();
+        let s = report.stats;
         assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{s:?}");
         assert_eq!((s.judder_ms, s.judder_p99_ms, s.hitches, s.max_hitch_ms), (0.0, 0.0, 0, 0.0), "{s:?}");
         assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (16.0, 16.0, 16.0), "{s:?}");
@@ -859,7 +861,7 @@ mod tests {
         // while the picture moves one 16 ms tick: j = 16 − 1·112 = −96 ms
         // (judged by the slope of frames 0..299, exactly 1). Latency 112 ms.
         let (hud, report) = lockstep_16(600, Some(300));
-        let s = report.stats();
+        let s = report.stats;
         assert_eq!(s.hitches, 1, "{s:?}");
         assert!((s.max_hitch_ms - 96.0).abs() < 1e-9, "{s:?}");
         assert_eq!(s.latency_max_ms, 112.0, "{s:?}");
@@ -881,7 +883,7 @@ mod tests {
         run(&mut session, &mut display, 200);
         let now = display.clock();
         let live = session.live_report(now);
-        let mut hud = HudData::default();
+        let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");
@@ -889,7 +891,7 @@ mod tests {
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
-        assert_eq!(hud.stats, live.stats(), "the overlay shows the live report's figures");
+        assert_eq!(hud.stats, live.stats, "the overlay shows the live report's figures");
         assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
     }
 }

@@ -420,26 +420,26 @@ impl Demo {
         };
         log::info!(
             "{}: {:.1} fps, {:.1} ups, {} double, {} skipped, judder_ms {:.2}, hitches {}, latency_ms {:.2}, drift_ms_per_min {:.1}, overlay CPU {:.1} ms, GPU scene {} overlay {}; {}{held}",
-            hud.strategy_name,
-            hud.fps,
-            hud.ups,
-            hud.double_updates,
-            hud.skipped_renders,
-            hud.stats.judder_ms,
-            hud.stats.hitches,
-            hud.stats.latency_ms,
-            hud.stats.drift_ms_per_min,
+            hud.figures.strategy_name,
+            hud.figures.fps,
+            hud.figures.ups,
+            hud.figures.double_updates,
+            hud.figures.skipped_renders,
+            hud.figures.stats.judder_ms,
+            hud.figures.stats.hitches,
+            hud.figures.stats.latency_ms,
+            hud.figures.stats.drift_ms_per_min,
             hud.overlay_cost_ms,
             gpu(hud.gpu_scene_ms),
             gpu(hud.gpu_overlay_ms),
-            hud.vsync_verdict
+            hud.figures.vsync_verdict
         );
     }
 
     /// Rebuilds the overlay's numbers.
     fn refresh_hud(&mut self, now: Nanos) {
         let hud = &mut self.screen.hud;
-        self.session.fill_hud(hud, now);
+        self.session.fill_hud(&mut hud.figures, now);
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);

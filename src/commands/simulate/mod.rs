@@ -40,7 +40,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use sweep::{SweepRow, sweep_csv, sweep_table, whole_columns};
+use sweep::{SweepRow, sweep_csv, sweep_table};
 use trace::{load_trace, trace_display};
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
@@ -424,7 +424,7 @@ fn render_output(invocation: &Invocation, outcomes: &[RunOutcome]) -> Result<(St
                 .map(|(group, phases)| SweepRow::of(group, phases))
                 .collect();
             match format {
-                Format::Table => sweep_table(&rows, &whole_columns(&reports)),
+                Format::Table => sweep_table(&rows),
                 Format::Csv => sweep_csv(&rows),
                 Format::Json => {
                     let array = serde_json::Value::Array(rows.iter().map(SweepRow::json).collect());
@@ -476,7 +476,7 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
 /// output or the plot cannot be written after the runs.
 pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     if args.fields {
-        return write_stdout(&crate::monitor::definitions_markdown());
+        return write_stdout(&crate::report::definitions_markdown());
     }
     let invocation = args.invocation()?;
     for notice in &invocation.notices {

@@ -14,7 +14,7 @@ use super::pattern::{PatternShape, pattern_label};
 use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
 use crate::hud::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;
-use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
+use crate::report::registry::DRIFT_MS_PER_MIN;
 use crate::sim::MoverKind;
 
 /// The runner's lane label.
@@ -95,7 +95,8 @@ pub(super) fn lane_labels(ctx: &egui::Context, hud: &HudData) {
 /// A lane whose game runs off speed says so, as `compare` marks it with `!`:
 /// smooth motion at the wrong pace is not smooth play.
 fn speed_note(drift_ms_per_min: f64) -> Option<String> {
-    (drift_ms_per_min.abs() > MAX_DRIFT_MS_PER_MIN).then(|| format!("! speed {drift_ms_per_min:+.0} ms/min"))
+    let bound = DRIFT_MS_PER_MIN.bound?;
+    (drift_ms_per_min.abs() > bound).then(|| format!("! speed {drift_ms_per_min:+.0} {}", DRIFT_MS_PER_MIN.unit))
 }
 
 fn lane_label(ui: &mut Ui, lane: &LaneLabel) {

@@ -357,6 +357,7 @@ fn elapsed_ms(since: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hud::LoopFigures;
 
     /// One egui frame of the overlay's panels at 1280 × 720 points with `events`.
     fn overlay_frame(ctx: &egui::Context, hud: &HudData, events: Vec<egui::Event>) {
@@ -380,7 +381,10 @@ mod tests {
     #[test]
     fn after_tab_egui_would_take_every_key_but_the_overlay_leaves_them_to_the_game() {
         let ctx = new_context();
-        let hud = HudData { pattern: "1111".to_owned(), ..HudData::default() };
+        let hud = HudData {
+            figures: LoopFigures { pattern: "1111".to_owned(), ..LoopFigures::default() },
+            ..HudData::default()
+        };
         overlay_frame(&ctx, &hud, Vec::new());
         overlay_frame(&ctx, &hud, vec![key(egui::Key::Tab)]);
         overlay_frame(&ctx, &hud, Vec::new());

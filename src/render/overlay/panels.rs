@@ -29,6 +29,10 @@ use super::style::{
 };
 use crate::hud::HudData;
 use crate::metrics::FrameStats;
+use crate::report::Field;
+use crate::report::registry::{
+    DRIFT_MS_PER_MIN, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS, STARTUP_MS,
+};
 
 /// Judder below which the number turns green: a quarter of a 120 Hz refresh period. A colour
 /// cue for "small", not a perceptual threshold.
@@ -113,20 +117,25 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
                 ui.spacing_mut().item_spacing = egui::vec2(5.0, 1.0);
                 ui.horizontal_wrapped(|ui| strategy_heading(ui, hud, 13.0));
                 ui.horizontal_wrapped(|ui| {
-                    compact_value(ui, "FPS", format!("{:.1}", hud.fps), VALUE);
-                    compact_value(ui, "UPS", format!("{:.1}", hud.ups), VALUE);
-                    let judder = metric_color("judder_ms", &hud.stats);
-                    compact_value(ui, "judder_ms", format!("{:.2}", hud.stats.judder_ms), judder);
-                    compact_value(ui, "doubles", hud.double_updates.to_string(), count_color(hud.double_updates, BAD));
+                    compact_value(ui, "FPS", format!("{:.1}", hud.figures.fps), VALUE);
+                    compact_value(ui, "UPS", format!("{:.1}", hud.figures.ups), VALUE);
+                    let judder = metric_color(&JUDDER_MS, &hud.figures.stats);
+                    compact_value(ui, JUDDER_MS.name, format!("{:.2}", hud.figures.stats.judder_ms), judder);
+                    compact_value(
+                        ui,
+                        "doubles",
+                        hud.figures.double_updates.to_string(),
+                        count_color(hud.figures.double_updates, BAD),
+                    );
                     compact_value(
                         ui,
                         "skipped",
-                        hud.skipped_renders.to_string(),
-                        count_color(hud.skipped_renders, WARN),
+                        hud.figures.skipped_renders.to_string(),
+                        count_color(hud.figures.skipped_renders, WARN),
                     );
                 });
                 let shape = PatternShape::fitting_in(ui, max_width, pattern_lines);
-                pattern_label(ui, &hud.pattern, shape);
+                pattern_label(ui, &hud.figures.pattern, shape);
                 ui.label(caption("F1 help · H hide", DIM));
             });
         })
@@ -151,27 +160,37 @@ fn redo_pass_if_sizing(ui: &Ui) {
 /// The strategy's name (`name_size` points) and tick rate, and whether it is paused or shows
 /// ghosts.
 fn strategy_heading(ui: &mut Ui, hud: &HudData, name_size: f32) {
-    ui.label(RichText::new(or_dash(hud.strategy_name)).monospace().size(name_size).strong().color(ACCENT));
-    ui.label(RichText::new(format!("@ {}", hz(hud.tick_rate_hz))).monospace().color(VALUE));
-    if hud.paused {
+    ui.label(RichText::new(or_dash(hud.figures.strategy_name)).monospace().size(name_size).strong().color(ACCENT));
+    ui.label(RichText::new(format!("@ {}", hz(hud.figures.tick_rate_hz))).monospace().color(VALUE));
+    if hud.figures.paused {
         ui.label(RichText::new("PAUSED").monospace().strong().color(WARN));
     }
     if hud.ghosts {
         ui.label(RichText::new("GHOSTS").monospace().color(ACCENT));
     }
+    if let Some(text) = startup_note(&hud.figures.stats) {
+        ui.label(caption(text, LABEL)).on_hover_text(STARTUP_MS.definition);
+    }
+}
+
+/// The start-up beside the strategy's name, once the picture stood still at
+/// the start (a loop waiting for its first tick): `start-up 500 ms`.
+pub fn startup_note(s: &FrameStats) -> Option<String> {
+    let startup = STARTUP_MS.stat(s).filter(|ms| *ms > 0.0)?;
+    Some(format!("start-up {startup:.0} {}", STARTUP_MS.unit))
 }
 
 /// The strategy's heading, summary, seed and status.
 fn strategy_section(ui: &mut Ui, hud: &HudData) {
     ui.horizontal(|ui| strategy_heading(ui, hud, 16.0));
-    if !hud.strategy_summary.is_empty() {
-        ui.label(RichText::new(hud.strategy_summary).color(VALUE));
+    if !hud.figures.strategy_summary.is_empty() {
+        ui.label(RichText::new(hud.figures.strategy_summary).color(VALUE));
     }
-    if !hud.strategy_source.is_empty() {
-        ui.label(caption(format!("seed: {}", hud.strategy_source), LABEL));
+    if !hud.figures.strategy_source.is_empty() {
+        ui.label(caption(format!("seed: {}", hud.figures.strategy_source), LABEL));
     }
-    if !hud.strategy_status.is_empty() {
-        ui.label(caption(&hud.strategy_status, WARN));
+    if !hud.figures.strategy_status.is_empty() {
+        ui.label(caption(&hud.figures.strategy_status, WARN));
     }
 }
 
@@ -179,23 +198,23 @@ fn strategy_section(ui: &mut Ui, hud: &HudData) {
 fn display_section(ui: &mut Ui, hud: &HudData) {
     egui::Grid::new("overlay_display").num_columns(2).spacing([10.0, 2.0]).show(ui, |ui| {
         key(ui, "present");
-        let requested = or_dash(&hud.present_mode_requested);
-        let actual = or_dash(&hud.present_mode_actual);
+        let requested = or_dash(&hud.figures.present_mode_requested);
+        let actual = or_dash(&hud.figures.present_mode_actual);
         let matches = requested.eq_ignore_ascii_case(actual) || requested.eq_ignore_ascii_case("auto");
         let color = if matches { VALUE } else { WARN };
         ui.label(RichText::new(format!("asked {requested} · got {actual}")).monospace().color(color));
         ui.end_row();
 
         key(ui, "monitor");
-        ui.label(RichText::new(or_dash(&hud.monitor_name)).monospace().color(VALUE));
+        ui.label(RichText::new(or_dash(&hud.figures.monitor_name)).monospace().color(VALUE));
         ui.end_row();
 
         key(ui, "refresh");
         ui.label(
             RichText::new(format!(
                 "{} reported · {} measured",
-                opt_hz(hud.reported_refresh_hz),
-                opt_hz(hud.measured_refresh_hz)
+                opt_hz(hud.figures.reported_refresh_hz),
+                opt_hz(hud.figures.measured_refresh_hz)
             ))
             .monospace()
             .color(VALUE),
@@ -203,7 +222,7 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
         ui.end_row();
 
         key(ui, "emulation");
-        match hud.emulated_refresh_hz {
+        match hud.figures.emulated_refresh_hz {
             Some(rate) => {
                 ui.label(RichText::new(format!("{} virtual vblank", hz(rate))).monospace().color(WARN));
             }
@@ -213,8 +232,8 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
         }
         ui.end_row();
     });
-    if !hud.vsync_verdict.is_empty() {
-        ui.label(RichText::new(&hud.vsync_verdict).italics().color(VALUE));
+    if !hud.figures.vsync_verdict.is_empty() {
+        ui.label(RichText::new(&hud.figures.vsync_verdict).italics().color(VALUE));
     }
 }
 
@@ -222,19 +241,19 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
 fn metrics_section(ui: &mut Ui, hud: &HudData) {
     egui::Grid::new("overlay_metrics").num_columns(4).spacing([10.0, 2.0]).show(ui, |ui| {
         key(ui, "FPS");
-        value(ui, format!("{:7.1}", hud.fps), VALUE);
+        value(ui, format!("{:7.1}", hud.figures.fps), VALUE);
         key(ui, "UPS");
-        value(ui, format!("{:7.1}", hud.ups), VALUE);
+        value(ui, format!("{:7.1}", hud.figures.ups), VALUE);
         ui.end_row();
 
         key(ui, "double updates");
-        value(ui, format!("{:7}", hud.double_updates), count_color(hud.double_updates, BAD));
+        value(ui, format!("{:7}", hud.figures.double_updates), count_color(hud.figures.double_updates, BAD));
         key(ui, "skipped renders");
-        value(ui, format!("{:7}", hud.skipped_renders), count_color(hud.skipped_renders, WARN));
+        value(ui, format!("{:7}", hud.figures.skipped_renders), count_color(hud.figures.skipped_renders, WARN));
         ui.end_row();
 
         key(ui, "repeated frames");
-        value(ui, format!("{:7}", hud.repeated_frames), count_color(hud.repeated_frames, WARN));
+        value(ui, format!("{:7}", hud.figures.repeated_frames), count_color(hud.figures.repeated_frames, WARN));
         key(ui, "CPU");
         match hud.cpu_percent {
             Some(p) => value(ui, format!("{p:7.1} %"), VALUE),
@@ -243,9 +262,9 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
         ui.end_row();
 
         // Named as in --stats-json and the simulate table; hovering a name shows its definition.
-        for (i, row) in metric_rows(&hud.stats).iter().enumerate() {
+        for (i, row) in metric_rows(&hud.figures.stats).iter().enumerate() {
             ui.label(RichText::new(row.name).color(LABEL)).on_hover_text(row.legend);
-            value(ui, row.value.clone(), metric_color(row.name, &hud.stats));
+            value(ui, row.value.clone(), metric_color(row.field, &hud.figures.stats));
             if i % 2 == 1 {
                 ui.end_row();
             }
@@ -274,46 +293,56 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
     });
 }
 
+/// The overlay's figures for smoothness, speed and latency, in the order
+/// drawn (two per line), with the decimals it shows them with; the present
+/// pacing is the line under the frame-time plot
+/// ([`present_interval_line`](super::present_interval_line)).
+static METRICS: [(&Field, usize); 6] = [
+    (&JUDDER_MS, 2),
+    (&HITCHES_PER_MIN, 1),
+    (&MAX_HITCH_MS, 1),
+    (&DRIFT_MS_PER_MIN, 1),
+    (&LATENCY_MS, 1),
+    (&LATENCY_P95_MS, 1),
+];
+
 /// One figure of [`FrameStats`] as the overlay shows it: the report's field
 /// name, the value, and the one-line definition shown on hover.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricRow {
+    /// The figure, from the registry.
+    pub field: &'static Field,
     /// The field's name in `--stats-json`, CSV and the simulate table.
     pub name: &'static str,
     /// The value as shown (`—` while undefined).
     pub value: String,
-    /// One line: what the number means.
+    /// One line: what the number means (the registry's definition, as in the README).
     pub legend: &'static str,
 }
 
-/// The overlay's rows for smoothness, speed and latency, in the order drawn
-/// (two per line), formatted as shown; the present pacing is the line under
-/// the frame-time plot ([`present_interval_line`](super::present_interval_line)).
+/// The overlay's rows ([`METRICS`]), formatted as shown.
 pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
-    // The legend is the report's own definition of the field, as in the README.
-    let row = |name, value: f64, decimals: usize| MetricRow {
-        name,
-        value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
-        legend: crate::monitor::definition(name).unwrap_or_default(),
-    };
-    [
-        row("judder_ms", s.judder_ms, 2),
-        row("hitches_per_min", s.hitches_per_min, 1),
-        row("max_hitch_ms", s.max_hitch_ms, 1),
-        row("drift_ms_per_min", s.drift_ms_per_min, 1),
-        row("latency_ms", s.latency_ms, 1),
-        row("latency_p95_ms", s.latency_p95_ms, 1),
-    ]
+    METRICS.map(|(field, decimals)| {
+        let value = field.stat(s).unwrap_or(f64::NAN);
+        MetricRow {
+            field,
+            name: field.name,
+            value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
+            legend: field.definition,
+        }
+    })
 }
 
 /// Green for a smooth judder, warning colours for hitches and drift, plain otherwise.
-fn metric_color(name: &str, s: &FrameStats) -> Color32 {
-    match name {
-        "judder_ms" if s.judder_ms < JUDDER_SMOOTH_MS => GOOD,
-        "judder_ms" => WARN,
-        "hitches_per_min" | "max_hitch_ms" => count_color(s.hitches, BAD),
-        "drift_ms_per_min" if s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN => WARN,
-        _ => VALUE,
+fn metric_color(field: &Field, s: &FrameStats) -> Color32 {
+    if *field == JUDDER_MS {
+        if s.judder_ms < JUDDER_SMOOTH_MS { GOOD } else { WARN }
+    } else if *field == HITCHES_PER_MIN || *field == MAX_HITCH_MS {
+        count_color(s.hitches, BAD)
+    } else if *field == DRIFT_MS_PER_MIN && s.drift_ms_per_min.abs() >= DRIFT_VISIBLE_MS_PER_MIN {
+        WARN
+    } else {
+        VALUE
     }
 }
 
@@ -407,6 +436,15 @@ pub(super) fn help_panel(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hud::LoopFigures;
+
+    #[test]
+    fn the_heading_notes_a_start_up_only_when_the_picture_stood_still() {
+        let stats = |startup_ms| FrameStats { startup_ms, ..FrameStats::EMPTY };
+        assert_eq!(startup_note(&stats(500.0)).as_deref(), Some("start-up 500 ms"));
+        assert_eq!(startup_note(&stats(0.0)), None, "it moved from the second frame");
+        assert_eq!(startup_note(&stats(f64::NAN)), None, "no frames yet");
+    }
     use crate::render::overlay::style::new_context;
 
     /// Every piece of text one frame of the overlay lays out at `size` points, with where it is.
@@ -446,9 +484,12 @@ mod tests {
     #[test]
     fn the_compact_line_shows_fps_strategy_pattern_and_the_f1_hint_inside_a_320x240_or_640x360_window() {
         let hud = HudData {
-            strategy_name: "extrapolated",
-            fps: 59.9,
-            pattern: "1111111111".repeat(12) + "0",
+            figures: LoopFigures {
+                strategy_name: "extrapolated",
+                fps: 59.9,
+                pattern: "1111111111".repeat(12) + "0",
+                ..LoopFigures::default()
+            },
             ..HudData::default()
         };
         for size in [[320.0, 240.0], [640.0, 360.0]] {

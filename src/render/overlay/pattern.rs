@@ -35,7 +35,7 @@ pub(super) fn pattern_section(ui: &mut Ui, hud: &HudData) {
         ui.label(caption("2+", BAD).monospace());
         ui.label(caption("several", LABEL));
     });
-    pattern_label(ui, &hud.pattern, PatternShape::FULL);
+    pattern_label(ui, &hud.figures.pattern, PatternShape::FULL);
 }
 
 /// The last frames of `pattern` that fit `shape`, or `—` while there are none.

@@ -29,7 +29,7 @@ const HISTOGRAM_WIDTH: f32 = 48.0;
 /// The frame-time plot with its caption line, the histogram at its right and the present
 /// pacing line under it; `points` is reused across frames.
 pub(super) fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotPoint>) {
-    let ring = &hud.frame_times_ms;
+    let ring = &hud.figures.frame_times_ms;
     points.clear();
     let mut age = Duration::ZERO;
     for interval in ring.iter().rev() {
@@ -37,9 +37,13 @@ pub(super) fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotP
         age += interval;
     }
     let window_s = ring.window().as_secs_f64();
-    let refresh_ms =
-        hud.measured_refresh_hz.or(hud.emulated_refresh_hz).or(hud.reported_refresh_hz).and_then(period_ms);
-    let tick_ms = period_ms(hud.tick_rate_hz);
+    let refresh_ms = hud
+        .figures
+        .measured_refresh_hz
+        .or(hud.figures.emulated_refresh_hz)
+        .or(hud.figures.reported_refresh_hz)
+        .and_then(period_ms);
+    let tick_ms = period_ms(hud.figures.tick_rate_hz);
     let max_ms = points.iter().map(|p| p.y).fold(0.0, f64::max);
 
     ui.horizontal(|ui| {
@@ -86,9 +90,9 @@ pub(super) fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotP
                 }
                 plot.line(Line::new("frame interval (ms)", PlotPoints::Borrowed(points)).color(FRAME_LINE).width(1.5));
             });
-        present_histogram(ui, &hud.present_histogram, top);
+        present_histogram(ui, &hud.figures.present_histogram, top);
     });
-    ui.label(caption(present_interval_line(&hud.stats), LABEL).monospace()).on_hover_text(
+    ui.label(caption(present_interval_line(&hud.figures.stats), LABEL).monospace()).on_hover_text(
         "time between presents since the last change: mean, standard deviation, 99th percentile; \
          the bars right of the plot are its histogram",
     );

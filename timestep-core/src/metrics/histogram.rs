@@ -34,10 +34,19 @@ const BUCKETS: usize = (MAX_BITS - SUB_BITS) as usize * SUB + SUB;
 /// `BUCKETS / SUB + SUB` counters, not all of them.
 const GROUPS: usize = BUCKETS / SUB;
 
-/// The rank of the `q` quantile among `n` values, nearest-rank method: the
-/// smallest `r` (1-based) with `r ≥ q·n`, at least 1.
-pub(crate) fn nearest_rank(q: f64, n: u64) -> u64 {
-    ((q * n as f64).ceil() as u64).clamp(1, n.max(1))
+/// The rank of the `percent` percentile among `n` values, nearest-rank
+/// method, in exact integers: the smallest `r` (1-based) with
+/// `100·r ≥ percent·n`, at least 1 and at most `n`.
+pub fn nearest_rank(percent: u64, n: u64) -> u64 {
+    percent.saturating_mul(n).div_ceil(100).clamp(1, n.max(1))
+}
+
+/// The nearest-rank `percent` percentile of `sorted` values (the value at
+/// rank ⌈percent·n/100⌉); `None` when there are none. The one percentile of
+/// every exact figure: the metrics' batches and the report card's intervals.
+pub fn percentile<T: Copy>(sorted: &[T], percent: u64) -> Option<T> {
+    let rank = nearest_rank(percent, sorted.len() as u64);
+    sorted.get(rank as usize - 1).copied()
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -118,9 +127,9 @@ impl LogHistogram {
         None
     }
 
-    /// The `q` quantile (nearest rank), ns; `None` when empty.
-    pub(crate) fn quantile(&self, q: f64) -> Option<f64> {
-        self.at_rank(nearest_rank(q, self.total))
+    /// The `percent` percentile (nearest rank), ns; `None` when empty.
+    pub(crate) fn percentile(&self, percent: u64) -> Option<f64> {
+        self.at_rank(nearest_rank(percent, self.total))
     }
 }
 
@@ -210,27 +219,31 @@ mod tests {
         for v in [16_000_000, 16_000_000, 16_000_000, 33_000_000] {
             h.add(v);
         }
-        assert_eq!(h.quantile(0.5), Some(16_000_000.0), "equal values: an exact bucket mean");
-        assert_eq!(h.quantile(0.75), Some(16_000_000.0), "rank 3 of 4");
-        assert_eq!(h.quantile(0.99), Some(33_000_000.0), "rank 4 of 4 is the maximum");
+        assert_eq!(h.percentile(50), Some(16_000_000.0), "equal values: an exact bucket mean");
+        assert_eq!(h.percentile(75), Some(16_000_000.0), "rank 3 of 4");
+        assert_eq!(h.percentile(99), Some(33_000_000.0), "rank 4 of 4 is the maximum");
         // Two values in one bucket (16 666 666 and 16 666 667): their mean.
         let mut h = LogHistogram::new();
         h.add(16_666_666);
         h.add(16_666_667);
         h.add(99_000_000);
         assert_eq!(h.at_rank(1), Some(16_666_666.5));
-        assert_eq!(LogHistogram::new().quantile(0.5), None);
+        assert_eq!(LogHistogram::new().percentile(50), None);
     }
 
     #[test]
     fn nearest_rank_is_the_smallest_rank_covering_the_fraction() {
-        assert_eq!(nearest_rank(0.99, 4), 4);
-        assert_eq!(nearest_rank(0.5, 4), 2);
-        assert_eq!(nearest_rank(0.5, 5), 3);
-        assert_eq!(nearest_rank(0.99, 100), 99);
-        assert_eq!(nearest_rank(0.95, 20), 19);
-        assert_eq!(nearest_rank(0.99, 1), 1);
-        assert_eq!(nearest_rank(0.0, 10), 1);
+        assert_eq!(nearest_rank(99, 4), 4);
+        assert_eq!(nearest_rank(50, 4), 2);
+        assert_eq!(nearest_rank(50, 5), 3);
+        assert_eq!(nearest_rank(99, 100), 99);
+        assert_eq!(nearest_rank(95, 20), 19);
+        assert_eq!(nearest_rank(99, 1), 1);
+        assert_eq!(nearest_rank(0, 10), 1);
+        // 7 % of 100 is rank 7: a float 0.07 · 100 is 7.000000000000001, rank 8.
+        assert_eq!(nearest_rank(7, 100), 7);
+        assert_eq!(percentile(&[16, 16, 17, 33], 99), Some(33));
+        assert_eq!(percentile::<u64>(&[], 99), None);
     }
 
     #[test]

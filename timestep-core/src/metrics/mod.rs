@@ -86,6 +86,31 @@
 //! events in it: a mean, an RMS, a percentile or a rate, never a sum of
 //! errors that grows with time.
 //!
+//! # Start-up
+//!
+//! A loop that must wait for its first tick before it has anything to
+//! draw (or to interpolate between) shows its first picture until that
+//! tick has run: at 2 Hz ticks, half a second of frozen frames. That is
+//! **start-up** (`startup_ms`), its own figure: the display time of the last
+//! frame still showing the first frame's picture (the same content time),
+//! less the first frame's; 0 when the second frame already moves. After such
+//! a freeze, motion, latency and pacing ([`FrameStats`]) start with the first
+//! frame that moves (an interpolating loop's first move is a sliver of a
+//! tick: the interval before it still shows the freeze). So the freeze
+//! counts neither in the speed fit nor as hitches, and a 3 s run and a 60 s
+//! run of the same clean loop give the same drift and hitches per minute:
+//!
+//! ```text
+//!  D    0    17    33  …  483   500   517   534   ms: 60 Hz refreshes, 2 Hz ticks
+//!  C    0     0     0  …    0     0   0.1    17   ms: the first tick runs at 517 ms
+//!       └──── start-up 500 ms ────┘    └─ motion, latency, pacing start here
+//! ```
+//!
+//! Without a freeze (only the first frame shows the first picture) nothing
+//! is left out: the motion starts from the first frame. The counts
+//! (pattern, doubles, skips, repeats, game and system time) keep every
+//! frame: they are the article's bookkeeping of the whole run.
+//!
 //! # How it is computed
 //!
 //! Sums are exact integers (`i128`) relative to the first frame (a clock that
@@ -115,11 +140,11 @@ mod motion;
 mod pattern;
 pub(crate) mod window;
 
-pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram};
+pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};
 
 use crate::frame::FrameReport;
-use crate::time::{Nanos, Rate};
+use crate::time::{Nanos, Rate, nanos_to_ms};
 use motion::{Point, Running};
 use pattern::PatternLog;
 
@@ -206,7 +231,52 @@ pub struct Metrics {
     last_display: Nanos,
     game_time: Nanos,
     pattern: PatternLog,
+    startup: Startup,
     motion: Running,
+}
+
+/// The frames before the picture first moves (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Startup {
+    /// The first frame.
+    first: Option<Point>,
+    /// The latest frame showing the first frame's picture; after the picture
+    /// moved, the last one that did.
+    still: Option<Point>,
+    /// Frames that showed the first frame's picture.
+    still_frames: u64,
+    /// The picture has moved: every frame since goes to the motion statistics.
+    moved: bool,
+}
+
+impl Startup {
+    /// Takes a frame; returns the frames the motion statistics get: none
+    /// while the picture stands still; when it first moves, this one, after
+    /// the first frame if that was the only still one; then this one.
+    fn record(&mut self, p: Point) -> [Option<Point>; 2] {
+        if self.moved {
+            return [Some(p), None];
+        }
+        let first = *self.first.get_or_insert(p);
+        if p.content == first.content {
+            let display = self.still.map_or(p.display, |s| s.display.max(p.display));
+            self.still = Some(Point { display, ..p });
+            self.still_frames += 1;
+            return [None, None];
+        }
+        self.moved = true;
+        // A first frame that is the only still one is where the motion starts
+        // from. After a freeze the motion starts with the first move: the
+        // interval before it still shows the first picture (an interpolating
+        // loop's first move is a sliver of a tick), its latency the freeze's.
+        let frozen = self.still_frames > 1;
+        [self.still.filter(|_| !frozen), Some(p)]
+    }
+
+    /// How long the first picture stood still, ns; `None` without frames.
+    fn duration(&self) -> Option<Nanos> {
+        Some(self.still?.display.saturating_sub(self.first?.display))
+    }
 }
 
 impl Metrics {
@@ -230,6 +300,7 @@ impl Metrics {
             last_display: start,
             game_time: 0,
             pattern: PatternLog::new(),
+            startup: Startup::default(),
             motion: Running::new(refresh),
         }
     }
@@ -260,7 +331,10 @@ impl Metrics {
         }
         self.last_content = Some(frame.content_time);
         self.record_pattern(frame);
-        self.motion.record(Point { display: frame.display_time, content: frame.content_time, input: frame.input_time });
+        let point = Point { display: frame.display_time, content: frame.content_time, input: frame.input_time };
+        for p in self.startup.record(point).into_iter().flatten() {
+            self.motion.record(p);
+        }
     }
 
     fn record_pattern(&mut self, frame: &FrameSample) {
@@ -303,15 +377,33 @@ impl Metrics {
         }
     }
 
-    /// Speed, judder, hitches, latency and present pacing since the start.
+    /// Start-up, and speed, judder, hitches, latency and present pacing
+    /// since the picture first moved (see the module docs).
     pub fn stats(&self) -> FrameStats {
-        self.motion.stats()
+        self.with_startup(|motion| motion.stats())
     }
 
-    /// The same statistics over the last [`RECENT_LEN`] frames, computed
-    /// exactly from them (their own slope, median interval and percentiles).
+    /// The same statistics over the last [`RECENT_LEN`] frames since the
+    /// picture first moved, computed exactly from them (their own slope,
+    /// median interval and percentiles); the start-up is the run's.
     pub fn recent(&self) -> FrameStats {
-        self.motion.recent()
+        self.with_startup(|motion| motion.recent())
+    }
+
+    /// The start-up, in ms, as [`FrameStats::startup_ms`]; NaN without frames.
+    pub fn startup_ms(&self) -> f64 {
+        self.startup.duration().map_or(f64::NAN, nanos_to_ms)
+    }
+
+    /// The motion statistics with the start-up filled in. While the picture
+    /// has not moved yet, they are those of its last still frame: a latency, nothing else.
+    fn with_startup(&self, stats: impl Fn(&Running) -> FrameStats) -> FrameStats {
+        let mut s = match (self.startup.moved, self.startup.still) {
+            (false, Some(still)) => motion::batch(&[still], self.refresh),
+            _ => stats(&self.motion),
+        };
+        s.startup_ms = self.startup_ms();
+        s
     }
 
     /// Present intervals since the start, in fixed bins for a histogram.
@@ -662,6 +754,50 @@ mod tests {
         let one = fed(None, 0, [(20 * MS, 0, 5 * MS)]).stats();
         assert_eq!(one.latency_ms, 15.0);
         assert!(one.speed_ratio.is_nan() && one.judder_ms.is_nan() && one.present_interval_mean_ms.is_nan(), "{one:?}");
+    }
+
+    /// 62.5 Hz frames (16 ms apart, the first at 16 ms) whose picture stands
+    /// still for the first 32 frames (a 2 Hz tick not run yet), then moves
+    /// one refresh per frame. A moving picture is shown 10 ms after its
+    /// input; the still ones show the first frame's input, 6 ms.
+    fn frozen_for_a_tick(n: u64) -> Metrics {
+        let frames = (0..n).map(|i| {
+            let display = 16 * (i + 1);
+            let (content, input) = if i <= 31 { (0, 6) } else { (16 * (i - 31), display - 10) };
+            (display * MS, content * MS, input * MS)
+        });
+        fed(Some(hz62_5()), 0, frames)
+    }
+
+    #[test]
+    fn a_picture_frozen_until_the_first_tick_is_start_up_not_drift_nor_hitches() {
+        // 3.2 s and 64 s: the same figures, whatever the length.
+        for n in [200, 4_000] {
+            let m = frozen_for_a_tick(n);
+            let s = m.stats();
+            assert_eq!(s.startup_ms, 31.0 * 16.0, "{n} frames: the last still frame is frame 31: {s:?}");
+            assert_eq!((s.speed_ratio, s.drift_ms_per_min), (1.0, 0.0), "{n} frames: {s:?}");
+            assert_eq!((s.hitches, s.max_hitch_ms, s.hitches_per_min), (0, 0.0, 0.0), "{n} frames: {s:?}");
+            assert_eq!(m.present_histogram().total(), n - 33, "{n} frames: intervals from frame 32, the first move");
+            assert_eq!(m.recent().startup_ms, s.startup_ms, "the rolling figures carry the run's start-up");
+            assert_eq!(m.totals().repeated_frames, 31, "the counts keep every frame");
+        }
+    }
+
+    #[test]
+    fn the_frozen_frames_latency_is_start_up_and_not_counted() {
+        // Frame 31 shows 6 ms input at 512 ms: the freeze, not a latency.
+        let s = frozen_for_a_tick(100).stats();
+        assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (10.0, 10.0, 10.0), "{s:?}");
+    }
+
+    #[test]
+    fn a_picture_that_never_moves_is_all_start_up_with_a_latency() {
+        let m = fed(Some(hz62_5()), 0, (0..10).map(|i| (16 * i * MS, 0, 0)));
+        let s = m.stats();
+        assert_eq!((s.startup_ms, s.latency_ms), (144.0, 144.0), "{s:?}");
+        assert!(s.speed_ratio.is_nan() && s.judder_ms.is_nan() && s.hitches == 0, "{s:?}");
+        assert!(Metrics::new(0, None).stats().startup_ms.is_nan(), "no frames, no start-up");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use super::RECENT_LEN;
 use super::fit::LineFit;
-use super::histogram::{LogHistogram, PresentHistogram, nearest_rank};
+use super::histogram::{LogHistogram, PresentHistogram, percentile};
 use super::window::SortedWindow;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
 #[cfg(feature = "serde")]
@@ -35,6 +35,12 @@ const MS: f64 = NANOS_PER_MS as f64;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct FrameStats {
+    /// Start-up: how long the first picture stood still, ms: the display
+    /// time of the last frame still showing the first frame's picture, less
+    /// the first frame's (0 when the second frame already moves). After such
+    /// a freeze every other figure here starts with the first frame that
+    /// moves. Filled in by [`Metrics`](super::Metrics); NaN without frames.
+    pub startup_ms: f64,
     /// ŝ, the least-squares slope of content time on display time (1 = right speed).
     pub speed_ratio: f64,
     /// (ŝ − 1) · 60 000: ms of game time gained per minute; negative when the game runs slow.
@@ -66,6 +72,7 @@ pub struct FrameStats {
 impl FrameStats {
     /// Every value undefined: no frames.
     pub const EMPTY: FrameStats = FrameStats {
+        startup_ms: f64::NAN,
         speed_ratio: f64::NAN,
         drift_ms_per_min: f64::NAN,
         judder_ms: f64::NAN,
@@ -207,12 +214,6 @@ fn fit_of(points: &[Point]) -> LineFit {
     fit
 }
 
-/// The exact nearest-rank `q` quantile of `sorted`.
-fn sorted_quantile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
-    let rank = nearest_rank(q, sorted.len() as u64);
-    sorted.get(rank as usize - 1).copied()
-}
-
 /// The judge of a batch: its own slope and exact median interval.
 fn judge_of(points: &[Point], refresh: Option<Rate>) -> Option<Judge> {
     let mut intervals = [0u64; BATCH_MAX];
@@ -222,7 +223,7 @@ fn judge_of(points: &[Point], refresh: Option<Rate>) -> Option<Judge> {
     }
     let intervals = &mut intervals[..m];
     intervals.sort_unstable();
-    let median = sorted_quantile(intervals, 0.5).map(|ns| ns as f64);
+    let median = percentile(intervals, 50).map(|ns| ns as f64);
     Judge::new(fit_of(points).slope(), median, refresh.map(period_ns))
 }
 
@@ -269,19 +270,20 @@ pub(crate) fn batch(points: &[Point], refresh: Option<Rate>) -> FrameStats {
     let span = last.display.saturating_sub(first.display);
     let slope = judge.map(|j| j.slope);
     FrameStats {
+        startup_ms: f64::NAN,
         speed_ratio: slope.unwrap_or(f64::NAN),
         drift_ms_per_min: drift(slope),
         judder_ms: opt_ms(deltas.judder_rms(slope)),
-        judder_p99_ms: opt_ms(sorted_quantile(errors, 0.99)),
+        judder_p99_ms: opt_ms(percentile(errors, 99)),
         hitches,
         max_hitch_ms: opt_ms(max_hitch),
         hitches_per_min: if m == 0 { f64::NAN } else { per_minute(hitches, span) },
         latency_ms: ms(latency_sum as f64 / points.len() as f64),
-        latency_p95_ms: opt_ms(sorted_quantile(latencies, 0.95).map(|ns| ns as f64)),
+        latency_p95_ms: opt_ms(percentile(latencies, 95).map(|ns| ns as f64)),
         latency_max_ms: ms(latency_max as f64),
         present_interval_mean_ms: opt_ms(deltas.interval_mean()),
         present_interval_std_ms: opt_ms(deltas.interval_std()),
-        present_interval_p99_ms: opt_ms(sorted_quantile(intervals, 0.99).map(|ns| ns as f64)),
+        present_interval_p99_ms: opt_ms(percentile(intervals, 99).map(|ns| ns as f64)),
     }
 }
 
@@ -474,19 +476,20 @@ impl Running {
         }
         let slope = self.fit.slope();
         FrameStats {
+            startup_ms: f64::NAN,
             speed_ratio: slope.unwrap_or(f64::NAN),
             drift_ms_per_min: drift(slope),
             judder_ms: opt_ms(self.deltas.judder_rms(slope)),
-            judder_p99_ms: opt_ms(self.errors.quantile(0.99)),
+            judder_p99_ms: opt_ms(self.errors.percentile(99)),
             hitches: self.hitches,
             max_hitch_ms: opt_ms(self.max_hitch),
             hitches_per_min: per_minute(self.hitches, self.last.display - first.display),
             latency_ms: ms(self.latency_sum as f64 / self.frames as f64),
-            latency_p95_ms: opt_ms(self.latencies.quantile(0.95)),
+            latency_p95_ms: opt_ms(self.latencies.percentile(95)),
             latency_max_ms: ms(self.latency_max as f64),
             present_interval_mean_ms: opt_ms(self.deltas.interval_mean()),
             present_interval_std_ms: opt_ms(self.deltas.interval_std()),
-            present_interval_p99_ms: opt_ms(self.intervals.quantile(0.99)),
+            present_interval_p99_ms: opt_ms(self.intervals.percentile(99)),
         }
     }
 }

@@ -26,24 +26,20 @@
 
 mod display;
 mod model;
-mod report;
-mod table;
 
 mod timeline;
 mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-pub use report::{
-    DEFINITIONS, DisplayFacts, FIELDS, IntervalHistogram, RunReport, TABLE_FIELDS, definition, definitions_markdown,
-    to_csv, to_json, to_table, trim_number,
+// The reports a run gives, where they were before they had a module of their own.
+pub use crate::report::{
+    DisplayFacts, FIELDS, IntervalHistogram, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
+    definitions_markdown, to_csv, to_json, to_table, trim_number,
 };
-
-pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
-    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, TRACE_FIELDS, Trace, TraceDisplay,
-    TraceFrame, TraceInfo,
+    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame,
 };
 #[cfg(feature = "trace")]
 pub use trace::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};

@@ -24,6 +24,7 @@ mod fuzzy;
 mod lockstep;
 mod paced;
 mod snapped;
+mod startup;
 mod variable;
 
 pub use auto::{Auto, AutoChoice};
@@ -34,6 +35,7 @@ pub use fuzzy::{Fuzzy, FuzzyVariant, VsyncDetector, VsyncVerdict};
 pub use lockstep::Lockstep;
 pub use paced::Paced;
 pub use snapped::Snapped;
+pub use startup::Startup;
 pub use variable::Variable;
 
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};

@@ -35,8 +35,8 @@ mod read;
 #[cfg(feature = "trace")]
 pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
 
+use crate::report::{TraceInfo, trim_number};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
-use serde::Serialize;
 use std::fmt;
 
 /// One displayed frame of a trace, as the replay needs it.
@@ -203,41 +203,6 @@ pub struct Trace {
     choice: Choice,
 }
 
-/// The trace fields of a run's report (`trace_app`, `trace_frames`,
-/// `trace_dropped`, `trace_refresh_hz`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TraceInfo {
-    /// The replayed application (`null` for a plain list).
-    #[serde(rename = "trace_app")]
-    pub app: Option<String>,
-    /// Displayed frames replayed.
-    #[serde(rename = "trace_frames")]
-    pub frames: u64,
-    /// Not-displayed frames merged into the next displayed one (or, after the
-    /// last one, left out).
-    #[serde(rename = "trace_dropped")]
-    pub dropped: u64,
-    /// The refresh measured from the capture (`null` when it has no
-    /// display-change times or tears).
-    #[serde(rename = "trace_refresh_hz")]
-    pub refresh_hz: Option<f64>,
-}
-
-/// The trace report's column names, in order.
-pub const TRACE_FIELDS: [&str; 4] = ["trace_app", "trace_frames", "trace_dropped", "trace_refresh_hz"];
-
-impl TraceInfo {
-    /// The values in [`TRACE_FIELDS`] order, for a table or CSV (empty for `null`).
-    pub fn cells(&self) -> [String; 4] {
-        [
-            self.app.clone().unwrap_or_default(),
-            self.frames.to_string(),
-            self.dropped.to_string(),
-            self.refresh_hz.map(|hz| format!("{hz:.4}")).unwrap_or_default(),
-        ]
-    }
-}
-
 impl Trace {
     /// A plain list of frame times (start to start), every frame displayed.
     pub fn from_frame_times(times: &[Nanos]) -> Trace {
@@ -340,7 +305,7 @@ impl Trace {
         match self.display {
             TraceDisplay::Synced(e) => {
                 let nominal = match e.nominal_hz() {
-                    Some(hz) => format!("a {} Hz display", super::report::trim_number(hz, 3)),
+                    Some(hz) => format!("a {} Hz display", trim_number(hz, 3)),
                     None => "not within 1 % of a common rate".to_owned(),
                 };
                 let mut line = format!(
@@ -427,7 +392,9 @@ mod tests {
         let trace = Trace::from_frame_times(&[16 * MS, 17 * MS]);
         let info = trace.info();
         assert_eq!(info, TraceInfo { app: None, frames: 2, dropped: 0, refresh_hz: None });
-        assert_eq!(info.cells(), [String::new(), "2".into(), "0".into(), String::new()]);
+        let cells: Vec<String> =
+            crate::report::TRACE_FIELDS.iter().map(|f| f.trace_cell(&info).format(f.decimals)).collect();
+        assert_eq!(cells, [String::new(), "2".into(), "0".into(), String::new()]);
         assert_eq!(trace.selection_notice(), None);
         assert_eq!(trace.vsync(), None, "a virtual display: the run decides");
     }

@@ -1,5 +1,5 @@
 //! The one aligned text table every printed report uses (the simulator's
-//! run table, its sweep table).
+//! run table, its sweep table), and the one number formatter of labels.
 //!
 //! ```text
 //! let mut t = Table::new(["strategy", "hz"]).left(&[0]);     strategy     hz
@@ -61,11 +61,27 @@ impl std::fmt::Display for Table {
     }
 }
 
+/// `value` with at most `decimals` decimals and the trailing zeros after the
+/// decimal point dropped: `59.94`, `144`, `16.67`. The one number formatter of
+/// every label the reports, the app and its pages print.
+pub fn trim_number(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn trim_number_drops_trailing_zeros_only_after_a_decimal_point() {
+        assert_eq!(trim_number(16.6667, 2), "16.67");
+        assert_eq!(trim_number(60.0, 2), "60");
+        assert_eq!(trim_number(100.0, 0), "100");
+        assert_eq!(trim_number(59.94006, 3), "59.94");
+    }
 
     #[test]
     fn a_table_aligns_names_left_and_numbers_right_without_trailing_spaces() {

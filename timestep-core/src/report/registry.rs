@@ -1,0 +1,604 @@
+//! The metric registry: every figure a report carries, defined once.
+//!
+//! A [`Field`] is a figure's name (the contract scripts and CI read), its
+//! unit, its one-line definition, how many decimals the table and CSV print,
+//! whether the table shows it, and how to read it from a [`RunReport`] (or
+//! from [`FrameStats`] alone, for the overlay). Every list is derived from
+//! [`FIELDS`] and [`TRACE_FIELDS`]: the table's columns, the CSV header and
+//! its cells, the JSON keys (checked by a test), `simulate --fields`, a
+//! `--phases` sweep's columns, the overlay's rows and hover legends, the
+//! lanes' labels and the report card's run records.
+//!
+//! Nothing here needs serde: the registry is plain data and functions.
+//!
+//! D is a picture's display time, C the simulation time it depicts, I the
+//! input time of that state, ŝ the slope of C on D, P the refresh period
+//! (the median present interval when no refresh is known); see
+//! [`crate::metrics`] for the definitions with worked examples.
+
+use std::fmt::Write as _;
+
+use super::run::{RunReport, TraceInfo};
+use super::table::trim_number;
+use crate::metrics::FrameStats;
+
+/// One value of a [`Field`], typed for formatting: what a table or CSV
+/// cell prints, what JSON writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cell<'a> {
+    /// A name (`catch-up`, `glaiel`, a pattern).
+    Text(&'a str),
+    /// A rate for people: at most three decimals, trailing zeros dropped (`59.94`, `144`).
+    Hz(f64),
+    /// On, off, or unknown (`?` in a table, `null` in JSON).
+    OnOff(Option<bool>),
+    /// A whole number.
+    Count(u64),
+    /// A measured figure, printed with the field's decimals; NaN when undefined.
+    Real(f64),
+    /// No value (a trace field the capture does not have): an empty cell, `null` in JSON.
+    Missing,
+}
+
+impl Cell<'_> {
+    /// The cell as a table or CSV prints it, `decimals` for a [`Cell::Real`].
+    pub fn format(&self, decimals: usize) -> String {
+        match *self {
+            Cell::Text(text) => text.to_owned(),
+            Cell::Hz(value) => trim_number(value, 3),
+            Cell::OnOff(Some(true)) => "on".to_owned(),
+            Cell::OnOff(Some(false)) => "off".to_owned(),
+            Cell::OnOff(None) => "?".to_owned(),
+            Cell::Count(n) => n.to_string(),
+            Cell::Real(value) => format!("{value:.decimals$}"),
+            Cell::Missing => String::new(),
+        }
+    }
+
+    /// The cell as a number (rates, counts, figures); `None` for names, flags and missing values.
+    pub fn number(&self) -> Option<f64> {
+        match *self {
+            Cell::Hz(value) | Cell::Real(value) => Some(value),
+            Cell::Count(n) => Some(n as f64),
+            Cell::Text(_) | Cell::OnOff(_) | Cell::Missing => None,
+        }
+    }
+}
+
+/// Which part of a report a field belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// What the run was: the same in every run of a `--phases` sweep group.
+    Setting,
+    /// What was counted and measured.
+    Figure,
+    /// What a replayed trace was (`--trace` runs only).
+    Trace,
+}
+
+/// How a field is read.
+#[derive(Clone, Copy)]
+enum Read {
+    /// From the report.
+    Report(for<'a> fn(&'a RunReport) -> Cell<'a>),
+    /// From the frame statistics (the report's, or the overlay's live ones).
+    Stat(fn(&FrameStats) -> Cell<'static>),
+    /// From the replayed trace's facts.
+    Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
+}
+
+/// One figure of a report: see the module docs.
+pub struct Field {
+    /// The name in the table, CSV, JSON and `--stats-json`: `judder_ms`.
+    pub name: &'static str,
+    /// The unit, as labels print it after a value (`ms`, `ms/min`, `/min`); empty for names and counts.
+    pub unit: &'static str,
+    /// One line: what it means, as `simulate --fields`, the README and the overlay's hover legends show it.
+    pub definition: &'static str,
+    /// Decimals the table and CSV print a measured figure with.
+    pub decimals: usize,
+    /// Whether the table shows it (CSV and JSON carry every field).
+    pub in_table: bool,
+    /// The part of the report it belongs to.
+    pub section: Section,
+    /// The largest magnitude that still reads as fine, where there is one:
+    /// `compare` marks a run beyond it with `!`, a lane's label says so.
+    pub bound: Option<f64>,
+    read: Read,
+}
+
+impl std::fmt::Debug for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Field").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Field {
+    /// Fields are equal when they have the same name (each name is defined once).
+    fn eq(&self, other: &Field) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Field {
+    /// The field's value in `report` ([`Cell::Missing`] for a trace field of a run without a trace).
+    pub fn cell<'a>(&self, report: &'a RunReport) -> Cell<'a> {
+        match self.read {
+            Read::Report(read) => read(report),
+            Read::Stat(read) => read(&report.stats),
+            Read::Trace(read) => report.trace.as_ref().map_or(Cell::Missing, read),
+        }
+    }
+
+    /// The field's value in `report`, formatted as the table and CSV print it.
+    pub fn format(&self, report: &RunReport) -> String {
+        self.cell(report).format(self.decimals)
+    }
+
+    /// The field's value in a trace's facts ([`Cell::Missing`] for a field of the run).
+    pub fn trace_cell<'a>(&self, trace: &'a TraceInfo) -> Cell<'a> {
+        match self.read {
+            Read::Trace(read) => read(trace),
+            Read::Report(_) | Read::Stat(_) => Cell::Missing,
+        }
+    }
+
+    /// The figure in frame statistics (`None` for a field [`FrameStats`] does not hold).
+    pub fn stat(&self, stats: &FrameStats) -> Option<f64> {
+        match self.read {
+            Read::Stat(read) => read(stats).number(),
+            Read::Report(_) | Read::Trace(_) => None,
+        }
+    }
+
+    /// Whether the field is a whole number (a count): a sweep's mean of it gets one decimal, its range none.
+    pub fn is_count(&self) -> bool {
+        matches!(self.cell(&probe()), Cell::Count(_))
+    }
+
+    /// Whether the field is a name, not a number: tables left-align it.
+    pub fn is_text(&self) -> bool {
+        matches!(self.cell(&probe()), Cell::Text(_))
+    }
+}
+
+/// A report where every field has a value, to learn a field's kind of value.
+fn probe() -> RunReport {
+    let trace = TraceInfo { app: Some(String::new()), frames: 0, dropped: 0, refresh_hz: Some(0.0) };
+    RunReport { trace: Some(trace), ..RunReport::default() }
+}
+
+macro_rules! field {
+    ($name:literal, $unit:literal, $section:ident, $decimals:literal, $table:literal, $read:expr, $definition:expr) => {
+        Field {
+            name: $name,
+            unit: $unit,
+            definition: $definition,
+            decimals: $decimals,
+            in_table: $table,
+            section: Section::$section,
+            bound: None,
+            read: $read,
+        }
+    };
+}
+
+/// The strategy's id.
+pub static STRATEGY: Field =
+    field!("strategy", "", Setting, 0, true, Read::Report(|r| Cell::Text(&r.strategy)), "the loop strategy's id");
+/// The refresh rate the pattern counts in.
+pub static REFRESH_HZ: Field = field!(
+    "refresh_hz",
+    "Hz",
+    Setting,
+    3,
+    true,
+    Read::Report(|r| Cell::Hz(r.refresh_hz)),
+    "the display's refresh rate (59.94 is exactly 60000/1001)"
+);
+/// Vsync on or off.
+pub static VSYNC: Field = field!(
+    "vsync",
+    "",
+    Setting,
+    0,
+    true,
+    Read::Report(|r| Cell::OnOff(r.vsync)),
+    "whether presents wait for the display's refresh"
+);
+/// The simulation's tick rate.
+pub static TICK_RATE: Field = field!(
+    "tick_rate",
+    "Hz",
+    Setting,
+    3,
+    false,
+    Read::Report(|r| Cell::Hz(r.tick_rate)),
+    "fixed simulation updates per second"
+);
+/// The machine model.
+pub static MODEL: Field = field!(
+    "model",
+    "",
+    Setting,
+    0,
+    true,
+    Read::Report(|r| Cell::Text(&r.model)),
+    "the machine model (`trace` for replayed frame times, `window` for the real window)"
+);
+/// The noise seed.
+pub static SEED: Field = field!("seed", "", Setting, 0, false, Read::Report(|r| Cell::Count(r.seed)), "the noise seed");
+/// World updates run.
+pub static TOTAL_UPDATES: Field =
+    field!("total_updates", "", Figure, 0, true, Read::Report(|r| Cell::Count(r.total_updates)), "world updates run");
+/// Refreshes covered.
+pub static VSYNCS: Field = field!(
+    "vsyncs",
+    "",
+    Figure,
+    0,
+    true,
+    Read::Report(|r| Cell::Count(r.vsyncs)),
+    "refreshes covered by the run (the pattern's length)"
+);
+/// Refreshes showing more than one update.
+pub static DOUBLE_UPDATES: Field = field!(
+    "double_updates",
+    "",
+    Figure,
+    0,
+    true,
+    Read::Report(|r| Cell::Count(r.double_updates)),
+    "refreshes showing more than one new update"
+);
+/// Refreshes without a new frame.
+pub static SKIPPED_RENDERS: Field = field!(
+    "skipped_renders",
+    "",
+    Figure,
+    0,
+    true,
+    Read::Report(|r| Cell::Count(r.skipped_renders)),
+    "refreshes without a new frame"
+);
+/// Frames showing the picture before them again.
+pub static REPEATED_FRAMES: Field = field!(
+    "repeated_frames",
+    "",
+    Figure,
+    0,
+    false,
+    Read::Report(|r| Cell::Count(r.repeated_frames)),
+    "frames showing the same simulation time as the frame before"
+);
+/// Simulated time.
+pub static GAME_TIME_S: Field = field!(
+    "game_time_s",
+    "s",
+    Figure,
+    3,
+    true,
+    Read::Report(|r| Cell::Real(r.game_time_s)),
+    "simulated time at the end, s"
+);
+/// Display time covered.
+pub static SYSTEM_TIME_S: Field = field!(
+    "system_time_s",
+    "s",
+    Figure,
+    3,
+    true,
+    Read::Report(|r| Cell::Real(r.system_time_s)),
+    "display time covered, s"
+);
+/// How long the picture stood still at the start.
+pub static STARTUP_MS: Field = field!(
+    "startup_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.startup_ms)),
+    "start-up: how long the first picture stood still (display time of the last frame still showing it, less the \
+     first frame's; 0 when the second frame moves); after such a freeze the figures below start with the first move"
+);
+/// ŝ.
+pub static SPEED_RATIO: Field = field!(
+    "speed_ratio",
+    "",
+    Figure,
+    5,
+    false,
+    Read::Stat(|s| Cell::Real(s.speed_ratio)),
+    "ŝ, the least-squares slope of C on D: 1 is the right speed"
+);
+/// The speed error. Its bound (0.2 %) is wide enough for Glaiel's fuzzy
+/// timer on a 59.94 Hz display (60 ms/min slow), narrow enough to rule out
+/// lockstep away from the tick rate.
+pub static DRIFT_MS_PER_MIN: Field = Field {
+    bound: Some(120.0),
+    ..field!(
+        "drift_ms_per_min",
+        "ms/min",
+        Figure,
+        2,
+        true,
+        Read::Stat(|s| Cell::Real(s.drift_ms_per_min)),
+        "(ŝ − 1) · 60 000: ms of game time gained per minute of display; negative when the game runs slow"
+    )
+};
+/// Judder, RMS.
+pub static JUDDER_MS: Field = field!(
+    "judder_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.judder_ms)),
+    "RMS of j = ΔC − ŝ·ΔD over frames: how far each picture moves off steady motion"
+);
+/// Judder, 99th percentile.
+pub static JUDDER_P99_MS: Field = field!(
+    "judder_p99_ms",
+    "ms",
+    Figure,
+    3,
+    false,
+    Read::Stat(|s| Cell::Real(s.judder_p99_ms)),
+    "99th percentile of |j|"
+);
+/// Hitches.
+pub static HITCHES: Field = field!(
+    "hitches",
+    "",
+    Figure,
+    0,
+    true,
+    Read::Stat(|s| Cell::Count(s.hitches)),
+    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze)"
+);
+/// The largest hitch.
+pub static MAX_HITCH_MS: Field = field!(
+    "max_hitch_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.max_hitch_ms)),
+    "the largest |j| or display interval excess over the median"
+);
+/// Hitches per minute.
+pub static HITCHES_PER_MIN: Field = field!(
+    "hitches_per_min",
+    "/min",
+    Figure,
+    2,
+    false,
+    Read::Stat(|s| Cell::Real(s.hitches_per_min)),
+    "hitches per minute of display time"
+);
+/// Latency, mean.
+pub static LATENCY_MS: Field = field!(
+    "latency_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.latency_ms)),
+    "mean of D − I: from reading input to showing its picture; bounded, independent of drift and run length"
+);
+/// Latency, 95th percentile.
+pub static LATENCY_P95_MS: Field = field!(
+    "latency_p95_ms",
+    "ms",
+    Figure,
+    3,
+    true,
+    Read::Stat(|s| Cell::Real(s.latency_p95_ms)),
+    "95th percentile of D − I"
+);
+/// Latency, worst.
+pub static LATENCY_MAX_MS: Field =
+    field!("latency_max_ms", "ms", Figure, 3, false, Read::Stat(|s| Cell::Real(s.latency_max_ms)), "largest D − I");
+/// Present interval, mean.
+pub static PRESENT_INTERVAL_MEAN_MS: Field = field!(
+    "present_interval_mean_ms",
+    "ms",
+    Figure,
+    3,
+    false,
+    Read::Stat(|s| Cell::Real(s.present_interval_mean_ms)),
+    "mean time between displayed frames"
+);
+/// Present interval, standard deviation.
+pub static PRESENT_INTERVAL_STD_MS: Field = field!(
+    "present_interval_std_ms",
+    "ms",
+    Figure,
+    3,
+    false,
+    Read::Stat(|s| Cell::Real(s.present_interval_std_ms)),
+    "standard deviation of the time between displayed frames: how evenly frames are presented"
+);
+/// Present interval, 99th percentile.
+pub static PRESENT_INTERVAL_P99_MS: Field = field!(
+    "present_interval_p99_ms",
+    "ms",
+    Figure,
+    3,
+    false,
+    Read::Stat(|s| Cell::Real(s.present_interval_p99_ms)),
+    "99th percentile of the time between displayed frames"
+);
+/// The update pattern.
+pub static PATTERN: Field = field!(
+    "pattern",
+    "",
+    Figure,
+    0,
+    false,
+    Read::Report(|r| Cell::Text(&r.pattern)),
+    "new updates shown per refresh, one digit each (`0` a repeat, `2` a double update)"
+);
+/// The replayed swap chain.
+pub static TRACE_APP: Field = field!(
+    "trace_app",
+    "",
+    Trace,
+    0,
+    false,
+    Read::Trace(|t| t.app.as_deref().map_or(Cell::Missing, Cell::Text)),
+    "the replayed swap chain: application, process id, swap chain address"
+);
+/// Displayed frames replayed.
+pub static TRACE_FRAMES: Field = field!(
+    "trace_frames",
+    "",
+    Trace,
+    0,
+    false,
+    Read::Trace(|t| Cell::Count(t.frames)),
+    "displayed frames replayed from the capture"
+);
+/// Captured frames never displayed.
+pub static TRACE_DROPPED: Field = field!(
+    "trace_dropped",
+    "",
+    Trace,
+    0,
+    false,
+    Read::Trace(|t| Cell::Count(t.dropped)),
+    "captured frames never displayed, merged into the next displayed one"
+);
+/// The capture's refresh rate.
+pub static TRACE_REFRESH_HZ: Field = field!(
+    "trace_refresh_hz",
+    "Hz",
+    Trace,
+    4,
+    false,
+    Read::Trace(|t| t.refresh_hz.map_or(Cell::Missing, Cell::Real)),
+    "the refresh rate measured from the capture's display changes"
+);
+
+/// Every field of a run's report, in column order: what the run was,
+/// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
+pub static FIELDS: [&Field; 28] = [
+    &STRATEGY,
+    &REFRESH_HZ,
+    &VSYNC,
+    &TICK_RATE,
+    &MODEL,
+    &SEED,
+    &TOTAL_UPDATES,
+    &VSYNCS,
+    &DOUBLE_UPDATES,
+    &SKIPPED_RENDERS,
+    &REPEATED_FRAMES,
+    &GAME_TIME_S,
+    &SYSTEM_TIME_S,
+    &STARTUP_MS,
+    &SPEED_RATIO,
+    &DRIFT_MS_PER_MIN,
+    &JUDDER_MS,
+    &JUDDER_P99_MS,
+    &HITCHES,
+    &MAX_HITCH_MS,
+    &HITCHES_PER_MIN,
+    &LATENCY_MS,
+    &LATENCY_P95_MS,
+    &LATENCY_MAX_MS,
+    &PRESENT_INTERVAL_MEAN_MS,
+    &PRESENT_INTERVAL_STD_MS,
+    &PRESENT_INTERVAL_P99_MS,
+    &PATTERN,
+];
+
+/// The fields a run that replayed a trace adds, in column order.
+pub static TRACE_FIELDS: [&Field; 4] = [&TRACE_APP, &TRACE_FRAMES, &TRACE_DROPPED, &TRACE_REFRESH_HZ];
+
+/// Every field, the trace's last.
+pub fn all_fields() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().chain(TRACE_FIELDS.iter()).copied()
+}
+
+/// The fields the table shows: what the run was, the article's counts, and
+/// one figure each for speed, smoothness and latency. The rest is in CSV/JSON.
+pub fn table_fields() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().copied().filter(|f| f.in_table)
+}
+
+/// The field called `name`.
+pub fn field(name: &str) -> Option<&'static Field> {
+    all_fields().find(|f| f.name == name)
+}
+
+/// The one-line definition of the field called `name`.
+pub fn definition(name: &str) -> Option<&'static str> {
+    field(name).map(|f| f.definition)
+}
+
+/// Every field's definition as a Markdown table, for `simulate --fields` and the README.
+pub fn definitions_markdown() -> String {
+    let mut out = String::from("| field | definition |\n|---|---|\n");
+    for f in all_fields() {
+        let _ = writeln!(out, "| `{}` | {} |", f.name, f.definition.replace('|', "\\|"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use super::*;
+
+    #[test]
+    fn every_name_is_defined_once() {
+        let mut names: Vec<&str> = all_fields().map(|f| f.name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a name defined twice");
+        assert_eq!(definition("hitches").map(|d| d.contains("P/2")), Some(true));
+        assert_eq!(field("nonsense"), None);
+    }
+
+    #[test]
+    fn the_sections_come_in_order_settings_figures_trace() {
+        let sections: Vec<Section> = all_fields().map(|f| f.section).collect();
+        let mut sorted = sections.clone();
+        sorted.sort_by_key(|s| *s as u8);
+        assert_eq!(sections, sorted, "settings, then figures, then the trace's");
+        assert!(TRACE_FIELDS.iter().all(|f| f.section == Section::Trace && !f.in_table));
+    }
+
+    #[test]
+    fn a_stat_field_reads_frame_statistics_and_a_report_field_does_not() {
+        let stats = FrameStats { judder_ms: 1.5, hitches: 3, ..FrameStats::EMPTY };
+        assert_eq!(JUDDER_MS.stat(&stats), Some(1.5));
+        assert_eq!(HITCHES.stat(&stats), Some(3.0));
+        assert_eq!(TOTAL_UPDATES.stat(&stats), None, "a count of the report, not of the statistics");
+        let report = RunReport { stats, total_updates: 7, ..RunReport::default() };
+        assert_eq!((JUDDER_MS.format(&report), HITCHES.format(&report)), ("1.500".to_owned(), "3".to_owned()));
+        assert_eq!(TOTAL_UPDATES.format(&report), "7");
+        assert!(HITCHES.is_count() && !JUDDER_MS.is_count() && STRATEGY.is_text() && !VSYNC.is_text());
+    }
+
+    #[test]
+    fn cells_format_as_the_table_prints_them() {
+        assert_eq!(Cell::Hz(60000.0 / 1001.0).format(0), "59.94");
+        assert_eq!(Cell::OnOff(None).format(0), "?");
+        assert_eq!(Cell::Real(-4800.0).format(2), "-4800.00");
+        assert_eq!(Cell::Real(f64::NAN).format(3), "NaN");
+        assert_eq!(Cell::Missing.format(3), "");
+        assert_eq!(Cell::Count(31).number(), Some(31.0));
+        assert_eq!(Cell::Text("x").number(), None);
+    }
+
+    #[test]
+    fn only_drift_has_a_bound_and_it_is_compares() {
+        assert_eq!(DRIFT_MS_PER_MIN.bound, Some(120.0));
+        assert_eq!(all_fields().filter(|f| f.bound.is_some()).count(), 1);
+    }
+}

@@ -1,0 +1,197 @@
+//! The one [`RunReport`]: what a simulated run or a window's session reports.
+
+use serde::Serialize;
+use serde::ser::SerializeMap as _;
+
+use super::registry::{Cell, TRACE_FIELDS};
+use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
+use crate::time::NANOS_PER_MS;
+
+/// The figures of one run, with the report's exact field names (the
+/// [registry](super::registry)): what `simulate` prints and what
+/// `run --stats-json` writes (with its [`DisplayFacts`]), assembled by
+/// `Session::report`. The frame statistics are held once,
+/// as [`FrameStats`], and written flat beside the counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    /// Strategy id (`catch-up`).
+    pub strategy: String,
+    /// The refresh rate the pattern counts in, Hz (59.94 is 60000/1001 =
+    /// 59.94006): the virtual display's, or a window's emulated or reported
+    /// rate; NaN (`null`) when nobody knows it.
+    pub refresh_hz: f64,
+    /// Vsync on or off: the virtual display's setting, or a window's verdict
+    /// (`null` when it could not tell).
+    pub vsync: Option<bool>,
+    /// Simulation tick rate, Hz.
+    pub tick_rate: f64,
+    /// Model preset (`glaiel`), `trace` when frame times were replayed, `window` for a real window.
+    pub model: String,
+    /// Noise seed.
+    pub seed: u64,
+    /// World updates run.
+    pub total_updates: u64,
+    /// Refreshes covered (the pattern's length).
+    pub vsyncs: u64,
+    /// Refreshes showing more than one update.
+    pub double_updates: u64,
+    /// Refreshes without a new frame.
+    pub skipped_renders: u64,
+    /// Frames showing the same picture as the frame before.
+    pub repeated_frames: u64,
+    /// Simulated time, s.
+    pub game_time_s: f64,
+    /// Display time covered, s.
+    pub system_time_s: f64,
+    /// Start-up, speed, judder, hitches, latency and present pacing.
+    #[serde(flatten)]
+    pub stats: FrameStats,
+    /// The first 200 characters of the pattern.
+    pub pattern: String,
+    /// Present intervals in 0.25 ms bins (JSON only; absent from CSV and the table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub present_interval_histogram: Option<IntervalHistogram>,
+    /// What a real display did (window runs only).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub display: Option<DisplayFacts>,
+    /// What a replayed trace was (`--trace` runs only): the
+    /// [`TRACE_FIELDS`](super::TRACE_FIELDS).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceInfo>,
+}
+
+impl Default for RunReport {
+    /// An empty report: no frames, undefined figures NaN.
+    fn default() -> Self {
+        RunReport {
+            strategy: String::new(),
+            refresh_hz: f64::NAN,
+            vsync: None,
+            tick_rate: f64::NAN,
+            model: String::new(),
+            seed: 0,
+            total_updates: 0,
+            vsyncs: 0,
+            double_updates: 0,
+            skipped_renders: 0,
+            repeated_frames: 0,
+            game_time_s: 0.0,
+            system_time_s: 0.0,
+            stats: FrameStats::EMPTY,
+            pattern: String::new(),
+            present_interval_histogram: None,
+            display: None,
+            trace: None,
+        }
+    }
+}
+
+impl RunReport {
+    /// A short label for plots and pattern lines: `catch-up @ 60 Hz vsync on`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} @ {} Hz vsync {}",
+            self.strategy,
+            Cell::Hz(self.refresh_hz).format(0),
+            Cell::OnOff(self.vsync).format(0)
+        )
+    }
+}
+
+/// A run's [`PresentHistogram`] as JSON writes it: `counts[i]` intervals in
+/// `[i, i + 1) × bin_ms` ms, empty bins after the last filled one left out,
+/// and the intervals of 50 ms or more in `overflow`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct IntervalHistogram {
+    /// Bin width, ms (0.25).
+    pub bin_ms: f64,
+    /// Intervals per bin, from 0 ms.
+    pub counts: Vec<u64>,
+    /// Intervals of [`crate::metrics::PRESENT_BINS`] bins (50 ms) or longer.
+    pub overflow: u64,
+}
+
+impl From<&PresentHistogram> for IntervalHistogram {
+    fn from(h: &PresentHistogram) -> IntervalHistogram {
+        let used = h.bins().iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        IntervalHistogram {
+            bin_ms: PRESENT_BIN_NS as f64 / NANOS_PER_MS as f64,
+            counts: h.bins()[..used].to_vec(),
+            overflow: h.overflow(),
+        }
+    }
+}
+
+/// What a session saw of a real display: written by `run --stats-json`
+/// beside the run's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DisplayFacts {
+    /// Frames run (including frames the surface refused).
+    pub frames: u64,
+    /// Frames that reached the screen.
+    pub presented: u64,
+    /// Presented frames per second of wall time.
+    pub fps: f64,
+    /// Updates per second of wall time.
+    pub ups: f64,
+    /// Wall time the loop ran, seconds.
+    pub wall_time_s: f64,
+    /// Refresh measured from present timestamps (1 / median interval), Hz.
+    pub measured_refresh_hz: Option<f64>,
+    /// Refresh the monitor reports, Hz (null on Xvfb).
+    pub reported_refresh_hz: Option<f64>,
+    /// The emulated refresh, Hz, when `--emulate-refresh` was on.
+    pub emulated_refresh_hz: Option<f64>,
+    /// Emulation accuracy: mean lateness of the present call after the vblank's wake time, µs.
+    pub emulation_late_us_mean: Option<f64>,
+    /// Emulation accuracy: worst lateness, µs.
+    pub emulation_late_us_max: Option<f64>,
+    /// The overlay's sentence about vsync.
+    pub vsync_verdict: String,
+    /// Present mode asked for.
+    pub present_mode_requested: String,
+    /// Present mode in effect at the end.
+    pub present_mode_actual: String,
+    /// The monitor at the end.
+    pub monitor: String,
+    /// Every strategy that ran, by id, in key order.
+    pub strategies_used: Vec<String>,
+}
+
+/// What a replayed trace was: the report's [`TRACE_FIELDS`](super::TRACE_FIELDS),
+/// written under the registry's names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceInfo {
+    /// The replayed application (`null` for a plain list).
+    pub app: Option<String>,
+    /// Displayed frames replayed.
+    pub frames: u64,
+    /// Not-displayed frames merged into the next displayed one (or, after the
+    /// last one, left out).
+    pub dropped: u64,
+    /// The refresh measured from the capture (`null` when it has no
+    /// display-change times or tears).
+    pub refresh_hz: Option<f64>,
+}
+
+impl Serialize for Cell<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Cell::Text(text) => serializer.serialize_str(text),
+            Cell::Hz(value) | Cell::Real(value) => serializer.serialize_f64(value),
+            Cell::OnOff(flag) => flag.serialize(serializer),
+            Cell::Count(n) => serializer.serialize_u64(n),
+            Cell::Missing => serializer.serialize_none(),
+        }
+    }
+}
+
+impl Serialize for TraceInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(TRACE_FIELDS.len()))?;
+        for field in TRACE_FIELDS {
+            map.serialize_entry(field.name, &field.trace_cell(self))?;
+        }
+        map.end()
+    }
+}

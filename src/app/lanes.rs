@@ -513,7 +513,7 @@ mod tests {
             let (lane_id, session) = lanes.session(i).expect("ten lanes");
             assert_eq!(lane_id, id);
             if needs_the_loop(id) {
-                assert_eq!(session.driver().updates(), 0, "{id}: a lane that needs the loop does not run");
+                assert_eq!(session.pacer().updates(), 0, "{id}: a lane that needs the loop does not run");
                 continue;
             }
             let spec = RunSpec {
@@ -525,12 +525,12 @@ mod tests {
             let simulated = crate::sim::simulate(&spec);
             assert_eq!(simulated.frames, 900);
             assert_eq!(
-                session.driver().updates(),
+                session.pacer().updates(),
                 simulated.report().total_updates,
                 "{id}: the lane ran the updates its strategy runs in a loop with these frame starts"
             );
             // At least a step a frame after the first (whose delta is 0 for `variable`).
-            assert!(session.driver().updates() >= 899, "{id}: 900 frames ran {} updates", session.driver().updates());
+            assert!(session.pacer().updates() >= 899, "{id}: 900 frames ran {} updates", session.pacer().updates());
         }
     }
 

@@ -461,15 +461,15 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.driver().updates() >= n,
+            Stop::Updates(n) => session.pacer().updates() >= n,
             _ => false,
         };
         if done || display.trace_done() {
             break;
         }
-        display.begin_frame(session.driver().game_time(), session.driver().updates(), spec.config.tick_rate);
+        display.begin_frame(session.game_time(), session.pacer().updates(), spec.config.tick_rate);
         let report = session.run_frame(&mut display);
-        display.end_frame(session.driver().game_time());
+        display.end_frame(session.game_time());
         session.record(&report, Presented::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);

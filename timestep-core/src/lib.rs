@@ -6,19 +6,19 @@
 //! re-exported here. Everything behind it is platform-free: no window, no
 //! GPU, no real sleeping. Time arrives as data (integer nanoseconds),
 //! strategies are state machines that return decisions, and the same
-//! [`frame::FrameDriver`] runs under a [`Pacer`] in a game, in the lab's
-//! window and in the `monitor` (a virtual display that reproduces Tyler
+//! [`Pacer`] decides in a game's own loop, in the lab's window and in the
+//! `monitor` (a virtual display that reproduces Tyler
 //! Glaiel's monitor simulator; the default `monitor` feature).
 //!
 //! ```text
 //!   pacer     the front door: advance → steps, view; presented; finish → wake
 //!   time      integer nanoseconds, exact rational rates, clocks, sleep_until
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
-//!   frame     the loop driver: begin → steps → render → present → wake
+//!   frame     a frame through a host: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
-//!   session   the lab's loop: driver + world + metrics + verdict → HUD data and report
+//!   session   the lab's loop: pacer + world + metrics + verdict → HUD data and report
 //!   hud       the overlay's numbers as plain data
 //!   monitor   the virtual monitor: models, runs, reports
 //! ```

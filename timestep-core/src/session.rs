@@ -1,7 +1,7 @@
 //! A [`Session`]: one game loop's frame pacing and everything measured about it.
 //!
 //! A game (or the demo window, or the virtual monitor) owns one session. The
-//! session owns the [`FrameDriver`] with its strategy, the world, the metrics
+//! session owns the [`Pacer`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
 //! the vsync verdict; it assembles the overlay's [`HudData`] and the one
 //! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
@@ -11,7 +11,7 @@
 //!   caller (window / virtual monitor / game)            Session
 //!   ───────────────────────────────────────             ────────────────────────────────────────
 //!   host = FrameHost(clock, renderer, present)
-//!   report = session.run_frame(&mut host)     ────►     driver.run_frame(world, host)
+//!   report = session.run_frame(&mut host)     ────►     pacer.run_host_frame(world, host)
 //!   session.record(&report, presented)        ────►     run + live metrics, refresh meter,
 //!                                                        frame-time ring, fps/ups
 //!   wait until report.wake                               (the caller sleeps; the session never does)
@@ -34,11 +34,12 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
+use crate::Pacer;
+use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, HudData};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::monitor::{DisplayFacts, IntervalHistogram, RunReport};
-use crate::refresh::{RefreshMeter, Verdict};
+use crate::refresh::Verdict;
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 
@@ -218,11 +219,11 @@ struct Lateness {
 /// assert_eq!(session.report(monitor.clock()).total_updates, 60);
 /// ```
 pub struct Session<W> {
-    driver: FrameDriver,
+    /// The strategy, its decisions and the refresh meter.
+    pacer: Pacer,
     world: W,
     display: DisplayInfo,
     measures: Measures,
-    meter: RefreshMeter,
     /// When the overlay's sentences are next rebuilt.
     hud_text_at: Nanos,
     start: Nanos,
@@ -247,11 +248,11 @@ pub struct Session<W> {
 impl<W: Simulation> Session<W> {
     /// A session running `strategy` on `world` for frames shown on `display`, starting at clock `now`.
     pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
-        let mut driver = FrameDriver::new(strategy, config);
-        driver.set_refresh(display.refresh());
+        let mut pacer = Pacer::with_config(strategy, config);
+        pacer.set_refresh(display.refresh());
         let refresh = display.refresh();
         Session {
-            driver,
+            pacer,
             world,
             display,
             measures: Measures {
@@ -260,7 +261,6 @@ impl<W: Simulation> Session<W> {
                 live: None,
                 live_origin: LiveOrigin { at: now, ..LiveOrigin::default() },
             },
-            meter: RefreshMeter::new(),
             hud_text_at: 0,
             start: now,
             frames: 0,
@@ -289,12 +289,12 @@ impl<W: Simulation> Session<W> {
     /// Stops stepping once this many updates have run in total (determinism
     /// checks compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
-        self.driver.set_step_limit(limit);
+        self.pacer.driver_mut().set_step_limit(limit);
     }
 
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
     pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
-        self.driver.run_frame(&mut self.world, host)
+        self.pacer.run_host_frame(&mut self.world, host)
     }
 
     /// Records what a frame did and how its picture fared.
@@ -312,7 +312,7 @@ impl<W: Simulation> Session<W> {
         if self.measure_display {
             self.measure(report, presented, unpaced);
         }
-        let game = self.driver.game_time();
+        let game = self.pacer.driver().game_time();
         self.measures.run.record(&FrameSample::from_report(report, game));
         let origin = self.measures.live_origin.game;
         if let Some(live) = &mut self.measures.live {
@@ -326,7 +326,7 @@ impl<W: Simulation> Session<W> {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
-        self.meter.record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
+        self.pacer.meter_mut().record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
         if let Some(previous) = self.last_display {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }
@@ -335,14 +335,14 @@ impl<W: Simulation> Session<W> {
 
     /// Switches strategy (the world is kept; timing and live figures start over).
     pub fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
-        self.driver.set_strategy(id);
+        self.pacer.set_strategy(id);
         self.strategies_used.insert(id);
         self.restart_live(now);
     }
 
     /// Changes the tick rate (timing and live figures start over).
     pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
-        self.driver.set_tick_rate(rate);
+        self.pacer.driver_mut().set_tick_rate(rate);
         self.restart_live(now);
     }
 
@@ -354,8 +354,7 @@ impl<W: Simulation> Session<W> {
         }
         self.paused = paused;
         if !paused {
-            self.driver.set_strategy(self.driver.strategy_id());
-            self.meter.break_sequence();
+            self.pacer.resync();
             self.restart_live(now);
         }
         self.last_wake = None;
@@ -364,7 +363,7 @@ impl<W: Simulation> Session<W> {
     /// The present mode changed: the refresh is measured again, live figures start over.
     pub fn set_present_mode(&mut self, mode: PresentMode, now: Nanos) {
         self.display.present_mode = mode;
-        self.meter.clear();
+        self.pacer.meter_mut().clear();
         self.restart_live(now);
     }
 
@@ -393,15 +392,15 @@ impl<W: Simulation> Session<W> {
         self.display.emulated = emulated;
         let refresh = self.display.refresh();
         if refresh == old && moved {
-            self.meter.clear();
+            self.pacer.meter_mut().clear();
             self.restart_live(now);
         }
         if refresh != old {
-            self.driver.set_refresh(refresh);
+            self.pacer.set_refresh(refresh);
             self.measures.folded.add(&self.measures.run.totals());
             self.measures.run = Metrics::new(now, refresh);
             self.measures.live = None;
-            self.meter.clear();
+            self.pacer.meter_mut().clear();
             self.restart_live(now);
         }
         self.hud_text_at = 0;
@@ -410,15 +409,15 @@ impl<W: Simulation> Session<W> {
     /// Frames stopped for a while (hidden, minimised, resized): the interval
     /// across the gap says nothing about the display.
     pub fn interrupt(&mut self) {
-        self.meter.break_sequence();
+        self.pacer.meter_mut().break_sequence();
     }
 
     fn restart_live(&mut self, now: Nanos) {
         self.measures.live = Some(Metrics::new(now, self.display.refresh()));
         self.measures.live_origin = LiveOrigin {
             at: now,
-            game: self.driver.game_time(),
-            updates: self.driver.updates(),
+            game: self.pacer.driver().game_time(),
+            updates: self.pacer.updates(),
             frames: self.frames,
             presented: self.presented,
         };
@@ -438,9 +437,14 @@ impl<W: Simulation> Session<W> {
         &mut self.world
     }
 
-    /// The loop driver (strategy, tick rate, counters).
-    pub fn driver(&self) -> &FrameDriver {
-        &self.driver
+    /// The pacer (strategy, tick rate, counters).
+    pub fn pacer(&self) -> &Pacer {
+        &self.pacer
+    }
+
+    /// Game time so far, in nanoseconds (the pacer's [`Pacer::game_time`]).
+    pub fn game_time(&self) -> Nanos {
+        self.pacer.driver().game_time()
     }
 
     /// What the session knows about the display.
@@ -482,7 +486,7 @@ impl<W: Simulation> Session<W> {
     pub fn verdict(&self) -> Verdict {
         let display = &self.display;
         let mode = &display.present_mode;
-        self.meter.verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
+        self.pacer.meter().verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
@@ -505,18 +509,18 @@ impl<W: Simulation> Session<W> {
             return;
         }
         self.hud_text_at = now.saturating_add(HUD_TEXT_INTERVAL);
-        let info = self.driver.strategy_id().info();
+        let info = self.pacer.strategy().info();
         hud.strategy_name = info.name;
         hud.strategy_summary = info.summary;
         hud.strategy_source = info.source;
-        hud.strategy_status = self.driver.strategy().status();
-        hud.tick_rate_hz = self.driver.config().tick_rate.hz();
+        hud.strategy_status = self.pacer.status();
+        hud.tick_rate_hz = self.pacer.config().tick_rate.hz();
         hud.present_mode_requested.clone_from(&self.display.present_mode_requested);
         hud.present_mode_actual.clone_from(&self.display.present_mode.name);
         hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| "unknown monitor".to_owned());
         hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
-        hud.measured_refresh_hz = self.meter.measured().map(|m| m.hz());
+        hud.measured_refresh_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
         hud.vsync_verdict = self.verdict().text;
     }
 
@@ -541,8 +545,8 @@ impl<W: Simulation> Session<W> {
     }
 
     fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
-        let game = self.driver.game_time().saturating_sub(origin.game);
-        let updates = self.driver.updates().saturating_sub(origin.updates);
+        let game = self.game_time().saturating_sub(origin.game);
+        let updates = self.pacer.updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
         let refresh = self.display.refresh();
@@ -554,17 +558,17 @@ impl<W: Simulation> Session<W> {
                 (verdict.vsync, verdict.text)
             }
         };
-        let measured = self.meter.measured();
+        let measured = self.pacer.meter_mut().measured();
         let l = self.lateness;
         let metrics = match which {
             MetricsRef::Run => &self.measures.run,
             MetricsRef::Live => self.measures.live(),
         };
         let mut report = RunReport {
-            strategy: self.driver.strategy_id().name().to_owned(),
+            strategy: self.pacer.strategy().name().to_owned(),
             refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
             vsync,
-            tick_rate: self.driver.config().tick_rate.hz(),
+            tick_rate: self.pacer.config().tick_rate.hz(),
             total_updates: updates,
             vsyncs: folded.vsyncs,
             double_updates: folded.double_updates,
@@ -749,13 +753,13 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 60);
-        let updates = session.driver().updates();
+        let updates = session.pacer().updates();
         session.set_paused(true, display.clock());
         assert!(session.paused());
         display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
-        assert!(session.driver().updates() - updates <= 2, "ten paused seconds are not replayed");
+        assert!(session.pacer().updates() - updates <= 2, "ten paused seconds are not replayed");
     }
 
     #[test]
@@ -874,7 +878,7 @@ mod tests {
         let mut display = glaiel_60();
         run(&mut session, &mut display, 300);
         assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
-        let updates_before = session.driver().updates();
+        let updates_before = session.pacer().updates();
         session.set_strategy(StrategyId::Interpolated, display.clock());
         run(&mut session, &mut display, 200);
         let now = display.clock();
@@ -883,7 +887,7 @@ mod tests {
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");
-        assert_eq!(live.total_updates, session.driver().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.total_updates, session.pacer().updates() - updates_before, "updates since the switch");
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);

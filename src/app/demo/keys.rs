@@ -109,7 +109,7 @@ impl Demo {
                 self.session.set_present_mode(present, now);
             }
             Action::TickRateUp | Action::TickRateDown => {
-                let current = self.session.driver().config().tick_rate.hz();
+                let current = self.session.pacer().config().tick_rate.hz();
                 if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
                     self.mode.set_tick_rate(Rate::from_hz(hz), now);
                     self.session.set_tick_rate(Rate::from_hz(hz), now);

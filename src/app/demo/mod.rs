@@ -253,7 +253,7 @@ impl Demo {
         gfx.collect_times();
         gfx.recent_times = Default::default();
         let now = clock.now();
-        let (strategy, config) = (self.session.driver().strategy_id(), *self.session.driver().config());
+        let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
         self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
@@ -569,7 +569,7 @@ impl Demo {
 
     /// The strategy the demo's session runs.
     pub fn strategy(&self) -> StrategyId {
-        self.session.driver().strategy_id()
+        self.session.pacer().strategy()
     }
 
     /// The session's vsync verdict, brought up to date.
@@ -592,7 +592,7 @@ impl Demo {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
         let (frames, presented) = self.session.frame_counts();
-        log::info!("{frames} frames, {presented} presented, {} updates", self.session.driver().updates());
+        log::info!("{frames} frames, {presented} presented, {} updates", self.session.pacer().updates());
         if let Some(held) = self.hold.run_summary() {
             log::info!("{held}");
         }
@@ -677,6 +677,6 @@ mod tests {
         assert_eq!(session.world().tick(), 0, "a fresh world");
         session.world_mut().step(NANOS_PER_SEC / 60);
         assert_eq!(session.world().input(), Input::UP, "the key held before the restart is still held");
-        assert_eq!(session.driver().strategy_id(), StrategyId::Lockstep);
+        assert_eq!(session.pacer().strategy(), StrategyId::Lockstep);
     }
 }

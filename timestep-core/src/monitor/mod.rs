@@ -1,14 +1,14 @@
 //! The virtual monitor: the real loop driver and strategies against simulated displays.
 //!
 //! A run is the window's loop with the platform swapped out. The same
-//! [`FrameDriver`] runs the same [`crate::strategy`] state machine on the
+//! [`Pacer`] runs the same [`crate::strategy`] state machine on the
 //! demo world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
 //! [`VirtualDisplay`] whose [`ManualClock`](crate::time::ManualClock) moves
 //! by modelled costs instead of real time.
 //!
 //! ```text
 //! while not done:
-//!     report = driver.run_frame(world, display)     begin → steps → render → present (vsync wait)
+//!     report = pacer.run_host_frame(world, display) begin → steps → render → present (vsync wait)
 //!     metrics.record(report)                        pattern, doubles, skips, motion, latency
 //!     if report.wake.at = Some(t): display.wait_until(t)   (+ sleep overshoot)
 //!     display.busy()                                the article's busy(): the loop's own work
@@ -47,7 +47,8 @@ pub use trace::{
     read_trace,
 };
 
-use crate::frame::{FrameDriver, Simulation};
+use crate::Pacer;
+use crate::frame::Simulation;
 use crate::metrics::Metrics;
 use crate::session::{DisplayInfo, PresentMode, Presented, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
@@ -396,7 +397,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.driver().updates() >= n,
+            Stop::Updates(n) => session.pacer().updates() >= n,
             Stop::Duration(d) => now - spec.start >= d,
             Stop::TraceEnd => false,
         };
@@ -409,7 +410,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             Some(Truncation::FrameBudget { estimate: spec.estimated_frames().min(u64::MAX as f64) as u64 })
         } else if now >= clock_limit {
             let wanted = if let Stop::Updates(n) = spec.stop { n } else { 0 };
-            Some(Truncation::GameFellBehind { updates: session.driver().updates(), wanted, elapsed: now - spec.start })
+            Some(Truncation::GameFellBehind { updates: session.pacer().updates(), wanted, elapsed: now - spec.start })
         } else {
             None
         };
@@ -417,9 +418,9 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             log::debug!("{} on {}: stopped after {frames} frames: {reason}", spec.strategy, spec.refresh);
             break;
         }
-        display.begin_frame(session.driver().game_time(), session.driver().updates(), tick);
+        display.begin_frame(session.game_time(), session.pacer().updates(), tick);
         let report = session.run_frame(&mut display);
-        display.end_frame(session.driver().game_time());
+        display.end_frame(session.game_time());
         session.record(&report, Presented::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
@@ -431,7 +432,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
-            progress(fraction_done(spec.stop, session.driver(), &display, spec.start));
+            progress(fraction_done(spec.stop, session.pacer(), &display, spec.start));
         }
     }
     progress(1.0);
@@ -460,12 +461,12 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
     }
 }
 
-fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {
+fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {
     let f = if let Some((done, len)) = display.trace_progress() {
         done as f64 / len.max(1) as f64
     } else {
         match stop {
-            Stop::Updates(n) => driver.updates() as f64 / n.max(1) as f64,
+            Stop::Updates(n) => pacer.updates() as f64 / n.max(1) as f64,
             Stop::Duration(d) => (display.clock() - start) as f64 / d.max(1) as f64,
             Stop::TraceEnd => 0.0,
         }

@@ -293,8 +293,7 @@ impl Pacer {
     /// Starts a frame at `now`: the steps to run before drawing, and what to draw.
     pub fn advance(&mut self, now: Instant) -> Frame {
         let wall = self.wall_of(now);
-        let plan = self.begin_at(wall);
-        let game = self.scale.game_at(wall);
+        let (plan, game) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
         Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
     }
@@ -324,12 +323,14 @@ impl Pacer {
 
     /// The one path from a time to a frame's decisions, shared by the
     /// `Instant` calls above and [`Pacer::run_host_frame`]: the start of a
-    /// frame at wall time `wall` (nanoseconds since the pacer's origin).
-    fn begin_at(&mut self, wall: Nanos) -> Plan {
+    /// frame at wall time `wall` (nanoseconds since the pacer's origin):
+    /// the strategy's plan, and the game time it was made at.
+    fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
-        let plan = self.driver.begin(self.scale.game_at(wall));
+        let game = self.scale.game_at(wall);
+        let plan = self.driver.begin(game);
         self.render_first = plan.order == Order::RenderThenSteps;
-        plan
+        (plan, game)
     }
 
     /// After a render-first frame's present at wall time `wall`: the steps to run now.
@@ -384,7 +385,7 @@ impl Pacer {
     /// ```
     pub fn run_host_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = self.host_now(host);
-        let plan = self.begin_at(start);
+        let (plan, _) = self.begin_at(start);
         let (updates, shown_updates, display_time, input_time);
         match plan.order {
             Order::RenderThenSteps => {

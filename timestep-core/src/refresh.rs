@@ -36,8 +36,6 @@
 //! strategy paces its own frames (no unpaced intervals to measure) is judged
 //! from how long its presents block once a second of frames has gone by.
 
-use std::collections::VecDeque;
-
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
 
 /// Frames the measurement looks back over (two seconds at 60 Hz).
@@ -103,15 +101,53 @@ impl Measured {
 /// ```
 #[derive(Clone, Debug)]
 pub struct RefreshMeter {
-    intervals: VecDeque<Nanos>,
-    blocked: VecDeque<Nanos>,
-    throttled: VecDeque<Nanos>,
+    intervals: Recent,
+    blocked: Recent,
+    throttled: Recent,
     /// Blocking of every present, paced or not (the evidence for self-paced strategies).
-    blocked_all: VecDeque<Nanos>,
+    blocked_all: Recent,
     last_present: Option<Nanos>,
     /// The first present since the last clear: how long the meter has been listening.
     first_present: Option<Nanos>,
     scratch: Vec<Nanos>,
+}
+
+/// The latest [`WINDOW`] values, in no particular order: the meter only
+/// takes medians and quartiles of them. The oldest slot is overwritten in
+/// place; four `VecDeque`s' pops and pushes were a quarter of the
+/// instructions of a pacer's frame.
+#[derive(Clone, Debug)]
+struct Recent {
+    values: Vec<Nanos>,
+    /// The slot the next value goes to (the oldest once full).
+    next: usize,
+}
+
+impl Recent {
+    fn new() -> Recent {
+        Recent { values: Vec::with_capacity(WINDOW), next: 0 }
+    }
+
+    fn push(&mut self, value: Nanos) {
+        match self.values.get_mut(self.next) {
+            Some(oldest) => *oldest = value,
+            None => self.values.push(value),
+        }
+        self.next = if self.next + 1 == WINDOW { 0 } else { self.next + 1 };
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+        self.next = 0;
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn values(&self) -> &[Nanos] {
+        &self.values
+    }
 }
 
 impl Default for RefreshMeter {
@@ -124,10 +160,10 @@ impl RefreshMeter {
     /// An empty meter (allocates its fixed storage once).
     pub fn new() -> RefreshMeter {
         RefreshMeter {
-            intervals: VecDeque::with_capacity(WINDOW),
-            blocked: VecDeque::with_capacity(WINDOW),
-            throttled: VecDeque::with_capacity(WINDOW),
-            blocked_all: VecDeque::with_capacity(WINDOW),
+            intervals: Recent::new(),
+            blocked: Recent::new(),
+            throttled: Recent::new(),
+            blocked_all: Recent::new(),
             last_present: None,
             first_present: None,
             scratch: Vec::with_capacity(WINDOW),
@@ -158,19 +194,11 @@ impl RefreshMeter {
             && unpaced
             && at > prev
         {
-            if self.intervals.len() == WINDOW {
-                self.intervals.pop_front();
-                self.blocked.pop_front();
-                self.throttled.pop_front();
-            }
-            self.intervals.push_back(at - prev);
-            self.blocked.push_back(blocked);
-            self.throttled.push_back(throttled);
+            self.intervals.push(at - prev);
+            self.blocked.push(blocked);
+            self.throttled.push(throttled);
         }
-        if self.blocked_all.len() == WINDOW {
-            self.blocked_all.pop_front();
-        }
-        self.blocked_all.push_back(blocked);
+        self.blocked_all.push(blocked);
         self.first_present.get_or_insert(at);
         self.last_present = Some(at);
     }
@@ -221,12 +249,12 @@ impl RefreshMeter {
             return None;
         }
         scratch.clear();
-        scratch.extend(self.intervals.iter().copied());
+        scratch.extend_from_slice(self.intervals.values());
         scratch.sort_unstable();
         let period = scratch[n / 2];
         let iqr = scratch[(3 * n) / 4] - scratch[n / 4];
         scratch.clear();
-        scratch.extend(self.blocked.iter().copied());
+        scratch.extend_from_slice(self.blocked.values());
         scratch.sort_unstable();
         let blocked = scratch[n / 2];
         let throttled = median(scratch, &self.throttled).unwrap_or(0);
@@ -263,12 +291,12 @@ impl RefreshMeter {
     }
 }
 
-fn median(scratch: &mut Vec<Nanos>, values: &VecDeque<Nanos>) -> Option<Nanos> {
-    if values.is_empty() {
+fn median(scratch: &mut Vec<Nanos>, values: &Recent) -> Option<Nanos> {
+    if values.values().is_empty() {
         return None;
     }
     scratch.clear();
-    scratch.extend(values.iter().copied());
+    scratch.extend_from_slice(values.values());
     scratch.sort_unstable();
     Some(scratch[scratch.len() / 2])
 }
@@ -468,6 +496,20 @@ mod tests {
             settled: true,
             median_blocked: None,
         }
+    }
+
+    #[test]
+    fn the_recent_values_are_the_last_window_of_them_in_some_order() {
+        let mut recent = Recent::new();
+        for v in 0..(WINDOW as Nanos + 5) {
+            recent.push(v);
+        }
+        let mut values = recent.values().to_vec();
+        values.sort_unstable();
+        assert_eq!(values, (5..WINDOW as Nanos + 5).collect::<Vec<_>>(), "the first five were overwritten");
+        recent.clear();
+        recent.push(7);
+        assert_eq!(recent.values(), [7]);
     }
 
     #[test]

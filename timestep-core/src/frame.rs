@@ -14,7 +14,7 @@
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
 use crate::strategy::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
-use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
 pub trait Simulation {
@@ -83,6 +83,8 @@ pub struct FrameReport {
 /// The sum and the tick period are kept, not computed when asked: the
 /// simulator asks for the game time three times a frame and for the period
 /// once, each a `u64` division (3 % of a simulated frame's instructions).
+/// The time of the next tick comes from the last one's quotient and
+/// remainder, without a division (the division was 5 % of a pacer's frame).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct GameTime {
     base: Nanos,
@@ -90,13 +92,33 @@ struct GameTime {
     ticks_at_rate: u64,
     /// `rate.period()`.
     period: Nanos,
-    /// `base + rate.tick_time(ticks_at_rate)`.
+    /// `rate.tick_time(ticks_at_rate)`: `ticks_at_rate · den · 10⁹ / num`,
+    /// floored, and the remainder of that division.
+    at_rate: Nanos,
+    rem: u64,
+    /// One tick's `den · 10⁹` and its quotient and remainder by `num`, where
+    /// they and the sum of two remainders fit in 64 bits (every rate the lab
+    /// accepts); `None`: each tick time is divided out.
+    step: Option<TickStep>,
+    /// `base + at_rate`.
     now: Nanos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TickStep {
+    scaled: u64,
+    quotient: Nanos,
+    remainder: u64,
 }
 
 impl GameTime {
     fn new(rate: Rate) -> GameTime {
-        GameTime { base: 0, rate, ticks_at_rate: 0, period: rate.period(), now: 0 }
+        let step = rate
+            .den()
+            .checked_mul(NANOS_PER_SEC)
+            .filter(|_| rate.num() <= u64::MAX / 2)
+            .map(|scaled| TickStep { scaled, quotient: scaled / rate.num(), remainder: scaled % rate.num() });
+        GameTime { base: 0, rate, ticks_at_rate: 0, period: rate.period(), at_rate: 0, rem: 0, step, now: 0 }
     }
 
     fn now(&self) -> Nanos {
@@ -105,16 +127,41 @@ impl GameTime {
 
     /// `n` more whole ticks at the current rate.
     fn add_ticks(&mut self, n: u64) {
-        if n > 0 {
-            self.ticks_at_rate += n;
-            self.now = self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate));
+        if n == 0 {
+            return;
         }
+        self.ticks_at_rate = self.ticks_at_rate.saturating_add(n);
+        let num = self.rate.num();
+        match self.step {
+            Some(step) if n == 1 => {
+                let (rem, carry) = match self.rem + step.remainder {
+                    rem if rem >= num => (rem - num, 1),
+                    rem => (rem, 0),
+                };
+                self.rem = rem;
+                self.at_rate = self.at_rate.saturating_add(step.quotient).saturating_add(carry);
+            }
+            Some(step) => {
+                let scaled = u128::from(self.ticks_at_rate) * u128::from(step.scaled);
+                let (quotient, rem) = match u64::try_from(scaled) {
+                    Ok(scaled) => (scaled / num, scaled % num),
+                    Err(_) => (
+                        u64::try_from(scaled / u128::from(num)).unwrap_or(u64::MAX),
+                        u64::try_from(scaled % u128::from(num)).unwrap_or(0),
+                    ),
+                };
+                self.at_rate = quotient;
+                self.rem = rem;
+            }
+            None => self.at_rate = self.rate.tick_time(self.ticks_at_rate),
+        }
+        self.now = self.base.saturating_add(self.at_rate);
     }
 
     /// A variable step of `dt`.
     fn add(&mut self, dt: Nanos) {
         self.base = self.base.saturating_add(dt);
-        self.now = self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate));
+        self.now = self.base.saturating_add(self.at_rate);
     }
 
     /// Ticks from now on are at `rate`; those so far are folded into `base`.
@@ -408,6 +455,32 @@ mod tests {
 
     fn host() -> Host {
         Host { clock: ManualClock::starting_at(0), events: Vec::new() }
+    }
+
+    #[test]
+    fn game_time_adds_ticks_without_dividing_and_gets_the_divided_times() {
+        let rates = [
+            Rate::from_hz(60),
+            Rate::new(60000, 1001).unwrap(),
+            Rate::from_hz(144),
+            Rate::from_hz(1),
+            Rate::from_hz(1000),
+            Rate::new(7, 3).unwrap(),
+            Rate::new(999_999_999_999, 1_000_000_001).unwrap(),
+            // den · 10⁹ beyond 64 bits: every tick time is divided out.
+            Rate::new(2 * 18_446_744_074 + 1, 18_446_744_074).unwrap(),
+        ];
+        for rate in rates {
+            let mut game = GameTime::new(rate);
+            let mut ticks = 0;
+            for (k, n) in [1, 1, 2, 1, 0, 17, 1, 1, 1, 300, 1].into_iter().cycle().take(2_000).enumerate() {
+                game.add_ticks(n);
+                ticks += n;
+                assert_eq!(game.now(), rate.tick_time(ticks), "{rate}: tick {ticks} (add {k})");
+            }
+            game.add(5);
+            assert_eq!(game.now(), 5 + rate.tick_time(ticks), "{rate}: a variable step adds to the ticks");
+        }
     }
 
     #[test]

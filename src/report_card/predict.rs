@@ -31,14 +31,12 @@ pub const PREDICTION_SEED: u64 = 0;
 
 /// The run that predicts `strategy` on a display of `refresh` with vsync on or off.
 pub fn prediction_spec(strategy: StrategyId, refresh: Rate, vsync: bool, config: StrategyConfig) -> RunSpec {
-    RunSpec {
-        config,
-        refresh,
-        vsync,
-        seed: PREDICTION_SEED,
-        stop: Stop::Duration(PREDICTION_LENGTH),
-        ..RunSpec::new(strategy, PREDICTION_MODEL)
-    }
+    RunSpec::new(strategy, PREDICTION_MODEL)
+        .with_config(config)
+        .with_refresh(refresh)
+        .with_vsync(vsync)
+        .with_seed(PREDICTION_SEED)
+        .with_stop(Stop::Duration(PREDICTION_LENGTH))
 }
 
 /// Predicts every strategy in `strategies` on a display of `refresh` (the

@@ -57,14 +57,12 @@ pub fn synthetic_card(monitors: &[SyntheticMonitor], strategies: &[StrategyId], 
 }
 
 fn spec(m: &SyntheticMonitor, strategy: StrategyId, vsync: bool, config: StrategyConfig) -> RunSpec {
-    RunSpec {
-        config,
-        refresh: m.refresh,
-        vsync,
-        seed: m.seed,
-        stop: Stop::Duration(SYNTHETIC_RUN_LENGTH),
-        ..RunSpec::new(strategy, m.preset)
-    }
+    RunSpec::new(strategy, m.preset)
+        .with_config(config)
+        .with_refresh(m.refresh)
+        .with_vsync(vsync)
+        .with_seed(m.seed)
+        .with_stop(Stop::Duration(SYNTHETIC_RUN_LENGTH))
 }
 
 fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: StrategyConfig) -> MonitorCard {

@@ -48,6 +48,7 @@ pub trait FrameHost<W> {
 
 /// What happened in one frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FrameReport {
     /// Clock at the start of the frame.
     pub start: Nanos,
@@ -59,7 +60,8 @@ pub struct FrameReport {
     pub shown_updates: u32,
     /// What was drawn.
     pub view: View,
-    /// The time the drawn picture depicts (see [`crate::strategy::Plan::content_time`]).
+    /// The time the drawn picture depicts, in the strategy's game time: for
+    /// interpolation at alpha 0.25, the previous tick's time plus a quarter tick.
     pub content_time: Nanos,
     /// When the input behind the drawn picture was read: the clock at the
     /// start of the update that produced the depicted state; for a picture
@@ -296,6 +298,7 @@ impl FrameDriver {
 
     /// Stops stepping once this many updates have run in total (so a
     /// determinism check can compare worlds at exactly tick N).
+    #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn set_step_limit(&mut self, limit: Option<u64>) {
         self.step_limit = limit;
     }

@@ -32,6 +32,7 @@ pub mod metrics;
 pub mod monitor;
 pub mod pacer;
 pub mod refresh;
+#[doc(hidden)]
 pub mod rng;
 #[cfg(feature = "monitor")]
 pub mod session;

@@ -567,12 +567,14 @@ impl Pacer {
     }
 
     /// The driver underneath (the strategy, game time, counters).
+    #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn driver(&self) -> &FrameDriver {
         &self.driver
     }
 
     /// The driver underneath, for the lab's settings a game does not have
     /// (a step limit, a tick rate that keeps the step cap).
+    #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn driver_mut(&mut self) -> &mut FrameDriver {
         &mut self.driver
     }

@@ -51,7 +51,15 @@ pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 pub const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
 /// The present mode frames go out with, as the overlay names it.
+///
+/// ```
+/// use timestep_core::session::PresentMode;
+/// let mailbox = PresentMode::new("Mailbox", false);
+/// assert_eq!((mailbox.name.as_str(), mailbox.vsync), ("Mailbox", false));
+/// assert_eq!(PresentMode::default(), PresentMode::new("Fifo", true));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PresentMode {
     /// `Fifo`, `Mailbox`, `Immediate`… (or `virtual` in the simulator).
     pub name: String,
@@ -59,14 +67,35 @@ pub struct PresentMode {
     pub vsync: bool,
 }
 
-impl Default for PresentMode {
-    fn default() -> Self {
-        PresentMode { name: "Fifo".to_owned(), vsync: true }
+impl PresentMode {
+    /// The mode called `name`, which asks the display to pace presents when `vsync`.
+    pub fn new(name: impl Into<String>, vsync: bool) -> PresentMode {
+        PresentMode { name: name.into(), vsync }
     }
 }
 
-/// What a session knows about the display its frames go to.
+impl Default for PresentMode {
+    fn default() -> Self {
+        PresentMode::new("Fifo", true)
+    }
+}
+
+/// What a session knows about the display its frames go to: nothing by
+/// default, and what the `with_` methods add.
+///
+/// ```
+/// use timestep_core::Rate;
+/// use timestep_core::session::{DisplayInfo, PresentMode};
+///
+/// let display = DisplayInfo::default()
+///     .with_monitor("DP-1")
+///     .with_reported(Some(Rate::from_hz(144)))
+///     .with_emulated(Some(Rate::from_hz(60)))
+///     .with_present_mode(PresentMode::new("Immediate", false));
+/// assert_eq!(display.refresh(), Some(Rate::from_hz(60)), "frames are counted in the emulated grid");
+/// ```
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DisplayInfo {
     /// The monitor's name, as the overlay and the report give it.
     pub monitor: Option<String>,
@@ -84,14 +113,54 @@ pub struct DisplayInfo {
 }
 
 impl DisplayInfo {
+    /// The same display, on the monitor called `monitor`.
+    pub fn with_monitor(self, monitor: impl Into<String>) -> DisplayInfo {
+        DisplayInfo { monitor: Some(monitor.into()), ..self }
+    }
+
+    /// The same display, reporting `reported` as its refresh rate.
+    pub fn with_reported(self, reported: Option<Rate>) -> DisplayInfo {
+        DisplayInfo { reported, ..self }
+    }
+
+    /// The same display under an emulated refresh grid (`None`: the display's own).
+    pub fn with_emulated(self, emulated: Option<Rate>) -> DisplayInfo {
+        DisplayInfo { emulated, ..self }
+    }
+
+    /// The same display, presenting in `mode`.
+    pub fn with_present_mode(self, mode: PresentMode) -> DisplayInfo {
+        DisplayInfo { present_mode: mode, ..self }
+    }
+
+    /// The same display, where the present mode asked for was `requested` (`auto`, `fifo`, …).
+    pub fn with_present_mode_requested(self, requested: impl Into<String>) -> DisplayInfo {
+        DisplayInfo { present_mode_requested: requested.into(), ..self }
+    }
+
+    /// The same display, with vsync known by construction (`None`: the verdict decides).
+    pub fn with_vsync(self, vsync: Option<bool>) -> DisplayInfo {
+        DisplayInfo { vsync, ..self }
+    }
+
     /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
     pub fn refresh(&self) -> Option<Rate> {
         self.emulated.or(self.reported)
     }
 }
 
-/// How one frame's picture fared on its way to the screen.
+/// How one frame's picture fared on its way to the screen:
+/// [`Presented::SHOWN`] or [`Presented::default`] (not shown), and the
+/// `with_` methods.
+///
+/// ```
+/// use timestep_core::session::Presented;
+/// let vsynced = Presented::SHOWN.with_blocked(14_000_000);
+/// assert_eq!((vsynced.shown, vsynced.blocked, vsynced.throttled), (true, 14_000_000, 0));
+/// assert!(!Presented::default().shown, "a frame the surface refused");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Presented {
     /// It reached the screen (a surface may refuse a frame: minimised, lost).
     pub shown: bool,
@@ -107,6 +176,26 @@ pub struct Presented {
 impl Presented {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
     pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
+
+    /// The same frame, shown or not.
+    pub fn with_shown(self, shown: bool) -> Presented {
+        Presented { shown, ..self }
+    }
+
+    /// The same frame, blocked `blocked` ns in acquire + present.
+    pub fn with_blocked(self, blocked: Nanos) -> Presented {
+        Presented { blocked, ..self }
+    }
+
+    /// The same frame, presented `late` ns after its emulated wake time (`None`: no emulation).
+    pub fn with_emulation_late(self, late: Option<Nanos>) -> Presented {
+        Presented { emulation_late: late, ..self }
+    }
+
+    /// The same frame, after waiting `throttled` ns for the compositor's go-ahead.
+    pub fn with_throttled(self, throttled: Nanos) -> Presented {
+        Presented { throttled, ..self }
+    }
 }
 
 /// Raw counts of parts of the run before a refresh-rate change.
@@ -209,7 +298,7 @@ struct Lateness {
 /// impl Simulation for NoWorld {
 ///     fn step(&mut self, _dt: Nanos) {}
 /// }
-/// let display = DisplayInfo { reported: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+/// let display = DisplayInfo::default().with_reported(Some(Rate::from_hz(60)));
 /// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
 /// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
 /// for _ in 0..60 {

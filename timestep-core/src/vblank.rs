@@ -68,6 +68,7 @@ impl VblankGrid {
 
 /// One refresh an emulated present is shown at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Vblank {
     /// Index on the grid.
     pub index: u64,

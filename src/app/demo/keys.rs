@@ -101,7 +101,7 @@ impl Demo {
                     self.timer_driven = !self.timer_driven;
                     let refresh = self.screen.gfx.present_mode();
                     match self.timer_driven {
-                        true => PresentMode { name: TIMERS.to_owned(), vsync: false },
+                        true => PresentMode::new(TIMERS, false),
                         false => refresh,
                     }
                 };

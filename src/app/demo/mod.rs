@@ -43,7 +43,7 @@ use crate::monitor::RunReport;
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Presented, Session};
+use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
@@ -150,14 +150,12 @@ impl Demo {
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
-        let display = DisplayInfo {
-            monitor: Some(monitor.label),
-            reported: monitor.reported,
-            emulated,
-            present_mode: gfx.present_mode(),
-            present_mode_requested: config.present_mode.label().to_owned(),
-            vsync: None,
-        };
+        let display = DisplayInfo::default()
+            .with_monitor(monitor.label)
+            .with_reported(monitor.reported)
+            .with_emulated(emulated)
+            .with_present_mode(gfx.present_mode())
+            .with_present_mode_requested(config.present_mode.label());
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
@@ -215,7 +213,7 @@ impl Demo {
     pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
         let emulated = self.emulated_here().filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
-        let display = DisplayInfo { emulated, present_mode, ..self.session.display().clone() };
+        let display = self.session.display().clone().with_emulated(emulated).with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
@@ -338,7 +336,7 @@ impl Demo {
             if let Some(log) = self.frame_log.as_mut() {
                 log.frame_started(report.start);
             }
-            let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
+            let presented = outcome.presented().with_throttled(self.redraw_wait);
             self.session.record(report, presented);
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);

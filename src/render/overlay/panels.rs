@@ -168,7 +168,7 @@ fn strategy_section(ui: &mut Ui, hud: &HudData) {
         ui.label(RichText::new(hud.strategy_summary).color(VALUE));
     }
     if !hud.strategy_source.is_empty() {
-        ui.label(caption(format!("seed: {}", hud.strategy_source), LABEL));
+        ui.label(caption(format!("source: {}", hud.strategy_source), LABEL));
     }
     if !hud.strategy_status.is_empty() {
         ui.label(caption(&hud.strategy_status, WARN));

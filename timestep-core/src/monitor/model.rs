@@ -9,7 +9,7 @@
 //! | `spiky`   | as desktop    | as desktop + a 30–100 ms stall every 1.5–2.5 s | as desktop | as desktop | 60 |
 //! | `seed000` | 1 ms          | 3 ms          | vsync off by default, present 0   | exact             | 62.5    |
 //!
-//! `glaiel` is the seed article's simulator, number for number: its noise
+//! `glaiel` is Glaiel's simulator, number for number: its noise
 //! `fuzzy()` is uniform in ±f with f = (1/60)·0.005 s ≈ 83 333 ns, scaled
 //! ×0.01 for update and render and ×1e-5 for the busy step after display.
 //! Each cost is `max(0, base + noise)` in whole nanoseconds.
@@ -71,6 +71,7 @@ impl Cost {
 
 /// How a vsynced present waits for the display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Presentation {
     /// The article's: present blocks until the next refresh boundary (a time
     /// exactly on a boundary waits 0) and wakes with `wake` noise around it.
@@ -87,6 +88,7 @@ pub enum Presentation {
 
 /// An occasional long frame (a GC pause, shader compile, another process).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stall {
     /// Time between stalls.
     pub every: Cost,
@@ -96,8 +98,9 @@ pub struct Stall {
 
 /// The named presets of `--model`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Preset {
-    /// The seed article's monitor simulator.
+    /// The monitor simulator of Tyler Glaiel's "How to make your game run at 60fps".
     Glaiel,
     /// A typical desktop: queued presents, sloppy sleeps, 2–8 ms renders.
     Desktop,
@@ -106,12 +109,12 @@ pub enum Preset {
     /// `desktop` plus a 30–100 ms stall about every 2 s.
     Spiky,
     /// The adaptive-pacing answer's worked timeline: no noise, exact sleeps.
-    Seed000,
+    PacingAnswer,
 }
 
 impl Preset {
     /// All presets, in help order.
-    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::Seed000];
+    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::PacingAnswer];
 
     /// The CLI name.
     pub fn name(self) -> &'static str {
@@ -120,7 +123,7 @@ impl Preset {
             Preset::Desktop => "desktop",
             Preset::Slow => "slow",
             Preset::Spiky => "spiky",
-            Preset::Seed000 => "seed000",
+            Preset::PacingAnswer => "seed000",
         }
     }
 
@@ -178,7 +181,7 @@ impl Preset {
                 stall: Some(Stall { every: Cost::between(ms(1500), ms(2500)), length: Cost::between(ms(30), ms(100)) }),
                 ..desktop
             },
-            Preset::Seed000 => Model {
+            Preset::PacingAnswer => Model {
                 preset: self,
                 update: Cost::fixed(ms(1)),
                 render: Cost::fixed(ms(3)),
@@ -204,6 +207,7 @@ impl fmt::Display for Preset {
 
 /// Everything the virtual machine and display charge to the clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Model {
     /// Which preset this started from (reported as `model`).
     pub preset: Preset,

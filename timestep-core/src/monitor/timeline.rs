@@ -19,6 +19,7 @@ use std::fmt;
 
 /// One timeline event.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// A render started at clock `at`, drawing `view`.
     Render {

@@ -57,7 +57,7 @@ impl FrameHost<NoWorld> for SteadyHost {
 /// rate, and the simulator's display would add its model's costs and vblank
 /// grid to every frame start.
 fn game_time_after(strategy: StrategyId, fps: u64, tick: Rate, start: Nanos) -> Nanos {
-    let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
+    let config = StrategyConfig::default().with_tick_rate(tick);
     let mut pacer = Pacer::with_config(strategy, config);
     let mut host = SteadyHost { clock: ManualClock::starting_at(start) };
     let frame = Rate::from_hz(fps);

@@ -31,7 +31,7 @@
 
 mod read;
 
-pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
+pub use read::{TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
 use serde::Serialize;
@@ -39,6 +39,7 @@ use std::fmt;
 
 /// One displayed frame of a trace, as the replay needs it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TraceFrame {
     /// From the previous displayed frame's present to this one's; the present
     /// intervals of the not-displayed frames before it are included.

@@ -46,6 +46,19 @@ use crate::vblank::VblankGrid;
 use std::collections::VecDeque;
 
 /// The virtual machine + display that the simulator's frames run on.
+///
+/// ```
+/// use timestep_core::frame::FrameHost;
+/// use timestep_core::monitor::{Preset, VirtualDisplay};
+/// use timestep_core::Rate;
+///
+/// // The frame-pacing answer's machine: no noise, exact sleeps, a 62.5 Hz display.
+/// let mut display = VirtualDisplay::new(Preset::PacingAnswer.model(), Rate::new(125, 2).unwrap(), true, 0, 0, 0);
+/// display.wait_until(5_000_000);
+/// assert_eq!(display.clock(), 5_000_000);
+/// let shown = FrameHost::<()>::present(&mut display);
+/// assert_eq!(shown, 16_000_000, "a vsynced present shows at the next 16 ms refresh");
+/// ```
 #[derive(Debug, Clone)]
 pub struct VirtualDisplay<'t> {
     clock: ManualClock,

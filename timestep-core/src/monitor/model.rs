@@ -96,7 +96,21 @@ pub struct Stall {
     pub length: Cost,
 }
 
+impl Stall {
+    /// A stall of `length` about every `every`.
+    pub fn new(every: Cost, length: Cost) -> Stall {
+        Stall { every, length }
+    }
+}
+
 /// The named presets of `--model`.
+///
+/// ```
+/// use timestep_core::monitor::Preset;
+/// let preset: Preset = "glaiel".parse().unwrap();
+/// assert_eq!((preset, preset.to_string()), (Preset::Glaiel, "glaiel".to_owned()));
+/// assert_eq!(Preset::PacingAnswer.name(), "seed000", "the command line's name");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Preset {
@@ -205,7 +219,26 @@ impl fmt::Display for Preset {
     }
 }
 
-/// Everything the virtual machine and display charge to the clock.
+impl std::str::FromStr for Preset {
+    type Err = String;
+
+    /// As [`Preset::parse`].
+    fn from_str(text: &str) -> Result<Preset, String> {
+        Preset::parse(text)
+    }
+}
+
+/// Everything the virtual machine and display charge to the clock: a
+/// [`Preset`]'s model, changed by its `with_` methods or its fields.
+///
+/// ```
+/// use timestep_core::monitor::{Cost, Preset, Stall};
+///
+/// let mut model = Preset::Desktop.model().with_render(12_000_000);
+/// model.stall = Some(Stall::new(Cost::between(1_000_000_000, 3_000_000_000), Cost::fixed(50_000_000)));
+/// assert_eq!((model.render.lo, model.render.hi), (9_000_000, 15_000_000), "2–8 ms moved to 12 ± 3 ms");
+/// assert_eq!(Preset::Glaiel.model().busy, Cost::around(1_000, 1), "the article's busy(): 1 µs ± f·10⁻⁵");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Model {

@@ -78,7 +78,7 @@ pub struct Timeline {
 
 impl Timeline {
     /// A timeline keeping at most `capacity` events (0 records nothing).
-    pub fn with_capacity(capacity: usize) -> Timeline {
+    pub(crate) fn with_capacity(capacity: usize) -> Timeline {
         Timeline { events: Vec::with_capacity(capacity), capacity, ..Timeline::default() }
     }
 

@@ -32,6 +32,13 @@ use crate::time::{Nanos, Rate};
 use std::fmt;
 
 /// Which of Glaiel's fuzzy timers to run.
+///
+/// ```
+/// use timestep_core::strategy::FuzzyVariant;
+/// let variant: FuzzyVariant = "60-62".parse().unwrap();
+/// assert_eq!((variant, variant.to_string()), (FuzzyVariant::Fuzzy6062, "60-62".to_owned()));
+/// assert_eq!(FuzzyVariant::default(), FuzzyVariant::Final);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum FuzzyVariant {
@@ -66,6 +73,15 @@ impl FuzzyVariant {
             .into_iter()
             .find(|v| v.name().eq_ignore_ascii_case(text.trim()))
             .ok_or_else(|| format!("unknown fuzzy variant '{text}' (expected 60-62, 59-61 or final)"))
+    }
+}
+
+impl std::str::FromStr for FuzzyVariant {
+    type Err = String;
+
+    /// As [`FuzzyVariant::parse`].
+    fn from_str(text: &str) -> Result<FuzzyVariant, String> {
+        FuzzyVariant::parse(text)
     }
 }
 

@@ -123,7 +123,7 @@ pub const NOMINAL_TOLERANCE: f64 = 0.01;
 
 impl RefreshEstimate {
     /// Measures the refresh from display-change intervals; `None` without any.
-    pub fn from_intervals(intervals: &[Nanos]) -> Option<RefreshEstimate> {
+    pub(crate) fn from_intervals(intervals: &[Nanos]) -> Option<RefreshEstimate> {
         let mut sorted: Vec<Nanos> = intervals.iter().copied().filter(|&q| q > 0).collect();
         if sorted.is_empty() {
             return None;
@@ -239,6 +239,17 @@ impl TraceInfo {
 
 impl Trace {
     /// A plain list of frame times (start to start), every frame displayed.
+    ///
+    /// ```
+    /// use timestep_core::monitor::{Preset, RunSpec, Stop, Trace};
+    /// use timestep_core::StrategyId;
+    /// use std::sync::Arc;
+    ///
+    /// let trace = Trace::from_frame_times(&[16_666_667, 16_666_667, 100_000_000]);
+    /// assert_eq!((trace.frames().len(), trace.frames()[2].present), (3, 100_000_000));
+    /// let spec = RunSpec::new(StrategyId::CatchUp, Preset::Glaiel).with_trace(Some(Arc::new(trace))).with_stop(Stop::TraceEnd);
+    /// assert_eq!(spec.estimated_frames(), 3.0, "a replay runs the trace's frames");
+    /// ```
     pub fn from_frame_times(times: &[Nanos]) -> Trace {
         let frames: Vec<TraceFrame> =
             times.iter().map(|&present| TraceFrame { present, ..TraceFrame::default() }).collect();

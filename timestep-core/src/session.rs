@@ -48,7 +48,7 @@ use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 
 /// The window over which frames and updates per second are counted.
-pub const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
+pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
 /// The present mode frames go out with, as the overlay names it.
 ///

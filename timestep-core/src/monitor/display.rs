@@ -132,7 +132,7 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Frames of the trace replayed so far, and its length (`None` without a trace).
-    pub fn trace_progress(&self) -> Option<(usize, usize)> {
+    pub(crate) fn trace_progress(&self) -> Option<(usize, usize)> {
         self.trace.map(|t| (self.trace_pos, t.frames().len()))
     }
 
@@ -141,7 +141,7 @@ impl<'t> VirtualDisplay<'t> {
     /// between the clock's start and its first frame say nothing about it.
     /// Call it before the first frame (it replays that frame on a copy);
     /// `None` without a trace.
-    pub fn trace_origin(&self) -> Option<Nanos> {
+    pub(crate) fn trace_origin(&self) -> Option<Nanos> {
         let trace = self.trace?;
         let mut probe = self.clone();
         probe.frame_start = probe.clock.now();
@@ -155,7 +155,7 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Takes the recorded timeline out.
-    pub fn into_timeline(self) -> Timeline {
+    pub(crate) fn into_timeline(self) -> Timeline {
         self.timeline
     }
 

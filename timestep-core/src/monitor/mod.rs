@@ -42,8 +42,8 @@ pub use report::{
 pub use table::Table;
 pub use timeline::{Event, Timeline};
 pub use trace::{
-    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, TRACE_FIELDS, Trace, TraceDisplay,
-    TraceError, TraceFrame, TraceInfo, TraceOptions, parse_trace, read_trace,
+    Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, TRACE_FIELDS, Trace, TraceDisplay, TraceError, TraceFrame,
+    TraceInfo, TraceOptions, parse_trace, read_trace,
 };
 
 use crate::Pacer;

@@ -91,7 +91,7 @@ pub struct RefreshEstimate {
 
 /// Common display refresh rates, Hz, for [`RefreshEstimate::nominal_hz`].
 /// The NTSC family is exact (59.94 is 60000/1001).
-pub const COMMON_REFRESH_HZ: [f64; 24] = [
+pub(crate) const COMMON_REFRESH_HZ: [f64; 24] = [
     24_000.0 / 1001.0,
     24.0,
     25.0,

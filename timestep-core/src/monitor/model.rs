@@ -59,12 +59,12 @@ impl Cost {
     }
 
     /// A signed draw (for offsets that may move a time earlier).
-    pub fn offset(self, rng: &mut SplitMix64) -> i64 {
+    pub(crate) fn offset(self, rng: &mut SplitMix64) -> i64 {
         if self.lo == self.hi { self.lo } else { rng.range_i64(self.lo, self.hi) }
     }
 
     /// A draw clamped at 0: `max(0, draw)`.
-    pub fn sample(self, rng: &mut SplitMix64) -> Nanos {
+    pub(crate) fn sample(self, rng: &mut SplitMix64) -> Nanos {
         u64::try_from(self.offset(rng)).unwrap_or(0)
     }
 }

@@ -214,7 +214,7 @@ fn overlay(c: &mut Criterion) {
 fn lanes(c: &mut Criterion) {
     let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut overlay = Overlay::new_headless(&gpu.device, target.format(), 1.0);
-    let display = DisplayInfo { emulated: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+    let display = DisplayInfo::default().with_emulated(Some(Rate::from_hz(60)));
     let mut lanes = Lanes::new(&StrategyId::ALL, StrategyConfig::default(), &display, PLAYFIELD, 0);
     let mut instances = Vec::with_capacity(lanes.max_instances());
     let mut hud = HudData { lane_playfield: PLAYFIELD, ..HudData::default() };

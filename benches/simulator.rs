@@ -37,25 +37,21 @@ fn bench_simulator(c: &mut Criterion) {
         bench_strategy(c, "simulator_glaiel", id.name(), &RunSpec::new(id, Preset::Glaiel));
     }
     let ntsc = Rate::new(60000, 1001).unwrap_or(Rate::from_hz(60));
-    let fuzzy = |variant| StrategyConfig { fuzzy_variant: variant, vsync_detect: false, ..StrategyConfig::default() };
+    let fuzzy = |variant| StrategyConfig::default().with_fuzzy_variant(variant).with_vsync_detect(false);
     let article = [
         ("A_catch-up_60", RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)),
         (
             "B_fuzzy-60-62_59.94",
-            RunSpec {
-                refresh: ntsc,
-                config: fuzzy(FuzzyVariant::Fuzzy6062),
-                ..RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
-            },
+            RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+                .with_refresh(ntsc)
+                .with_config(fuzzy(FuzzyVariant::Fuzzy6062)),
         ),
         (
             "C_fuzzy-59-61_59.94_vsync-off",
-            RunSpec {
-                refresh: ntsc,
-                vsync: false,
-                config: fuzzy(FuzzyVariant::Fuzzy5961),
-                ..RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
-            },
+            RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+                .with_refresh(ntsc)
+                .with_vsync(false)
+                .with_config(fuzzy(FuzzyVariant::Fuzzy5961)),
         ),
     ];
     for (name, spec) in &article {

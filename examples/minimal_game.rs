@@ -178,7 +178,7 @@ impl ApplicationHandler for Game {
             }
             WindowEvent::RedrawRequested => {
                 let report = session.run_frame(&mut Host { gpu, clock: &self.clock });
-                session.record(&report, Presented { shown: true, ..Presented::default() });
+                session.record(&report, Presented::SHOWN);
                 self.wake = report.wake.at;
                 if self.quit_at.is_some_and(|t| self.clock.now() >= t) {
                     event_loop.exit();

@@ -206,7 +206,7 @@ impl Gfx {
     /// The present mode in effect, as the session names it.
     pub fn present_mode(&self) -> PresentMode {
         let mode = self.surface.present_mode();
-        PresentMode { name: present_mode_title(mode).to_owned(), vsync: is_vsync_mode(mode) }
+        PresentMode::new(present_mode_title(mode), is_vsync_mode(mode))
     }
 
     /// Switches to the next present mode the surface supports; returns the one in effect.

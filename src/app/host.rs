@@ -66,12 +66,10 @@ pub struct HostOutcome {
 impl HostOutcome {
     /// What the session is told about the frame's picture.
     pub fn presented(&self) -> Presented {
-        Presented {
-            shown: self.presented,
-            blocked: self.blocked,
-            emulation_late: self.vblank.map(|_| self.wake_late),
-            ..Presented::default()
-        }
+        Presented::default()
+            .with_shown(self.presented)
+            .with_blocked(self.blocked)
+            .with_emulation_late(self.vblank.map(|_| self.wake_late))
     }
 }
 

@@ -289,7 +289,7 @@ impl Lanes {
         for lane in &mut self.lanes {
             if let Some(mut report) = lane.pending.take() {
                 report.display_time = display_time;
-                lane.session.record(&report, Presented { shown, ..Presented::SHOWN });
+                lane.session.record(&report, Presented::SHOWN.with_shown(shown));
             }
         }
     }
@@ -462,12 +462,7 @@ mod tests {
     }
 
     fn display() -> DisplayInfo {
-        DisplayInfo {
-            monitor: Some("test".to_owned()),
-            emulated: Some(hz_59_94()),
-            present_mode_requested: "auto".to_owned(),
-            ..DisplayInfo::default()
-        }
+        DisplayInfo::default().with_monitor("test").with_emulated(Some(hz_59_94())).with_present_mode_requested("auto")
     }
 
     /// Frame intervals of a display-paced loop on a 59.94 Hz grid: mostly one
@@ -513,24 +508,22 @@ mod tests {
             let (lane_id, session) = lanes.session(i).expect("ten lanes");
             assert_eq!(lane_id, id);
             if needs_the_loop(id) {
-                assert_eq!(session.driver().updates(), 0, "{id}: a lane that needs the loop does not run");
+                assert_eq!(session.pacer().updates(), 0, "{id}: a lane that needs the loop does not run");
                 continue;
             }
-            let spec = RunSpec {
-                refresh: hz_59_94(),
-                trace: Some(Arc::clone(&trace)),
-                stop: Stop::TraceEnd,
-                ..RunSpec::new(id, Preset::Glaiel)
-            };
+            let spec = RunSpec::new(id, Preset::Glaiel)
+                .with_refresh(hz_59_94())
+                .with_trace(Some(Arc::clone(&trace)))
+                .with_stop(Stop::TraceEnd);
             let simulated = crate::sim::simulate(&spec);
             assert_eq!(simulated.frames, 900);
             assert_eq!(
-                session.driver().updates(),
+                session.pacer().updates(),
                 simulated.report().total_updates,
                 "{id}: the lane ran the updates its strategy runs in a loop with these frame starts"
             );
             // At least a step a frame after the first (whose delta is 0 for `variable`).
-            assert!(session.driver().updates() >= 899, "{id}: 900 frames ran {} updates", session.driver().updates());
+            assert!(session.pacer().updates() >= 899, "{id}: 900 frames ran {} updates", session.pacer().updates());
         }
     }
 

@@ -310,10 +310,10 @@ impl Tour {
         if let Some(report) = shown {
             match segment.step {
                 Step::Probe(mode) if is_reference(mode, self.emulated.is_some()) => {
-                    self.sampler.probe_frame(report, demo.display_wait());
+                    self.sampler.probe_frame(report.into(), demo.display_wait());
                 }
-                Step::Run { vsync, .. } => self.sampler.frame(report, demo.display_wait(), vsync),
-                _ => self.sampler.frame(report, demo.display_wait(), false),
+                Step::Run { vsync, .. } => self.sampler.frame(report.into(), demo.display_wait(), vsync),
+                _ => self.sampler.frame(report.into(), demo.display_wait(), false),
             }
             if let Some(previous) = segment.last_display {
                 segment.intervals.push(report.display_time.saturating_sub(previous));

@@ -117,11 +117,9 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
     let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
     let config = RunConfig {
         strategy: first,
-        strategy_config: StrategyConfig {
-            tick_rate: args.tick_rate,
-            fuzzy_variant: args.fuzzy_variant,
-            ..StrategyConfig::default()
-        },
+        strategy_config: StrategyConfig::default()
+            .with_tick_rate(args.tick_rate)
+            .with_fuzzy_variant(args.fuzzy_variant),
         present_mode: PresentModeRequest::Auto,
         sprites: DEFAULT_SPRITES,
         monitor: match args.monitor {

@@ -121,12 +121,10 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
 /// # Errors
 /// [`CliError::Usage`] naming the first bad flag.
 pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
-    let strategy_config = StrategyConfig {
-        tick_rate: args.tick_rate,
-        fuzzy_variant: args.fuzzy_variant,
-        vsync_detect: !args.no_vsync_detect,
-        ..StrategyConfig::default()
-    };
+    let strategy_config = StrategyConfig::default()
+        .with_tick_rate(args.tick_rate)
+        .with_fuzzy_variant(args.fuzzy_variant)
+        .with_vsync_detect(!args.no_vsync_detect);
     let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
         (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
         (None, None) => None,

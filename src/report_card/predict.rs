@@ -20,8 +20,8 @@
 
 use super::schema::{PredictionRange, RunRecord};
 use super::setup::MeasuredSetup;
-use crate::report::registry::JUDDER_MS;
 use crate::monitor::{Preset, RunSpec, Stop};
+use crate::report::registry::JUDDER_MS;
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 
@@ -56,18 +56,19 @@ pub fn prediction_spec(
     k: u64,
     length: Nanos,
 ) -> RunSpec {
-    let base = RunSpec::new(strategy, PREDICTION_MODEL);
-    let (model, start) = match setup {
-        Some(s) => {
-            let model = s.model(refresh);
-            let wake = model.vblank_wake;
-            let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
-            let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);
-            (model, crate::monitor::start_after_vblank(refresh, 0, phase % refresh.period().max(1)))
-        }
-        None => (base.model, base.start),
-    };
-    RunSpec { config, refresh, vsync, seed: PREDICTION_SEED + k, start, stop: Stop::Duration(length), model, ..base }
+    let spec = RunSpec::new(strategy, PREDICTION_MODEL)
+        .with_config(config)
+        .with_refresh(refresh)
+        .with_vsync(vsync)
+        .with_seed(PREDICTION_SEED + k)
+        .with_stop(Stop::Duration(length));
+    let Some(setup) = setup else { return spec };
+    let model = setup.model(refresh);
+    let wake = model.vblank_wake;
+    let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
+    let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);
+    let start = crate::monitor::start_after_vblank(refresh, 0, phase % refresh.period().max(1));
+    spec.with_model(model).with_start(start)
 }
 
 /// Predicts every strategy in `strategies` on a display of `refresh` (the

@@ -89,26 +89,25 @@ impl MeasuredSetup {
         let stall = match (self.stall_every_ms, self.stall_ms) {
             (Some(every), Some(length)) if every > 0.0 => {
                 let every = ms_to_ns(every);
-                Some(Stall { every: Cost::between(every / 2, every + every / 2), length: between(length) })
+                Some(Stall::new(Cost::between(every / 2, every + every / 2), between(length)))
             }
             _ => None,
         };
-        Model {
-            stall,
-            update: Cost::ZERO,
-            render: between(self.work_ms),
-            vblank_wake: between(self.wake_ms),
-            sleep_overshoot: self.sleep_late_ms.map_or(desktop.sleep_overshoot, between),
-            presentation: Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) },
-            default_refresh: refresh,
-            default_vsync: true,
-            ..desktop
-        }
+        let mut model = desktop;
+        model.stall = stall;
+        model.update = Cost::ZERO;
+        model.render = between(self.work_ms);
+        model.vblank_wake = between(self.wake_ms);
+        model.sleep_overshoot = self.sleep_late_ms.map_or(desktop.sleep_overshoot, between);
+        model.presentation = Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) };
+        model.default_refresh = refresh;
+        model.default_vsync = true;
+        model
     }
 }
 
 /// A frame's own work: start to end, less the wait for the display.
-fn own_work(report: &FrameReport, display_wait: Nanos) -> Nanos {
+fn own_work(report: FrameTimes, display_wait: Nanos) -> Nanos {
     report.end.saturating_sub(report.start).saturating_sub(display_wait)
 }
 
@@ -120,6 +119,26 @@ fn signed(a: Nanos, b: Nanos) -> i64 {
 /// `ms` as whole nanoseconds (the card keeps microseconds).
 fn ms_to_ns(ms: f64) -> i64 {
     (ms * NANOS_PER_MS as f64).round() as i64
+}
+
+/// What the sampler reads of a frame: when it started and ended, when it
+/// was shown, and when its strategy asked to wake (`None`: at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameTimes {
+    /// Clock at the start of the frame.
+    pub start: Nanos,
+    /// Clock after its last step.
+    pub end: Nanos,
+    /// When its picture became visible.
+    pub display: Nanos,
+    /// When the next frame should start, if the strategy sleeps.
+    pub sleep_until: Option<Nanos>,
+}
+
+impl From<&FrameReport> for FrameTimes {
+    fn from(r: &FrameReport) -> FrameTimes {
+        FrameTimes { start: r.start, end: r.end, display: r.display_time, sleep_until: r.wake.at }
+    }
 }
 
 /// The frame before, as the sampler needs it.
@@ -163,7 +182,7 @@ impl SetupSampler {
     /// and, in a pass with vsync on (`vsynced`), its own work; `display_wait`
     /// is the time it spent waiting for the display (blocked in acquire or
     /// present, or for the emulated vblank).
-    pub fn frame(&mut self, report: &FrameReport, display_wait: Nanos, vsynced: bool) {
+    pub fn frame(&mut self, report: FrameTimes, display_wait: Nanos, vsynced: bool) {
         if let Some(p) = self.previous {
             if let Some(t) = p.sleep_until
                 && t > p.end
@@ -179,8 +198,8 @@ impl SetupSampler {
             self.vsynced_work.push(own_work(report, display_wait));
         }
         self.previous = Some(Previous {
-            display: report.display_time,
-            sleep_until: report.wake.at,
+            display: report.display,
+            sleep_until: report.sleep_until,
             end: report.end,
             probe: false,
             start: report.start,
@@ -188,14 +207,14 @@ impl SetupSampler {
     }
 
     /// A presented frame of the lockstep probe with vsync in effect (see [`SetupSampler::frame`]).
-    pub fn probe_frame(&mut self, report: &FrameReport, display_wait: Nanos) {
+    pub fn probe_frame(&mut self, report: FrameTimes, display_wait: Nanos) {
         if let Some(p) = self.previous
             && p.probe
         {
             self.wake.push(signed(report.start, p.display));
         }
         self.work.push(own_work(report, display_wait));
-        self.latency.push(report.display_time.saturating_sub(report.start));
+        self.latency.push(report.display.saturating_sub(report.start));
         self.frame(report, display_wait, true);
         if let Some(p) = self.previous.as_mut() {
             p.probe = true;
@@ -253,20 +272,9 @@ impl SetupSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::{View, Wake};
 
-    fn frame(start: Nanos, work: Nanos, display: Nanos, sleep_until: Option<Nanos>) -> FrameReport {
-        FrameReport {
-            start,
-            updates: 1,
-            shown_updates: 1,
-            view: View::Latest,
-            content_time: start,
-            input_time: start,
-            display_time: display,
-            end: start + work,
-            wake: Wake { at: sleep_until },
-        }
+    fn frame(start: Nanos, work: Nanos, display: Nanos, sleep_until: Option<Nanos>) -> FrameTimes {
+        FrameTimes { start, end: start + work, display, sleep_until }
     }
 
     const PERIOD: Nanos = 16_666_667;
@@ -278,7 +286,7 @@ mod tests {
             let vblank = n * PERIOD;
             let start = vblank + 200_000;
             // Blocked from the end of the work to the next vblank.
-            s.probe_frame(&frame(start, PERIOD, vblank + PERIOD, None), PERIOD - 4_000_000);
+            s.probe_frame(frame(start, PERIOD, vblank + PERIOD, None), PERIOD - 4_000_000);
         }
         let setup = s.finish(PERIOD).expect("60 frames are enough");
         assert_eq!(setup.frames, 60);
@@ -300,7 +308,7 @@ mod tests {
         let mut s = SetupSampler::new();
         for n in 0..40u64 {
             let start = n * PERIOD + 50_000;
-            s.probe_frame(&frame(start, 3_000_000, (n + 2) * PERIOD, None), 0);
+            s.probe_frame(frame(start, 3_000_000, (n + 2) * PERIOD, None), 0);
         }
         let setup = s.finish(PERIOD).expect("enough frames");
         assert_eq!(setup.queue_depth, 2);
@@ -314,38 +322,35 @@ mod tests {
         // 31st frame works 27 ms: 25 ms more than the usual 2 ms.
         let mut s = SetupSampler::new();
         for n in 0..60u64 {
-            s.probe_frame(&frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
+            s.probe_frame(frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
         }
         s.break_sequence();
         for n in 0..61u64 {
             let work = if n == 30 { 27_000_000 } else { 2_000_000 };
-            s.frame(&frame(n * PERIOD + 100_000, work, (n + 1) * PERIOD, None), 0, true);
+            s.frame(frame(n * PERIOD + 100_000, work, (n + 1) * PERIOD, None), 0, true);
         }
         // A frame of the pass with vsync off counts for nothing here.
-        s.frame(&frame(70 * PERIOD, 40_000_000, 71 * PERIOD, None), 0, false);
+        s.frame(frame(70 * PERIOD, 40_000_000, 71 * PERIOD, None), 0, false);
         let setup = s.finish(PERIOD).expect("enough frames");
         assert_eq!(setup.stall_ms, Some([25.0, 25.0]));
         // Covered: 59 + 60 frame-to-frame gaps of a refresh (the break and the vsync-off frame add none).
         assert_eq!(setup.stall_every_ms, Some(micros_as_ms(119 * PERIOD)));
         let model = setup.model(Rate::from_hz(60));
         let every = ms_to_ns(micros_as_ms(119 * PERIOD));
-        assert_eq!(
-            model.stall,
-            Some(Stall { every: Cost::between(every / 2, every + every / 2), length: Cost::fixed(25_000_000) })
-        );
+        assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000))));
     }
 
     #[test]
     fn sleep_lateness_counts_only_frames_after_a_real_sleep() {
         let mut s = SetupSampler::new();
         // Slept until 10 ms (after its end at 2 ms), started at 10.3 ms: 0.3 ms late.
-        s.frame(&frame(0, 2_000_000, 1_000_000, Some(10_000_000)), 0, false);
-        s.frame(&frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)), 0, false);
+        s.frame(frame(0, 2_000_000, 1_000_000, Some(10_000_000)), 0, false);
+        s.frame(frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)), 0, false);
         // Its wake (1 ms) was before its end (12.3 ms): no sleep, nothing sampled.
-        s.frame(&frame(12_400_000, 1_000_000, 13_000_000, None), 0, false);
+        s.frame(frame(12_400_000, 1_000_000, 13_000_000, None), 0, false);
         assert_eq!(s.sleep_late, vec![300_000]);
         s.break_sequence();
-        s.frame(&frame(20_000_000, 1_000_000, 21_000_000, None), 0, false);
+        s.frame(frame(20_000_000, 1_000_000, 21_000_000, None), 0, false);
         assert_eq!(s.sleep_late.len(), 1, "a new segment follows no sleep");
     }
 
@@ -353,11 +358,11 @@ mod tests {
     fn too_few_frames_make_no_model() {
         let mut s = SetupSampler::new();
         for n in 0..(MIN_FRAMES as u64) {
-            s.probe_frame(&frame(n * PERIOD, 1_000_000, (n + 1) * PERIOD, None), 0);
+            s.probe_frame(frame(n * PERIOD, 1_000_000, (n + 1) * PERIOD, None), 0);
         }
         // The first frame has no vblank before it: one wake short.
         assert_eq!(s.finish(PERIOD), None);
-        s.probe_frame(&frame(30 * PERIOD, 1_000_000, 31 * PERIOD, None), 0);
+        s.probe_frame(frame(30 * PERIOD, 1_000_000, 31 * PERIOD, None), 0);
         assert!(s.finish(PERIOD).is_some());
     }
 

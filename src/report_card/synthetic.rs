@@ -13,10 +13,10 @@
 
 use super::predict::predict;
 use super::schema::{FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord};
-use crate::frame::FrameDriver;
 use crate::monitor::{Preset, RunSpec, Stop, VirtualDisplay};
 use crate::strategy::{StrategyConfig, StrategyId};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
+use timestep_core::Pacer;
 
 /// Display time of each "measured" run.
 pub const SYNTHETIC_RUN_LENGTH: Nanos = 20 * NANOS_PER_SEC;
@@ -57,14 +57,12 @@ pub fn synthetic_card(monitors: &[SyntheticMonitor], strategies: &[StrategyId], 
 }
 
 fn spec(m: &SyntheticMonitor, strategy: StrategyId, vsync: bool, config: StrategyConfig) -> RunSpec {
-    RunSpec {
-        config,
-        refresh: m.refresh,
-        vsync,
-        seed: m.seed,
-        stop: Stop::Duration(SYNTHETIC_RUN_LENGTH),
-        ..RunSpec::new(strategy, m.preset)
-    }
+    RunSpec::new(strategy, m.preset)
+        .with_config(config)
+        .with_refresh(m.refresh)
+        .with_vsync(vsync)
+        .with_seed(m.seed)
+        .with_stop(Stop::Duration(SYNTHETIC_RUN_LENGTH))
 }
 
 fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: StrategyConfig) -> MonitorCard {
@@ -132,19 +130,19 @@ fn median(values: &[Nanos]) -> Nanos {
 /// The first `count` intervals between display times of `spec`'s frames on a fresh demo world.
 ///
 /// The virtual monitor's loop (`monitor::simulate_world`) keeps no display
-/// times, so this runs the same frame sequence with the driver directly.
+/// times, so this runs the same frame sequence with a pacer directly.
 fn display_intervals(spec: &RunSpec, count: usize) -> Vec<Nanos> {
     let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
-    let mut driver = FrameDriver::new(spec.strategy, spec.config);
-    driver.set_refresh(Some(spec.refresh));
+    let mut pacer = Pacer::with_config(spec.strategy, spec.config);
+    pacer.set_refresh(Some(spec.refresh));
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
     let mut last = None;
     let mut intervals = Vec::with_capacity(count);
     while intervals.len() < count {
         let now = display.clock();
-        display.begin_frame(driver.game_time(), driver.updates(), spec.config.tick_rate);
-        let report = driver.run_frame(&mut world, &mut display);
-        display.end_frame(driver.game_time());
+        display.begin_frame(duration_to_nanos(pacer.game_time()), pacer.updates(), spec.config.tick_rate);
+        let report = pacer.run_host_frame(&mut world, &mut display);
+        display.end_frame(duration_to_nanos(pacer.game_time()));
         if let Some(previous) = last {
             intervals.push(report.display_time.saturating_sub(previous));
         }

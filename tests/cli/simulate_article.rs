@@ -26,8 +26,12 @@ fn ntsc() -> Rate {
 }
 
 fn run(strategy: StrategyId, refresh: Rate, vsync: bool, config: StrategyConfig, seed: u64) -> RunReport {
-    let spec =
-        RunSpec { config, refresh, vsync, seed, stop: Stop::Updates(10_000), ..RunSpec::new(strategy, Preset::Glaiel) };
+    let spec = RunSpec::new(strategy, Preset::Glaiel)
+        .with_config(config)
+        .with_refresh(refresh)
+        .with_vsync(vsync)
+        .with_seed(seed)
+        .with_stop(Stop::Updates(10_000));
     simulate(&spec).report()
 }
 
@@ -36,7 +40,7 @@ fn run_a(seed: u64) -> RunReport {
 }
 
 fn fuzzy(variant: FuzzyVariant, detect: bool) -> StrategyConfig {
-    StrategyConfig { fuzzy_variant: variant, vsync_detect: detect, ..StrategyConfig::default() }
+    StrategyConfig::default().with_fuzzy_variant(variant).with_vsync_detect(detect)
 }
 
 fn run_b(seed: u64) -> RunReport {

@@ -47,12 +47,10 @@ impl Simulation for Scripted<'_> {
 }
 
 fn hash_after_run(strategy: StrategyId, refresh_hz: u64, log: &InputLog) -> u64 {
-    let spec = RunSpec {
-        refresh: Rate::from_hz(refresh_hz),
-        stop: Stop::Updates(TICKS),
-        step_limit: Some(TICKS),
-        ..RunSpec::new(strategy, Preset::Desktop)
-    };
+    let spec = RunSpec::new(strategy, Preset::Desktop)
+        .with_refresh(Rate::from_hz(refresh_hz))
+        .with_stop(Stop::Updates(TICKS))
+        .with_step_limit(Some(TICKS));
     let mut sim = Scripted { world: World::new(&WorldConfig::default()), log, next: 0 };
     let outcome = simulate_world(&spec, &mut sim, &mut |_| {});
     assert_eq!(outcome.metrics.totals().updates, TICKS, "{strategy} @ {refresh_hz} Hz ran exactly {TICKS} ticks");

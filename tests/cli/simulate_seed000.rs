@@ -16,12 +16,10 @@ use timestep_lab::time::Rate;
 const EXPECTED: &str = "R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)";
 
 fn paced_seed000() -> RunSpec {
-    RunSpec {
-        config: StrategyConfig { tick_rate: Rate::from_hz(200), ..StrategyConfig::default() },
-        stop: Stop::Updates(40),
-        timeline: TIMELINE_EVENTS,
-        ..RunSpec::new(StrategyId::Paced, Preset::Seed000)
-    }
+    RunSpec::new(StrategyId::Paced, Preset::PacingAnswer)
+        .with_config(StrategyConfig::default().with_tick_rate(Rate::from_hz(200)))
+        .with_stop(Stop::Updates(40))
+        .with_timeline(TIMELINE_EVENTS)
 }
 
 #[test]

@@ -453,13 +453,11 @@ fn ntsc() -> Rate {
 /// while this test is about the window's session and what the overlay shows,
 /// checked against the simulator's figures.
 fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
-    let display_info = DisplayInfo {
-        monitor: Some("virtual".to_owned()),
-        reported: Some(spec.refresh),
-        present_mode: PresentMode { name: "virtual vsync".to_owned(), vsync: spec.vsync },
-        vsync: Some(spec.vsync),
-        ..DisplayInfo::default()
-    };
+    let display_info = DisplayInfo::default()
+        .with_monitor("virtual")
+        .with_reported(Some(spec.refresh))
+        .with_present_mode(PresentMode::new("virtual vsync", spec.vsync))
+        .with_vsync(Some(spec.vsync));
     let mut session = Session::new(spec.strategy, spec.config, Counter::default(), display_info, spec.start);
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
     if let Some(trace) = &spec.trace {
@@ -468,15 +466,15 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.driver().updates() >= n,
+            Stop::Updates(n) => session.pacer().updates() >= n,
             _ => false,
         };
         if done || display.trace_done() {
             break;
         }
-        display.begin_frame(session.driver().game_time(), session.driver().updates(), spec.config.tick_rate);
+        display.begin_frame(session.game_time(), session.pacer().updates(), spec.config.tick_rate);
         let report = session.run_frame(&mut display);
-        display.end_frame(session.driver().game_time());
+        display.end_frame(session.game_time());
         session.record(&report, Presented::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
@@ -492,7 +490,7 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
 }
 
 fn glaiel(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
-    RunSpec { refresh, stop: Stop::Updates(updates), ..RunSpec::new(strategy, Preset::Glaiel) }
+    RunSpec::new(strategy, Preset::Glaiel).with_refresh(refresh).with_stop(Stop::Updates(updates))
 }
 
 /// Asserts that the overlay shows what the report says, row for row.
@@ -550,11 +548,9 @@ fn the_overlay_of_a_100_ms_freeze_shows_the_simulators_freeze_and_jump() {
     // catch-up's next frame jumped by six ticks (j = 83.3 ms).
     let mut times = vec![16_666_667; 600];
     times[300] = 100_000_000;
-    let spec = RunSpec {
-        trace: Some(std::sync::Arc::new(Trace::from_frame_times(&times))),
-        stop: Stop::TraceEnd,
-        ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
-    };
+    let spec = RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
+        .with_trace(Some(std::sync::Arc::new(Trace::from_frame_times(&times))))
+        .with_stop(Stop::TraceEnd);
     let (hud, report) = hud_and_simulated_report(&spec);
     assert_overlay_shows_the_report(&hud, &report, "a 100 ms freeze");
     let s = hud.figures.stats;

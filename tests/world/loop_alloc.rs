@@ -3,7 +3,8 @@
 
 use crate::counting::allocations_during;
 
-use timestep_lab::frame::{FrameDriver, FrameHost};
+use timestep_core::Pacer;
+use timestep_lab::frame::FrameHost;
 use timestep_lab::sim::{Input, Instance, World, WorldConfig};
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::{Clock, ManualClock, Nanos, Rate};
@@ -39,13 +40,13 @@ impl FrameHost<World> for Host {
 /// allocations of these frames alone (after a warm-up), switches strategy in
 /// place and changes the input as a player would, which a whole run of the
 /// simulator does not allow (`simulate_alloc` counts the simulator's own).
-fn frames(driver: &mut FrameDriver, world: &mut World, host: &mut Host, n: u32, frame: Rate, k: &mut u64) {
+fn frames(pacer: &mut Pacer, world: &mut World, host: &mut Host, n: u32, frame: Rate, k: &mut u64) {
     for i in 0..n {
         if i % 37 == 0 {
             // Input changes are logged; the log is preallocated too.
             world.set_input(if i % 74 == 0 { Input::RIGHT } else { Input::NONE });
         }
-        let report = driver.run_frame(world, host);
+        let report = pacer.run_host_frame(world, host);
         *k += 1;
         let next = frame.tick_time(*k);
         host.clock.advance_to(report.wake.at.unwrap_or(next).max(next));
@@ -64,17 +65,17 @@ fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
     let mut world = World::new(&config);
     let mut host = Host { clock: ManualClock::starting_at(0), instances: Vec::new(), drawn: 0 };
     host.instances.reserve(world.max_instances());
-    let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
-    driver.set_refresh(Some(Rate::from_hz(144)));
+    let mut pacer = Pacer::with_config(StrategyId::CatchUp, StrategyConfig::default());
+    pacer.set_refresh(Some(Rate::from_hz(144)));
     let frame = Rate::from_hz(144);
     let mut k = 0;
     for id in StrategyId::ALL {
-        driver.set_strategy(id);
+        pacer.set_strategy(id);
         // Warm-up: detectors fill their windows, particles reach steady state.
-        frames(&mut driver, &mut world, &mut host, 300, frame, &mut k);
-        let allocations = allocations_during(|| frames(&mut driver, &mut world, &mut host, 1_000, frame, &mut k));
+        frames(&mut pacer, &mut world, &mut host, 300, frame, &mut k);
+        let allocations = allocations_during(|| frames(&mut pacer, &mut world, &mut host, 1_000, frame, &mut k));
         assert_eq!(allocations, 0, "{id}: {allocations} heap allocations in 1000 steady-state frames");
     }
     assert!(host.drawn > 0, "the loop really drew instances");
-    assert!(driver.updates() > 1_000, "the loop really stepped the world");
+    assert!(pacer.updates() > 1_000, "the loop really stepped the world");
 }

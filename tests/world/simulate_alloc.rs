@@ -10,7 +10,7 @@ use timestep_lab::strategy::StrategyId;
 use timestep_lab::time::Rate;
 
 fn allocations_for(strategy: StrategyId, preset: Preset, updates: u64) -> u64 {
-    let spec = RunSpec { stop: Stop::Updates(updates), timeline: TIMELINE_EVENTS, ..RunSpec::new(strategy, preset) };
+    let spec = RunSpec::new(strategy, preset).with_stop(Stop::Updates(updates)).with_timeline(TIMELINE_EVENTS);
     let mut world = World::new(&WorldConfig::default());
     allocations_during(|| {
         std::hint::black_box(simulate_world(&spec, &mut world, &mut |_| {}));

@@ -1,21 +1,22 @@
-//! The loop driver: one frame of any strategy, for the window and the simulator alike.
+//! A frame through a host: the lab's loop shape, for the window and the simulator alike.
 //!
 //! ```text
 //! frame:  now ─► strategy.begin ─► [steps] ─► render(view) ─► present ─► [steps] ─► strategy.end ─► wake
 //!                                  ^ Order::StepsThenRender              ^ Order::RenderThenSteps (paced)
 //! ```
 //!
-//! The driver owns the strategy and the game-time bookkeeping; the world and
-//! the platform are passed in. A [`FrameHost`] is what differs between the
+//! [`crate::Pacer::run_host_frame`] runs one such frame: the pacer decides,
+//! as it does for a game's own loop; the world ([`Simulation`]) and the
+//! platform ([`FrameHost`]) are passed in. A host is what differs between the
 //! shell and the virtual monitor: the window's host reads the real clock,
 //! draws with wgpu and presents to a surface; the simulator's host reads a
-//! manual clock and charges modelled costs to it. Neither the driver nor the
+//! manual clock and charges modelled costs to it. Neither the pacer nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
 use alloc::boxed::Box;
 
-use crate::strategy::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
-use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
+use crate::strategy::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
 pub trait Simulation {
@@ -49,6 +50,7 @@ pub trait FrameHost<W> {
 
 /// What happened in one frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FrameReport {
     /// Clock at the start of the frame.
     pub start: Nanos,
@@ -60,7 +62,8 @@ pub struct FrameReport {
     pub shown_updates: u32,
     /// What was drawn.
     pub view: View,
-    /// The time the drawn picture depicts (see [`crate::strategy::Plan::content_time`]).
+    /// The time the drawn picture depicts, in the strategy's game time: for
+    /// interpolation at alpha 0.25, the previous tick's time plus a quarter tick.
     pub content_time: Nanos,
     /// When the input behind the drawn picture was read: the clock at the
     /// start of the update that produced the depicted state; for a picture
@@ -84,6 +87,8 @@ pub struct FrameReport {
 /// The sum and the tick period are kept, not computed when asked: the
 /// simulator asks for the game time three times a frame and for the period
 /// once, each a `u64` division (3 % of a simulated frame's instructions).
+/// The time of the next tick comes from the last one's quotient and
+/// remainder, without a division (the division was 5 % of a pacer's frame).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct GameTime {
     base: Nanos,
@@ -91,13 +96,33 @@ struct GameTime {
     ticks_at_rate: u64,
     /// `rate.period()`.
     period: Nanos,
-    /// `base + rate.tick_time(ticks_at_rate)`.
+    /// `rate.tick_time(ticks_at_rate)`: `ticks_at_rate · den · 10⁹ / num`,
+    /// floored, and the remainder of that division.
+    at_rate: Nanos,
+    rem: u64,
+    /// One tick's `den · 10⁹` and its quotient and remainder by `num`, where
+    /// they and the sum of two remainders fit in 64 bits (every rate the lab
+    /// accepts); `None`: each tick time is divided out.
+    step: Option<TickStep>,
+    /// `base + at_rate`.
     now: Nanos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TickStep {
+    scaled: u64,
+    quotient: Nanos,
+    remainder: u64,
 }
 
 impl GameTime {
     fn new(rate: Rate) -> GameTime {
-        GameTime { base: 0, rate, ticks_at_rate: 0, period: rate.period(), now: 0 }
+        let step = rate
+            .den()
+            .checked_mul(NANOS_PER_SEC)
+            .filter(|_| rate.num() <= u64::MAX / 2)
+            .map(|scaled| TickStep { scaled, quotient: scaled / rate.num(), remainder: scaled % rate.num() });
+        GameTime { base: 0, rate, ticks_at_rate: 0, period: rate.period(), at_rate: 0, rem: 0, step, now: 0 }
     }
 
     fn now(&self) -> Nanos {
@@ -106,16 +131,41 @@ impl GameTime {
 
     /// `n` more whole ticks at the current rate.
     fn add_ticks(&mut self, n: u64) {
-        if n > 0 {
-            self.ticks_at_rate += n;
-            self.now = self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate));
+        if n == 0 {
+            return;
         }
+        self.ticks_at_rate = self.ticks_at_rate.saturating_add(n);
+        let num = self.rate.num();
+        match self.step {
+            Some(step) if n == 1 => {
+                let (rem, carry) = match self.rem + step.remainder {
+                    rem if rem >= num => (rem - num, 1),
+                    rem => (rem, 0),
+                };
+                self.rem = rem;
+                self.at_rate = self.at_rate.saturating_add(step.quotient).saturating_add(carry);
+            }
+            Some(step) => {
+                let scaled = u128::from(self.ticks_at_rate) * u128::from(step.scaled);
+                let (quotient, rem) = match u64::try_from(scaled) {
+                    Ok(scaled) => (scaled / num, scaled % num),
+                    Err(_) => (
+                        u64::try_from(scaled / u128::from(num)).unwrap_or(u64::MAX),
+                        u64::try_from(scaled % u128::from(num)).unwrap_or(0),
+                    ),
+                };
+                self.at_rate = quotient;
+                self.rem = rem;
+            }
+            None => self.at_rate = self.rate.tick_time(self.ticks_at_rate),
+        }
+        self.now = self.base.saturating_add(self.at_rate);
     }
 
     /// A variable step of `dt`.
     fn add(&mut self, dt: Nanos) {
         self.base = self.base.saturating_add(dt);
-        self.now = self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate));
+        self.now = self.base.saturating_add(self.at_rate);
     }
 
     /// Ticks from now on are at `rate`; those so far are folded into `base`.
@@ -125,38 +175,15 @@ impl GameTime {
     }
 }
 
-/// Runs frames of the active strategy against a world, through a [`FrameHost`]
-/// (the lab's loop shape; a game's own loop uses [`crate::Pacer`]).
-///
-/// ```
-/// use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
-/// use timestep_core::{Nanos, StrategyConfig, StrategyId, View};
-///
-/// struct Ticks(u32);
-/// impl Simulation for Ticks {
-///     fn step(&mut self, _dt: Nanos) { self.0 += 1 }
-/// }
-/// /// A clock moved by hand; drawing and presenting cost nothing.
-/// struct Host(Nanos);
-/// impl FrameHost<Ticks> for Host {
-///     fn now(&mut self) -> Nanos { self.0 }
-///     fn render(&mut self, _world: &Ticks, _view: View) {}
-///     fn present(&mut self) -> Nanos { self.0 }
-/// }
-///
-/// let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
-/// let (mut world, mut host) = (Ticks(0), Host(0));
-/// driver.run_frame(&mut world, &mut host);
-/// host.0 = 50_000_000;
-/// assert_eq!(driver.run_frame(&mut world, &mut host).updates, 3, "three 60 Hz ticks in 50 ms");
-/// ```
-pub struct FrameDriver {
+/// The strategy and its bookkeeping under a [`crate::Pacer`]: game time,
+/// update counts, input times, the step limit. The pacer decides when (its
+/// clock, time scale and frame limit); the driver keeps what was decided.
+pub(crate) struct FrameDriver {
     id: StrategyId,
     config: StrategyConfig,
     strategy: Box<dyn Strategy>,
     refresh: Option<Rate>,
     game: GameTime,
-    frames: u64,
     updates: u64,
     step_limit: Option<u64>,
     /// Updates run after the last present, not yet in any picture.
@@ -206,14 +233,13 @@ impl InputTimes {
 
 impl FrameDriver {
     /// A driver running strategy `id`.
-    pub fn new(id: StrategyId, config: StrategyConfig) -> FrameDriver {
+    pub(crate) fn new(id: StrategyId, config: StrategyConfig) -> FrameDriver {
         FrameDriver {
             id,
             config,
             strategy: id.build(&config),
             refresh: None,
             game: GameTime::new(config.tick_rate),
-            frames: 0,
             updates: 0,
             step_limit: None,
             unshown: 0,
@@ -222,22 +248,22 @@ impl FrameDriver {
     }
 
     /// The active strategy.
-    pub fn strategy_id(&self) -> StrategyId {
+    pub(crate) fn strategy_id(&self) -> StrategyId {
         self.id
     }
 
     /// The active strategy's state machine (for its status line).
-    pub fn strategy(&self) -> &dyn Strategy {
+    pub(crate) fn strategy(&self) -> &dyn Strategy {
         self.strategy.as_ref()
     }
 
     /// The configuration strategies are built from.
-    pub fn config(&self) -> &StrategyConfig {
+    pub(crate) fn config(&self) -> &StrategyConfig {
         &self.config
     }
 
     /// Switches strategy. The world is untouched; only timing state starts over.
-    pub fn set_strategy(&mut self, id: StrategyId) {
+    pub(crate) fn set_strategy(&mut self, id: StrategyId) {
         if id != self.id {
             self.id = id;
             self.strategy = id.build(&self.config);
@@ -247,14 +273,14 @@ impl FrameDriver {
     }
 
     /// Changes the tick rate (resets the strategy's timing state).
-    pub fn set_tick_rate(&mut self, rate: Rate) {
+    pub(crate) fn set_tick_rate(&mut self, rate: Rate) {
         self.game.set_rate(rate);
         self.config.tick_rate = rate;
         self.strategy.reset(&self.config);
     }
 
     /// Replaces the whole configuration (resets the strategy's timing state).
-    pub fn set_config(&mut self, config: StrategyConfig) {
+    pub(crate) fn set_config(&mut self, config: StrategyConfig) {
         if config.tick_rate != self.config.tick_rate {
             self.set_tick_rate(config.tick_rate);
         }
@@ -263,40 +289,34 @@ impl FrameDriver {
     }
 
     /// Tells strategies the display's refresh rate (or that it is unknown).
-    pub fn set_refresh(&mut self, refresh: Option<Rate>) {
+    pub(crate) fn set_refresh(&mut self, refresh: Option<Rate>) {
         self.refresh = refresh;
     }
 
     /// The display refresh rate the strategies are told (`None`: unknown).
-    pub fn refresh(&self) -> Option<Rate> {
+    pub(crate) fn refresh(&self) -> Option<Rate> {
         self.refresh
     }
 
     /// Stops stepping once this many updates have run in total (so a
     /// determinism check can compare worlds at exactly tick N).
-    pub fn set_step_limit(&mut self, limit: Option<u64>) {
+    #[cfg(any(test, feature = "monitor"))]
+    pub(crate) fn set_step_limit(&mut self, limit: Option<u64>) {
         self.step_limit = limit;
     }
 
-    /// Frames run so far.
-    pub fn frames(&self) -> u64 {
-        self.frames
-    }
-
     /// World updates run so far.
-    pub fn updates(&self) -> u64 {
+    pub(crate) fn updates(&self) -> u64 {
         self.updates
     }
 
     /// Simulated time so far: fixed steps at their exact tick times plus the
     /// sum of variable steps.
-    pub fn game_time(&self) -> Nanos {
+    pub(crate) fn game_time(&self) -> Nanos {
         self.game.now()
     }
 
-    /// The start of a frame at `now`: the strategy's plan. The first of the
-    /// three decisions of [`FrameDriver::run_frame`], for a caller that runs
-    /// its own steps ([`crate::Pacer`]).
+    /// The start of a frame at `now` (game time): the strategy's plan.
     pub(crate) fn begin(&mut self, now: Nanos) -> Plan {
         self.inputs.start(now);
         self.strategy.begin(&FrameContext { now, refresh: self.refresh })
@@ -309,7 +329,6 @@ impl FrameDriver {
 
     /// The end of a frame at `now`: when the next one should start.
     pub(crate) fn end(&mut self, now: Nanos) -> Wake {
-        self.frames += 1;
         self.strategy.end(now)
     }
 
@@ -337,51 +356,34 @@ impl FrameDriver {
     }
 
     /// The length of one fixed step as the world is told it (the rounded period).
-    pub fn step_dt(&self) -> Nanos {
+    pub(crate) fn step_dt(&self) -> Nanos {
         self.game.period
     }
 
-    /// Runs one frame: decide, step, render, present, decide when to wake.
-    pub fn run_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
-        let start = host.now();
-        let plan = self.begin(start);
-        let (updates, shown_updates, display_time, input_time);
-        match plan.order {
-            Order::RenderThenSteps => {
-                input_time = self.inputs.of(plan.view);
-                host.render(world, plan.view);
-                display_time = host.present();
-                shown_updates = self.unshown;
-                let now = host.now();
-                let steps = self.after_render(now);
-                updates = self.run_steps(steps, world, host);
-                self.unshown = updates;
-            }
-            Order::StepsThenRender(steps) => {
-                updates = self.run_steps(steps, world, host);
-                input_time = self.inputs.of(plan.view);
-                host.render(world, plan.view);
-                display_time = host.present();
-                shown_updates = self.unshown + updates;
-                self.unshown = 0;
-            }
-        }
-        let end = host.now();
-        let wake = self.end(end);
-        FrameReport {
-            start,
-            updates,
-            shown_updates,
-            view: plan.view,
-            content_time: plan.content_time,
-            input_time,
-            display_time,
-            end,
-            wake,
-        }
+    /// The input time of what `view` draws (see [`FrameReport::input_time`]).
+    pub(crate) fn input_time(&self, view: View) -> Nanos {
+        self.inputs.of(view)
     }
 
-    fn run_steps<W: Simulation, H: FrameHost<W>>(&mut self, steps: Steps, world: &mut W, host: &mut H) -> u32 {
+    /// Updates run after the last present, not yet in any picture.
+    pub(crate) fn unshown(&self) -> u32 {
+        self.unshown
+    }
+
+    /// Sets the updates not yet in any picture (a frame's updates after its present).
+    pub(crate) fn set_unshown(&mut self, updates: u32) {
+        self.unshown = updates;
+    }
+
+    /// Runs `steps` on `world`, one at a time, each reading its input at the
+    /// host's clock and followed by [`FrameHost::after_step`], up to the step
+    /// limit; returns how many ran.
+    pub(crate) fn run_steps<W: Simulation, H: FrameHost<W>>(
+        &mut self,
+        steps: Steps,
+        world: &mut W,
+        host: &mut H,
+    ) -> u32 {
         let allowed = |done: u64| self.step_limit.is_none_or(|limit| done < limit);
         match steps {
             Steps::Fixed(n) => {
@@ -419,6 +421,7 @@ impl FrameDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pacer;
     use crate::time::{Clock, ManualClock};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -463,13 +466,39 @@ mod tests {
     }
 
     #[test]
+    fn game_time_adds_ticks_without_dividing_and_gets_the_divided_times() {
+        let rates = [
+            Rate::from_hz(60),
+            Rate::new(60000, 1001).unwrap(),
+            Rate::from_hz(144),
+            Rate::from_hz(1),
+            Rate::from_hz(1000),
+            Rate::new(7, 3).unwrap(),
+            Rate::new(999_999_999_999, 1_000_000_001).unwrap(),
+            // den · 10⁹ beyond 64 bits: every tick time is divided out.
+            Rate::new(2 * 18_446_744_074 + 1, 18_446_744_074).unwrap(),
+        ];
+        for rate in rates {
+            let mut game = GameTime::new(rate);
+            let mut ticks = 0;
+            for (k, n) in [1, 1, 2, 1, 0, 17, 1, 1, 1, 300, 1].into_iter().cycle().take(2_000).enumerate() {
+                game.add_ticks(n);
+                ticks += n;
+                assert_eq!(game.now(), rate.tick_time(ticks), "{rate}: tick {ticks} (add {k})");
+            }
+            game.add(5);
+            assert_eq!(game.now(), 5 + rate.tick_time(ticks), "{rate}: a variable step adds to the ticks");
+        }
+    }
+
+    #[test]
     fn steps_run_before_render_for_ordinary_strategies() {
-        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+        let mut pacer = Pacer::with_config(StrategyId::CatchUp, StrategyConfig::default());
         let (mut world, mut host) = (Log::default(), host());
-        driver.run_frame(&mut world, &mut host);
+        pacer.run_host_frame(&mut world, &mut host);
         host.clock.advance_to(40_000_000);
         host.events.clear();
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(report.updates, 2);
         assert_eq!(host.events, ["step", "step", "render", "present"]);
         assert_eq!(world.steps, [16_666_667, 16_666_667], "fixed steps pass the rounded period");
@@ -478,38 +507,38 @@ mod tests {
     #[test]
     fn paced_renders_and_presents_before_it_steps() {
         let config = StrategyConfig { tick_rate: Rate::from_hz(200), ..StrategyConfig::default() };
-        let mut driver = FrameDriver::new(StrategyId::Paced, config);
-        driver.set_refresh(Some(Rate::new(125, 2).unwrap()));
+        let mut pacer = Pacer::with_config(StrategyId::Paced, config);
+        pacer.set_refresh(Some(Rate::new(125, 2).unwrap()));
         let (mut world, mut host) = (Log::default(), host());
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(&host.events[..2], ["render", "present"]);
         assert_eq!(report.updates, 4, "simulates just past the 16 ms frame end");
         assert_eq!(report.shown_updates, 0, "the first picture shows none of them");
         assert_eq!(report.wake.at, Some(16_000_000));
         host.clock.advance_to(16_000_000);
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!((report.updates, report.shown_updates), (3, 4), "the second picture shows the first four");
     }
 
     #[test]
     fn input_time_is_when_the_depicted_update_read_its_input() {
-        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
+        let mut pacer = Pacer::with_config(StrategyId::CatchUp, StrategyConfig::default());
         let (mut world, mut host) = (Log::default(), host());
-        let first = driver.run_frame(&mut world, &mut host);
+        let first = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(first.input_time, 0, "the initial state counts as read at the first frame's start");
         host.clock.advance_to(40_000_000);
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(report.updates, 2, "steps at 40 ms and 41 ms (each costs 1 ms)");
         assert_eq!(report.input_time, 41_000_000, "the latest state read its input at 41 ms");
     }
 
     #[test]
     fn an_interpolated_picture_has_the_interpolated_input_time() {
-        let mut driver = FrameDriver::new(StrategyId::Interpolated, StrategyConfig::default());
+        let mut pacer = Pacer::with_config(StrategyId::Interpolated, StrategyConfig::default());
         let (mut world, mut host) = (Log::default(), host());
-        driver.run_frame(&mut world, &mut host);
+        pacer.run_host_frame(&mut world, &mut host);
         host.clock.advance_to(40_000_000);
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         // Two ticks due (33.3 ms), 6.67 ms left over: alpha 0.4 between the
         // steps that read input at 40 ms and 41 ms.
         assert_eq!(report.view, View::Interpolate { alpha: 0.4 });
@@ -518,38 +547,38 @@ mod tests {
 
     #[test]
     fn the_step_limit_stops_a_frame_at_exactly_n_updates() {
-        let mut driver = FrameDriver::new(StrategyId::CatchUp, StrategyConfig::default());
-        driver.set_step_limit(Some(3));
+        let mut pacer = Pacer::with_config(StrategyId::CatchUp, StrategyConfig::default());
+        pacer.driver_mut().set_step_limit(Some(3));
         let (mut world, mut host) = (Log::default(), host());
-        driver.run_frame(&mut world, &mut host);
+        pacer.run_host_frame(&mut world, &mut host);
         host.clock.advance_to(100_000_000);
-        let report = driver.run_frame(&mut world, &mut host);
+        let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(report.updates, 3);
-        assert_eq!(driver.updates(), 3);
+        assert_eq!(pacer.updates(), 3);
     }
 
     #[test]
     fn game_time_survives_tick_rate_changes_without_drift() {
-        let mut driver = FrameDriver::new(StrategyId::Lockstep, StrategyConfig::default());
+        let mut pacer = Pacer::with_config(StrategyId::Lockstep, StrategyConfig::default());
         let (mut world, mut host) = (Log::default(), host());
         for _ in 0..60 {
-            driver.run_frame(&mut world, &mut host);
+            pacer.run_host_frame(&mut world, &mut host);
         }
-        driver.set_tick_rate(Rate::from_hz(144));
+        pacer.driver_mut().set_tick_rate(Rate::from_hz(144));
         for _ in 0..144 {
-            driver.run_frame(&mut world, &mut host);
+            pacer.run_host_frame(&mut world, &mut host);
         }
-        assert_eq!(driver.game_time(), 2_000_000_000, "60 ticks at 60 Hz + 144 at 144 Hz = 2 s exactly");
+        assert_eq!(pacer.driver().game_time(), 2_000_000_000, "60 ticks at 60 Hz + 144 at 144 Hz = 2 s exactly");
     }
 
     #[test]
     fn switching_strategy_keeps_counters_and_game_time() {
-        let mut driver = FrameDriver::new(StrategyId::Lockstep, StrategyConfig::default());
+        let mut pacer = Pacer::with_config(StrategyId::Lockstep, StrategyConfig::default());
         let (mut world, mut host) = (Log::default(), host());
-        driver.run_frame(&mut world, &mut host);
-        driver.set_strategy(StrategyId::Variable);
-        assert_eq!(driver.strategy_id(), StrategyId::Variable);
-        assert_eq!(driver.updates(), 1);
-        assert_eq!(driver.game_time(), 16_666_666);
+        pacer.run_host_frame(&mut world, &mut host);
+        pacer.set_strategy(StrategyId::Variable);
+        assert_eq!(pacer.strategy(), StrategyId::Variable);
+        assert_eq!(pacer.updates(), 1);
+        assert_eq!(pacer.driver().game_time(), 16_666_666);
     }
 }

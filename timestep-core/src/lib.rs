@@ -7,23 +7,23 @@
 //! re-exported here. Everything behind it is platform-free: no window, no
 //! GPU, no real sleeping. Time arrives as data (integer nanoseconds),
 //! strategies are state machines that return decisions, and the same
-//! [`frame::FrameDriver`] runs under a [`Pacer`] in a game, in the lab's
-//! window and in the `monitor` (a virtual display that reproduces Tyler
-//! Glaiel's monitor simulator; the `monitor` feature). Which feature gates
-//! which module is in the README's "Features" above: without the default
-//! `std` the pacing core (`time` without the real clock, `strategy`,
-//! `frame`, `refresh`, `vblank`, `rng`) is `no_std` with `alloc`.
+//! [`Pacer`] decides in a game's own loop, in the lab's window and in the
+//! `monitor` (a virtual display that reproduces Tyler Glaiel's monitor
+//! simulator; the `monitor` feature). Which feature gates which module is
+//! in the README's "Features" above: without the default `std` the pacing
+//! core (`time` without the real clock, `strategy`, `frame`, `refresh`,
+//! `vblank`, `rng`) is `no_std` with `alloc`.
 //!
 //! ```text
 //!   pacer     the front door: advance → steps, view; presented; finish → wake      std
 //!   time      integer nanoseconds, exact rational rates, clocks (the real one: std),
 //!             sleep_until (std)
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
-//!   frame     the loop driver: begin → steps → render → present → wake
+//!   frame     a frame through a host: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
-//!   session   the lab's loop: driver + world + metrics + verdict → HUD data, report  monitor
+//!   session   the lab's loop: pacer + world + metrics + verdict → HUD data, report  monitor
 //!   report    the one RunReport, the metric registry, table / CSV / JSON          monitor
 //!   hud       the loop's figures an overlay shows, as plain data                   monitor
 //!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
@@ -54,6 +54,7 @@ pub mod pacer;
 pub mod refresh;
 #[cfg(feature = "monitor")]
 pub mod report;
+#[doc(hidden)]
 pub mod rng;
 #[cfg(feature = "monitor")]
 pub mod session;

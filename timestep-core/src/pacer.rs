@@ -11,13 +11,13 @@
 //!   wake = pacer.finish(now)          when the next frame should start: sleep_until(wake)
 //! ```
 //!
-//! The pacer is the lab's own [`FrameDriver`] with the world left out: the
-//! same strategy state machines decide, so every figure the lab measures (the
-//! simulator, the demo window) is a figure about what a game gets from this
-//! type. Around the driver it adds what a game needs and the lab does not:
-//! `std::time` in and out ([`Instant`], [`Duration`]), a time scale, an
-//! explicit [`Pacer::resync`] after a load, and its own refresh measurement
-//! and vsync verdict from the presents it is told about.
+//! The lab runs on the pacer too: its demo window and its virtual monitor
+//! drive one through [`Pacer::run_host_frame`], so every figure the lab
+//! measures is a figure about what a game gets from this type. Around the
+//! strategies it adds `std::time` in and out ([`Instant`], [`Duration`]), a
+//! time scale, a frame limit, an explicit [`Pacer::resync`] after a load,
+//! and a refresh measurement and vsync verdict from the presents it is told
+//! about.
 //!
 //! The time scale runs the strategy on a game clock that advances `scale`
 //! times as fast as the wall clock (0.5: slow motion, half the steps a
@@ -27,9 +27,9 @@
 
 use std::time::Duration;
 
-use crate::frame::FrameDriver;
+use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::refresh::{Measured, RefreshMeter, Verdict};
-use crate::strategy::{Order, Steps, StrategyConfig, StrategyId, View};
+use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{Instant, Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
 
 /// The time scale's fixed-point unit: scales are kept in millionths, exactly.
@@ -200,16 +200,33 @@ struct Scale {
 impl Scale {
     /// Game time at wall time `wall` (not before the last change).
     fn game_at(&self, wall: Nanos) -> Nanos {
-        let since = u128::from(wall.saturating_sub(self.wall));
-        let scaled = since * u128::from(self.num) / u128::from(SCALE_UNIT);
-        self.game.saturating_add(u64::try_from(scaled).unwrap_or(u64::MAX))
+        let since = wall.saturating_sub(self.wall);
+        // Fast paths, the same exact quotient: a `u128` division is a library
+        // call (`__udivti3`), 11 % of a pacer frame, and the scale is 1 in
+        // almost every frame and small in the others.
+        let scaled = if self.num == SCALE_UNIT {
+            since
+        } else if let Some(product) = since.checked_mul(self.num) {
+            product / SCALE_UNIT
+        } else {
+            let scaled = u128::from(since) * u128::from(self.num) / u128::from(SCALE_UNIT);
+            u64::try_from(scaled).unwrap_or(u64::MAX)
+        };
+        self.game.saturating_add(scaled)
     }
 
     /// The first wall time at which game time reaches `game`.
     fn wall_at(&self, game: Nanos) -> Nanos {
-        let since = u128::from(game.saturating_sub(self.game));
-        let wall = (since * u128::from(SCALE_UNIT)).div_ceil(u128::from(self.num));
-        self.wall.saturating_add(u64::try_from(wall).unwrap_or(u64::MAX))
+        let since = game.saturating_sub(self.game);
+        let wall = if self.num == SCALE_UNIT {
+            since
+        } else if let Some(product) = since.checked_mul(SCALE_UNIT) {
+            product.div_ceil(self.num)
+        } else {
+            let wall = (u128::from(since) * u128::from(SCALE_UNIT)).div_ceil(u128::from(self.num));
+            u64::try_from(wall).unwrap_or(u64::MAX)
+        };
+        self.wall.saturating_add(wall)
     }
 }
 
@@ -293,10 +310,7 @@ impl Pacer {
     /// Starts a frame at `now`: the steps to run before drawing, and what to draw.
     pub fn advance(&mut self, now: Instant) -> Frame {
         let wall = self.wall_of(now);
-        self.frame_start = wall;
-        let game = self.scale.game_at(wall);
-        let plan = self.driver.begin(game);
-        self.render_first = plan.order == Order::RenderThenSteps;
+        let (plan, game) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
         Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
     }
@@ -310,18 +324,41 @@ impl Pacer {
         let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
         self.blocking_known |= present.blocked.is_some();
         self.meter.record(wall, present.blocked.map_or(0, duration_to_nanos), unpaced);
-        if !std::mem::take(&mut self.render_first) {
+        if !self.render_first {
             return Updates::NONE;
         }
-        let game = self.scale.game_at(wall);
-        let steps = self.driver.after_render(game);
-        Updates::of(self.driver.count_steps(steps, game), self.tick())
+        let steps = self.after_render_at(wall);
+        Updates::of(self.driver.count_steps(steps, self.scale.game_at(wall)), self.tick())
     }
 
     /// Ends the frame at `now`: when the next frame should start (`None`: at
     /// once, vsync or the GPU paces the loop). Sleep with [`crate::sleep_until`].
     pub fn finish(&mut self, now: Instant) -> Option<Instant> {
         let wall = self.wall_of(now);
+        self.end_at(wall).and_then(|wall| self.instant_at(wall))
+    }
+
+    /// The one path from a time to a frame's decisions, shared by the
+    /// `Instant` calls above and [`Pacer::run_host_frame`]: the start of a
+    /// frame at wall time `wall` (nanoseconds since the pacer's origin):
+    /// the strategy's plan, and the game time it was made at.
+    fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
+        self.frame_start = wall;
+        let game = self.scale.game_at(wall);
+        let plan = self.driver.begin(game);
+        self.render_first = plan.order == Order::RenderThenSteps;
+        (plan, game)
+    }
+
+    /// After a render-first frame's present at wall time `wall`: the steps to run now.
+    fn after_render_at(&mut self, wall: Nanos) -> Steps {
+        self.render_first = false;
+        self.driver.after_render(self.scale.game_at(wall))
+    }
+
+    /// The end of a frame at wall time `wall`: the wall time to wake at, the
+    /// strategy's (on the scaled clock) or else the frame limit's.
+    fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
         let wake = wake.or_else(|| {
             let limit = self.frame_limit?;
@@ -329,7 +366,84 @@ impl Pacer {
         });
         self.last_end = wall;
         self.last_wake = wake;
-        wake.and_then(|wall| self.instant_at(wall))
+        wake
+    }
+
+    /// One whole frame through a [`FrameHost`], on the host's clock in
+    /// nanoseconds: the lab's loop shape, which the demo window and the
+    /// virtual monitor run (through [`crate::session::Session`]). The same
+    /// decisions as [`Pacer::advance`], [`Pacer::presented`] and
+    /// [`Pacer::finish`]; the world steps one update at a time, each after
+    /// the host's clock is read (the update's input time), and the host is
+    /// told after each. Presents are not measured here: the host knows more
+    /// than the present time (the session measures them).
+    ///
+    /// ```
+    /// use timestep_core::frame::{FrameHost, Simulation};
+    /// use timestep_core::{Nanos, Pacer, Rate, StrategyId, View};
+    ///
+    /// struct Ticks(u32);
+    /// impl Simulation for Ticks {
+    ///     fn step(&mut self, _dt: Nanos) { self.0 += 1 }
+    /// }
+    /// /// A clock moved by hand; drawing and presenting cost nothing.
+    /// struct Host(Nanos);
+    /// impl FrameHost<Ticks> for Host {
+    ///     fn now(&mut self) -> Nanos { self.0 }
+    ///     fn render(&mut self, _world: &Ticks, _view: View) {}
+    ///     fn present(&mut self) -> Nanos { self.0 }
+    /// }
+    ///
+    /// let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+    /// let (mut world, mut host) = (Ticks(0), Host(0));
+    /// pacer.run_host_frame(&mut world, &mut host);
+    /// host.0 = 50_000_000;
+    /// assert_eq!(pacer.run_host_frame(&mut world, &mut host).updates, 3, "three 60 Hz ticks in 50 ms");
+    /// ```
+    pub fn run_host_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
+        let start = self.host_now(host);
+        let (plan, _) = self.begin_at(start);
+        let (updates, shown_updates, display_time, input_time);
+        match plan.order {
+            Order::RenderThenSteps => {
+                input_time = self.driver.input_time(plan.view);
+                host.render(world, plan.view);
+                display_time = host.present();
+                shown_updates = self.driver.unshown();
+                let now = self.host_now(host);
+                let steps = self.after_render_at(now);
+                updates = self.driver.run_steps(steps, world, host);
+                self.driver.set_unshown(updates);
+            }
+            Order::StepsThenRender(steps) => {
+                updates = self.driver.run_steps(steps, world, host);
+                input_time = self.driver.input_time(plan.view);
+                host.render(world, plan.view);
+                display_time = host.present();
+                shown_updates = self.driver.unshown() + updates;
+                self.driver.set_unshown(0);
+            }
+        }
+        let end = self.host_now(host);
+        let wake = Wake { at: self.end_at(end) };
+        FrameReport {
+            start,
+            updates,
+            shown_updates,
+            view: plan.view,
+            content_time: plan.content_time,
+            input_time,
+            display_time,
+            end,
+            wake,
+        }
+    }
+
+    /// The host's clock, which is the wall clock of a hosted pacer.
+    fn host_now<W, H: FrameHost<W>>(&mut self, host: &mut H) -> Nanos {
+        let now = host.now();
+        self.wall = now;
+        now
     }
 
     /// One whole frame on `clock`: `update` for each step, `render` once,
@@ -452,9 +566,29 @@ impl Pacer {
         Verdict { vsync: None, text }
     }
 
-    /// The lab's driver underneath (counters, the strategy's state machine).
-    pub fn driver(&self) -> &FrameDriver {
+    /// The driver underneath (the strategy, game time, counters).
+    #[cfg(any(test, feature = "monitor"))]
+    pub(crate) fn driver(&self) -> &FrameDriver {
         &self.driver
+    }
+
+    /// The driver underneath, for the lab's settings a game does not have
+    /// (a step limit, a tick rate that keeps the step cap).
+    #[cfg(any(test, feature = "monitor"))]
+    pub(crate) fn driver_mut(&mut self) -> &mut FrameDriver {
+        &mut self.driver
+    }
+
+    /// The refresh meter the presents feed ([`crate::session::Session`]
+    /// feeds it what its host measures).
+    #[cfg(feature = "monitor")]
+    pub(crate) fn meter_mut(&mut self) -> &mut RefreshMeter {
+        &mut self.meter
+    }
+
+    #[cfg(feature = "monitor")]
+    pub(crate) fn meter(&self) -> &RefreshMeter {
+        &self.meter
     }
 }
 
@@ -531,14 +665,14 @@ mod tests {
         }
     }
 
-    /// Updates per frame from the lab's `FrameDriver` on a vsync grid.
-    fn driver_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut driver = FrameDriver::new(id, StrategyConfig::default());
+    /// Updates per frame from a `Pacer` driven through a host on a vsync grid (the lab's loop).
+    fn hosted_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
+        let mut driver = Pacer::with_config(id, StrategyConfig::default());
         driver.set_refresh(Some(refresh));
         let mut host = VsyncHost { clock: ManualClock::default(), refresh };
         (0..frames)
             .map(|_| {
-                let report = driver.run_frame(&mut Counter, &mut host);
+                let report = driver.run_host_frame(&mut Counter, &mut host);
                 if let Some(wake) = report.wake.at {
                     host.clock.advance_to(wake);
                 }
@@ -568,12 +702,12 @@ mod tests {
     }
 
     #[test]
-    fn every_strategy_steps_as_the_frame_driver_does_on_60_and_144_hz_vsync() {
+    fn every_strategy_steps_through_a_host_as_in_a_games_own_loop_on_60_and_144_hz_vsync() {
         for hz in [60, 144] {
             let refresh = Rate::from_hz(hz);
             for id in StrategyId::ALL {
                 let frames = 2 * hz as usize;
-                let lab = driver_updates(id, refresh, frames);
+                let lab = hosted_updates(id, refresh, frames);
                 assert_eq!(pacer_updates(id, refresh, frames), lab, "{id} at {refresh}");
             }
         }
@@ -800,6 +934,28 @@ mod tests {
             let wall = third.wall_at(game);
             assert!(third.game_at(wall) >= game, "game time {game} is reached at {wall}");
             assert!(third.game_at(wall - 1) < game, "and not a nanosecond before");
+        }
+    }
+
+    #[test]
+    fn the_scales_fast_paths_give_the_128_bit_quotients() {
+        let exact_game = |s: &Scale, wall: Nanos| {
+            let since = u128::from(wall.saturating_sub(s.wall));
+            let scaled = since * u128::from(s.num) / u128::from(SCALE_UNIT);
+            s.game.saturating_add(u64::try_from(scaled).unwrap_or(u64::MAX))
+        };
+        let exact_wall = |s: &Scale, game: Nanos| {
+            let since = u128::from(game.saturating_sub(s.game));
+            let wall = (since * u128::from(SCALE_UNIT)).div_ceil(u128::from(s.num));
+            s.wall.saturating_add(u64::try_from(wall).unwrap_or(u64::MAX))
+        };
+        let times = [0, 1, 999_999, 1_000_001, 16_666_667, NANOS_PER_SEC, u64::MAX / 1000 + 7, u64::MAX / 3, u64::MAX];
+        for num in [1, 333_333, SCALE_UNIT / 2, SCALE_UNIT, SCALE_UNIT + 1, 1000 * SCALE_UNIT] {
+            let scale = Scale { num, wall: 10, game: 100 };
+            for t in times {
+                assert_eq!(scale.game_at(t), exact_game(&scale, t), "game at {t}, scale {num}");
+                assert_eq!(scale.wall_at(t), exact_wall(&scale, t), "wall at {t}, scale {num}");
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //! winit's reported refresh (`MonitorHandle::refresh_rate_millihertz`) is
 //! what the monitor claims; it is `None` on Xvfb and says nothing about
 //! whether the driver honours a Fifo present. So the shell also measures:
-//! the median interval between presents over the last [`WINDOW`] frames that
+//! the median interval between presents over the last 120 frames that
 //! the loop started without waiting (a strategy that sleeps between frames
 //! measures its own pacing, not the display's), and how long each frame was
 //! blocked in acquire + present. Vsync is *in effect* when the present blocks
@@ -22,7 +22,7 @@
 //! refreshes (weston on a loaded 2-core machine: ~21 ms, spread 0.3, on a
 //! 60 Hz output). The shell measures that wait (redraw asked → redraw
 //! given) apart from present blocking, and a wait of at least
-//! [`MIN_BLOCKED_SHARE`] of the interval is taken as vsync in effect at the
+//! a fifth of the interval is taken as vsync in effect at the
 //! compositor's pace, whatever the spread. The wait cannot be rendering cost:
 //! a software adapter's rasterising shows up inside present instead (11 of a
 //! 15 ms frame with Immediate on Xvfb), and X11 gives a redraw at once.
@@ -37,7 +37,6 @@
 //! from how long its presents block once a second of frames has gone by.
 
 use alloc::borrow::ToOwned;
-use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -47,35 +46,36 @@ use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
 
 /// Frames the measurement looks back over (two seconds at 60 Hz).
-pub const WINDOW: usize = 120;
+pub(crate) const WINDOW: usize = 120;
 
 /// Unpaced intervals after which the measurement is taken without waiting longer.
-pub const MIN_SAMPLES: usize = 30;
+pub(crate) const MIN_SAMPLES: usize = 30;
 
 /// Unpaced intervals that suffice once [`SETTLE_SPAN`] of presents has gone by
 /// (a slow machine at 10 fps has ten in a second).
-pub const MIN_SETTLE_SAMPLES: usize = 5;
+pub(crate) const MIN_SETTLE_SAMPLES: usize = 5;
 
 /// How much present time a verdict may wait for: one second of frames.
-pub const SETTLE_SPAN: Nanos = NANOS_PER_SEC;
+pub(crate) const SETTLE_SPAN: Nanos = NANOS_PER_SEC;
 
 /// Median time in present above which a self-paced strategy's presents are
 /// taken as blocked by the display: far above a present's own cost, far
 /// below a refresh.
-pub const MIN_BLOCKED: Nanos = 2_000_000;
+pub(crate) const MIN_BLOCKED: Nanos = 2_000_000;
 
 /// Intervals shorter than this (faster than 250 Hz) are not a display's vsync.
-pub const MIN_VSYNC_PERIOD: Nanos = 4_000_000;
+pub(crate) const MIN_VSYNC_PERIOD: Nanos = 4_000_000;
 
 /// Share of the interval a frame must spend blocked in acquire + present for
 /// the display (not the CPU) to be what paces it.
-pub const MIN_BLOCKED_SHARE: f64 = 0.2;
+pub(crate) const MIN_BLOCKED_SHARE: f64 = 0.2;
 
 /// Largest relative spread (interquartile range / median) of a vsync-paced interval.
-pub const MAX_SPREAD: f64 = 0.1;
+pub(crate) const MAX_SPREAD: f64 = 0.1;
 
 /// What the measurement found.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Measured {
     /// Median interval between unpaced presents.
     pub period: Nanos,
@@ -97,27 +97,57 @@ impl Measured {
 }
 
 /// Collects present timestamps and blocking times.
-///
-/// ```
-/// use timestep_core::refresh::RefreshMeter;
-/// let mut meter = RefreshMeter::new();
-/// for k in 0..=30 {
-///     meter.record(k * 16_666_667, 14_000_000, true);
-/// }
-/// assert_eq!(meter.measure().map(|m| m.period), Some(16_666_667));
-/// assert_eq!(meter.verdict("Fifo", true, None, Some(60.0)).vsync, Some(true));
-/// ```
 #[derive(Clone, Debug)]
-pub struct RefreshMeter {
-    intervals: VecDeque<Nanos>,
-    blocked: VecDeque<Nanos>,
-    throttled: VecDeque<Nanos>,
+pub(crate) struct RefreshMeter {
+    intervals: Recent,
+    blocked: Recent,
+    throttled: Recent,
     /// Blocking of every present, paced or not (the evidence for self-paced strategies).
-    blocked_all: VecDeque<Nanos>,
+    blocked_all: Recent,
     last_present: Option<Nanos>,
     /// The first present since the last clear: how long the meter has been listening.
     first_present: Option<Nanos>,
+    #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     scratch: Vec<Nanos>,
+}
+
+/// The latest [`WINDOW`] values, in no particular order: the meter only
+/// takes medians and quartiles of them. The oldest slot is overwritten in
+/// place; four `VecDeque`s' pops and pushes were a quarter of the
+/// instructions of a pacer's frame.
+#[derive(Clone, Debug)]
+struct Recent {
+    values: Vec<Nanos>,
+    /// The slot the next value goes to (the oldest once full).
+    next: usize,
+}
+
+impl Recent {
+    fn new() -> Recent {
+        Recent { values: Vec::with_capacity(WINDOW), next: 0 }
+    }
+
+    fn push(&mut self, value: Nanos) {
+        match self.values.get_mut(self.next) {
+            Some(oldest) => *oldest = value,
+            None => self.values.push(value),
+        }
+        self.next = if self.next + 1 == WINDOW { 0 } else { self.next + 1 };
+    }
+
+    #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
+    fn clear(&mut self) {
+        self.values.clear();
+        self.next = 0;
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn values(&self) -> &[Nanos] {
+        &self.values
+    }
 }
 
 impl Default for RefreshMeter {
@@ -130,10 +160,10 @@ impl RefreshMeter {
     /// An empty meter (allocates its fixed storage once).
     pub fn new() -> RefreshMeter {
         RefreshMeter {
-            intervals: VecDeque::with_capacity(WINDOW),
-            blocked: VecDeque::with_capacity(WINDOW),
-            throttled: VecDeque::with_capacity(WINDOW),
-            blocked_all: VecDeque::with_capacity(WINDOW),
+            intervals: Recent::new(),
+            blocked: Recent::new(),
+            throttled: Recent::new(),
+            blocked_all: Recent::new(),
             last_present: None,
             first_present: None,
             scratch: Vec::with_capacity(WINDOW),
@@ -141,6 +171,7 @@ impl RefreshMeter {
     }
 
     /// Forgets everything (after a present-mode change, a move to another monitor).
+    #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     pub fn clear(&mut self) {
         self.intervals.clear();
         self.blocked.clear();
@@ -164,19 +195,11 @@ impl RefreshMeter {
             && unpaced
             && at > prev
         {
-            if self.intervals.len() == WINDOW {
-                self.intervals.pop_front();
-                self.blocked.pop_front();
-                self.throttled.pop_front();
-            }
-            self.intervals.push_back(at - prev);
-            self.blocked.push_back(blocked);
-            self.throttled.push_back(throttled);
+            self.intervals.push(at - prev);
+            self.blocked.push(blocked);
+            self.throttled.push(throttled);
         }
-        if self.blocked_all.len() == WINDOW {
-            self.blocked_all.pop_front();
-        }
-        self.blocked_all.push_back(blocked);
+        self.blocked_all.push(blocked);
         self.first_present.get_or_insert(at);
         self.last_present = Some(at);
     }
@@ -200,6 +223,7 @@ impl RefreshMeter {
         self.span() >= SETTLE_SPAN
     }
 
+    #[cfg(test)]
     /// Median time a present blocked, over every recent present (paced or not).
     pub fn median_blocked(&mut self) -> Option<Nanos> {
         median(&mut self.scratch, &self.blocked_all)
@@ -207,6 +231,7 @@ impl RefreshMeter {
 
     /// The medians, once [`MIN_SAMPLES`] intervals were seen (or
     /// [`MIN_SETTLE_SAMPLES`] after a second of presents).
+    #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     pub fn measured(&mut self) -> Option<Measured> {
         let mut scratch = core::mem::take(&mut self.scratch);
         let measured = self.measure_with(&mut scratch);
@@ -227,12 +252,12 @@ impl RefreshMeter {
             return None;
         }
         scratch.clear();
-        scratch.extend(self.intervals.iter().copied());
+        scratch.extend_from_slice(self.intervals.values());
         scratch.sort_unstable();
         let period = scratch[n / 2];
         let iqr = scratch[(3 * n) / 4] - scratch[n / 4];
         scratch.clear();
-        scratch.extend(self.blocked.iter().copied());
+        scratch.extend_from_slice(self.blocked.values());
         scratch.sort_unstable();
         let blocked = scratch[n / 2];
         let throttled = median(scratch, &self.throttled).unwrap_or(0);
@@ -269,18 +294,19 @@ impl RefreshMeter {
     }
 }
 
-fn median(scratch: &mut Vec<Nanos>, values: &VecDeque<Nanos>) -> Option<Nanos> {
-    if values.is_empty() {
+fn median(scratch: &mut Vec<Nanos>, values: &Recent) -> Option<Nanos> {
+    if values.values().is_empty() {
         return None;
     }
     scratch.clear();
-    scratch.extend(values.iter().copied());
+    scratch.extend_from_slice(values.values());
     scratch.sort_unstable();
     Some(scratch[scratch.len() / 2])
 }
 
 /// The answer to "is vsync in effect?", with a sentence for the overlay.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Verdict {
     /// `Some(true)`: frames are paced by a (real or emulated) refresh;
     /// `Some(false)`: they are not; `None`: cannot tell yet.
@@ -291,7 +317,7 @@ pub struct Verdict {
 
 /// What the verdict is about.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VerdictInput<'a> {
+pub(crate) struct VerdictInput<'a> {
     /// Name of the present mode in effect (`Fifo`).
     pub mode: &'a str,
     /// Whether that mode asks for vsync.
@@ -320,7 +346,7 @@ fn ordinal(n: u64) -> String {
 }
 
 /// Decides whether vsync is in effect and says so in one sentence.
-pub fn verdict(input: &VerdictInput<'_>) -> Verdict {
+pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
     let mode = input.mode;
     let Some(m) = input.measured else {
         return unmeasured(input);
@@ -439,7 +465,7 @@ fn unmeasured(input: &VerdictInput<'_>) -> Verdict {
 
 /// Largest relative spread of the interval accepted as vsync when the
 /// monitor reports no rate (real vblanks are regular to a fraction of a millisecond).
-pub const MAX_SPREAD_UNREPORTED: f64 = 0.03;
+pub(crate) const MAX_SPREAD_UNREPORTED: f64 = 0.03;
 
 /// Refresh rates displays actually run at, in Hz.
 const COMMON_RATES: [f64; 18] = [
@@ -447,7 +473,7 @@ const COMMON_RATES: [f64; 18] = [
 ];
 
 /// Whether `hz` is within 1 % of a rate displays use.
-pub fn is_common_display_rate(hz: f64) -> bool {
+pub(crate) fn is_common_display_rate(hz: f64) -> bool {
     COMMON_RATES.iter().any(|r| (hz - r).abs() <= 0.01 * r)
 }
 
@@ -476,6 +502,30 @@ mod tests {
             settled: true,
             median_blocked: None,
         }
+    }
+
+    #[test]
+    fn thirty_presents_blocked_14_ms_on_a_60_hz_grid_measure_16_67_ms_and_vsync() {
+        let mut meter = RefreshMeter::new();
+        for k in 0..=30 {
+            meter.record(k * 16_666_667, 14_000_000, true);
+        }
+        assert_eq!(meter.measure().map(|m| m.period), Some(16_666_667));
+        assert_eq!(meter.verdict("Fifo", true, None, Some(60.0)).vsync, Some(true));
+    }
+
+    #[test]
+    fn the_recent_values_are_the_last_window_of_them_in_some_order() {
+        let mut recent = Recent::new();
+        for v in 0..(WINDOW as Nanos + 5) {
+            recent.push(v);
+        }
+        let mut values = recent.values().to_vec();
+        values.sort_unstable();
+        assert_eq!(values, (5..WINDOW as Nanos + 5).collect::<Vec<_>>(), "the first five were overwritten");
+        recent.clear();
+        recent.push(7);
+        assert_eq!(recent.values(), [7]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A [`Session`]: one game loop's frame pacing and everything measured about it.
 //!
 //! A game (or the demo window, or the virtual monitor) owns one session. The
-//! session owns the [`FrameDriver`] with its strategy, the world, the metrics
+//! session owns the [`Pacer`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
 //! the vsync verdict; it assembles the overlay's [`LoopFigures`] and the one
 //! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
@@ -11,7 +11,7 @@
 //!   caller (window / virtual monitor / game)            Session
 //!   ───────────────────────────────────────             ────────────────────────────────────────
 //!   host = FrameHost(clock, renderer, present)
-//!   report = session.run_frame(&mut host)     ────►     driver.run_frame(world, host)
+//!   report = session.run_frame(&mut host)     ────►     pacer.run_host_frame(world, host)
 //!   session.record(&report, presented)        ────►     run + live metrics, refresh meter,
 //!                                                        frame-time ring, fps/ups
 //!   wait until report.wake                               (the caller sleeps; the session never does)
@@ -34,10 +34,11 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
+use crate::Pacer;
+use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
-use crate::refresh::{RefreshMeter, Verdict};
+use crate::refresh::Verdict;
 use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
@@ -47,10 +48,18 @@ use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 
 /// The window over which frames and updates per second are counted.
-pub const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
+pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
 /// The present mode frames go out with, as the overlay names it.
+///
+/// ```
+/// use timestep_core::session::PresentMode;
+/// let mailbox = PresentMode::new("Mailbox", false);
+/// assert_eq!((mailbox.name.as_str(), mailbox.vsync), ("Mailbox", false));
+/// assert_eq!(PresentMode::default(), PresentMode::new("Fifo", true));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PresentMode {
     /// `Fifo`, `Mailbox`, `Immediate`… (or `virtual` in the simulator).
     pub name: String,
@@ -58,14 +67,35 @@ pub struct PresentMode {
     pub vsync: bool,
 }
 
-impl Default for PresentMode {
-    fn default() -> Self {
-        PresentMode { name: "Fifo".to_owned(), vsync: true }
+impl PresentMode {
+    /// The mode called `name`, which asks the display to pace presents when `vsync`.
+    pub fn new(name: impl Into<String>, vsync: bool) -> PresentMode {
+        PresentMode { name: name.into(), vsync }
     }
 }
 
-/// What a session knows about the display its frames go to.
+impl Default for PresentMode {
+    fn default() -> Self {
+        PresentMode::new("Fifo", true)
+    }
+}
+
+/// What a session knows about the display its frames go to: nothing by
+/// default, and what the `with_` methods add.
+///
+/// ```
+/// use timestep_core::Rate;
+/// use timestep_core::session::{DisplayInfo, PresentMode};
+///
+/// let display = DisplayInfo::default()
+///     .with_monitor("DP-1")
+///     .with_reported(Some(Rate::from_hz(144)))
+///     .with_emulated(Some(Rate::from_hz(60)))
+///     .with_present_mode(PresentMode::new("Immediate", false));
+/// assert_eq!(display.refresh(), Some(Rate::from_hz(60)), "frames are counted in the emulated grid");
+/// ```
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DisplayInfo {
     /// The monitor's name, as the overlay and the report give it.
     pub monitor: Option<String>,
@@ -83,14 +113,54 @@ pub struct DisplayInfo {
 }
 
 impl DisplayInfo {
+    /// The same display, on the monitor called `monitor`.
+    pub fn with_monitor(self, monitor: impl Into<String>) -> DisplayInfo {
+        DisplayInfo { monitor: Some(monitor.into()), ..self }
+    }
+
+    /// The same display, reporting `reported` as its refresh rate.
+    pub fn with_reported(self, reported: Option<Rate>) -> DisplayInfo {
+        DisplayInfo { reported, ..self }
+    }
+
+    /// The same display under an emulated refresh grid (`None`: the display's own).
+    pub fn with_emulated(self, emulated: Option<Rate>) -> DisplayInfo {
+        DisplayInfo { emulated, ..self }
+    }
+
+    /// The same display, presenting in `mode`.
+    pub fn with_present_mode(self, mode: PresentMode) -> DisplayInfo {
+        DisplayInfo { present_mode: mode, ..self }
+    }
+
+    /// The same display, where the present mode asked for was `requested` (`auto`, `fifo`, …).
+    pub fn with_present_mode_requested(self, requested: impl Into<String>) -> DisplayInfo {
+        DisplayInfo { present_mode_requested: requested.into(), ..self }
+    }
+
+    /// The same display, with vsync known by construction (`None`: the verdict decides).
+    pub fn with_vsync(self, vsync: Option<bool>) -> DisplayInfo {
+        DisplayInfo { vsync, ..self }
+    }
+
     /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
     pub fn refresh(&self) -> Option<Rate> {
         self.emulated.or(self.reported)
     }
 }
 
-/// How one frame's picture fared on its way to the screen.
+/// How one frame's picture fared on its way to the screen:
+/// [`Presented::SHOWN`] or [`Presented::default`] (not shown), and the
+/// `with_` methods.
+///
+/// ```
+/// use timestep_core::session::Presented;
+/// let vsynced = Presented::SHOWN.with_blocked(14_000_000);
+/// assert_eq!((vsynced.shown, vsynced.blocked, vsynced.throttled), (true, 14_000_000, 0));
+/// assert!(!Presented::default().shown, "a frame the surface refused");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Presented {
     /// It reached the screen (a surface may refuse a frame: minimised, lost).
     pub shown: bool,
@@ -106,6 +176,26 @@ pub struct Presented {
 impl Presented {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
     pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
+
+    /// The same frame, shown or not.
+    pub fn with_shown(self, shown: bool) -> Presented {
+        Presented { shown, ..self }
+    }
+
+    /// The same frame, blocked `blocked` ns in acquire + present.
+    pub fn with_blocked(self, blocked: Nanos) -> Presented {
+        Presented { blocked, ..self }
+    }
+
+    /// The same frame, presented `late` ns after its emulated wake time (`None`: no emulation).
+    pub fn with_emulation_late(self, late: Option<Nanos>) -> Presented {
+        Presented { emulation_late: late, ..self }
+    }
+
+    /// The same frame, after waiting `throttled` ns for the compositor's go-ahead.
+    pub fn with_throttled(self, throttled: Nanos) -> Presented {
+        Presented { throttled, ..self }
+    }
 }
 
 /// Raw counts of parts of the run before a refresh-rate change.
@@ -208,7 +298,7 @@ struct Lateness {
 /// impl Simulation for NoWorld {
 ///     fn step(&mut self, _dt: Nanos) {}
 /// }
-/// let display = DisplayInfo { reported: Some(Rate::from_hz(60)), ..DisplayInfo::default() };
+/// let display = DisplayInfo::default().with_reported(Some(Rate::from_hz(60)));
 /// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
 /// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
 /// for _ in 0..60 {
@@ -218,11 +308,11 @@ struct Lateness {
 /// assert_eq!(session.report(monitor.clock()).total_updates, 60);
 /// ```
 pub struct Session<W> {
-    driver: FrameDriver,
+    /// The strategy, its decisions and the refresh meter.
+    pacer: Pacer,
     world: W,
     display: DisplayInfo,
     measures: Measures,
-    meter: RefreshMeter,
     /// When the overlay's sentences are next rebuilt.
     hud_text_at: Nanos,
     start: Nanos,
@@ -247,11 +337,11 @@ pub struct Session<W> {
 impl<W: Simulation> Session<W> {
     /// A session running `strategy` on `world` for frames shown on `display`, starting at clock `now`.
     pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
-        let mut driver = FrameDriver::new(strategy, config);
-        driver.set_refresh(display.refresh());
+        let mut pacer = Pacer::with_config(strategy, config);
+        pacer.set_refresh(display.refresh());
         let refresh = display.refresh();
         Session {
-            driver,
+            pacer,
             world,
             display,
             measures: Measures {
@@ -260,7 +350,6 @@ impl<W: Simulation> Session<W> {
                 live: None,
                 live_origin: LiveOrigin { at: now, ..LiveOrigin::default() },
             },
-            meter: RefreshMeter::new(),
             hud_text_at: 0,
             start: now,
             frames: 0,
@@ -289,12 +378,12 @@ impl<W: Simulation> Session<W> {
     /// Stops stepping once this many updates have run in total (determinism
     /// checks compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
-        self.driver.set_step_limit(limit);
+        self.pacer.driver_mut().set_step_limit(limit);
     }
 
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
     pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
-        self.driver.run_frame(&mut self.world, host)
+        self.pacer.run_host_frame(&mut self.world, host)
     }
 
     /// Records what a frame did and how its picture fared.
@@ -312,7 +401,7 @@ impl<W: Simulation> Session<W> {
         if self.measure_display {
             self.measure(report, presented, unpaced);
         }
-        let game = self.driver.game_time();
+        let game = self.pacer.driver().game_time();
         self.measures.run.record(&FrameSample::from_report(report, game));
         let origin = self.measures.live_origin.game;
         if let Some(live) = &mut self.measures.live {
@@ -326,7 +415,7 @@ impl<W: Simulation> Session<W> {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
-        self.meter.record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
+        self.pacer.meter_mut().record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
         if let Some(previous) = self.last_display {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }
@@ -335,14 +424,14 @@ impl<W: Simulation> Session<W> {
 
     /// Switches strategy (the world is kept; timing and live figures start over).
     pub fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
-        self.driver.set_strategy(id);
+        self.pacer.set_strategy(id);
         self.strategies_used.insert(id);
         self.restart_live(now);
     }
 
     /// Changes the tick rate (timing and live figures start over).
     pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
-        self.driver.set_tick_rate(rate);
+        self.pacer.driver_mut().set_tick_rate(rate);
         self.restart_live(now);
     }
 
@@ -354,8 +443,7 @@ impl<W: Simulation> Session<W> {
         }
         self.paused = paused;
         if !paused {
-            self.driver.set_strategy(self.driver.strategy_id());
-            self.meter.break_sequence();
+            self.pacer.resync();
             self.restart_live(now);
         }
         self.last_wake = None;
@@ -364,7 +452,7 @@ impl<W: Simulation> Session<W> {
     /// The present mode changed: the refresh is measured again, live figures start over.
     pub fn set_present_mode(&mut self, mode: PresentMode, now: Nanos) {
         self.display.present_mode = mode;
-        self.meter.clear();
+        self.pacer.meter_mut().clear();
         self.restart_live(now);
     }
 
@@ -393,15 +481,15 @@ impl<W: Simulation> Session<W> {
         self.display.emulated = emulated;
         let refresh = self.display.refresh();
         if refresh == old && moved {
-            self.meter.clear();
+            self.pacer.meter_mut().clear();
             self.restart_live(now);
         }
         if refresh != old {
-            self.driver.set_refresh(refresh);
+            self.pacer.set_refresh(refresh);
             self.measures.folded.add(&self.measures.run.totals());
             self.measures.run = Metrics::new(now, refresh);
             self.measures.live = None;
-            self.meter.clear();
+            self.pacer.meter_mut().clear();
             self.restart_live(now);
         }
         self.hud_text_at = 0;
@@ -410,15 +498,15 @@ impl<W: Simulation> Session<W> {
     /// Frames stopped for a while (hidden, minimised, resized): the interval
     /// across the gap says nothing about the display.
     pub fn interrupt(&mut self) {
-        self.meter.break_sequence();
+        self.pacer.meter_mut().break_sequence();
     }
 
     fn restart_live(&mut self, now: Nanos) {
         self.measures.live = Some(Metrics::new(now, self.display.refresh()));
         self.measures.live_origin = LiveOrigin {
             at: now,
-            game: self.driver.game_time(),
-            updates: self.driver.updates(),
+            game: self.pacer.driver().game_time(),
+            updates: self.pacer.updates(),
             frames: self.frames,
             presented: self.presented,
         };
@@ -438,9 +526,14 @@ impl<W: Simulation> Session<W> {
         &mut self.world
     }
 
-    /// The loop driver (strategy, tick rate, counters).
-    pub fn driver(&self) -> &FrameDriver {
-        &self.driver
+    /// The pacer (strategy, tick rate, counters).
+    pub fn pacer(&self) -> &Pacer {
+        &self.pacer
+    }
+
+    /// Game time so far, in nanoseconds (the pacer's [`Pacer::game_time`]).
+    pub fn game_time(&self) -> Nanos {
+        self.pacer.driver().game_time()
     }
 
     /// What the session knows about the display.
@@ -482,7 +575,7 @@ impl<W: Simulation> Session<W> {
     pub fn verdict(&self) -> Verdict {
         let display = &self.display;
         let mode = &display.present_mode;
-        self.meter.verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
+        self.pacer.meter().verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
@@ -504,18 +597,18 @@ impl<W: Simulation> Session<W> {
             return;
         }
         self.hud_text_at = now.saturating_add(HUD_TEXT_INTERVAL);
-        let info = self.driver.strategy_id().info();
+        let info = self.pacer.strategy().info();
         hud.strategy_name = info.name;
         hud.strategy_summary = info.summary;
         hud.strategy_source = info.source;
-        hud.strategy_status = self.driver.strategy().status();
-        hud.tick_rate_hz = self.driver.config().tick_rate.hz();
+        hud.strategy_status = self.pacer.status();
+        hud.tick_rate_hz = self.pacer.config().tick_rate.hz();
         hud.present_mode_requested.clone_from(&self.display.present_mode_requested);
         hud.present_mode_actual.clone_from(&self.display.present_mode.name);
         hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| "unknown monitor".to_owned());
         hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
-        hud.measured_refresh_hz = self.meter.measured().map(|m| m.hz());
+        hud.measured_refresh_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
         hud.vsync_verdict = self.verdict().text;
     }
 
@@ -540,8 +633,8 @@ impl<W: Simulation> Session<W> {
     }
 
     fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
-        let game = self.driver.game_time().saturating_sub(origin.game);
-        let updates = self.driver.updates().saturating_sub(origin.updates);
+        let game = self.game_time().saturating_sub(origin.game);
+        let updates = self.pacer.updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
         let refresh = self.display.refresh();
@@ -553,17 +646,17 @@ impl<W: Simulation> Session<W> {
                 (verdict.vsync, verdict.text)
             }
         };
-        let measured = self.meter.measured();
+        let measured = self.pacer.meter_mut().measured();
         let l = self.lateness;
         let metrics = match which {
             MetricsRef::Run => &self.measures.run,
             MetricsRef::Live => self.measures.live(),
         };
         RunReport {
-            strategy: self.driver.strategy_id().name().to_owned(),
+            strategy: self.pacer.strategy().name().to_owned(),
             refresh_hz: refresh.map_or(f64::NAN, Rate::hz),
             vsync,
-            tick_rate: self.driver.config().tick_rate.hz(),
+            tick_rate: self.pacer.config().tick_rate.hz(),
             total_updates: updates,
             vsyncs: folded.vsyncs,
             double_updates: folded.double_updates,
@@ -753,13 +846,13 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 60);
-        let updates = session.driver().updates();
+        let updates = session.pacer().updates();
         session.set_paused(true, display.clock());
         assert!(session.paused());
         display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
-        assert!(session.driver().updates() - updates <= 2, "ten paused seconds are not replayed");
+        assert!(session.pacer().updates() - updates <= 2, "ten paused seconds are not replayed");
     }
 
     #[test]
@@ -878,7 +971,7 @@ mod tests {
         let mut display = glaiel_60();
         run(&mut session, &mut display, 300);
         assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
-        let updates_before = session.driver().updates();
+        let updates_before = session.pacer().updates();
         session.set_strategy(StrategyId::Interpolated, display.clock());
         run(&mut session, &mut display, 200);
         let now = display.clock();
@@ -887,7 +980,7 @@ mod tests {
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");
-        assert_eq!(live.total_updates, session.driver().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.total_updates, session.pacer().updates() - updates_before, "updates since the switch");
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);

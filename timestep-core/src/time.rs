@@ -53,6 +53,7 @@ pub const NANOS_PER_MS: u64 = 1_000_000;
 
 /// A closed range of rates, compared exactly (as fractions, not floats).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RateRange {
     /// The lowest rate in the range.
     pub min: Rate,
@@ -134,7 +135,7 @@ pub fn nanos_as_f64(ns: Nanos) -> f64 {
 /// saturating), without the libm call: `round` is not an instruction on
 /// baseline x86-64 and interpolated content and input times round every
 /// frame (1 % of a simulator profile, `round` plus the call).
-pub fn round_to_nanos(x: f64) -> Nanos {
+pub(crate) fn round_to_nanos(x: f64) -> Nanos {
     // Through `i64` below 2⁶³, as in `nanos_as_f64`: the same truncation
     // and the same fraction, in fewer instructions.
     if (0.0..9_223_372_036_854_775_808.0).contains(&x) {
@@ -150,6 +151,7 @@ pub fn round_to_nanos(x: f64) -> Nanos {
 
 /// Why a rate was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RateError {
     /// The text is not a number or a `num/den` fraction.
     #[error("'{0}' is not a rate in Hz (expected e.g. 60, 59.94 or 60000/1001)")]

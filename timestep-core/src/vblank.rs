@@ -23,6 +23,14 @@ use crate::rng::SplitMix64;
 use crate::time::{Nanos, Rate};
 
 /// The refreshes of a display at `rate`, counted from `origin`.
+///
+/// ```
+/// use timestep_core::Rate;
+/// use timestep_core::vblank::VblankGrid;
+/// let grid = VblankGrid::new(Rate::new(60000, 1001).unwrap(), 1_000);
+/// assert_eq!(grid.time_of(1), 1_000 + 16_683_334, "59.94 Hz, rounded up to the nanosecond");
+/// assert_eq!(grid.first_at_or_after(2_000), (1, 16_684_334));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VblankGrid {
     rate: Rate,
@@ -68,6 +76,7 @@ impl VblankGrid {
 
 /// One refresh an emulated present is shown at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Vblank {
     /// Index on the grid.
     pub index: u64,
@@ -84,6 +93,14 @@ pub struct Vblank {
 /// after the previous frame's refresh (two presents never share a refresh).
 /// The wake-up jitter (seeded, uniform in ±`jitter`) models a compositor's
 /// vsync noise; the display time stays the exact grid time.
+///
+/// ```
+/// use timestep_core::Rate;
+/// use timestep_core::vblank::{EmulatedVsync, VblankGrid};
+/// let mut vsync = EmulatedVsync::new(VblankGrid::new(Rate::from_hz(50), 0), 0, 7);
+/// assert_eq!(vsync.next(5_000_000).time, 20_000_000, "ready at 5 ms, shown at the 20 ms refresh");
+/// assert_eq!(vsync.next(5_000_000).time, 40_000_000, "two presents never share a refresh");
+/// ```
 #[derive(Clone, Debug)]
 pub struct EmulatedVsync {
     grid: VblankGrid,

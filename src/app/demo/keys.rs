@@ -101,7 +101,7 @@ impl Demo {
                     self.timer_driven = !self.timer_driven;
                     let refresh = self.screen.gfx.present_mode();
                     match self.timer_driven {
-                        true => PresentMode { name: TIMERS.to_owned(), vsync: false },
+                        true => PresentMode::new(TIMERS, false),
                         false => refresh,
                     }
                 };
@@ -109,7 +109,7 @@ impl Demo {
                 self.session.set_present_mode(present, now);
             }
             Action::TickRateUp | Action::TickRateDown => {
-                let current = self.session.driver().config().tick_rate.hz();
+                let current = self.session.pacer().config().tick_rate.hz();
                 if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
                     self.mode.set_tick_rate(Rate::from_hz(hz), now);
                     self.session.set_tick_rate(Rate::from_hz(hz), now);

@@ -43,7 +43,7 @@ use crate::monitor::RunReport;
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Presented, Session};
+use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
@@ -154,14 +154,12 @@ impl Demo {
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
-        let display = DisplayInfo {
-            monitor: Some(monitor.label),
-            reported: monitor.reported,
-            emulated,
-            present_mode: gfx.present_mode(),
-            present_mode_requested: config.present_mode.label().to_owned(),
-            vsync: None,
-        };
+        let display = DisplayInfo::default()
+            .with_monitor(monitor.label)
+            .with_reported(monitor.reported)
+            .with_emulated(emulated)
+            .with_present_mode(gfx.present_mode())
+            .with_present_mode_requested(config.present_mode.label());
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
@@ -221,7 +219,7 @@ impl Demo {
     pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
         let emulated = self.emulated_here().filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
-        let display = DisplayInfo { emulated, present_mode, ..self.session.display().clone() };
+        let display = self.session.display().clone().with_emulated(emulated).with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
@@ -259,7 +257,7 @@ impl Demo {
         gfx.collect_times();
         gfx.recent_times = Default::default();
         let now = clock.now();
-        let (strategy, config) = (self.session.driver().strategy_id(), *self.session.driver().config());
+        let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
         self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
@@ -345,7 +343,7 @@ impl Demo {
                 log.frame_started(report.start);
             }
             self.display_wait = outcome.display_wait;
-            let presented = Presented { throttled: self.redraw_wait, ..outcome.presented() };
+            let presented = outcome.presented().with_throttled(self.redraw_wait);
             self.session.record(report, presented);
             if outcome.presented {
                 self.display_lead = report.display_time.saturating_sub(report.start);
@@ -608,7 +606,7 @@ impl Demo {
 
     /// The strategy the demo's session runs.
     pub fn strategy(&self) -> StrategyId {
-        self.session.driver().strategy_id()
+        self.session.pacer().strategy()
     }
 
     /// The session's vsync verdict, brought up to date.
@@ -631,7 +629,7 @@ impl Demo {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
         let (frames, presented) = self.session.frame_counts();
-        log::info!("{frames} frames, {presented} presented, {} updates", self.session.driver().updates());
+        log::info!("{frames} frames, {presented} presented, {} updates", self.session.pacer().updates());
         if let Some(held) = self.hold.run_summary() {
             log::info!("{held}");
         }
@@ -716,6 +714,6 @@ mod tests {
         assert_eq!(session.world().tick(), 0, "a fresh world");
         session.world_mut().step(NANOS_PER_SEC / 60);
         assert_eq!(session.world().input(), Input::UP, "the key held before the restart is still held");
-        assert_eq!(session.driver().strategy_id(), StrategyId::Lockstep);
+        assert_eq!(session.pacer().strategy(), StrategyId::Lockstep);
     }
 }

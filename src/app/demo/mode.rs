@@ -103,9 +103,9 @@ impl LaneMode {
     /// on `session`'s display and settings, the lane of `session`'s strategy
     /// selected; `session` pauses.
     pub(super) fn enter(ids: &[StrategyId], session: &mut Session<World>, playfield: [f32; 2], now: Nanos) -> LaneMode {
-        let config = *session.driver().config();
+        let config = *session.pacer().config();
         let mut lanes = Lanes::new(ids, config, session.display(), playfield, now);
-        lanes.select_strategy(session.driver().strategy_id());
+        lanes.select_strategy(session.pacer().strategy());
         let demo_was_paused = session.paused();
         session.set_paused(true, now);
         log::info!("lane mode: {} lanes", lanes.len());
@@ -205,7 +205,7 @@ mod tests {
         let reports = mode.leave(&mut demo, Some(StrategyId::Paced), 7, 0);
         assert_eq!(reports.len(), IDS.len(), "a report per lane for --stats-json");
         assert!(!demo.paused(), "the adopted strategy runs");
-        assert_eq!(demo.driver().strategy_id(), StrategyId::Paced);
+        assert_eq!(demo.pacer().strategy(), StrategyId::Paced);
     }
 
     #[test]
@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(mode.act(Action::ToggleLanes), LaneKey::Leave(None));
         mode.leave(&mut demo, None, 7, 0);
         assert!(demo.paused(), "paused before lane mode, paused after");
-        assert_eq!(demo.driver().strategy_id(), StrategyId::CatchUp);
+        assert_eq!(demo.pacer().strategy(), StrategyId::CatchUp);
     }
 
     #[test]

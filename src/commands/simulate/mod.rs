@@ -341,12 +341,10 @@ impl SimulateArgs {
             (None, None) if trace.is_some() => (Stop::TraceEnd, "--trace"),
             (None, None) => (Stop::Updates(DEFAULT_UPDATES), "--updates"),
         };
-        let config = StrategyConfig {
-            tick_rate: self.tick_rate,
-            fuzzy_variant: self.fuzzy_variant,
-            vsync_detect: !self.no_vsync_detect,
-            ..StrategyConfig::default()
-        };
+        let config = StrategyConfig::default()
+            .with_tick_rate(self.tick_rate)
+            .with_fuzzy_variant(self.fuzzy_variant)
+            .with_vsync_detect(!self.no_vsync_detect);
         let phases = self.phases.map(|n| n as usize);
         let mut runs = Vec::new();
         let mut start_phases = Vec::new();
@@ -359,19 +357,16 @@ impl SimulateArgs {
                     (None, StartPhase::After(p)) => vec![p],
                 };
                 for phase in phase_list {
-                    let spec = RunSpec {
-                        strategy,
-                        config,
-                        model,
-                        refresh,
-                        vsync,
-                        seed: self.seed,
-                        start: start_after_vblank(refresh, self.start_time, phase),
-                        stop,
-                        timeline: if self.timeline { TIMELINE_EVENTS } else { 0 },
-                        trace: trace.clone(),
-                        step_limit: None,
-                    };
+                    let spec = RunSpec::new(strategy, self.model)
+                        .with_config(config)
+                        .with_model(model)
+                        .with_refresh(refresh)
+                        .with_vsync(vsync)
+                        .with_seed(self.seed)
+                        .with_start(start_after_vblank(refresh, self.start_time, phase))
+                        .with_stop(stop)
+                        .with_timeline(if self.timeline { TIMELINE_EVENTS } else { 0 })
+                        .with_trace(trace.clone());
                     spec.check_budget().map_err(|e| usage(format!("{stop_flag}: {e}")))?;
                     runs.push(spec);
                     start_phases.push(phase);

@@ -17,7 +17,7 @@ fn usage(message: impl Into<String>) -> CliError {
 /// # Errors
 /// [`CliError::Usage`]: `--trace FILE: ` and the reader's one-line error.
 pub(super) fn load_trace(path: &Path, app: Option<String>) -> Result<Trace, CliError> {
-    let options = TraceOptions { app, ..TraceOptions::default() };
+    let options = app.map_or_else(TraceOptions::default, |app| TraceOptions::default().with_app(app));
     read_trace(path, &options).map_err(|e| usage(format!("--trace {}: {e}", path.display())))
 }
 

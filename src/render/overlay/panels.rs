@@ -187,7 +187,7 @@ fn strategy_section(ui: &mut Ui, hud: &HudData) {
         ui.label(RichText::new(hud.figures.strategy_summary).color(VALUE));
     }
     if !hud.figures.strategy_source.is_empty() {
-        ui.label(caption(format!("seed: {}", hud.figures.strategy_source), LABEL));
+        ui.label(caption(format!("source: {}", hud.figures.strategy_source), LABEL));
     }
     if !hud.figures.strategy_status.is_empty() {
         ui.label(caption(&hud.figures.strategy_status, WARN));

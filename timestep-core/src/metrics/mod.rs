@@ -176,7 +176,7 @@ pub struct FrameSample {
 
 impl FrameSample {
     /// The sample for a driver's frame report; `game_time` is
-    /// [`crate::frame::FrameDriver::game_time`] after the frame.
+    /// the pacer's game time after the frame ([`crate::Pacer::game_time`]).
     pub fn from_report(report: &FrameReport, game_time: Nanos) -> FrameSample {
         FrameSample {
             updates: report.updates,

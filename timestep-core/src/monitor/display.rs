@@ -46,6 +46,19 @@ use crate::vblank::VblankGrid;
 use std::collections::VecDeque;
 
 /// The virtual machine + display that the simulator's frames run on.
+///
+/// ```
+/// use timestep_core::frame::FrameHost;
+/// use timestep_core::monitor::{Preset, VirtualDisplay};
+/// use timestep_core::Rate;
+///
+/// // The frame-pacing answer's machine: no noise, exact sleeps, a 62.5 Hz display.
+/// let mut display = VirtualDisplay::new(Preset::PacingAnswer.model(), Rate::new(125, 2).unwrap(), true, 0, 0, 0);
+/// display.wait_until(5_000_000);
+/// assert_eq!(display.clock(), 5_000_000);
+/// let shown = FrameHost::<()>::present(&mut display);
+/// assert_eq!(shown, 16_000_000, "a vsynced present shows at the next 16 ms refresh");
+/// ```
 #[derive(Debug, Clone)]
 pub struct VirtualDisplay<'t> {
     clock: ManualClock,
@@ -119,7 +132,7 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Frames of the trace replayed so far, and its length (`None` without a trace).
-    pub fn trace_progress(&self) -> Option<(usize, usize)> {
+    pub(crate) fn trace_progress(&self) -> Option<(usize, usize)> {
         self.trace.map(|t| (self.trace_pos, t.frames().len()))
     }
 
@@ -128,7 +141,7 @@ impl<'t> VirtualDisplay<'t> {
     /// between the clock's start and its first frame say nothing about it.
     /// Call it before the first frame (it replays that frame on a copy);
     /// `None` without a trace.
-    pub fn trace_origin(&self) -> Option<Nanos> {
+    pub(crate) fn trace_origin(&self) -> Option<Nanos> {
         let trace = self.trace?;
         let mut probe = self.clone();
         probe.frame_start = probe.clock.now();
@@ -142,7 +155,7 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Takes the recorded timeline out.
-    pub fn into_timeline(self) -> Timeline {
+    pub(crate) fn into_timeline(self) -> Timeline {
         self.timeline
     }
 

@@ -1,21 +1,21 @@
 //! The virtual monitor: the real loop driver and strategies against simulated displays.
 //!
 //! A run is the window's loop with the platform swapped out. The same
-//! [`FrameDriver`] runs the same [`crate::strategy`] state machine on the
+//! [`Pacer`] runs the same [`crate::strategy`] state machine on the
 //! demo world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
 //! [`VirtualDisplay`] whose [`ManualClock`](crate::time::ManualClock) moves
 //! by modelled costs instead of real time.
 //!
 //! ```text
 //! while not done:
-//!     report = driver.run_frame(world, display)     begin → steps → render → present (vsync wait)
+//!     report = pacer.run_host_frame(world, display) begin → steps → render → present (vsync wait)
 //!     metrics.record(report)                        pattern, doubles, skips, motion, latency
 //!     if report.wake.at = Some(t): display.wait_until(t)   (+ sleep overshoot)
 //!     display.busy()                                the article's busy(): the loop's own work
 //! ```
 //!
-//! The `glaiel` preset is the seed article's monitor simulator (Tyler Glaiel,
-//! "How to make your game run at 60 fps"), so its published table can be
+//! The `glaiel` preset is the monitor simulator of Tyler Glaiel's article
+//! ("How to make your game run at 60 fps"), so its published table can be
 //! reproduced: the naive timer double-updates about a quarter of the
 //! refreshes at 60 Hz; the 60–62 fuzzy window on a 59.94 Hz display
 //! double-updates about every thousand frames. Everything is integer
@@ -38,13 +38,12 @@ pub use crate::report::{
     definitions_markdown, to_csv, to_json, to_table, trim_number,
 };
 pub use timeline::{Event, Timeline};
-pub use trace::{
-    COMMON_REFRESH_HZ, Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame,
-};
+pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 #[cfg(feature = "trace")]
-pub use trace::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
+pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 
-use crate::frame::{FrameDriver, Simulation};
+use crate::Pacer;
+use crate::frame::Simulation;
 use crate::metrics::Metrics;
 use crate::session::{DisplayInfo, PresentMode, Presented, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
@@ -76,6 +75,7 @@ pub const TIMELINE_EVENTS: usize = 200;
 
 /// When a run ends (checked at the start of every frame).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Stop {
     /// Once this many updates have run (the last frame may overshoot, as in the article).
     Updates(u64),
@@ -85,7 +85,8 @@ pub enum Stop {
     TraceEnd,
 }
 
-/// Everything that defines one simulated run.
+/// Everything that defines one simulated run: [`RunSpec::new`] and the
+/// `with_` methods, or its fields.
 ///
 /// ```
 /// use timestep_core::frame::Simulation;
@@ -96,12 +97,13 @@ pub enum Stop {
 /// impl Simulation for NoWorld {
 ///     fn step(&mut self, _dt: Nanos) {}
 /// }
-/// let mut spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel);
-/// spec.refresh = "59.94".parse().unwrap();
-/// spec.stop = Stop::Updates(600);
+/// let spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+///     .with_refresh("59.94".parse().unwrap())
+///     .with_stop(Stop::Updates(600));
 /// assert_eq!(simulate(&spec, &mut NoWorld).report().double_updates, 0, "Glaiel's final fuzzy timer");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RunSpec {
     /// The strategy to run.
     pub strategy: StrategyId,
@@ -149,6 +151,56 @@ impl RunSpec {
             trace: None,
             step_limit: None,
         }
+    }
+
+    /// The same run with strategy configuration `config`.
+    pub fn with_config(self, config: StrategyConfig) -> RunSpec {
+        RunSpec { config, ..self }
+    }
+
+    /// The same run on machine and display costs `model`.
+    pub fn with_model(self, model: Model) -> RunSpec {
+        RunSpec { model, ..self }
+    }
+
+    /// The same run at display refresh `refresh`.
+    pub fn with_refresh(self, refresh: Rate) -> RunSpec {
+        RunSpec { refresh, ..self }
+    }
+
+    /// The same run with vsync on or off.
+    pub fn with_vsync(self, vsync: bool) -> RunSpec {
+        RunSpec { vsync, ..self }
+    }
+
+    /// The same run with noise seed `seed`.
+    pub fn with_seed(self, seed: u64) -> RunSpec {
+        RunSpec { seed, ..self }
+    }
+
+    /// The same run with its clock starting at `start`.
+    pub fn with_start(self, start: Nanos) -> RunSpec {
+        RunSpec { start, ..self }
+    }
+
+    /// The same run, stopping at `stop`.
+    pub fn with_stop(self, stop: Stop) -> RunSpec {
+        RunSpec { stop, ..self }
+    }
+
+    /// The same run, keeping its first `events` timeline events.
+    pub fn with_timeline(self, events: usize) -> RunSpec {
+        RunSpec { timeline: events, ..self }
+    }
+
+    /// The same run, replaying `trace` instead of the model's costs (`None`: the model's).
+    pub fn with_trace(self, trace: Option<Arc<Trace>>) -> RunSpec {
+        RunSpec { trace, ..self }
+    }
+
+    /// The same run, never stepping past `limit` updates.
+    pub fn with_step_limit(self, limit: Option<u64>) -> RunSpec {
+        RunSpec { step_limit: limit, ..self }
     }
 
     /// At most how many frames of clock per second this run shows, on
@@ -275,6 +327,7 @@ pub struct RunOutcome {
 
 /// Why a run stopped before its stop condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Truncation {
     /// Most frames cost nothing on the model's clock, so it crept forward by
     /// the 1 ns charged to an empty frame until [`MAX_FRAMES`] ran out.
@@ -329,6 +382,7 @@ impl fmt::Display for Truncation {
     "{strategy} @ {refresh} would take about {estimate:.1e} frames, over the limit of {MAX_FRAMES} frames per run \
      (at most {fits} fit)"
 )]
+#[non_exhaustive]
 pub struct OverBudget {
     /// The strategy of the run.
     pub strategy: StrategyId,
@@ -393,7 +447,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.driver().updates() >= n,
+            Stop::Updates(n) => session.pacer().updates() >= n,
             Stop::Duration(d) => now - spec.start >= d,
             Stop::TraceEnd => false,
         };
@@ -406,7 +460,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             Some(Truncation::FrameBudget { estimate: spec.estimated_frames().min(u64::MAX as f64) as u64 })
         } else if now >= clock_limit {
             let wanted = if let Stop::Updates(n) = spec.stop { n } else { 0 };
-            Some(Truncation::GameFellBehind { updates: session.driver().updates(), wanted, elapsed: now - spec.start })
+            Some(Truncation::GameFellBehind { updates: session.pacer().updates(), wanted, elapsed: now - spec.start })
         } else {
             None
         };
@@ -414,9 +468,9 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             log::debug!("{} on {}: stopped after {frames} frames: {reason}", spec.strategy, spec.refresh);
             break;
         }
-        display.begin_frame(session.driver().game_time(), session.driver().updates(), tick);
+        display.begin_frame(session.game_time(), session.pacer().updates(), tick);
         let report = session.run_frame(&mut display);
-        display.end_frame(session.driver().game_time());
+        display.end_frame(session.game_time());
         session.record(&report, Presented::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
@@ -428,7 +482,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
-            progress(fraction_done(spec.stop, session.driver(), &display, spec.start));
+            progress(fraction_done(spec.stop, session.pacer(), &display, spec.start));
         }
     }
     progress(1.0);
@@ -457,12 +511,12 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
     }
 }
 
-fn fraction_done(stop: Stop, driver: &FrameDriver, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {
+fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {
     let f = if let Some((done, len)) = display.trace_progress() {
         done as f64 / len.max(1) as f64
     } else {
         match stop {
-            Stop::Updates(n) => driver.updates() as f64 / n.max(1) as f64,
+            Stop::Updates(n) => pacer.updates() as f64 / n.max(1) as f64,
             Stop::Duration(d) => (display.clock() - start) as f64 / d.max(1) as f64,
             Stop::TraceEnd => 0.0,
         }
@@ -512,9 +566,10 @@ mod tests {
             render: Cost::ZERO,
             busy: Cost::ZERO,
             present_immediate: Cost::ZERO,
-            ..Preset::Seed000.model()
+            ..Preset::PacingAnswer.model()
         };
-        let spec = RunSpec { model, stop: Stop::Duration(1_000), ..RunSpec::new(StrategyId::CatchUp, Preset::Seed000) };
+        let spec =
+            RunSpec { model, stop: Stop::Duration(1_000), ..RunSpec::new(StrategyId::CatchUp, Preset::PacingAnswer) };
         let outcome = simulate(&spec, &mut Counter::default());
         assert_eq!(outcome.frames, 1_000, "each empty frame is charged 1 ns");
     }
@@ -553,12 +608,16 @@ mod tests {
 
     #[test]
     fn a_model_whose_frames_cost_nothing_is_charged_1_ns_a_frame_in_the_estimate() {
-        let model =
-            Model { render: Cost::ZERO, busy: Cost::ZERO, present_immediate: Cost::ZERO, ..Preset::Seed000.model() };
+        let model = Model {
+            render: Cost::ZERO,
+            busy: Cost::ZERO,
+            present_immediate: Cost::ZERO,
+            ..Preset::PacingAnswer.model()
+        };
         let spec = RunSpec {
             model,
             stop: Stop::Duration(NANOS_PER_SEC),
-            ..RunSpec::new(StrategyId::CatchUp, Preset::Seed000)
+            ..RunSpec::new(StrategyId::CatchUp, Preset::PacingAnswer)
         };
         assert_eq!(spec.estimated_frames(), 1e9);
         assert!(spec.check_budget().is_err(), "a second of 1 ns frames is 1e9 frames");

@@ -9,7 +9,7 @@
 //! | `spiky`   | as desktop    | as desktop + a 30–100 ms stall every 1.5–2.5 s | as desktop | as desktop | 60 |
 //! | `seed000` | 1 ms          | 3 ms          | vsync off by default, present 0   | exact             | 62.5    |
 //!
-//! `glaiel` is the seed article's simulator, number for number: its noise
+//! `glaiel` is Glaiel's simulator, number for number: its noise
 //! `fuzzy()` is uniform in ±f with f = (1/60)·0.005 s ≈ 83 333 ns, scaled
 //! ×0.01 for update and render and ×1e-5 for the busy step after display.
 //! Each cost is `max(0, base + noise)` in whole nanoseconds.
@@ -59,18 +59,19 @@ impl Cost {
     }
 
     /// A signed draw (for offsets that may move a time earlier).
-    pub fn offset(self, rng: &mut SplitMix64) -> i64 {
+    pub(crate) fn offset(self, rng: &mut SplitMix64) -> i64 {
         if self.lo == self.hi { self.lo } else { rng.range_i64(self.lo, self.hi) }
     }
 
     /// A draw clamped at 0: `max(0, draw)`.
-    pub fn sample(self, rng: &mut SplitMix64) -> Nanos {
+    pub(crate) fn sample(self, rng: &mut SplitMix64) -> Nanos {
         u64::try_from(self.offset(rng)).unwrap_or(0)
     }
 }
 
 /// How a vsynced present waits for the display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Presentation {
     /// The article's: present blocks until the next refresh boundary (a time
     /// exactly on a boundary waits 0) and wakes with `wake` noise around it.
@@ -87,6 +88,7 @@ pub enum Presentation {
 
 /// An occasional long frame (a GC pause, shader compile, another process).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stall {
     /// Time between stalls.
     pub every: Cost,
@@ -94,10 +96,25 @@ pub struct Stall {
     pub length: Cost,
 }
 
+impl Stall {
+    /// A stall of `length` about every `every`.
+    pub fn new(every: Cost, length: Cost) -> Stall {
+        Stall { every, length }
+    }
+}
+
 /// The named presets of `--model`.
+///
+/// ```
+/// use timestep_core::monitor::Preset;
+/// let preset: Preset = "glaiel".parse().unwrap();
+/// assert_eq!((preset, preset.to_string()), (Preset::Glaiel, "glaiel".to_owned()));
+/// assert_eq!(Preset::PacingAnswer.name(), "seed000", "the command line's name");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Preset {
-    /// The seed article's monitor simulator.
+    /// The monitor simulator of Tyler Glaiel's "How to make your game run at 60fps".
     Glaiel,
     /// A typical desktop: queued presents, sloppy sleeps, 2–8 ms renders.
     Desktop,
@@ -106,12 +123,12 @@ pub enum Preset {
     /// `desktop` plus a 30–100 ms stall about every 2 s.
     Spiky,
     /// The adaptive-pacing answer's worked timeline: no noise, exact sleeps.
-    Seed000,
+    PacingAnswer,
 }
 
 impl Preset {
     /// All presets, in help order.
-    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::Seed000];
+    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::PacingAnswer];
 
     /// The CLI name.
     pub fn name(self) -> &'static str {
@@ -120,7 +137,7 @@ impl Preset {
             Preset::Desktop => "desktop",
             Preset::Slow => "slow",
             Preset::Spiky => "spiky",
-            Preset::Seed000 => "seed000",
+            Preset::PacingAnswer => "seed000",
         }
     }
 
@@ -178,7 +195,7 @@ impl Preset {
                 stall: Some(Stall { every: Cost::between(ms(1500), ms(2500)), length: Cost::between(ms(30), ms(100)) }),
                 ..desktop
             },
-            Preset::Seed000 => Model {
+            Preset::PacingAnswer => Model {
                 preset: self,
                 update: Cost::fixed(ms(1)),
                 render: Cost::fixed(ms(3)),
@@ -202,8 +219,28 @@ impl fmt::Display for Preset {
     }
 }
 
-/// Everything the virtual machine and display charge to the clock.
+impl std::str::FromStr for Preset {
+    type Err = String;
+
+    /// As [`Preset::parse`].
+    fn from_str(text: &str) -> Result<Preset, String> {
+        Preset::parse(text)
+    }
+}
+
+/// Everything the virtual machine and display charge to the clock: a
+/// [`Preset`]'s model, changed by its `with_` methods or its fields.
+///
+/// ```
+/// use timestep_core::monitor::{Cost, Preset, Stall};
+///
+/// let mut model = Preset::Desktop.model().with_render(12_000_000);
+/// model.stall = Some(Stall::new(Cost::between(1_000_000_000, 3_000_000_000), Cost::fixed(50_000_000)));
+/// assert_eq!((model.render.lo, model.render.hi), (9_000_000, 15_000_000), "2–8 ms moved to 12 ± 3 ms");
+/// assert_eq!(Preset::Glaiel.model().busy, Cost::around(1_000, 1), "the article's busy(): 1 µs ± f·10⁻⁵");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Model {
     /// Which preset this started from (reported as `model`).
     pub preset: Preset,

@@ -19,6 +19,7 @@ use std::fmt;
 
 /// One timeline event.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// A render started at clock `at`, drawing `view`.
     Render {
@@ -77,7 +78,7 @@ pub struct Timeline {
 
 impl Timeline {
     /// A timeline keeping at most `capacity` events (0 records nothing).
-    pub fn with_capacity(capacity: usize) -> Timeline {
+    pub(crate) fn with_capacity(capacity: usize) -> Timeline {
         Timeline { events: Vec::with_capacity(capacity), capacity, ..Timeline::default() }
     }
 

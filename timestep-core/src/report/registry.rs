@@ -549,9 +549,9 @@ pub fn definitions_markdown() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     #[test]
     fn every_name_is_defined_once() {

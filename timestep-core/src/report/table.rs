@@ -11,6 +11,14 @@ use std::fmt::Write as _;
 /// An aligned text table: columns as wide as their widest cell, two spaces
 /// apart, numbers right-aligned and the columns named by [`Table::left`]
 /// left-aligned; no trailing spaces.
+///
+/// ```
+/// use timestep_core::monitor::Table;
+/// let mut table = Table::new(["strategy", "hz"]).left(&[0]);
+/// table.push(["lockstep", "60"]);
+/// table.push(["interpolated", "144"]);
+/// assert_eq!(table.to_string(), "strategy       hz\nlockstep       60\ninterpolated  144\n");
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     header: Vec<String>,

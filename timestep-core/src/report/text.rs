@@ -66,12 +66,12 @@ pub fn to_json(reports: &[RunReport]) -> Result<String, serde_json::Error> {
 
 #[cfg(test)]
 mod tests {
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::super::registry::all_fields;
     use super::super::run::{IntervalHistogram, TraceInfo};
     use super::*;
     use crate::metrics::{FrameStats, PresentHistogram};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn names(fields: &[&super::super::registry::Field]) -> Vec<&'static str> {
         fields.iter().map(|f| f.name).collect()

@@ -14,7 +14,7 @@
 //! [`Strategy::status`] says which branch runs and why.
 
 use super::fixed_step::{Draw, FixedStep};
-use super::fuzzy::{Fuzzy, VsyncDetector, VsyncVerdict};
+use super::fuzzy::{Fuzzy, VsyncDetector};
 use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
 use crate::time::Rate;
 use alloc::borrow::ToOwned;
@@ -24,7 +24,7 @@ use core::fmt;
 
 /// The branch `auto` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AutoChoice {
+pub(crate) enum AutoChoice {
     /// Fuzzy lockstep: vsync is the game's clock.
     FuzzyLockstep,
     /// Fixed steps, interpolated picture.
@@ -42,7 +42,7 @@ impl fmt::Display for AutoChoice {
 
 /// Chooses between fuzzy lockstep and interpolation each frame.
 #[derive(Debug, Clone)]
-pub struct Auto {
+pub(crate) struct Auto {
     config: StrategyConfig,
     detector: VsyncDetector,
     /// The branch running; `None` before the first frame.
@@ -55,7 +55,7 @@ pub struct Auto {
 
 impl Auto {
     /// A fresh `auto`.
-    pub fn new(config: &StrategyConfig) -> Auto {
+    pub(crate) fn new(config: &StrategyConfig) -> Auto {
         let fuzzy_config = StrategyConfig { vsync_detect: false, fuzzy_strict: false, ..*config };
         Auto {
             config: *config,
@@ -69,13 +69,8 @@ impl Auto {
     }
 
     /// The branch running now (interpolated before the first frame).
-    pub fn choice(&self) -> AutoChoice {
+    pub(crate) fn choice(&self) -> AutoChoice {
         self.choice.unwrap_or(AutoChoice::Interpolated)
-    }
-
-    /// What the measurement says.
-    pub fn verdict(&self) -> VsyncVerdict {
-        self.detector.verdict()
     }
 }
 

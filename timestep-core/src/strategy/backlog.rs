@@ -35,17 +35,8 @@ use super::StrategyConfig;
 use crate::time::{Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Exact fixed-step accounting against a moving origin.
-///
-/// ```
-/// use timestep_core::strategy::Backlog;
-/// use timestep_core::StrategyConfig;
-/// let mut backlog = Backlog::new(&StrategyConfig::default());
-/// backlog.advance(0);
-/// assert_eq!(backlog.advance(40_000_000), 2, "two 60 Hz ticks in 40 ms");
-/// assert_eq!(backlog.alpha(), 0.4);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backlog {
+pub(crate) struct Backlog {
     tick: Rate,
     max_steps: u32,
     lag_limit: Nanos,
@@ -106,7 +97,7 @@ impl NearTicks {
 
 impl Backlog {
     /// A backlog for `config`'s tick rate and guards.
-    pub fn new(config: &StrategyConfig) -> Backlog {
+    pub(crate) fn new(config: &StrategyConfig) -> Backlog {
         Backlog {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
@@ -128,14 +119,14 @@ impl Backlog {
     }
 
     /// The tick rate.
-    pub fn tick(&self) -> Rate {
+    pub(crate) fn tick(&self) -> Rate {
         self.tick
     }
 
     /// Brings the accounting up to `now` and returns how many ticks to run
     /// (already counted as done). The first call only sets the origin.
     /// A clock that runs backwards is treated as standing still.
-    pub fn advance(&mut self, now: Nanos) -> u32 {
+    pub(crate) fn advance(&mut self, now: Nanos) -> u32 {
         let now = now.max(self.last_now);
         self.last_now = now;
         let Some(origin) = self.origin else {
@@ -170,15 +161,16 @@ impl Backlog {
         steps
     }
 
+    #[cfg(test)]
     /// Runs exactly `n` more ticks regardless of the clock (fuzzy timers
     /// decide their own counts but keep the exact bookkeeping).
-    pub fn force(&mut self, n: u32) {
+    pub(crate) fn force(&mut self, n: u32) {
         self.set_done(self.done + u64::from(n), None);
         self.total += u64::from(n);
     }
 
     /// Restarts the accounting at `now` with nothing owed.
-    pub fn resync(&mut self, now: Nanos) {
+    pub(crate) fn resync(&mut self, now: Nanos) {
         let now = now.max(self.last_now);
         self.last_now = now;
         self.origin = Some(now);
@@ -187,7 +179,7 @@ impl Backlog {
 
     /// Time since the last tick run, as of the last `advance`. Can exceed a
     /// period when the step cap capped the frame.
-    pub fn leftover(&self) -> Nanos {
+    pub(crate) fn leftover(&self) -> Nanos {
         match self.origin {
             Some(origin) => (self.last_now - origin).saturating_sub(self.near.at),
             None => 0,
@@ -195,7 +187,7 @@ impl Backlog {
     }
 
     /// `leftover / period`, clamped to [0, 1].
-    pub fn alpha(&self) -> f32 {
+    pub(crate) fn alpha(&self) -> f32 {
         let period = self.near.after - self.near.at;
         if period == 0 {
             return 1.0;
@@ -204,36 +196,32 @@ impl Backlog {
     }
 
     /// Clock time of the latest tick run.
-    pub fn latest_time(&self) -> Nanos {
+    pub(crate) fn latest_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.at
     }
 
     /// Clock time of the tick before the latest (what alpha 0 depicts).
-    pub fn previous_time(&self) -> Nanos {
+    pub(crate) fn previous_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.before
-    }
-
-    /// Clock time that `lerp(previous, current, alpha)` depicts.
-    pub fn interpolated_time(&self) -> Nanos {
-        self.time_at(self.alpha())
     }
 
     /// Clock time that `lerp(previous, current, alpha)` depicts for this
     /// `alpha` ([`Backlog::alpha`], which a caller drawing it has already
     /// divided out: a second division was 1 % of an `interpolated` frame).
-    pub fn time_at(&self, alpha: f32) -> Nanos {
+    pub(crate) fn time_at(&self, alpha: f32) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
         prev + round_to_nanos(nanos_as_f64(span) * f64::from(alpha))
     }
 
+    #[cfg(test)]
     /// Total ticks run since the last reset.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.total
     }
 
     /// How many times a backlog beyond the lag limit was dropped.
-    pub fn drops(&self) -> u64 {
+    pub(crate) fn drops(&self) -> u64 {
         self.drops
     }
 }
@@ -247,6 +235,14 @@ mod tests {
 
     fn backlog(hz: u64) -> Backlog {
         Backlog::new(&StrategyConfig { tick_rate: Rate::from_hz(hz), ..StrategyConfig::default() })
+    }
+
+    #[test]
+    fn two_60_hz_ticks_fall_due_in_40_ms_and_leave_four_tenths_of_one() {
+        let mut backlog = Backlog::new(&StrategyConfig::default());
+        backlog.advance(0);
+        assert_eq!(backlog.advance(40_000_000), 2, "two 60 Hz ticks in 40 ms");
+        assert_eq!(backlog.alpha(), 0.4);
     }
 
     #[test]

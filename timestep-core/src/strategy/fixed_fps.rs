@@ -23,7 +23,7 @@ use crate::time::{Nanos, Rate};
 
 /// One step per frame, frames scheduled on the tick grid.
 #[derive(Debug, Clone)]
-pub struct FixedFps {
+pub(crate) struct FixedFps {
     tick: Rate,
     lag_limit: Nanos,
     origin: Option<Nanos>,
@@ -34,7 +34,7 @@ pub struct FixedFps {
 
 impl FixedFps {
     /// A fresh `fixed-fps`.
-    pub fn new(config: &StrategyConfig) -> FixedFps {
+    pub(crate) fn new(config: &StrategyConfig) -> FixedFps {
         FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit(), origin: None, n: 0, late_frames: 0 }
     }
 }

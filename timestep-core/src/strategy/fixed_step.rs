@@ -32,7 +32,7 @@ use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, Strategy
 
 /// Which picture a [`FixedStep`] loop draws between ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Draw {
+pub(crate) enum Draw {
     /// The latest state as it is (`catch-up`).
     Latest,
     /// Between the last two states by `leftover / period` (`interpolated`).
@@ -43,7 +43,7 @@ pub enum Draw {
 
 impl Draw {
     /// The strategy this draw makes of a fixed-step loop.
-    pub fn strategy(self) -> StrategyId {
+    pub(crate) fn strategy(self) -> StrategyId {
         match self {
             Draw::Latest => StrategyId::CatchUp,
             Draw::Interpolate => StrategyId::Interpolated,
@@ -54,25 +54,15 @@ impl Draw {
 
 /// Fixed steps from an exact backlog, drawn as [`Draw`] says.
 #[derive(Debug, Clone)]
-pub struct FixedStep {
+pub(crate) struct FixedStep {
     backlog: Backlog,
     draw: Draw,
 }
 
 impl FixedStep {
     /// A fresh fixed-step loop drawing `draw`.
-    pub fn new(config: &StrategyConfig, draw: Draw) -> FixedStep {
+    pub(crate) fn new(config: &StrategyConfig, draw: Draw) -> FixedStep {
         FixedStep { backlog: Backlog::new(config), draw }
-    }
-
-    /// What it draws.
-    pub fn draw(&self) -> Draw {
-        self.draw
-    }
-
-    /// The step accounting (drops, leftover).
-    pub fn backlog(&self) -> &Backlog {
-        &self.backlog
     }
 }
 

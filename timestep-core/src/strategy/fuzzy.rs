@@ -35,7 +35,15 @@ use alloc::string::{String, ToString};
 use core::fmt;
 
 /// Which of Glaiel's fuzzy timers to run.
+///
+/// ```
+/// use timestep_core::strategy::FuzzyVariant;
+/// let variant: FuzzyVariant = "60-62".parse().unwrap();
+/// assert_eq!((variant, variant.to_string()), (FuzzyVariant::Fuzzy6062, "60-62".to_owned()));
+/// assert_eq!(FuzzyVariant::default(), FuzzyVariant::Final);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum FuzzyVariant {
     /// `while (acc > 1/62) { update; acc -= 1/60; if (acc < 0) acc = 0; }`
     Fuzzy6062,
@@ -68,6 +76,15 @@ impl FuzzyVariant {
             .into_iter()
             .find(|v| v.name().eq_ignore_ascii_case(text.trim()))
             .ok_or_else(|| format!("unknown fuzzy variant '{text}' (expected 60-62, 59-61 or final)"))
+    }
+}
+
+impl core::str::FromStr for FuzzyVariant {
+    type Err = String;
+
+    /// As [`FuzzyVariant::parse`].
+    fn from_str(text: &str) -> Result<FuzzyVariant, String> {
+        FuzzyVariant::parse(text)
     }
 }
 
@@ -114,7 +131,7 @@ pub const VSYNC_WINDOW: usize = 32;
 
 /// What the frame times say about vsync.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VsyncVerdict {
+pub(crate) enum VsyncVerdict {
     /// Fewer than `VSYNC_WINDOW` frames seen since the last reset.
     Unknown,
     /// Frame times are steady at this median period, near the tick rate.
@@ -161,7 +178,7 @@ pub const VSYNC_REEVALUATE: usize = VSYNC_WINDOW / 4;
 /// tick rate: the median must lie within 58–62 Hz (scaled to the tick rate)
 /// and 7 of 8 frames within ±3 % of the median (at least ±0.25 ms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VsyncDetector {
+pub(crate) struct VsyncDetector {
     /// The frame periods near the tick rate, fastest to slowest: kept, as
     /// each end is a scaled rate (a 128-bit gcd) and its period, and every
     /// verdict asks (1.5 % of a simulated `fuzzy` frame's instructions).
@@ -176,7 +193,7 @@ pub struct VsyncDetector {
 
 impl VsyncDetector {
     /// A detector for this tick rate.
-    pub fn new(tick: Rate) -> VsyncDetector {
+    pub(crate) fn new(tick: Rate) -> VsyncDetector {
         VsyncDetector {
             near_tick: (tick.scaled(62, 60).period(), tick.scaled(58, 60).period()),
             deltas: SortedWindow::new(),
@@ -187,7 +204,7 @@ impl VsyncDetector {
     }
 
     /// Records the start of a frame.
-    pub fn observe(&mut self, now: Nanos) {
+    pub(crate) fn observe(&mut self, now: Nanos) {
         if let Some(last) = self.last_now {
             self.deltas.push(now.saturating_sub(last));
             self.seen += 1;
@@ -199,13 +216,13 @@ impl VsyncDetector {
     }
 
     /// The current verdict (as of the last re-evaluation).
-    pub fn verdict(&self) -> VsyncVerdict {
+    pub(crate) fn verdict(&self) -> VsyncVerdict {
         self.verdict
     }
 
     /// Whether frames every `period` are near the tick rate: 58–62 Hz for a
     /// 60 Hz tick, scaled with it.
-    pub fn is_near_tick(&self, period: Nanos) -> bool {
+    pub(crate) fn is_near_tick(&self, period: Nanos) -> bool {
         let (fastest, slowest) = self.near_tick;
         (fastest..=slowest).contains(&period)
     }
@@ -213,7 +230,7 @@ impl VsyncDetector {
     /// Whether to treat the display as a vsync near the tick rate: the
     /// measured verdict once there is one; until then, whether the display's
     /// reported `refresh` is near the tick rate (unknown: no).
-    pub fn expects_vsync_near_tick(&self, refresh: Option<Rate>) -> bool {
+    pub(crate) fn expects_vsync_near_tick(&self, refresh: Option<Rate>) -> bool {
         match self.verdict {
             VsyncVerdict::Locked { .. } => true,
             VsyncVerdict::Unknown => refresh.is_some_and(|r| self.is_near_tick(r.period())),
@@ -242,7 +259,7 @@ impl VsyncDetector {
 
 /// The fuzzy timer with optional vsync detection.
 #[derive(Debug, Clone)]
-pub struct Fuzzy {
+pub(crate) struct Fuzzy {
     variant: FuzzyVariant,
     window: Window,
     detect: bool,
@@ -265,7 +282,7 @@ pub struct Fuzzy {
 
 impl Fuzzy {
     /// A fresh `fuzzy` from the config's variant and detection switch.
-    pub fn new(config: &StrategyConfig) -> Fuzzy {
+    pub(crate) fn new(config: &StrategyConfig) -> Fuzzy {
         Fuzzy {
             variant: config.fuzzy_variant,
             window: Window::new(config.fuzzy_variant, config.tick_rate),
@@ -285,13 +302,15 @@ impl Fuzzy {
         }
     }
 
+    #[cfg(test)]
     /// Whether the last frame used the fuzzy window (else strict stepping).
-    pub fn is_fuzzing(&self) -> bool {
+    pub(crate) fn is_fuzzing(&self) -> bool {
         self.fuzzing
     }
 
+    #[cfg(test)]
     /// What vsync detection currently concludes.
-    pub fn verdict(&self) -> VsyncVerdict {
+    pub(crate) fn verdict(&self) -> VsyncVerdict {
         self.detector.verdict()
     }
 

@@ -11,7 +11,7 @@ use crate::time::{Nanos, Rate};
 
 /// One step per frame.
 #[derive(Debug, Clone)]
-pub struct Lockstep {
+pub(crate) struct Lockstep {
     tick: Rate,
     origin: Option<Nanos>,
     done: u64,
@@ -19,7 +19,7 @@ pub struct Lockstep {
 
 impl Lockstep {
     /// A fresh `lockstep`.
-    pub fn new(config: &StrategyConfig) -> Lockstep {
+    pub(crate) fn new(config: &StrategyConfig) -> Lockstep {
         Lockstep { tick: config.tick_rate, origin: None, done: 0 }
     }
 }

@@ -14,7 +14,7 @@
 //!
 //! The same state machine runs in the window and in the virtual monitor, so a
 //! figure from `timestep-lab simulate` is a figure about the code the demo runs.
-//! Switching strategy at run time keeps the world and calls [`Strategy::reset`].
+//! Switching strategy at run time keeps the world and resets the strategy's timing.
 
 mod auto;
 mod backlog;
@@ -23,26 +23,31 @@ mod fixed_step;
 mod fuzzy;
 mod lockstep;
 mod paced;
+// proptest does not build for wasm32 (its getrandom has no wasm_js there).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props;
 mod snapped;
 mod startup;
 mod variable;
 
-pub use auto::{Auto, AutoChoice};
-pub use backlog::Backlog;
-pub use fixed_fps::FixedFps;
-pub use fixed_step::{Draw, FixedStep};
-pub use fuzzy::{Fuzzy, FuzzyVariant, VsyncDetector, VsyncVerdict};
-pub use lockstep::Lockstep;
-pub use paced::Paced;
-pub use snapped::Snapped;
+pub use fuzzy::FuzzyVariant;
 pub use startup::Startup;
-pub use variable::Variable;
 
-use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use auto::Auto;
+use fixed_fps::FixedFps;
+use fixed_step::{Draw, FixedStep};
+use fuzzy::Fuzzy;
+use lockstep::Lockstep;
+use paced::Paced;
+use snapped::Snapped;
+use variable::Variable;
+
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
+use core::time::Duration;
 
 /// The stable ids of the ten strategies, in key order (`1`–`0`).
 ///
@@ -77,6 +82,7 @@ pub enum StrategyId {
 
 /// What the CLI, the overlay and reports say about a strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StrategyInfo {
     /// The id.
     pub id: StrategyId,
@@ -84,7 +90,7 @@ pub struct StrategyInfo {
     pub name: &'static str,
     /// One line: what it does and what it costs.
     pub summary: &'static str,
-    /// Where the idea comes from (seed numbers, articles).
+    /// Where the idea comes from: the articles and answers that describe it.
     pub source: &'static str,
 }
 
@@ -93,43 +99,43 @@ const INFOS: [StrategyInfo; 10] = [
         id: StrategyId::Lockstep,
         name: "lockstep",
         summary: "one fixed step per rendered frame: perfectly smooth at refresh == tick rate, wrong speed anywhere else",
-        source: "seeds 001, 002, 004",
+        source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop",
     },
     StrategyInfo {
         id: StrategyId::FixedFps,
         name: "fixed-fps",
         summary: "step, render, then sleep until the next tick: right speed on fast machines, slows down on slow ones",
-        source: "seed 004 (deWiTTERS loop 1)",
+        source: "deWiTTERS' Game Loop, loop 1",
     },
     StrategyInfo {
         id: StrategyId::Variable,
         name: "variable",
         summary: "one step of the measured frame time (clamped): smooth, but physics and replays depend on frame rate",
-        source: "seeds 001, 002, 004 (loop 2)",
+        source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop, loop 2",
     },
     StrategyInfo {
         id: StrategyId::CatchUp,
         name: "catch-up",
         summary: "fixed steps from an accumulator, latest state drawn: right speed, but 0/2-update frames stutter",
-        source: "seed 001 (naive timer), 002, 004 (loop 3)",
+        source: "Glaiel's naive timer; the frame-rate answers; deWiTTERS' Game Loop, loop 3",
     },
     StrategyInfo {
         id: StrategyId::Interpolated,
         name: "interpolated",
         summary: "fixed steps, draws between the last two states by acc/dt: smooth at any refresh, one tick of latency",
-        source: "seed 001 (Fix Your Timestep), 002, 004 (loop 4)",
+        source: "Fiedler's Fix Your Timestep!; the frame-rate answers; deWiTTERS' Game Loop, loop 4",
     },
     StrategyInfo {
         id: StrategyId::Extrapolated,
         name: "extrapolated",
         summary: "fixed steps, draws current + velocity × leftover time: no added latency, overshoots at bounces",
-        source: "seeds 002, 004 (loop 4)",
+        source: "the frame-rate answers; deWiTTERS' Game Loop, loop 4",
     },
     StrategyInfo {
         id: StrategyId::Fuzzy,
         name: "fuzzy",
         summary: "accumulator that accepts frames near one tick as one tick: vsync-smooth, but drifts without vsync",
-        source: "seed 001 (Slick Entertainment's fuzzy timer)",
+        source: "Glaiel's article (Slick Entertainment's fuzzy timer)",
     },
     StrategyInfo {
         id: StrategyId::Snapped,
@@ -141,13 +147,13 @@ const INFOS: [StrategyInfo; 10] = [
         id: StrategyId::Paced,
         name: "paced",
         summary: "render at a steady adaptive interval, simulate just past the next frame's time, then wait",
-        source: "seed 000",
+        source: "a frame-pacing answer (the adaptive render interval)",
     },
     StrategyInfo {
         id: StrategyId::Auto,
         name: "auto",
         summary: "fuzzy lockstep when vsync is measured near the tick rate, interpolation otherwise; says why",
-        source: "seed 001's conclusion",
+        source: "Glaiel's conclusion",
     },
 ];
 
@@ -189,7 +195,7 @@ impl StrategyId {
     }
 
     /// A fresh strategy of this kind.
-    pub fn build(self, config: &StrategyConfig) -> Box<dyn Strategy> {
+    pub(crate) fn build(self, config: &StrategyConfig) -> Box<dyn Strategy> {
         match self {
             StrategyId::Lockstep => Box::new(Lockstep::new(config)),
             StrategyId::FixedFps => Box::new(FixedFps::new(config)),
@@ -222,6 +228,7 @@ impl core::str::FromStr for StrategyId {
 
 /// An unknown strategy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 #[error(
     "unknown strategy '{0}' (expected one of: lockstep, fixed-fps, variable, catch-up, interpolated, extrapolated, fuzzy, snapped, paced, auto)"
 )]
@@ -246,21 +253,30 @@ pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
 /// own time (up to [`StrategyConfig::step_cap`] ticks on a machine that keeps
 /// up); one more spares a frame that overran by under a tick, which later
 /// frames catch up.
-pub const LAG_LIMIT_SPARE_TICKS: u64 = 2;
+pub(crate) const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 
 /// The default largest variable step; the frame-rate answers treat anything over a second
 /// as absurd (and so does `variable`, which then steps one tick period).
 pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 
 /// Settings every strategy is built from. Strategies read what they need.
+/// Built from [`StrategyConfig::default`] or [`StrategyConfig::for_tick_rate`]
+/// and the `with_` methods; the fields say what is set.
 ///
 /// ```
-/// use timestep_core::{Rate, StrategyConfig};
+/// use std::time::Duration;
 /// use timestep_core::strategy::FuzzyVariant;
-/// let config = StrategyConfig { fuzzy_variant: FuzzyVariant::Fuzzy5961, ..StrategyConfig::default() };
-/// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(60), 10));
+/// use timestep_core::{Rate, StrategyConfig};
+///
+/// let config = StrategyConfig::default()
+///     .with_tick_rate(Rate::from_hz(120))
+///     .with_fuzzy_variant(FuzzyVariant::Fuzzy5961)
+///     .with_max_lag(Duration::from_millis(250));
+/// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(120), 20), "1/6 s of 120 Hz ticks");
+/// assert_eq!(config.lag_limit(), 250_000_000, "250 ms: more than 22 ticks of 120 Hz");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StrategyConfig {
     /// The fixed simulation rate (default 60 Hz).
     pub tick_rate: Rate,
@@ -297,6 +313,44 @@ impl Default for StrategyConfig {
 }
 
 impl StrategyConfig {
+    /// The same settings at `tick_rate` (the step cap stays `max_steps`
+    /// ticks of 60 Hz or more: see [`StrategyConfig::step_cap`];
+    /// [`StrategyConfig::for_tick_rate`] also lowers it below 60 Hz).
+    pub fn with_tick_rate(self, tick_rate: Rate) -> StrategyConfig {
+        StrategyConfig { tick_rate, ..self }
+    }
+
+    /// At most `max_steps` fixed steps a frame (counted in 60 Hz ticks when the tick is faster).
+    pub fn with_max_steps(self, max_steps: u32) -> StrategyConfig {
+        StrategyConfig { max_steps, ..self }
+    }
+
+    /// A backlog older than `max_lag` is dropped (but never one frame's due ticks).
+    pub fn with_max_lag(self, max_lag: Duration) -> StrategyConfig {
+        StrategyConfig { max_lag: duration_to_nanos(max_lag), ..self }
+    }
+
+    /// `variable`: a frame time above `max_dt` steps one tick period instead.
+    pub fn with_max_variable_dt(self, max_dt: Duration) -> StrategyConfig {
+        StrategyConfig { max_variable_dt: duration_to_nanos(max_dt), ..self }
+    }
+
+    /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
+    pub fn with_fuzzy_variant(self, fuzzy_variant: FuzzyVariant) -> StrategyConfig {
+        StrategyConfig { fuzzy_variant, ..self }
+    }
+
+    /// `fuzzy`: measure frame times and fall back to strict stepping without
+    /// a vsync near the tick rate (on by default; off is the article's raw timer).
+    pub fn with_vsync_detect(self, vsync_detect: bool) -> StrategyConfig {
+        StrategyConfig { vsync_detect, ..self }
+    }
+
+    /// `fuzzy`: never fuzz, always strict.
+    pub fn with_fuzzy_strict(self, fuzzy_strict: bool) -> StrategyConfig {
+        StrategyConfig { fuzzy_strict, ..self }
+    }
+
     /// The defaults at `tick_rate`, with the step cap a game wants at any
     /// rate: a frame catches up at most 1/6 s of ticks (at least one), so
     /// the lag limit is 1 s, or 3 ticks below 3 Hz, never 12 ticks of a slow
@@ -344,7 +398,7 @@ impl StrategyConfig {
 
 /// What the strategy is told at the start of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FrameContext {
+pub(crate) struct FrameContext {
     /// The clock at the start of the frame.
     pub now: Nanos,
     /// The display refresh rate, if anybody knows it (winit's report, the
@@ -394,7 +448,7 @@ pub enum View {
 
 /// In which order a frame steps and renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
+pub(crate) enum Order {
     /// Run these steps, then render and present (every strategy but `paced`).
     StepsThenRender(Steps),
     /// Render and present first, then run the steps that
@@ -414,7 +468,7 @@ impl Order {
 
 /// The decision taken at the start of a frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Step then render, or render then step.
     pub order: Order,
     /// What to draw.
@@ -427,14 +481,16 @@ pub struct Plan {
 
 /// When the next frame should start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Wake {
     /// `None`: as soon as the present returns (vsync or the GPU paces the loop).
     pub at: Option<Nanos>,
 }
 
 /// A loop strategy. See the module docs for the call order.
-pub trait Strategy: Send {
+pub(crate) trait Strategy: Send {
     /// Name, summary, source.
+    #[cfg_attr(not(test), expect(dead_code, reason = "tests check that each id builds its own strategy"))]
     fn info(&self) -> &'static StrategyInfo;
 
     /// Forgets all timing state; the next `begin` is treated as the first

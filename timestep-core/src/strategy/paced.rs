@@ -5,21 +5,21 @@
 //! *next* frame's start, then wait for it:
 //!
 //! ```text
-//! render 3 ms, update 1 ms, step 5 ms, interval 16 ms (the seed's timeline):
+//! render 3 ms, update 1 ms, step 5 ms, interval 16 ms (the answer's timeline):
 //! ms   0  3 4 5 6 7        16 19 20 21 22     32
 //!      R0 U5 U10 U15 U20 W16 R16 U25 U30 U35 W32 R32
 //! at R16: previous = 15, current = 20 → proportion (16 − 15) / (20 − 15) = 0.2
 //! ```
 //!
 //! If a frame's work outgrows the interval, the interval becomes 1.2 × the
-//! frame time (the seed's rule); with lots of slack (work under half the
+//! frame time (the answer's rule); with lots of slack (work under half the
 //! interval) it shrinks by 1 % per frame, never below the display's refresh
 //! period (or 1/60 s when the refresh is unknown: no point presenting faster
-//! than anybody can see). The seed also re-checks the clock after every
+//! than anybody can see). The answer also re-checks the clock after every
 //! update; a strategy cannot read the clock, so that check happens once, in
 //! [`Strategy::end`], and affects the next frame.
 //!
-//! Caveat from the seed: simulating ahead means input read during a frame is
+//! Caveat from the answer: simulating ahead means input read during a frame is
 //! applied to ticks the picture shows only later.
 
 use alloc::format;
@@ -29,13 +29,13 @@ use super::backlog::NearTicks;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
-/// The interval when the display's refresh is unknown (the seed's "nice
+/// The interval when the display's refresh is unknown (the answer's "nice
 /// high starting interval", 1/60 s).
 const DEFAULT_INTERVAL: Nanos = NANOS_PER_SEC / 60;
 
 /// The adaptive render interval: render first, grow the interval ×1.2 on a miss, step to the frame's end, wait.
 #[derive(Debug, Clone)]
-pub struct Paced {
+pub(crate) struct Paced {
     tick: Rate,
     max_steps: u32,
     lag_limit: Nanos,
@@ -55,7 +55,7 @@ pub struct Paced {
 
 impl Paced {
     /// A fresh `paced`.
-    pub fn new(config: &StrategyConfig) -> Paced {
+    pub(crate) fn new(config: &StrategyConfig) -> Paced {
         Paced {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
@@ -72,8 +72,9 @@ impl Paced {
         }
     }
 
+    #[cfg(test)]
     /// The current render interval.
-    pub fn interval(&self) -> Nanos {
+    pub(crate) fn interval(&self) -> Nanos {
         self.interval
     }
 

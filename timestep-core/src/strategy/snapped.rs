@@ -39,7 +39,7 @@ pub const HISTORY: usize = 4;
 
 /// The snapped, averaged, interpolated timer.
 #[derive(Debug, Clone)]
-pub struct Snapped {
+pub(crate) struct Snapped {
     tick: Rate,
     max_steps: u32,
     /// Deltas and backlogs beyond this are stalls.
@@ -74,7 +74,7 @@ fn u128_as_f64(v: u128) -> f64 {
 
 impl Snapped {
     /// A fresh `snapped`.
-    pub fn new(config: &StrategyConfig) -> Snapped {
+    pub(crate) fn new(config: &StrategyConfig) -> Snapped {
         let period = config.tick_rate.period();
         Snapped {
             tick: config.tick_rate,

@@ -19,7 +19,7 @@ use crate::time::{Nanos, Rate};
 
 /// One step per frame of the measured delta.
 #[derive(Debug, Clone)]
-pub struct Variable {
+pub(crate) struct Variable {
     tick: Rate,
     max_dt: Nanos,
     last_now: Option<Nanos>,
@@ -29,7 +29,7 @@ pub struct Variable {
 
 impl Variable {
     /// A fresh `variable`.
-    pub fn new(config: &StrategyConfig) -> Variable {
+    pub(crate) fn new(config: &StrategyConfig) -> Variable {
         Variable { tick: config.tick_rate, max_dt: config.max_variable_dt.max(1), last_now: None, guarded: 0 }
     }
 }

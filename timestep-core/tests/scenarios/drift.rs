@@ -5,9 +5,10 @@
 //! 40 fps and at 9.9999999999998312 at 100 fps. Our game time is a count of
 //! ticks converted exactly, so it is the same nanosecond at any frame rate.
 
-use timestep_core::frame::{FrameDriver, FrameHost, Simulation};
+use timestep_core::Pacer;
+use timestep_core::frame::{FrameHost, Simulation};
 use timestep_core::strategy::{StrategyConfig, StrategyId, View};
-use timestep_core::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate};
+use timestep_core::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -51,23 +52,23 @@ impl FrameHost<NoWorld> for SteadyHost {
     }
 }
 
-/// The driver's game time after `10 × fps` frames exactly `1/fps` apart.
+/// The pacer's game time after `10 × fps` frames exactly `1/fps` apart.
 ///
-/// It drives the [`FrameDriver`] itself rather than calling the simulator:
-/// this is about the driver's integer arithmetic under the seed's ideal frame
+/// It drives the [`Pacer`] itself rather than calling the simulator:
+/// this is about the pacer's integer arithmetic under the seed's ideal frame
 /// rate, and the simulator's display would add its model's costs and vblank
 /// grid to every frame start.
 fn game_time_after(strategy: StrategyId, fps: u64, tick: Rate, start: Nanos) -> Nanos {
-    let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
-    let mut driver = FrameDriver::new(strategy, config);
+    let config = StrategyConfig::default().with_tick_rate(tick);
+    let mut pacer = Pacer::with_config(strategy, config);
     let mut host = SteadyHost { clock: ManualClock::starting_at(start) };
     let frame = Rate::from_hz(fps);
     for n in 1..=10 * fps {
-        driver.run_frame(&mut NoWorld, &mut host);
+        pacer.run_host_frame(&mut NoWorld, &mut host);
         host.clock.advance_to(start + frame.tick_time(n));
     }
-    driver.run_frame(&mut NoWorld, &mut host);
-    driver.game_time()
+    pacer.run_host_frame(&mut NoWorld, &mut host);
+    duration_to_nanos(pacer.game_time())
 }
 
 #[test]

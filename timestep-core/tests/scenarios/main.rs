@@ -1,4 +1,4 @@
-//! Scenarios through the core alone: the frame driver on a steady clock
+//! Scenarios through the core alone: the pacer on a steady clock
 //! (`drift`) and the metrics of whole runs on the virtual monitor (`metrics`,
 //! with the `monitor` feature).
 

@@ -33,7 +33,7 @@ fn ntsc() -> Rate {
 }
 
 fn spec(strategy: StrategyId, refresh: Rate, updates: u64) -> RunSpec {
-    RunSpec { refresh, stop: Stop::Updates(updates), ..RunSpec::new(strategy, Preset::Glaiel) }
+    RunSpec::new(strategy, Preset::Glaiel).with_refresh(refresh).with_stop(Stop::Updates(updates))
 }
 
 fn stats(spec: &RunSpec) -> FrameStats {
@@ -47,7 +47,7 @@ fn stats(spec: &RunSpec) -> FrameStats {
 fn stats_and_mean_behind(spec: &RunSpec) -> (FrameStats, f64) {
     let Stop::Updates(updates) = spec.stop else { panic!("an update-count run") };
     // At most an update, a render and a wait per frame, and a frame per update or less.
-    let spec = RunSpec { timeline: 4 * updates as usize, ..spec.clone() };
+    let spec = spec.clone().with_timeline(4 * updates as usize);
     let outcome = simulate(&spec, &mut Counter::default());
     assert!(!outcome.timeline.is_full(), "the timeline holds the whole run");
     let behind: Vec<f64> = outcome
@@ -75,7 +75,7 @@ fn catch_up_on_59_94_hz_hitches_by_one_frame_on_every_double_update_and_repeat()
     // 59.94 Hz frame (j = +2T − ŝP ≈ +16.65 ms, j = −ŝP = −16.683 ms);
     // nothing else is.
     for seed in [0, 1, 2] {
-        let t = simulate(&RunSpec { seed, ..spec(StrategyId::CatchUp, ntsc(), 10_000) }, &mut Counter::default())
+        let t = simulate(&spec(StrategyId::CatchUp, ntsc(), 10_000).with_seed(seed), &mut Counter::default())
             .metrics
             .totals();
         let s = t.stats;
@@ -150,11 +150,8 @@ fn ten_100_ms_freezes_in_6000_frames_are_twenty_hitches_of_83_ms() {
         Arc::new(Trace::from_frame_times(&times))
     };
     for frames in [6_000, 60_000] {
-        let run = RunSpec {
-            trace: Some(trace(frames)),
-            stop: Stop::TraceEnd,
-            ..RunSpec::new(StrategyId::CatchUp, Preset::Glaiel)
-        };
+        let run =
+            RunSpec::new(StrategyId::CatchUp, Preset::Glaiel).with_trace(Some(trace(frames))).with_stop(Stop::TraceEnd);
         let s = stats(&run);
         assert_eq!(s.hitches, 20, "{frames} frames: {s:?}");
         assert!((s.max_hitch_ms - (100.0 - 50.0 / 3.0)).abs() < 0.01, "{frames} frames: {s:?}");

@@ -33,7 +33,7 @@
 mod read;
 
 #[cfg(feature = "trace")]
-pub use read::{MAX_FRAME_MS, MAX_LINE_BYTES, MAX_TRACE_BYTES, TraceError, TraceOptions, parse_trace, read_trace};
+pub use read::{TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::report::{TraceInfo, trim_number};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -41,6 +41,7 @@ use std::fmt;
 
 /// One displayed frame of a trace, as the replay needs it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TraceFrame {
     /// From the previous displayed frame's present to this one's; the present
     /// intervals of the not-displayed frames before it are included.
@@ -92,7 +93,7 @@ pub struct RefreshEstimate {
 
 /// Common display refresh rates, Hz, for [`RefreshEstimate::nominal_hz`].
 /// The NTSC family is exact (59.94 is 60000/1001).
-pub const COMMON_REFRESH_HZ: [f64; 24] = [
+pub(crate) const COMMON_REFRESH_HZ: [f64; 24] = [
     24_000.0 / 1001.0,
     24.0,
     25.0,
@@ -124,7 +125,7 @@ pub const NOMINAL_TOLERANCE: f64 = 0.01;
 
 impl RefreshEstimate {
     /// Measures the refresh from display-change intervals; `None` without any.
-    pub fn from_intervals(intervals: &[Nanos]) -> Option<RefreshEstimate> {
+    pub(crate) fn from_intervals(intervals: &[Nanos]) -> Option<RefreshEstimate> {
         let mut sorted: Vec<Nanos> = intervals.iter().copied().filter(|&q| q > 0).collect();
         if sorted.is_empty() {
             return None;
@@ -205,6 +206,17 @@ pub struct Trace {
 
 impl Trace {
     /// A plain list of frame times (start to start), every frame displayed.
+    ///
+    /// ```
+    /// use timestep_core::monitor::{Preset, RunSpec, Stop, Trace};
+    /// use timestep_core::StrategyId;
+    /// use std::sync::Arc;
+    ///
+    /// let trace = Trace::from_frame_times(&[16_666_667, 16_666_667, 100_000_000]);
+    /// assert_eq!((trace.frames().len(), trace.frames()[2].present), (3, 100_000_000));
+    /// let spec = RunSpec::new(StrategyId::CatchUp, Preset::Glaiel).with_trace(Some(Arc::new(trace))).with_stop(Stop::TraceEnd);
+    /// assert_eq!(spec.estimated_frames(), 3.0, "a replay runs the trace's frames");
+    /// ```
     pub fn from_frame_times(times: &[Nanos]) -> Trace {
         let frames: Vec<TraceFrame> =
             times.iter().map(|&present| TraceFrame { present, ..TraceFrame::default() }).collect();

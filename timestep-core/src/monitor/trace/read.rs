@@ -40,21 +40,31 @@ use std::path::Path;
 
 /// The largest trace file read: 256 MiB, about 1.2 million rows of
 /// PresentMon's 220-byte lines (an hour of a 300 fps game with dwm.exe).
-pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// The longest line read: 64 KiB. A PresentMon row is under 1 KiB, OCAT's
 /// first row with the system columns about 600 bytes.
-pub const MAX_LINE_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_LINE_BYTES: u64 = 64 << 10;
 
 /// The longest frame time, display-change interval or display latency
 /// replayed, ms: a 10 s frame is a paused or stalled capture, not a frame.
-pub const MAX_FRAME_MS: f64 = 10_000.0;
+pub(crate) const MAX_FRAME_MS: f64 = 10_000.0;
 
 /// [`MAX_FRAME_MS`] in nanoseconds.
 const MAX_FRAME_NS: Nanos = 10_000 * NANOS_PER_MS;
 
-/// How to read a trace.
+/// How to read a trace: [`TraceOptions::default`] reads the capture's
+/// largest swap chain from a file of at most 256 MiB.
+///
+/// ```
+/// use timestep_core::monitor::{TraceOptions, parse_trace};
+///
+/// let options = TraceOptions::default().with_app("game.exe");
+/// let csv = "Application,SwapChainAddress,msBetweenPresents\ngame.exe,0x1,16.7\ngame.exe,0x1,16.6\n";
+/// assert_eq!(parse_trace(csv.as_bytes(), &options).map(|t| t.frames().len()).ok(), Some(2));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TraceOptions {
     /// Replay this application's swap chain (with the most frames if it has
     /// several) instead of the capture's largest one. ASCII case-insensitive.
@@ -69,8 +79,21 @@ impl Default for TraceOptions {
     }
 }
 
+impl TraceOptions {
+    /// Replays `app`'s swap chain (ASCII case-insensitive).
+    pub fn with_app(self, app: impl Into<String>) -> TraceOptions {
+        TraceOptions { app: Some(app.into()), ..self }
+    }
+
+    /// Refuses files larger than `max_bytes`.
+    pub fn with_max_bytes(self, max_bytes: u64) -> TraceOptions {
+        TraceOptions { max_bytes, ..self }
+    }
+}
+
 /// Why a trace cannot be replayed. Every message is one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TraceError {
     /// The file cannot be opened or read.
     #[error("cannot read trace: {0}")]
@@ -86,7 +109,7 @@ pub enum TraceError {
         /// The limit, bytes.
         limit: u64,
     },
-    /// A line past [`MAX_LINE_BYTES`].
+    /// A line past 64 KiB.
     #[error("line {line} is longer than {}: not a CSV of frame times", size(MAX_LINE_BYTES))]
     LineTooLong {
         /// The line.

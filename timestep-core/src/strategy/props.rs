@@ -1,9 +1,9 @@
 //! Property tests of every strategy: broken clocks, real-time speed, stalls.
 //!
 //! Random frame-time sequences are fed to each strategy through the same
-//! call order the loop driver uses. Case count: 100 000 in release builds (CI
-//! runs this file with `--release`), 2 000 in debug builds so `cargo test`
-//! stays quick; `PROPTEST_CASES` overrides both.
+//! call order the pacer uses. Case count: 100 000 in release builds (CI runs
+//! `cargo test --release -p timestep-core --lib strategy::props`), 2 000 in
+//! debug builds so `cargo test` stays quick; `PROPTEST_CASES` overrides both.
 //!
 //! Real-time speed and stalls are checked at the tick rates where a fixed
 //! lag limit went wrong (1 Hz, 1.01 Hz: a single tick is longer than the old
@@ -11,11 +11,9 @@
 //! more than `max_steps` ticks), with frames of any length a machine that
 //! keeps up can produce: up to the step cap (`StrategyConfig::step_cap`).
 
-#![cfg(not(target_arch = "wasm32"))] // proptest does not build for wasm32
-
+use super::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 use proptest::prelude::*;
-use timestep_core::strategy::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
-use timestep_core::time::{NANOS_PER_SEC, Nanos, Rate};
 
 const HOUR: Nanos = 3_600 * NANOS_PER_SEC;
 const THIRTY_DAYS: Nanos = 30 * 24 * HOUR;
@@ -133,7 +131,7 @@ struct Totals {
 /// ends at `t + work`, and the next starts then or at the strategy's
 /// wake-up, whichever is later.
 struct Host {
-    strategy: Box<dyn timestep_core::strategy::Strategy>,
+    strategy: Box<dyn super::Strategy>,
     refresh: Option<Rate>,
     now: Nanos,
     totals: Totals,

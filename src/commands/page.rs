@@ -105,19 +105,18 @@ pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
     PageMeasure::try_parse_from(words).map(|page| page.measure).map_err(|err| parameter_error(&err))
 }
 
-/// The parameters of a run that a tour takes too (the rest, such as
-/// `strategy` or `lanes`, mean nothing to a tour and would be refused).
-const TOUR_PARAMETERS: [&str; 7] =
-    ["tick-rate", "fuzzy-variant", "emulate-refresh", "emulate-jitter-us", "no-overlay", "seed", "window-size"];
-
 /// The query of the tour a running page starts (the page's tour key): `?measure`
-/// and the run's parameters that the tour shares (`?strategy=fuzzy&tick-rate=30`
-/// → `?measure&tick-rate=30`).
+/// and the run's parameters that `measure` takes too, by its own flags
+/// (`?strategy=fuzzy&tick-rate=30` → `?measure&tick-rate=30`: a tour has
+/// no `strategy`, and would refuse it).
 pub fn measure_query(query: &str) -> String {
+    use clap::CommandFactory as _;
+    let tour = PageMeasure::command();
+    let takes = |name: &str| tour.get_arguments().any(|a| a.get_long() == Some(name));
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut out = form_urlencoded::Serializer::new(String::new());
     for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-        if TOUR_PARAMETERS.contains(&name.as_ref()) {
+        if takes(&name) {
             out.append_pair(&name, &value);
         }
     }

@@ -49,7 +49,6 @@ mod metrics {
 }
 #[cfg(feature = "monitor")]
 pub mod monitor;
-#[cfg(feature = "std")]
 pub mod pacer;
 pub mod refresh;
 #[cfg(feature = "monitor")]
@@ -62,8 +61,9 @@ pub mod strategy;
 pub mod time;
 pub mod vblank;
 
+pub use pacer::{Frame, Pacer, Updates};
 #[cfg(feature = "std")]
-pub use pacer::{Frame, Pacer, Present, Updates};
+pub use pacer::Present;
 pub use strategy::{StrategyConfig, StrategyId, View};
 #[cfg(feature = "std")]
 pub use time::Instant;

@@ -63,9 +63,9 @@ pub mod strategy;
 pub mod time;
 pub mod vblank;
 
-pub use pacer::{Frame, Pacer, Updates};
 #[cfg(feature = "std")]
 pub use pacer::Present;
+pub use pacer::{Frame, Pacer, Updates};
 pub use strategy::{StrategyConfig, StrategyId, View};
 #[cfg(feature = "std")]
 pub use time::Instant;

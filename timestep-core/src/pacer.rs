@@ -809,6 +809,40 @@ mod tests {
     }
 
     #[test]
+    fn a_game_on_its_own_nanosecond_clock_runs_60_exact_ticks_in_a_second_at_60_hz() {
+        let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        let mut clock = ManualClock::default();
+        let mut dts = Vec::new();
+        while clock.now() <= NANOS_PER_SEC {
+            dts.extend(pacer.advance_at(clock.now()).steps());
+            clock.advance_by(2_000_000);
+            assert_eq!(pacer.presented_at(clock.now(), Some(1_000_000)).len(), 0, "catch-up steps before drawing");
+            assert_eq!(pacer.finish_at(clock.now()), None, "vsync paces a catch-up loop");
+            clock.advance_by(8_000_000);
+        }
+        assert_eq!(dts, [Duration::from_nanos(16_666_667); 60], "ticks 1 to 60, the last at 1 s exactly");
+        assert_eq!((pacer.updates(), pacer.game_time()), (60, Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn fixed_fps_wakes_on_the_60_hz_grid_of_the_game_s_clock() {
+        let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
+        let mut clock = ManualClock::default();
+        let wakes: Vec<_> = (0..3)
+            .map(|_| {
+                pacer.advance_at(clock.now());
+                clock.advance_by(3_000_000);
+                pacer.presented_at(clock.now(), None);
+                let wake = pacer.finish_at(clock.now()).expect("fixed-fps sets its own wake");
+                clock.advance_to(wake);
+                wake
+            })
+            .collect();
+        assert_eq!(wakes, [16_666_666, 33_333_333, 50_000_000], "n / 60 s, floored to the nanosecond");
+        assert_eq!(pacer.updates(), 3, "one tick a frame");
+    }
+
+    #[test]
     fn two_seconds_of_60_hz_ticks_are_120_updates_except_for_lockstep_at_144_hz() {
         let total = |id, hz| pacer_updates(id, Rate::from_hz(hz), 2 * hz as usize).iter().sum::<u32>();
         assert_eq!(total(StrategyId::Lockstep, 60), 120);
@@ -885,11 +919,7 @@ mod tests {
         let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         pacer.set_time_scale(0.5);
         pacer.advance_at(0);
-        assert_eq!(
-            pacer.finish_at(0),
-            Some(33_333_332),
-            "tick 1 of game time, 2 × 16_666_666 ns of wall time"
-        );
+        assert_eq!(pacer.finish_at(0), Some(33_333_332), "tick 1 of game time, 2 × 16_666_666 ns of wall time");
         assert_eq!(pacer.time_scale(), 0.5);
     }
 
@@ -1000,11 +1030,7 @@ mod tests {
         pacer.advance_at(0);
         assert_eq!(pacer.finish_at(1_000_000), Some(100_000_000));
         pacer.advance_at(130_000_000);
-        assert_eq!(
-            pacer.finish_at(250_000_000),
-            Some(200_000_000),
-            "a late frame: the next starts at once"
-        );
+        assert_eq!(pacer.finish_at(250_000_000), Some(200_000_000), "a late frame: the next starts at once");
         let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         fixed.set_frame_limit(Some(Rate::from_hz(10)));
         fixed.advance_at(0);

@@ -334,7 +334,6 @@ impl FrameDriver {
 
     /// Counts `steps` that a caller runs itself, reading input at `at`, up to
     /// the step limit; returns the steps it may run.
-    #[cfg_attr(not(feature = "std"), expect(dead_code, reason = "only the Pacer (std) counts steps for a caller"))]
     pub(crate) fn count_steps(&mut self, steps: Steps, at: Nanos) -> Steps {
         let allowed = self.step_limit.map_or(u64::MAX, |limit| limit.saturating_sub(self.updates));
         let steps = match steps {

@@ -11,11 +11,13 @@
 //! `monitor` (a virtual display that reproduces Tyler Glaiel's monitor
 //! simulator; the `monitor` feature). Which feature gates which module is
 //! in the README's "Features" above: without the default `std` the pacing
-//! core (`time` without the real clock, `strategy`, `frame`, `refresh`,
-//! `vblank`, `rng`) is `no_std` with `alloc`.
+//! core (`pacer` on the game's own clock in nanoseconds, `time` without the
+//! real clock, `strategy`, `frame`, `refresh`, `vblank`, `rng`) is `no_std`
+//! with `alloc`.
 //!
 //! ```text
-//!   pacer     the front door: advance → steps, view; presented; finish → wake      std
+//!   pacer     the front door: advance_at → steps, view; presented_at; finish_at → wake
+//!             (Nanos); advance, presented, finish on Instants, run (std)
 //!   time      integer nanoseconds, exact rational rates, clocks (the real one: std),
 //!             sleep_until (std)
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
@@ -49,7 +51,6 @@ mod metrics {
 }
 #[cfg(feature = "monitor")]
 pub mod monitor;
-#[cfg(feature = "std")]
 pub mod pacer;
 pub mod refresh;
 #[cfg(feature = "monitor")]
@@ -63,7 +64,8 @@ pub mod time;
 pub mod vblank;
 
 #[cfg(feature = "std")]
-pub use pacer::{Frame, Pacer, Present, Updates};
+pub use pacer::Present;
+pub use pacer::{Frame, Pacer, Updates};
 pub use strategy::{StrategyConfig, StrategyId, View};
 #[cfg(feature = "std")]
 pub use time::Instant;

@@ -11,13 +11,21 @@
 //!   wake = pacer.finish(now)          when the next frame should start: sleep_until(wake)
 //! ```
 //!
+//! Time comes in two ways, the same calls underneath. With `std`, as
+//! `Instant`s (`advance`, `presented`, `finish`; `run_frame` and `run` for
+//! a whole frame): the pacer counts from the first instant it sees. Without
+//! it, as the game's own clock in integer nanoseconds ([`Nanos`] since any
+//! fixed zero: a timer register, a host's frame clock, a manual clock in a
+//! test): [`Pacer::advance_at`], [`Pacer::presented_at`] and
+//! [`Pacer::finish_at`], which answer with the wake time on that clock. Use
+//! one clock or the other for a pacer's whole life.
+//!
 //! The lab runs on the pacer too: its demo window and its virtual monitor
 //! drive one through [`Pacer::run_host_frame`], so every figure the lab
 //! measures is a figure about what a game gets from this type. Around the
-//! strategies it adds `std::time` in and out ([`Instant`], [`Duration`]), a
-//! time scale, a frame limit, an explicit [`Pacer::resync`] after a load,
-//! and a refresh measurement and vsync verdict from the presents it is told
-//! about.
+//! strategies it adds time in and out as [`Duration`]s, a time scale, a
+//! frame limit, an explicit [`Pacer::resync`] after a load, and a refresh
+//! measurement and vsync verdict from the presents it is told about.
 //!
 //! The time scale runs the strategy on a game clock that advances `scale`
 //! times as fast as the wall clock (0.5: slow motion, half the steps a
@@ -25,12 +33,18 @@
 //! strategy (`fixed-fps`, `paced`) slows its frames down too; `lockstep` runs
 //! one step a frame whatever the scale, as it runs one whatever the clock.
 
-use std::time::Duration;
+use alloc::format;
+use alloc::string::String;
+use core::time::Duration;
 
+#[cfg(not(any(feature = "std", test)))]
+use crate::float::Round as _;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::refresh::{Measured, RefreshMeter, Verdict};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
-use crate::time::{Instant, Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
+#[cfg(feature = "std")]
+use crate::time::Instant;
+use crate::time::{Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
 
 /// The time scale's fixed-point unit: scales are kept in millionths, exactly.
 const SCALE_UNIT: u64 = 1_000_000;
@@ -86,12 +100,11 @@ impl Frame {
     ///
     /// ```
     /// use timestep_core::View;
-    /// # use timestep_core::{Instant, Pacer, Rate, StrategyId};
+    /// # use timestep_core::{Pacer, Rate, StrategyId};
     /// # let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(100));
-    /// # let start = Instant::now();
-    /// # pacer.advance(start);
-    /// # pacer.finish(start);
-    /// let frame = pacer.advance(start + std::time::Duration::from_micros(12_500));
+    /// # pacer.advance_at(0);
+    /// # pacer.finish_at(0);
+    /// let frame = pacer.advance_at(12_500_000);
     /// assert_eq!(frame.view(), View::Interpolate { alpha: 0.25 });
     /// assert_eq!(frame.blend(10.0, 20.0), 12.5);
     /// ```
@@ -107,7 +120,7 @@ impl Frame {
     }
 
     /// Whether the strategy draws before it steps (`paced`): its steps come
-    /// from [`Pacer::presented`], after the present.
+    /// from [`Pacer::presented_at`] (or `presented`), after the present.
     pub fn renders_first(&self) -> bool {
         self.render_first
     }
@@ -160,6 +173,7 @@ impl ExactSizeIterator for Updates {}
 /// assert_eq!((present.at, present.blocked), (at, Some(Duration::from_millis(14))));
 /// assert_eq!(Present::from(at).blocked, None);
 /// ```
+#[cfg(feature = "std")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Present {
@@ -169,6 +183,7 @@ pub struct Present {
     pub blocked: Option<Duration>,
 }
 
+#[cfg(feature = "std")]
 impl Present {
     /// A present that returned at `at`, blocking unmeasured.
     pub fn at(at: Instant) -> Present {
@@ -181,6 +196,7 @@ impl Present {
     }
 }
 
+#[cfg(feature = "std")]
 impl From<Instant> for Present {
     fn from(at: Instant) -> Present {
         Present::at(at)
@@ -231,24 +247,30 @@ impl Scale {
 }
 
 /// Frame pacing for a game's own loop: any of the ten strategies at any tick
-/// rate, driven by `std::time`. See the module docs for the frame's calls.
+/// rate, on the real clock (`std`) or the game's own in nanoseconds (also
+/// without `std`). See the module docs for the frame's calls.
+///
+/// A game on a fixed 60 Hz tick, its clock moved by hand:
 ///
 /// ```
-/// use std::time::Duration;
-/// use timestep_core::{Instant, Pacer, Rate, StrategyId};
+/// use core::time::Duration;
+/// use timestep_core::{Pacer, Rate, StrategyId};
 ///
-/// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
-/// let start = Instant::now();
-/// let ms = |n| start + Duration::from_millis(n);
-/// assert_eq!(pacer.advance(ms(0)).steps().len(), 0, "the first frame starts the clock");
-/// pacer.finish(ms(1));
-/// let frame = pacer.advance(ms(40));
-/// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
-/// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
+/// let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+/// let ms = |n: u64| n * 1_000_000;
+/// assert_eq!(pacer.advance_at(ms(0)).steps().len(), 0, "the first frame starts the clock");
+/// assert_eq!(pacer.presented_at(ms(2), None).len(), 0, "steps come before the picture");
+/// assert_eq!(pacer.finish_at(ms(2)), None, "vsync paces the loop");
+///
+/// let frame = pacer.advance_at(ms(40));
+/// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2], "ticks at 16.67 and 33.33 ms");
+/// assert_eq!(pacer.updates(), 2);
+/// assert_eq!(pacer.game_time(), Duration::from_nanos(33_333_333), "two ticks at their exact times");
 /// ```
 pub struct Pacer {
     driver: FrameDriver,
-    /// The wall clock's zero: the first instant the pacer saw.
+    /// The real clock's zero: the first instant the `Instant` calls saw.
+    #[cfg(feature = "std")]
     origin: Option<Instant>,
     /// The latest wall time seen (the clock is treated as monotonic).
     wall: Nanos,
@@ -280,6 +302,7 @@ impl Pacer {
     pub fn with_config(strategy: StrategyId, config: StrategyConfig) -> Pacer {
         Pacer {
             driver: FrameDriver::new(strategy, config),
+            #[cfg(feature = "std")]
             origin: None,
             wall: 0,
             scale: Scale { num: SCALE_UNIT, wall: 0, game: 0 },
@@ -294,36 +317,44 @@ impl Pacer {
         }
     }
 
-    /// Wall time of `at`: nanoseconds since the first instant seen, never
-    /// less than the latest (a clock that runs backwards stands still).
-    fn wall_of(&mut self, at: Instant) -> Nanos {
-        let origin = *self.origin.get_or_insert(at);
-        let wall = duration_to_nanos(at.saturating_duration_since(origin)).max(self.wall);
+    /// Wall time `now` on the game's clock, never less than the latest (a
+    /// clock that runs backwards stands still).
+    fn wall_of(&mut self, now: Nanos) -> Nanos {
+        let wall = now.max(self.wall);
         self.wall = wall;
         wall
     }
 
+    /// `at` on the pacer's clock: nanoseconds since the first instant seen.
+    #[cfg(feature = "std")]
+    fn nanos_of(&mut self, at: Instant) -> Nanos {
+        let origin = *self.origin.get_or_insert(at);
+        duration_to_nanos(at.saturating_duration_since(origin))
+    }
+
+    #[cfg(feature = "std")]
     fn instant_at(&self, wall: Nanos) -> Option<Instant> {
         self.origin.map(|origin| origin + nanos_to_duration(wall))
     }
 
-    /// Starts a frame at `now`: the steps to run before drawing, and what to draw.
-    pub fn advance(&mut self, now: Instant) -> Frame {
+    /// Starts a frame at `now` on the game's clock (nanoseconds since its
+    /// zero): the steps to run before drawing, and what to draw.
+    pub fn advance_at(&mut self, now: Nanos) -> Frame {
         let wall = self.wall_of(now);
         let (plan, game) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
         Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
     }
 
-    /// The frame's picture was presented (an [`Instant`], or a [`Present`]
-    /// with its blocking time): measures the refresh, and returns the steps a
+    /// The frame's picture was presented at `at` on the game's clock, after
+    /// blocking for `blocked` nanoseconds if the game measured it (what tells
+    /// vsync from a fast loop): measures the refresh, and returns the steps a
     /// render-first strategy runs now (none for the others).
-    pub fn presented(&mut self, present: impl Into<Present>) -> Updates {
-        let present = present.into();
-        let wall = self.wall_of(present.at);
+    pub fn presented_at(&mut self, at: Nanos, blocked: Option<Nanos>) -> Updates {
+        let wall = self.wall_of(at);
         let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
-        self.blocking_known |= present.blocked.is_some();
-        self.meter.record(wall, present.blocked.map_or(0, duration_to_nanos), unpaced);
+        self.blocking_known |= blocked.is_some();
+        self.meter.record(wall, blocked.unwrap_or(0), unpaced);
         if !self.render_first {
             return Updates::NONE;
         }
@@ -331,15 +362,53 @@ impl Pacer {
         Updates::of(self.driver.count_steps(steps, self.scale.game_at(wall)), self.tick())
     }
 
-    /// Ends the frame at `now`: when the next frame should start (`None`: at
-    /// once, vsync or the GPU paces the loop). Sleep with [`crate::sleep_until`].
-    pub fn finish(&mut self, now: Instant) -> Option<Instant> {
+    /// Ends the frame at `now` on the game's clock: when, on that clock, the
+    /// next frame should start (`None`: at once, vsync or the GPU paces the loop).
+    pub fn finish_at(&mut self, now: Nanos) -> Option<Nanos> {
         let wall = self.wall_of(now);
-        self.end_at(wall).and_then(|wall| self.instant_at(wall))
+        self.end_at(wall)
+    }
+
+    /// [`Pacer::advance_at`] on the real clock: starts a frame at `now`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use timestep_core::{Instant, Pacer, Rate, StrategyId};
+    ///
+    /// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+    /// let start = Instant::now();
+    /// let ms = |n| start + Duration::from_millis(n);
+    /// assert_eq!(pacer.advance(ms(0)).steps().len(), 0, "the first frame starts the clock");
+    /// pacer.finish(ms(1));
+    /// let frame = pacer.advance(ms(40));
+    /// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
+    /// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn advance(&mut self, now: Instant) -> Frame {
+        let now = self.nanos_of(now);
+        self.advance_at(now)
+    }
+
+    /// [`Pacer::presented_at`] on the real clock: the frame's picture was
+    /// presented (an [`Instant`], or a [`Present`] with its blocking time).
+    #[cfg(feature = "std")]
+    pub fn presented(&mut self, present: impl Into<Present>) -> Updates {
+        let present = present.into();
+        let at = self.nanos_of(present.at);
+        self.presented_at(at, present.blocked.map(duration_to_nanos))
+    }
+
+    /// [`Pacer::finish_at`] on the real clock: ends the frame at `now`, and
+    /// says when the next should start. Sleep with [`crate::sleep_until`].
+    #[cfg(feature = "std")]
+    pub fn finish(&mut self, now: Instant) -> Option<Instant> {
+        let now = self.nanos_of(now);
+        self.finish_at(now).and_then(|wall| self.instant_at(wall))
     }
 
     /// The one path from a time to a frame's decisions, shared by the
-    /// `Instant` calls above and [`Pacer::run_host_frame`]: the start of a
+    /// calls above and [`Pacer::run_host_frame`]: the start of a
     /// frame at wall time `wall` (nanoseconds since the pacer's origin):
     /// the strategy's plan, and the game time it was made at.
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
@@ -371,9 +440,9 @@ impl Pacer {
 
     /// One whole frame through a [`FrameHost`], on the host's clock in
     /// nanoseconds: the lab's loop shape, which the demo window and the
-    /// virtual monitor run (through [`crate::session::Session`]). The same
-    /// decisions as [`Pacer::advance`], [`Pacer::presented`] and
-    /// [`Pacer::finish`]; the world steps one update at a time, each after
+    /// virtual monitor run (through the lab's `Session`, feature `monitor`). The same
+    /// decisions as [`Pacer::advance_at`], [`Pacer::presented_at`] and
+    /// [`Pacer::finish_at`]; the world steps one update at a time, each after
     /// the host's clock is read (the update's input time), and the host is
     /// told after each. Presents are not measured here: the host knows more
     /// than the present time (the session measures them).
@@ -448,6 +517,7 @@ impl Pacer {
 
     /// One whole frame on `clock`: `update` for each step, `render` once,
     /// then presented and finished at the clock's time. Returns the wake.
+    #[cfg(feature = "std")]
     pub fn run_frame<G>(
         &mut self,
         mut clock: impl FnMut() -> Instant,
@@ -553,7 +623,8 @@ impl Pacer {
     }
 
     /// Whether vsync is in effect, judged from the presents; "cannot tell"
-    /// unless presents report how long they blocked ([`Present::blocked`]).
+    /// unless presents report how long they blocked (`presented_at`'s
+    /// `blocked`, `Present::blocked`).
     pub fn verdict(&self) -> Verdict {
         let mode = if self.vsync_requested { "vsync" } else { "immediate" };
         let reported = self.driver.refresh().map(Rate::hz);
@@ -596,15 +667,15 @@ impl Pacer {
 /// steps with `update`, draws with `render`, then sleeps until the wake
 /// ([`crate::sleep_until`], spinning the last [`crate::DEFAULT_SPIN`]).
 /// Not on wasm32, where the page's requestAnimationFrame owns the loop.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub fn run<G>(
     pacer: &mut Pacer,
     game: &mut G,
     mut update: impl FnMut(&mut G, Duration),
-    mut render: impl FnMut(&G, &Frame) -> std::ops::ControlFlow<()>,
+    mut render: impl FnMut(&G, &Frame) -> core::ops::ControlFlow<()>,
 ) {
     loop {
-        let mut flow = std::ops::ControlFlow::Continue(());
+        let mut flow = core::ops::ControlFlow::Continue(());
         let wake = pacer.run_frame(Instant::now, game, &mut update, |game, frame| flow = render(game, frame));
         if flow.is_break() {
             return;
@@ -628,6 +699,7 @@ mod tests {
     const RENDER_COST: Nanos = 2_000_000;
 
     /// The clock's zero as an instant: tests add manual offsets, never sleep.
+    #[cfg(feature = "std")]
     fn at(base: Instant, t: Nanos) -> Instant {
         base + nanos_to_duration(t)
     }
@@ -685,6 +757,27 @@ mod tests {
     fn pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
         let mut pacer = Pacer::new(id, Rate::from_hz(60));
         pacer.set_refresh(Some(refresh));
+        let mut clock = ManualClock::default();
+        (0..frames)
+            .map(|_| {
+                let before = pacer.advance_at(clock.now()).steps().len();
+                clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
+                clock.advance_to(next_vblank(refresh, clock.now()));
+                let after = pacer.presented_at(clock.now(), None).len();
+                clock.advance_by(STEP_COST * after as Nanos);
+                if let Some(wake) = pacer.finish_at(clock.now()) {
+                    clock.advance_to(wake);
+                }
+                u32::try_from(before + after).unwrap()
+            })
+            .collect()
+    }
+
+    /// [`pacer_updates`] through the `Instant` calls, from an instant some way into the run.
+    #[cfg(feature = "std")]
+    fn instant_pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, Rate::from_hz(60));
+        pacer.set_refresh(Some(refresh));
         let (base, mut clock) = (Instant::now(), ManualClock::default());
         (0..frames)
             .map(|_| {
@@ -709,8 +802,44 @@ mod tests {
                 let frames = 2 * hz as usize;
                 let lab = hosted_updates(id, refresh, frames);
                 assert_eq!(pacer_updates(id, refresh, frames), lab, "{id} at {refresh}");
+                #[cfg(feature = "std")]
+                assert_eq!(instant_pacer_updates(id, refresh, frames), lab, "{id} at {refresh}, on Instants");
             }
         }
+    }
+
+    #[test]
+    fn a_game_on_its_own_nanosecond_clock_runs_60_exact_ticks_in_a_second_at_60_hz() {
+        let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        let mut clock = ManualClock::default();
+        let mut dts = Vec::new();
+        while clock.now() <= NANOS_PER_SEC {
+            dts.extend(pacer.advance_at(clock.now()).steps());
+            clock.advance_by(2_000_000);
+            assert_eq!(pacer.presented_at(clock.now(), Some(1_000_000)).len(), 0, "catch-up steps before drawing");
+            assert_eq!(pacer.finish_at(clock.now()), None, "vsync paces a catch-up loop");
+            clock.advance_by(8_000_000);
+        }
+        assert_eq!(dts, [Duration::from_nanos(16_666_667); 60], "ticks 1 to 60, the last at 1 s exactly");
+        assert_eq!((pacer.updates(), pacer.game_time()), (60, Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn fixed_fps_wakes_on_the_60_hz_grid_of_the_game_s_clock() {
+        let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
+        let mut clock = ManualClock::default();
+        let wakes: Vec<_> = (0..3)
+            .map(|_| {
+                pacer.advance_at(clock.now());
+                clock.advance_by(3_000_000);
+                pacer.presented_at(clock.now(), None);
+                let wake = pacer.finish_at(clock.now()).expect("fixed-fps sets its own wake");
+                clock.advance_to(wake);
+                wake
+            })
+            .collect();
+        assert_eq!(wakes, [16_666_666, 33_333_333, 50_000_000], "n / 60 s, floored to the nanosecond");
+        assert_eq!(pacer.updates(), 3, "one tick a frame");
     }
 
     #[test]
@@ -723,13 +852,13 @@ mod tests {
 
     /// Frames every 1/60 s from 0 to `until` (waiting for a later wake), each
     /// costing nothing; returns the updates of each frame.
-    fn frames_until(pacer: &mut Pacer, base: Instant, from: Nanos, until: Nanos) -> Vec<usize> {
+    fn frames_until(pacer: &mut Pacer, from: Nanos, until: Nanos) -> Vec<usize> {
         let (mut now, mut steps) = (from, Vec::new());
         let display = Rate::from_hz(60);
         while now <= until {
-            let n = pacer.advance(at(base, now)).steps().len() + pacer.presented(at(base, now)).len();
+            let n = pacer.advance_at(now).steps().len() + pacer.presented_at(now, None).len();
             steps.push(n);
-            let wake = pacer.finish(at(base, now)).map_or(0, |wake| duration_to_nanos(wake - base));
+            let wake = pacer.finish_at(now).unwrap_or(0);
             now = wake.max(next_vblank(display, now));
         }
         steps
@@ -739,10 +868,9 @@ mod tests {
     fn a_4_s_stall_at_2_hz_replays_no_tick_with_any_strategy_but_its_one_step_a_frame() {
         let after_stall = StrategyId::ALL.map(|id| {
             let mut pacer = Pacer::new(id, Rate::from_hz(2));
-            let base = Instant::now();
-            frames_until(&mut pacer, base, 0, NANOS_PER_SEC);
+            frames_until(&mut pacer, 0, NANOS_PER_SEC);
             let stalled = 5 * NANOS_PER_SEC;
-            frames_until(&mut pacer, base, stalled, stalled)[0]
+            frames_until(&mut pacer, stalled, stalled)[0]
         });
         // Frame-paced strategies run their one step a frame; the accumulators
         // drop the stall whole; `variable` steps one tick instead of 4 s.
@@ -753,24 +881,22 @@ mod tests {
     fn the_lab_default_at_2_hz_would_replay_the_4_s_stall_as_8_ticks() {
         let config = StrategyConfig { tick_rate: Rate::from_hz(2), ..StrategyConfig::default() };
         let mut pacer = Pacer::with_config(StrategyId::CatchUp, config);
-        let base = Instant::now();
-        assert_eq!(frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>(), 2);
-        assert_eq!(frames_until(&mut pacer, base, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [8]);
+        assert_eq!(frames_until(&mut pacer, 0, NANOS_PER_SEC).iter().sum::<usize>(), 2);
+        assert_eq!(frames_until(&mut pacer, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [8]);
         let mut game = Pacer::new(StrategyId::CatchUp, Rate::from_hz(2));
-        frames_until(&mut game, base, 0, NANOS_PER_SEC);
-        assert_eq!(frames_until(&mut game, base, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [0], "dropped: 3 ticks, 1.5 s");
+        frames_until(&mut game, 0, NANOS_PER_SEC);
+        assert_eq!(frames_until(&mut game, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [0], "dropped: 3 ticks, 1.5 s");
     }
 
     #[test]
     fn resync_drops_the_backlog_of_a_load() {
         let run = |resync: bool| {
             let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
-            let base = Instant::now();
-            frames_until(&mut pacer, base, 0, 16_666_667);
+            frames_until(&mut pacer, 0, 16_666_667);
             if resync {
                 pacer.resync();
             }
-            frames_until(&mut pacer, base, 516_666_667, 550_000_000)
+            frames_until(&mut pacer, 516_666_667, 550_000_000)
         };
         assert_eq!(run(false), [10, 10, 10], "half a second of load is caught up, 10 ticks a frame");
         assert_eq!(run(true), [0, 1, 1], "after a resync the next frame starts the clock afresh");
@@ -781,8 +907,7 @@ mod tests {
         let steps_in_a_second = |scale: f64| {
             let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
             pacer.set_time_scale(scale);
-            let base = Instant::now();
-            frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>()
+            frames_until(&mut pacer, 0, NANOS_PER_SEC).iter().sum::<usize>()
         };
         assert_eq!(steps_in_a_second(1.0), 60);
         assert_eq!(steps_in_a_second(0.5), 30);
@@ -793,23 +918,17 @@ mod tests {
     fn a_scaled_frame_paced_strategy_wakes_on_the_scaled_schedule() {
         let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         pacer.set_time_scale(0.5);
-        let base = Instant::now();
-        pacer.advance(base);
-        assert_eq!(
-            pacer.finish(base),
-            Some(at(base, 33_333_332)),
-            "tick 1 of game time, 2 × 16_666_666 ns of wall time"
-        );
+        pacer.advance_at(0);
+        assert_eq!(pacer.finish_at(0), Some(33_333_332), "tick 1 of game time, 2 × 16_666_666 ns of wall time");
         assert_eq!(pacer.time_scale(), 0.5);
     }
 
     #[test]
     fn variable_runs_one_update_of_the_frame_time() {
         let mut pacer = Pacer::new(StrategyId::Variable, Rate::from_hz(60));
-        let base = Instant::now();
-        assert_eq!(pacer.advance(base).steps().len(), 0);
-        pacer.finish(base);
-        let frame = pacer.advance(at(base, 7_000_000));
+        assert_eq!(pacer.advance_at(0).steps().len(), 0);
+        pacer.finish_at(0);
+        let frame = pacer.advance_at(7_000_000);
         assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_millis(7)]);
         assert_eq!((frame.alpha(), frame.ahead()), (1.0, Duration::ZERO), "the latest state, as it is");
         assert_eq!(pacer.game_time(), Duration::from_millis(7));
@@ -819,23 +938,21 @@ mod tests {
     fn paced_draws_first_and_steps_after_the_present() {
         let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(200));
         pacer.set_refresh(Some(Rate::new(125, 2).unwrap()));
-        let base = Instant::now();
-        let frame = pacer.advance(base);
+        let frame = pacer.advance_at(0);
         assert!(frame.renders_first());
         assert_eq!(frame.steps().len(), 0, "nothing before the picture");
-        let late = pacer.presented(at(base, 3_000_000));
+        let late = pacer.presented_at(3_000_000, None);
         assert_eq!(late.collect::<Vec<_>>(), [Duration::from_millis(5); 4], "simulates just past the 16 ms frame end");
-        assert_eq!(pacer.finish(at(base, 7_000_000)), Some(at(base, 16_000_000)));
-        assert_eq!(pacer.presented(at(base, 17_000_000)).len(), 0, "a present without a frame steps nothing");
+        assert_eq!(pacer.finish_at(7_000_000), Some(16_000_000));
+        assert_eq!(pacer.presented_at(17_000_000, None).len(), 0, "a present without a frame steps nothing");
     }
 
     #[test]
     fn extrapolated_frames_say_how_far_ahead_to_draw() {
         let mut pacer = Pacer::new(StrategyId::Extrapolated, Rate::from_hz(60));
-        let base = Instant::now();
-        pacer.advance(base);
-        pacer.finish(base);
-        let frame = pacer.advance(at(base, 20_000_000));
+        pacer.advance_at(0);
+        pacer.finish_at(0);
+        let frame = pacer.advance_at(20_000_000);
         assert_eq!(frame.steps().len(), 1);
         assert_eq!(frame.ahead(), Duration::from_nanos(20_000_000 - 16_666_666));
         assert_eq!(frame.alpha(), 1.0);
@@ -843,24 +960,37 @@ mod tests {
         assert_eq!(frame.blend(10.0, 20.0), 20.0 + 10.0 * (3_333_334.0 / 16_666_667.0));
     }
 
-    /// A second of presents on a 60 Hz grid, each blocked 14 ms (`None`: not said).
-    fn verdict_after_presents(blocked: Option<Duration>) -> Verdict {
+    /// A second of presents on a 60 Hz grid, each blocked `blocked` (`None`: not said).
+    fn verdict_after_presents(blocked: Option<Nanos>) -> Verdict {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+        pacer.set_refresh(Some(Rate::from_hz(60)));
+        for k in 0..=60 {
+            let now = Rate::from_hz(60).tick_time_ceil(k);
+            pacer.advance_at(now);
+            pacer.presented_at(now, blocked);
+            pacer.finish_at(now);
+        }
+        pacer.verdict()
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn presents_as_instants_measure_as_the_same_presents_in_nanoseconds() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
         pacer.set_refresh(Some(Rate::from_hz(60)));
         let base = Instant::now();
         for k in 0..=60 {
             let now = at(base, Rate::from_hz(60).tick_time_ceil(k));
             pacer.advance(now);
-            let present = Present::at(now);
-            pacer.presented(blocked.map_or(present, |b| present.blocked(b)));
+            pacer.presented(Present::at(now).blocked(Duration::from_millis(14)));
             pacer.finish(now);
         }
-        pacer.verdict()
+        assert_eq!(pacer.verdict(), verdict_after_presents(Some(14_000_000)));
     }
 
     #[test]
     fn presents_that_block_at_the_refresh_rate_are_judged_vsync() {
-        let verdict = verdict_after_presents(Some(Duration::from_millis(14)));
+        let verdict = verdict_after_presents(Some(14_000_000));
         assert_eq!(verdict.vsync, Some(true), "{}", verdict.text);
         assert_eq!(
             verdict.text,
@@ -875,6 +1005,7 @@ mod tests {
         assert!(verdict.text.ends_with("present blocking not reported (Present::blocked): vsync cannot be judged"));
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn run_frame_updates_for_each_step_and_renders_once() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
@@ -894,30 +1025,24 @@ mod tests {
 
     #[test]
     fn a_frame_limit_wakes_on_its_grid_unless_the_strategy_wakes_itself() {
-        let base = Instant::now();
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
         pacer.set_frame_limit(Some(Rate::from_hz(10)));
-        pacer.advance(base);
-        assert_eq!(pacer.finish(at(base, 1_000_000)), Some(at(base, 100_000_000)));
-        pacer.advance(at(base, 130_000_000));
-        assert_eq!(
-            pacer.finish(at(base, 250_000_000)),
-            Some(at(base, 200_000_000)),
-            "a late frame: the next starts at once"
-        );
+        pacer.advance_at(0);
+        assert_eq!(pacer.finish_at(1_000_000), Some(100_000_000));
+        pacer.advance_at(130_000_000);
+        assert_eq!(pacer.finish_at(250_000_000), Some(200_000_000), "a late frame: the next starts at once");
         let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         fixed.set_frame_limit(Some(Rate::from_hz(10)));
-        fixed.advance(base);
-        assert_eq!(fixed.finish(base), Some(at(base, 16_666_666)), "fixed-fps keeps its own schedule");
+        fixed.advance_at(0);
+        assert_eq!(fixed.finish_at(0), Some(16_666_666), "fixed-fps keeps its own schedule");
     }
 
     #[test]
     fn a_scale_change_mid_run_keeps_the_game_time_so_far() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
-        let base = Instant::now();
-        assert_eq!(frames_until(&mut pacer, base, 0, NANOS_PER_SEC).iter().sum::<usize>(), 60);
+        assert_eq!(frames_until(&mut pacer, 0, NANOS_PER_SEC).iter().sum::<usize>(), 60);
         pacer.set_time_scale(0.5);
-        let second = frames_until(&mut pacer, base, 1_016_666_667, 2 * NANOS_PER_SEC);
+        let second = frames_until(&mut pacer, 1_016_666_667, 2 * NANOS_PER_SEC);
         assert_eq!(second.iter().sum::<usize>(), 30, "the second second at half speed");
         assert_eq!(pacer.game_time(), Duration::from_millis(1500));
     }
@@ -974,12 +1099,11 @@ mod tests {
     #[test]
     fn switching_strategy_starts_its_timing_over_and_keeps_the_game_time() {
         let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
-        let base = Instant::now();
-        frames_until(&mut pacer, base, 0, 100_000_000);
+        frames_until(&mut pacer, 0, 100_000_000);
         assert_eq!(pacer.updates(), 6);
         pacer.set_strategy(StrategyId::Variable);
         assert_eq!(pacer.strategy(), StrategyId::Variable);
-        assert_eq!(frames_until(&mut pacer, base, 200_000_000, 200_000_000), [0], "the first frame of variable");
+        assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [0], "the first frame of variable");
         assert_eq!(pacer.game_time(), Duration::from_nanos(100_000_000), "six ticks of 60 Hz, exactly");
     }
 }

@@ -51,8 +51,8 @@ mod host {
     /// caught panic (a panic aborts there), the file system.
     const HOST_ONLY: [&str; 1] = ["time::tests::a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline"];
 
-    /// Test modules that need the host: the strategies' property tests
-    /// (proptest's getrandom does not build for wasm32).
+    /// Test modules compiled out on wasm32 whole: the property tests, as
+    /// proptest does not build there (`strategy/mod.rs`).
     const HOST_ONLY_MODULES: [&str; 1] = ["strategy::props::"];
 
     /// How long building and running the tests may take (a debug build of the

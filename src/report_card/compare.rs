@@ -364,8 +364,8 @@ fn rule_lines(max_drift: f64) -> [String; 2] {
             judge::JUDDER_TIE_MS
         ),
         format!(
-            "agreement: measured within the prediction +- (judder {} ms, hitches {}/min, latency one refresh) + {} % \
-             of the prediction",
+            "agreement: measured within the prediction (or its range over start phases) +- (judder {} ms, hitches \
+             {}/min or one hitch in the run, latency one refresh) + {} %",
             judge::JUDDER_TOLERANCE.abs,
             judge::HITCH_TOLERANCE.abs,
             judge::JUDDER_TOLERANCE.rel * 100.0

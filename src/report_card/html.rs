@@ -144,7 +144,8 @@ pub(crate) fn legend_html(max_drift: f64) -> String {
          <dt>best</dt><dd>among runs with |drift| ≤ {} ms/min: fewest hitches/min (ties within {}), then least \
          judder (ties within {} ms), then lowest latency.</dd>\
          <dt>agrees</dt><dd>measured within the prediction ± (judder {} ms, hitches {}/min, latency one refresh) \
-         + {} % of the prediction, on every figure both have.</dd>\
+         + {} % of the prediction (or of the least or most of its range over start phases), on every figure both \
+         have; hitches at least one hitch in the run's length.</dd>\
          <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd>\
          </dl>",
         trim_number(max_drift, 3),

@@ -3,7 +3,7 @@
 //!
 //! ## The modules
 //!
-//! The front door ([`Pacer`], [`sleep_until`], [`Rate`], [`StrategyId`]) is
+//! The front door ([`Pacer`], `sleep_until`, [`Rate`], [`StrategyId`]) is
 //! re-exported here. Everything behind it is platform-free: no window, no
 //! GPU, no real sleeping. Time arrives as data (integer nanoseconds),
 //! strategies are state machines that return decisions, and the same

@@ -13,12 +13,12 @@
 //! (deWiTTERS' drift demo is why). Floats are derived from these integers at
 //! the edges (alpha, shader uniforms, printed seconds) and never fed back.
 //!
-//! [`RealClock`] is the only place in the core that reads the OS clock; the
+//! `RealClock` is the only place in the core that reads the OS clock; the
 //! window shell owns one. Tests and the simulator use [`ManualClock`].
 //!
 //! At the edges, where a game speaks `std::time`, [`duration_to_nanos`] and
 //! [`nanos_to_duration`] convert exactly (saturating past 584 years), and
-//! [`Instant`] is `std::time::Instant` natively and the page's
+//! `Instant` is `std::time::Instant` natively and the page's
 //! `performance.now()` on wasm32, where std's clock panics.
 
 use alloc::borrow::ToOwned;

@@ -27,6 +27,7 @@ use crate::report::Field;
 use crate::report::registry::{
     DOUBLE_UPDATES, HITCHES, JUDDER_MS, JUDDER_P99_MS, LATENCY_MAX_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS,
     PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS, REPEATED_FRAMES, SKIPPED_RENDERS,
+    STARTUP_MS,
 };
 use std::fmt::Write as _;
 use std::path::Path;
@@ -466,7 +467,7 @@ const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
     ("judder ms", &["RMS", "p99"]),
     (HITCHES.name, &["count", "per min", "max ms"]),
     ("latency ms", &["mean", "p95", "max"]),
-    ("speed", &["drift ms/min"]),
+    ("speed", &["drift ms/min", "start-up ms"]),
     ("refreshes", &["doubles", "skips", "repeats"]),
     ("present interval ms", &["mean ± σ", "p99"]),
 ];
@@ -482,7 +483,7 @@ fn figure_cells(r: &RunRecord) -> String {
         vec![num(figure(&JUDDER_MS), 2), num(figure(&JUDDER_P99_MS), 2)],
         vec![whole(&HITCHES), num(r.hitches_per_min(), 1), num(figure(&MAX_HITCH_MS), 1)],
         vec![num(figure(&LATENCY_MS), 1), num(figure(&LATENCY_P95_MS), 1), num(figure(&LATENCY_MAX_MS), 1)],
-        vec![num(r.drift_ms_per_min(), 1)],
+        vec![num(r.drift_ms_per_min(), 1), num(figure(&STARTUP_MS), 0)],
         vec![whole(&DOUBLE_UPDATES), whole(&SKIPPED_RENDERS), whole(&REPEATED_FRAMES)],
         vec![present, num(figure(&PRESENT_INTERVAL_P99_MS), 2)],
     ];

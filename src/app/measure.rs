@@ -247,8 +247,8 @@ impl Tour {
         let Some(&step) = self.plan.get(self.next) else { return };
         self.next += 1;
         match step {
-            Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now),
-            Step::Run { strategy, mode, .. } => apply(demo, config, mode, strategy, now),
+            Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now, false),
+            Step::Run { strategy, mode, vsync } => apply(demo, config, mode, strategy, now, !vsync),
             Step::NextMonitor | Step::Moved => demo.next_monitor(event_loop),
         }
         self.progress.show(&self.describe(step), self.next, self.plan.len(), self.remaining(now));
@@ -301,7 +301,8 @@ impl Tour {
                 if let Step::Probe(mode) | Step::Run { mode, .. } = segment.step {
                     // A fresh session: the settling frames are in no figure.
                     let strategy = demo.strategy();
-                    apply(demo, config, mode, strategy, now);
+                    let vsync_off_run = matches!(segment.step, Step::Run { vsync: false, .. });
+                    apply(demo, config, mode, strategy, now, vsync_off_run);
                     self.sampler.break_sequence();
                 }
             }
@@ -521,13 +522,18 @@ fn identify(card: &mut MonitorCard, choice: Option<MonitorChoice>, demo: &Demo, 
     }
 }
 
-/// Sets `mode` and starts a fresh session running `strategy` in it.
-fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, now: Nanos) {
+/// Sets `mode` and starts a fresh session running `strategy` in it. A run
+/// of the pass with vsync off (`vsync_off_run`) on a monitor that reports
+/// no refresh counts its refreshes at the emulated grid's rate, which
+/// stands in for the monitor's in this tour, as a real monitor's reported
+/// rate would: the simulator's prediction counts at that rate too.
+fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, now: Nanos, vsync_off_run: bool) {
     let actual = demo.set_present_mode(mode.present);
     if actual != mode.present {
         log::warn!("present mode {} refused; {} in effect", present_mode_name(mode.present), present_mode_name(actual));
     }
-    demo.restart(strategy, mode.emulated, config, now);
+    let stand_in = if vsync_off_run { demo.emulated_here() } else { None };
+    demo.restart(strategy, mode.emulated, stand_in, config, now);
 }
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.

@@ -215,11 +215,27 @@ impl Demo {
     /// Starts over with a fresh world and session running `strategy` on the
     /// same display, in the present mode in effect, on this monitor's
     /// emulated vblank grid when `emulate` (else on none). The measure tour
-    /// runs each segment so.
-    pub fn restart(&mut self, strategy: StrategyId, emulate: bool, config: &RunConfig, now: Nanos) {
+    /// runs each segment so. `stand_in`: the refresh to count at when the
+    /// monitor reports none (the tour's emulated grid, in its pass with
+    /// vsync off).
+    pub fn restart(
+        &mut self,
+        strategy: StrategyId,
+        emulate: bool,
+        stand_in: Option<Rate>,
+        config: &RunConfig,
+        now: Nanos,
+    ) {
         let emulated = self.emulated_here().filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
-        let display = self.session.display().clone().with_emulated(emulated).with_present_mode(present_mode);
+        let reported = self.screen.win.on_monitor().reported.or(stand_in);
+        let display = self
+            .session
+            .display()
+            .clone()
+            .with_emulated(emulated)
+            .with_reported(reported)
+            .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);

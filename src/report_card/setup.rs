@@ -43,7 +43,7 @@ use super::schema::micros_as_ms;
 use super::stats::percentile;
 use crate::frame::FrameReport;
 use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
-use crate::time::{NANOS_PER_MS, Nanos, Rate};
+use crate::time::{Nanos, Rate, ms_to_nanos};
 
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
 pub const MIN_FRAMES: usize = 30;
@@ -116,9 +116,10 @@ fn signed(a: Nanos, b: Nanos) -> i64 {
     if a >= b { i64::try_from(a - b).unwrap_or(i64::MAX) } else { i64::try_from(b - a).map_or(i64::MIN, |d| -d) }
 }
 
-/// `ms` as whole nanoseconds (the card keeps microseconds).
+/// `ms` (the card keeps microseconds) as a [`Cost`] bound: the core's
+/// `ms_to_nanos`, whose rounding every other millisecond input takes.
 fn ms_to_ns(ms: f64) -> i64 {
-    (ms * NANOS_PER_MS as f64).round() as i64
+    i64::try_from(ms_to_nanos(ms)).unwrap_or(i64::MAX)
 }
 
 /// What the sampler reads of a frame: when it started and ended, when it

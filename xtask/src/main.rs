@@ -56,6 +56,18 @@ fn root() -> PathBuf {
     manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
 }
 
+/// Whether the toolchain has the standard library for [`TARGET`]
+/// (`rustc --print target-libdir` names a folder that exists).
+fn target_installed() -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", TARGET])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .is_some_and(|output| Path::new(String::from_utf8_lossy(&output.stdout).trim()).is_dir())
+}
+
 fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let root = root();
     let profile = if debug { "dev" } else { "web" };
@@ -66,10 +78,12 @@ fn build_site(out: &Path, debug: bool) -> Result<(), String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        return Err(format!(
-            "cargo build for {TARGET} failed ({status}); is the target installed? \
-                            `rustup target add {TARGET}`"
-        ));
+        let hint = if target_installed() {
+            "cargo's errors are above".to_owned()
+        } else {
+            format!("the target is not installed: `rustup target add {TARGET}`")
+        };
+        return Err(format!("cargo build for {TARGET} failed ({status}); {hint}"));
     }
     let dir = if debug { "debug" } else { "web" };
     let wasm = root.join("target").join(TARGET).join(dir).join(format!("{CRATE}.wasm"));

@@ -104,6 +104,9 @@ pub struct Screen {
 /// Everything one frame borrows from the app.
 pub struct WindowHost<'a> {
     clock: &'a RealClock,
+    /// The frame's start as the platform stamped it (a page's
+    /// requestAnimationFrame timestamp): the first reading of the clock.
+    stamp: Option<Nanos>,
     screen: &'a mut Screen,
     scene: SceneParams,
     /// Present once the GPU has drawn the frame and the clock reads this (no
@@ -122,12 +125,13 @@ impl Screen {
     pub fn draw<R>(
         &mut self,
         clock: &RealClock,
+        stamp: Option<Nanos>,
         scene: SceneParams,
         hold_until: Option<Nanos>,
         frame: impl FnOnce(&mut WindowHost<'_>) -> R,
     ) -> (R, HostOutcome) {
         let mut host =
-            WindowHost { clock, screen: self, scene, hold_until, frame: None, outcome: HostOutcome::default() };
+            WindowHost { clock, stamp, screen: self, scene, hold_until, frame: None, outcome: HostOutcome::default() };
         let result = frame(&mut host);
         (result, host.outcome)
     }
@@ -282,7 +286,9 @@ impl WindowHost<'_> {
 
 impl FrameHost<World> for WindowHost<'_> {
     fn now(&mut self) -> Nanos {
-        self.clock.now()
+        // The frame starts at its stamp; every later reading is the clock's.
+        let now = self.clock.now();
+        self.stamp.take().map_or(now, |stamp| stamp.min(now))
     }
 
     fn render(&mut self, world: &World, view: View) {

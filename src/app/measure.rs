@@ -12,7 +12,7 @@
 //!          then with vsync off (Immediate, else Mailbox; none: a note)
 //!   setup  from the reference probe (the emulated grid, else Fifo) and every run's frames:
 //!          frame work, present queue depth, wake-up after a vblank, sleep lateness
-//!   predictions: predict(measured refresh, the setup's model) for the same strategies and passes
+//!   predictions: predict(measured refresh, reported or not, the setup's model) for the same strategies and passes
 //! each segment: settle (SETTLE: the new present mode and strategy find their
 //!               rhythm; nothing recorded) ─► a fresh session ─► record ─► the session's RunReport
 //! at the end:  DIR/report.json, DIR/report.html, DIR/screenshot.png
@@ -34,8 +34,8 @@ use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
-    FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SetupSampler, predict,
-    write_report_html,
+    FrameTrace, IntervalStats, Machine, MonitorCard, PredictedDisplay, PresentModeCheck, ReportCard, RunRecord,
+    SetupSampler, predict, write_report_html,
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -428,6 +428,11 @@ impl Tour {
                 if m.setup.is_none() {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
+                // Told the rate (reported, or the emulated grid's), or measuring it as it goes.
+                let display = PredictedDisplay {
+                    refresh: rate,
+                    reported: m.reported_refresh_hz.is_some() || m.emulated_refresh_hz.is_some(),
+                };
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self
                         .strategies
@@ -437,7 +442,7 @@ impl Tour {
                         .collect();
                     if !ran.is_empty() {
                         let (records, ranges) =
-                            predict(rate, vsync, config.strategy_config, &ran, m.setup.as_ref(), self.run_length);
+                            predict(display, vsync, config.strategy_config, &ran, m.setup.as_ref(), self.run_length);
                         m.predictions.extend(records);
                         m.prediction_ranges.extend(ranges);
                     }

@@ -170,9 +170,11 @@ impl App {
     }
 
     /// One frame of the demo, and what follows it: the tour's step, the page's figures.
-    fn frame(&mut self, event_loop: &ActiveEventLoop, now: Nanos) {
+    /// `stamp`: the frame's start as the platform stamped it (a page's
+    /// requestAnimationFrame timestamp); `None`: the clock's time as it starts.
+    fn frame(&mut self, event_loop: &ActiveEventLoop, now: Nanos, stamp: Option<Nanos>) {
         let Some(demo) = self.demo.as_mut() else { return };
-        let shown = demo.frame(&self.clock);
+        let shown = demo.frame(&self.clock, stamp);
         let tour_done = self
             .tour
             .as_mut()
@@ -214,7 +216,7 @@ impl App {
             match plan {
                 WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at)),
                 WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) => {
-                    self.frame(event_loop, now);
+                    self.frame(event_loop, now, None);
                     let next = self.demo.as_ref().and_then(Demo::wake).unwrap_or(now);
                     event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(next.min(deadline))));
                 }
@@ -282,7 +284,8 @@ impl ApplicationHandler<UserEvent> for App {
                         // A page under an emulated refresh: this refresh is not one of it.
                         demo.request_redraw(now);
                     } else {
-                        self.frame(event_loop, now);
+                        let stamp = crate::platform::frame_timestamp(&self.clock);
+                        self.frame(event_loop, now, stamp);
                     }
                 }
             }

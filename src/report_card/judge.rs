@@ -31,7 +31,8 @@
 //!   phase of their first frame lets them, and a measurement has one phase;
 //! - hitches per minute are counted in whole hitches: a 3 s run cannot tell
 //!   0 from 20 per minute, so the absolute part is at least one hitch in the
-//!   measured run's length.
+//!   measured run's length (at the rate's own count, which starts with the
+//!   first frame that moves).
 //!
 //! ```text
 //! catch-up, 3 s measured: 930 hitches/min; predicted 1548, range 392–1806
@@ -40,7 +41,7 @@
 //! ```
 
 use super::schema::{PredictionRange, RunRecord};
-use crate::report::registry::{JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
+use crate::report::registry::{HITCHES, JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
 use std::fmt::Write as _;
 
 /// The largest speed error a best strategy may have, ms per minute (0.2 %):
@@ -207,8 +208,15 @@ pub fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
 fn tolerance_for(metric: Metric, refresh_hz: Option<f64>, measured: &RunRecord) -> Tolerance {
     let tol = tolerance(metric, refresh_hz);
     let minutes = measured.figure(&SYSTEM_TIME_S).filter(|s| s.is_finite() && *s > 0.0).map(|s| s / 60.0);
+    // The rate one hitch makes at the rate's own count: hitches per minute
+    // divide by the span from the first frame that moves, a little shorter
+    // than the time covered (1 hitch in a 3.015 s run is 20.11/min, not 19.9).
+    let per_hitch = match (measured.figure(&HITCHES), measured.hitches_per_min()) {
+        (Some(hitches), Some(rate)) if hitches >= 1.0 && rate.is_finite() => rate / hitches,
+        _ => 0.0,
+    };
     match (metric, minutes) {
-        (Metric::Hitches, Some(minutes)) => Tolerance { abs: tol.abs.max(1.0 / minutes), ..tol },
+        (Metric::Hitches, Some(minutes)) => Tolerance { abs: tol.abs.max(1.0 / minutes).max(per_hitch), ..tol },
         _ => tol,
     }
 }
@@ -416,5 +424,17 @@ mod tests {
         let long = short.clone().with(&SYSTEM_TIME_S, 60.0);
         assert_eq!(agreement(&[&short], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
         assert_eq!(agreement(&[&long], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
+    }
+
+    #[test]
+    fn one_hitch_counts_at_the_rate_s_own_span_not_the_covered_time() {
+        // A page's fuzzy run (3.015 s covered): 1 hitch, 20.11/min, because the
+        // rate counts from the first frame that moves. One hitch is 20.11/min
+        // here, so it agrees with 0; two (40.22/min) do not.
+        let predicted = run("fuzzy", 0.0, 0.0, 0.5, 16.7);
+        let one = run("fuzzy", 0.0, 20.11, 0.5, 16.7).with(&SYSTEM_TIME_S, 3.015).with(&HITCHES, 1.0);
+        let two = run("fuzzy", 0.0, 40.22, 0.5, 16.7).with(&SYSTEM_TIME_S, 3.015).with(&HITCHES, 2.0);
+        assert_eq!(agreement(&[&one], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
+        assert_eq!(agreement(&[&two], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
     }
 }

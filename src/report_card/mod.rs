@@ -8,7 +8,7 @@
 //! measure tour ──► ReportCard ──► report.json      (schema: versioned, documented field by field)
 //!   per monitor:     │        └──► report.html      (self-contained: inline SVG, no script)
 //!   present modes    │
-//!   frame trace      └── predictions: predict(measured refresh, vsync, config, strategies)
+//!   frame trace      └── predictions: predict(measured refresh reported or not, vsync, config, strategies)
 //!   measured runs                     = the virtual monitor's desktop model, same strategies
 //!
 //! compare A.json B.json sim.json ──► a table per vsync pass: strategies × monitors / simulated displays,
@@ -36,7 +36,7 @@ pub mod stats;
 pub mod synthetic;
 
 pub use html::{report_html, write_report_html};
-pub use predict::predict;
+pub use predict::{PredictedDisplay, predict};
 pub use schema::{
     FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PredictionRange, PresentModeCheck, ReportCard,
     RunRecord, SCHEMA, SchemaError, VERSION,

@@ -38,27 +38,49 @@ pub const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
 /// The noise seed of every prediction, so a card's predictions are reproducible.
 pub const PREDICTION_SEED: u64 = 0;
 
+/// The display a prediction runs on: the measured refresh, and whether the
+/// game learnt it from the display (a reported rate, or an emulated grid) or
+/// not (a browser page, a window under Xvfb): without it, fuzzy and auto start
+/// strict and measure the refresh from their frames, as they did in the
+/// measured runs (in a page's tour, one hitch at the start of a 3 s run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredictedDisplay {
+    /// The measured refresh rate.
+    pub refresh: Rate,
+    /// Whether the game was told the refresh rate.
+    pub reported: bool,
+}
+
+impl PredictedDisplay {
+    /// A display of `refresh` that reports it.
+    pub fn reporting(refresh: Rate) -> PredictedDisplay {
+        PredictedDisplay { refresh, reported: true }
+    }
+}
+
 /// Runs per strategy on a measured setup, each starting at another point of
 /// the measured wake-up (see the module docs).
 pub const SETUP_STARTS: u64 = 8;
 
-/// The run that predicts `strategy` on a display of `refresh` with vsync on
+/// The run that predicts `strategy` on `display` with vsync on
 /// or off, on the model of `setup` (the `desktop` model without one), the
 /// `k`-th of [`SETUP_STARTS`] (seed `k`): with a setup, its first frame starts
 /// as every later one does, a wake-up after a vblank, at the `(k + ½)/n`
 /// point of the measured range; without, on a vblank.
 pub fn prediction_spec(
     strategy: StrategyId,
-    refresh: Rate,
+    display: PredictedDisplay,
     vsync: bool,
     config: StrategyConfig,
     setup: Option<&MeasuredSetup>,
     k: u64,
     length: Nanos,
 ) -> RunSpec {
+    let refresh = display.refresh;
     let spec = RunSpec::new(strategy, PREDICTION_MODEL)
         .with_config(config)
         .with_refresh(refresh)
+        .with_reported_refresh(display.reported)
         .with_vsync(vsync)
         .with_seed(PREDICTION_SEED + k)
         .with_stop(Stop::Duration(length));
@@ -71,8 +93,8 @@ pub fn prediction_spec(
     spec.with_model(model).with_start(start)
 }
 
-/// Predicts every strategy in `strategies` on a display of `refresh` (the
-/// measured rate) with vsync on or off, with the tour's strategy settings
+/// Predicts every strategy in `strategies` on `display` (the measured
+/// rate, reported to the game or not) with vsync on or off, with the tour's strategy settings
 /// (`config`: tick rate, fuzzy variant…).
 ///
 /// Without a measured `setup`: one run per strategy on the `desktop` model,
@@ -87,7 +109,7 @@ pub fn prediction_spec(
 /// One record per strategy, in order, its `vsync_requested` set to `vsync`
 /// so it pairs with the measured pass, its `model` "this setup" or "desktop".
 pub fn predict(
-    refresh: Rate,
+    display: PredictedDisplay,
     vsync: bool,
     config: StrategyConfig,
     strategies: &[StrategyId],
@@ -101,7 +123,7 @@ pub fn predict(
         let mut all: Vec<RunRecord> = (0..runs)
             .map(|k| {
                 let outcome =
-                    crate::sim::simulate(&prediction_spec(strategy, refresh, vsync, config, setup, k, length));
+                    crate::sim::simulate(&prediction_spec(strategy, display, vsync, config, setup, k, length));
                 let record = RunRecord::from(&outcome.report());
                 let model = if setup.is_some() { Some(SETUP_MODEL_NAME.to_owned()) } else { record.model.clone() };
                 RunRecord { vsync_requested: Some(vsync), model, ..record }
@@ -129,8 +151,14 @@ mod tests {
     #[test]
     fn a_prediction_is_the_desktop_model_at_the_measured_refresh() {
         let refresh = Rate::new(60000, 1001).unwrap();
-        let (records, ranges) =
-            predict(refresh, true, StrategyConfig::default(), &[StrategyId::Lockstep, StrategyId::Fuzzy], None, 0);
+        let (records, ranges) = predict(
+            PredictedDisplay::reporting(refresh),
+            true,
+            StrategyConfig::default(),
+            &[StrategyId::Lockstep, StrategyId::Fuzzy],
+            None,
+            0,
+        );
         assert!(ranges.is_empty(), "one run each: no ranges");
         assert_eq!(records.len(), 2);
         assert_eq!(records[0].strategy, "lockstep");
@@ -149,8 +177,16 @@ mod tests {
 
     #[test]
     fn predictions_are_reproducible() {
-        let run =
-            || predict(Rate::from_hz(144), false, StrategyConfig::default(), &[StrategyId::Interpolated], None, 0);
+        let run = || {
+            predict(
+                PredictedDisplay::reporting(Rate::from_hz(144)),
+                false,
+                StrategyConfig::default(),
+                &[StrategyId::Interpolated],
+                None,
+                0,
+            )
+        };
         assert_eq!(run(), run());
     }
 }

@@ -11,7 +11,7 @@
 //! tour measures), and the frame trace is the display intervals of an
 //! interpolated run. A note on each monitor says it was simulated.
 
-use super::predict::predict;
+use super::predict::{PredictedDisplay, predict};
 use super::schema::{FrameTrace, IntervalStats, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord};
 use crate::monitor::{Preset, RunSpec, Stop, VirtualDisplay};
 use crate::strategy::{StrategyConfig, StrategyId};
@@ -110,7 +110,7 @@ fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: Strateg
                 ..RunRecord::from(&outcome.report())
             });
         }
-        card.predictions.extend(predict(m.refresh, vsync, config, strategies, None, 0).0);
+        card.predictions.extend(predict(PredictedDisplay::reporting(m.refresh), vsync, config, strategies, None, 0).0);
     }
     let traced = strategies.iter().copied().find(|&s| s == StrategyId::Interpolated).or(strategies.first().copied());
     if let Some(strategy) = traced {

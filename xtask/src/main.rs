@@ -86,7 +86,9 @@ fn build_site(out: &Path, debug: bool) -> Result<(), String> {
         return Err(format!("cargo build for {TARGET} failed ({status}); {hint}"));
     }
     let dir = if debug { "debug" } else { "web" };
-    let wasm = root.join("target").join(TARGET).join(dir).join(format!("{CRATE}.wasm"));
+    // Where cargo put it: CARGO_TARGET_DIR (relative to the workspace) or target/.
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
+    let wasm = target_dir.join(TARGET).join(dir).join(format!("{CRATE}.wasm"));
     let out = if out.is_absolute() { out.to_path_buf() } else { root.join(out) };
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     wasm_bindgen_cli_support::Bindgen::new()

@@ -260,7 +260,7 @@ impl Demo {
         // Untimed frames wait for no emulated vblank, and leave its grid as it is.
         let vsync = self.screen.vsync.take();
         let session = &self.session;
-        self.screen.draw(clock, scene, None, |host| {
+        self.screen.draw(clock, None, scene, None, |host| {
             for _ in 0..WARM_UP_FRAMES {
                 host.draw_still(session.world(), session.last_view());
             }
@@ -308,12 +308,12 @@ impl Demo {
 
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
     /// Returns the strategy frame's report when its picture was presented.
-    pub fn frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
+    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
         if !self.warmed {
             self.warm_up(clock);
         }
-        let Mode::Lanes(lanes) = &mut self.mode else { return self.session_frame(clock) };
-        let start = clock.now();
+        let Mode::Lanes(lanes) = &mut self.mode else { return self.session_frame(clock, stamp) };
+        let start = stamp.unwrap_or_else(|| clock.now());
         if let Some(log) = self.frame_log.as_mut() {
             log.frame_started(start);
         }
@@ -325,7 +325,7 @@ impl Demo {
     }
 
     /// A frame of the demo's own session: its strategy's, or the still picture while paused.
-    fn session_frame(&mut self, clock: &RealClock) -> Option<FrameReport> {
+    fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
         let paused = self.session.paused();
         let scene = SceneParams {
             playfield: PLAYFIELD,
@@ -342,7 +342,7 @@ impl Demo {
         }
         let hold_until = planned.map(|at| self.hold.target(at));
         let session = &mut self.session;
-        let (report, outcome) = self.screen.draw(clock, scene, hold_until, |host| {
+        let (report, outcome) = self.screen.draw(clock, stamp, scene, hold_until, |host| {
             if paused {
                 host.draw_still(session.world(), session.last_view());
                 None

@@ -148,7 +148,7 @@ impl LaneMode {
     ) -> HostOutcome {
         screen.instances.clear();
         self.lanes.run_frame(start, &mut screen.instances);
-        let (display_time, outcome) = screen.draw(clock, scene, None, |host| host.show_instances());
+        let (display_time, outcome) = screen.draw(clock, None, scene, None, |host| host.show_instances());
         screen.gfx.collect_times();
         self.lanes.record(display_time, outcome.presented);
         outcome

@@ -83,6 +83,11 @@ pub fn next_refresh(_clock: &crate::time::RealClock) -> Option<(Nanos, Nanos)> {
     None
 }
 
+/// Natively a frame starts when the loop reads the clock: no platform stamps it.
+pub fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> {
+    None
+}
+
 /// The display time of a frame whose present returned at `presented_at`:
 /// natively that moment (a blocking present returns at the vblank).
 pub fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {

@@ -111,8 +111,12 @@ pub struct RunSpec {
     pub config: StrategyConfig,
     /// Machine and display costs.
     pub model: Model,
-    /// Display refresh rate (also told to the driver).
+    /// Display refresh rate (also told to the driver, when the display reports it).
     pub refresh: Rate,
+    /// Whether the display reports its refresh rate to the game (true by
+    /// default). A browser page, and a window under Xvfb, learn none: the
+    /// strategies that want it (fuzzy, auto) start without it and measure it.
+    pub reports_refresh: bool,
     /// Vsync on or off.
     pub vsync: bool,
     /// Noise seed.
@@ -143,6 +147,7 @@ impl RunSpec {
             config: StrategyConfig::default(),
             model,
             refresh: model.default_refresh,
+            reports_refresh: true,
             vsync: model.default_vsync,
             seed: 0,
             start: 0,
@@ -166,6 +171,11 @@ impl RunSpec {
     /// The same run at display refresh `refresh`.
     pub fn with_refresh(self, refresh: Rate) -> RunSpec {
         RunSpec { refresh, ..self }
+    }
+
+    /// The same run on a display that reports its refresh rate, or not.
+    pub fn with_reported_refresh(self, reports_refresh: bool) -> RunSpec {
+        RunSpec { reports_refresh, ..self }
     }
 
     /// The same run with vsync on or off.
@@ -503,7 +513,7 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
     let mode = if vsync { "virtual vsync" } else { "virtual, vsync off" };
     DisplayInfo {
         monitor: Some(format!("virtual {}", spec.refresh)),
-        reported: Some(spec.refresh),
+        reported: spec.reports_refresh.then_some(spec.refresh),
         emulated: None,
         present_mode: PresentMode { name: mode.to_owned(), vsync },
         present_mode_requested: mode.to_owned(),
@@ -572,6 +582,25 @@ mod tests {
             RunSpec { model, stop: Stop::Duration(1_000), ..RunSpec::new(StrategyId::CatchUp, Preset::PacingAnswer) };
         let outcome = simulate(&spec, &mut Counter::default());
         assert_eq!(outcome.frames, 1_000, "each empty frame is charged 1 ns");
+    }
+
+    #[test]
+    fn fuzzy_on_a_display_that_keeps_its_refresh_to_itself_starts_strict_then_snaps() {
+        // A 60 Hz tick on a 60.006 Hz display, the first frame on a vblank:
+        // told the rate, fuzzy snaps from the first frame; not told (a browser
+        // page), it starts strict, as catch-up, and updates 0 or 2 times a
+        // frame until it has measured the refresh from its frames.
+        let spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
+            .with_refresh(Rate::new(60006, 1000).expect("a valid rate"))
+            .with_vsync(true)
+            .with_stop(Stop::Duration(3 * NANOS_PER_SEC));
+        let told = simulate(&spec, &mut Counter::default()).report();
+        let untold = simulate(&spec.clone().with_reported_refresh(false), &mut Counter::default()).report();
+        assert_eq!(told.double_updates, 0, "{}", told.pattern);
+        assert!(untold.double_updates > 0, "{}", untold.pattern);
+        let (warm_up, after) = untold.pattern.split_at(60);
+        assert!(warm_up.contains('2'), "{warm_up}");
+        assert!(after.chars().all(|c| c == '1'), "snapped after the first second: {after}");
     }
 
     #[test]

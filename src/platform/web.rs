@@ -139,7 +139,7 @@ pub fn next_refresh(clock: &RealClock) -> Option<(Nanos, Nanos)> {
     let (previous, last) = FRAMES.with(std::cell::Cell::get);
     let performance = web_sys::window().and_then(|w| w.performance())?;
     let interval = last - previous;
-    if !(interval.is_finite() && interval > 0.0 && interval < 100.0) {
+    if !(interval.is_finite() && interval > 0.0 && interval < CALLBACK_STALE_MS) {
         return None;
     }
     let now_ms = performance.now();
@@ -161,13 +161,14 @@ pub fn frame_timestamp(clock: &RealClock) -> Option<Nanos> {
     let window = web_sys::window()?;
     let stamp = window.document()?.timeline().current_time()?;
     let age_ms = window.performance()?.now() - stamp;
-    (age_ms.is_finite() && (0.0..FRAME_TIMESTAMP_MAX_AGE_MS).contains(&age_ms))
+    (age_ms.is_finite() && (0.0..CALLBACK_STALE_MS).contains(&age_ms))
         .then(|| clock.now().saturating_sub((age_ms * 1e6) as Nanos))
 }
 
-/// How old a frame's timestamp may be when its callback runs, as for the
-/// callback interval in [`next_refresh`]: older is a hidden page or a stall.
-const FRAME_TIMESTAMP_MAX_AGE_MS: f64 = 100.0;
+/// The longest a callback interval, or a timestamp's age when its callback
+/// runs, may be and still say something about the display: longer is a
+/// hidden page or a stall.
+const CALLBACK_STALE_MS: f64 = 100.0;
 
 /// A page cannot block until an emulated vblank: it skips the display's
 /// refreshes that fall between the emulated ones instead.

@@ -72,18 +72,10 @@ fn build_site() -> Result<PathBuf, Missing> {
     Ok(out)
 }
 
-/// Whether the standard library for `wasm32-unknown-unknown` is installed.
-fn wasm_target_installed() -> bool {
-    let libdir = Command::new("rustc")
-        .args(["--print", "target-libdir", "--target", "wasm32-unknown-unknown"])
-        .output()
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    libdir.is_ok_and(|dir| {
-        std::fs::read_dir(dir).is_ok_and(|mut entries| {
-            entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libcore-")))
-        })
-    })
-}
+/// The check `cargo xtask web` makes: one file for both.
+#[path = "../../xtask/src/wasm_target.rs"]
+mod wasm_target;
+use wasm_target::installed as wasm_target_installed;
 
 fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))

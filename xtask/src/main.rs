@@ -21,6 +21,9 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
+mod wasm_target;
+use wasm_target::TARGET;
+
 /// Builds timestep-lab's web site.
 #[derive(Parser, Debug)]
 #[command(name = "cargo xtask")]
@@ -36,7 +39,6 @@ enum Task {
     },
 }
 
-const TARGET: &str = "wasm32-unknown-unknown";
 const CRATE: &str = "timestep_lab_web";
 
 fn main() -> ExitCode {
@@ -56,18 +58,6 @@ fn root() -> PathBuf {
     manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
 }
 
-/// Whether the toolchain has the standard library for [`TARGET`]
-/// (`rustc --print target-libdir` names a folder that exists).
-fn target_installed() -> bool {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    Command::new(rustc)
-        .args(["--print", "target-libdir", "--target", TARGET])
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .is_some_and(|output| Path::new(String::from_utf8_lossy(&output.stdout).trim()).is_dir())
-}
-
 fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let root = root();
     let profile = if debug { "dev" } else { "web" };
@@ -78,7 +68,7 @@ fn build_site(out: &Path, debug: bool) -> Result<(), String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        let hint = if target_installed() {
+        let hint = if wasm_target::installed() {
             "cargo's errors are above".to_owned()
         } else {
             format!("the target is not installed: `rustup target add {TARGET}`")

@@ -40,7 +40,7 @@ use core::time::Duration;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
-use crate::refresh::{Measured, RefreshMeter, Verdict};
+use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 #[cfg(feature = "std")]
 use crate::time::Instant;
@@ -627,8 +627,13 @@ impl Pacer {
     /// `blocked`, `Present::blocked`).
     pub fn verdict(&self) -> Verdict {
         let mode = if self.vsync_requested { "vsync" } else { "immediate" };
-        let reported = self.driver.refresh().map(Rate::hz);
-        let verdict = self.meter.verdict(mode, self.vsync_requested, None, reported);
+        let facts = VerdictFacts {
+            mode,
+            mode_is_vsync: self.vsync_requested,
+            emulated: None,
+            reported_hz: self.driver.refresh().map(Rate::hz),
+        };
+        let verdict = self.meter.verdict(&facts);
         if self.blocking_known || !self.vsync_requested {
             return verdict;
         }

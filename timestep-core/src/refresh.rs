@@ -266,21 +266,11 @@ impl RefreshMeter {
     }
 
     /// The vsync verdict on what this meter has measured, for frames
-    /// presented in `mode` (`mode_is_vsync`: it asks for vsync) on a display
-    /// that reports `reported_hz`, perhaps under an `emulated` refresh grid.
-    pub fn verdict(
-        &self,
-        mode: &str,
-        mode_is_vsync: bool,
-        emulated: Option<Rate>,
-        reported_hz: Option<f64>,
-    ) -> Verdict {
+    /// presented on the display that `facts` describe.
+    pub fn verdict(&self, facts: &VerdictFacts<'_>) -> Verdict {
         let mut scratch = Vec::with_capacity(WINDOW);
         verdict(&VerdictInput {
-            mode,
-            mode_is_vsync,
-            emulated,
-            reported_hz,
+            facts: *facts,
             measured: self.measure_with(&mut scratch),
             samples: self.samples(),
             settled: self.settled(),
@@ -315,17 +305,25 @@ pub struct Verdict {
     pub text: String,
 }
 
-/// What the verdict is about.
+/// What the verdict knows of the display besides the meter's own
+/// measurements: what the frames asked for and what the platform says.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct VerdictInput<'a> {
+pub(crate) struct VerdictFacts<'a> {
     /// Name of the present mode in effect (`Fifo`).
     pub mode: &'a str,
     /// Whether that mode asks for vsync.
     pub mode_is_vsync: bool,
     /// The emulated refresh, when `--emulate-refresh` is on.
     pub emulated: Option<Rate>,
-    /// The monitor's refresh as winit reports it, in Hz.
+    /// The monitor's refresh as the platform reports it, in Hz.
     pub reported_hz: Option<f64>,
+}
+
+/// What the verdict is about: the display's facts and the meter's measurements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct VerdictInput<'a> {
+    /// What the platform says and what the frames asked for.
+    pub facts: VerdictFacts<'a>,
     /// The measurement, if there are enough samples.
     pub measured: Option<Measured>,
     /// Unpaced intervals seen (to explain a missing measurement).
@@ -345,49 +343,111 @@ fn ordinal(n: u64) -> String {
     }
 }
 
+/// One way of telling whether vsync is in effect: an answer when its
+/// evidence is there, `None` to leave it to the next.
+type Judge = fn(&VerdictInput<'_>) -> Option<Verdict>;
+
+/// The judges in the order they are asked; the first that answers decides.
+/// What is known by construction comes first (an emulated grid, a mode
+/// without vsync), then what the presents show, strongest evidence first.
+/// New evidence about the display (a compositor's own word, a variable
+/// refresh) is one more judge in this list, placed by how much it is to
+/// be trusted.
+const JUDGES: [Judge; 6] = [emulated_grid, vsync_not_asked, at_display_rate, compositor_paced, not_paced, self_paced];
+
 /// Decides whether vsync is in effect and says so in one sentence.
 pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
-    let mode = input.mode;
-    let Some(m) = input.measured else {
-        return unmeasured(input);
-    };
-    let every = format!("frames every {:.1} ms ({:.1} Hz)", nanos_to_ms(m.period), m.hz());
-    if let Some(rate) = input.emulated {
-        return Verdict { vsync: Some(true), text: format!("emulated {rate} vblank grid over {mode}: {every}") };
-    }
-    let reported = match input.reported_hz {
+    JUDGES.iter().find_map(|judge| judge(input)).unwrap_or_else(|| cannot_tell(input))
+}
+
+/// "frames every 16.7 ms (60.0 Hz)".
+fn every(m: &Measured) -> String {
+    format!("frames every {:.1} ms ({:.1} Hz)", nanos_to_ms(m.period), m.hz())
+}
+
+/// ", monitor reports 60.00 Hz".
+fn reported(facts: &VerdictFacts<'_>) -> String {
+    match facts.reported_hz {
         Some(hz) => format!(", monitor reports {hz:.2} Hz"),
         None => ", monitor reports no refresh rate".to_owned(),
+    }
+}
+
+/// A share of the measured interval.
+fn share(ns: Nanos, m: &Measured) -> f64 {
+    ns as f64 / m.period.max(1) as f64
+}
+
+/// Presents block for a good part of a steady interval at a display's rate.
+fn is_display_paced(m: &Measured) -> bool {
+    m.period >= MIN_VSYNC_PERIOD
+        && share(m.blocked.saturating_add(m.throttled), m) >= MIN_BLOCKED_SHARE
+        && m.spread <= MAX_SPREAD
+}
+
+/// Frames wait for the compositor's go-ahead for a good part of the interval.
+fn is_compositor_paced(m: &Measured) -> bool {
+    m.period >= MIN_VSYNC_PERIOD && share(m.throttled, m) >= MIN_BLOCKED_SHARE
+}
+
+/// An emulated grid paces the frames by construction.
+fn emulated_grid(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let VerdictFacts { mode, emulated, .. } = input.facts;
+    let rate = emulated?;
+    let text = match input.measured {
+        Some(m) => format!("emulated {rate} vblank grid over {mode}: {}", every(&m)),
+        None if input.settled => format!("emulated {rate} vblank grid over {mode} (the strategy paces frames itself)"),
+        None => format!("emulated {rate} vblank grid over {mode}: measuring…"),
     };
-    if !input.mode_is_vsync {
-        return Verdict { vsync: Some(false), text: format!("{mode} requested (no vsync): {every}{reported}") };
+    Some(Verdict { vsync: Some(true), text })
+}
+
+/// A mode that does not ask for vsync gets none, whatever paces the frames.
+fn vsync_not_asked(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let mode = input.facts.mode;
+    if input.facts.mode_is_vsync {
+        return None;
     }
-    let share = |ns: Nanos| ns as f64 / m.period.max(1) as f64;
-    let held_share = share(m.blocked.saturating_add(m.throttled));
-    let display_paced = m.period >= MIN_VSYNC_PERIOD && held_share >= MIN_BLOCKED_SHARE && m.spread <= MAX_SPREAD;
-    let compositor_paced = m.period >= MIN_VSYNC_PERIOD && share(m.throttled) >= MIN_BLOCKED_SHARE;
-    if display_paced && let Some(at_rate) = at_display_rate(input, &m, &every, &reported) {
-        return at_rate;
-    }
-    if compositor_paced {
-        // The compositor hands out frame callbacks at its own repaint rate: a
-        // busy one repaints slower (and less evenly) than the monitor refreshes.
-        return Verdict {
-            vsync: Some(true),
-            text: format!(
-                "{mode} requested, {every}{reported}: vsync in effect, paced by the compositor \
-                 (each frame waits {:.1} ms for its go-ahead)",
-                nanos_to_ms(m.throttled)
-            ),
-        };
-    }
-    if !display_paced {
-        return Verdict {
-            vsync: Some(false),
-            text: format!("{mode} requested, frames every {:.1} ms: vsync not in effect", nanos_to_ms(m.period)),
-        };
-    }
-    match input.reported_hz {
+    let text = match input.measured {
+        Some(m) => format!("{mode} requested (no vsync): {}{}", every(&m), reported(&input.facts)),
+        None => format!("{mode} requested (no vsync)"),
+    };
+    Some(Verdict { vsync: Some(false), text })
+}
+
+/// The compositor hands out frame callbacks at its own repaint rate: a busy
+/// one repaints slower (and less evenly) than the monitor refreshes.
+fn compositor_paced(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let m = input.measured.filter(is_compositor_paced)?;
+    let mode = input.facts.mode;
+    Some(Verdict {
+        vsync: Some(true),
+        text: format!(
+            "{mode} requested, {}{}: vsync in effect, paced by the compositor \
+             (each frame waits {:.1} ms for its go-ahead)",
+            every(&m),
+            reported(&input.facts),
+            nanos_to_ms(m.throttled)
+        ),
+    })
+}
+
+/// Presents that neither block for long nor wait for a compositor: no vsync.
+fn not_paced(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let m = input.measured.filter(|m| !is_display_paced(m))?;
+    let mode = input.facts.mode;
+    Some(Verdict {
+        vsync: Some(false),
+        text: format!("{mode} requested, frames every {:.1} ms: vsync not in effect", nanos_to_ms(m.period)),
+    })
+}
+
+/// Paced, but at no rate that tells vsync from a steady renderer.
+fn cannot_tell(input: &VerdictInput<'_>) -> Verdict {
+    let mode = input.facts.mode;
+    let every = input.measured.map(|m| every(&m)).unwrap_or_default();
+    let reported = reported(&input.facts);
+    match input.facts.reported_hz {
         Some(_) => Verdict {
             vsync: None,
             text: format!("{mode} requested, {every}{reported}: paced, but not at the monitor's rate"),
@@ -401,9 +461,11 @@ pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
 
 /// A display-paced interval that is a whole number of reported refreshes
 /// (or, unreported, a very regular common display rate): vsync in effect.
-fn at_display_rate(input: &VerdictInput<'_>, m: &Measured, every: &str, reported: &str) -> Option<Verdict> {
-    let mode = input.mode;
-    match input.reported_hz {
+fn at_display_rate(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let m = input.measured.filter(is_display_paced)?;
+    let mode = input.facts.mode;
+    let (every, reported) = (every(&m), reported(&input.facts));
+    match input.facts.reported_hz {
         Some(hz) => {
             let refreshes = m.period as f64 * hz / NANOS_PER_SEC as f64;
             let n = refreshes.round();
@@ -422,31 +484,22 @@ fn at_display_rate(input: &VerdictInput<'_>, m: &Measured, every: &str, reported
     }
 }
 
-/// The verdict without a measured interval: known at once for emulation and
-/// modes without vsync; for a vsync mode, "measuring" for at most a second,
-/// then judged from how long presents block.
-fn unmeasured(input: &VerdictInput<'_>) -> Verdict {
-    let mode = input.mode;
-    if let Some(rate) = input.emulated {
-        let text = if input.settled {
-            format!("emulated {rate} vblank grid over {mode} (the strategy paces frames itself)")
-        } else {
-            format!("emulated {rate} vblank grid over {mode}: measuring…")
-        };
-        return Verdict { vsync: Some(true), text };
+/// Without a measured interval, a vsync mode is "measuring" for at most a
+/// second, then judged from how long presents block.
+fn self_paced(input: &VerdictInput<'_>) -> Option<Verdict> {
+    if input.measured.is_some() {
+        return None;
     }
-    if !input.mode_is_vsync {
-        return Verdict { vsync: Some(false), text: format!("{mode} requested (no vsync)") };
-    }
+    let mode = input.facts.mode;
     if !input.settled {
         let text = if input.samples == 0 && input.median_blocked.is_none() {
             format!("{mode} requested: waiting for frames…")
         } else {
             format!("{mode} requested: measuring… ({}/{MIN_SAMPLES} frames)", input.samples)
         };
-        return Verdict { vsync: None, text };
+        return Some(Verdict { vsync: None, text });
     }
-    match input.median_blocked {
+    Some(match input.median_blocked {
         Some(blocked) if blocked >= MIN_BLOCKED => Verdict {
             vsync: Some(true),
             text: format!(
@@ -460,7 +513,7 @@ fn unmeasured(input: &VerdictInput<'_>) -> Verdict {
                 "{mode} requested, the strategy paces frames itself and present returns at once: cannot tell"
             ),
         },
-    }
+    })
 }
 
 /// Largest relative spread of the interval accepted as vsync when the
@@ -491,12 +544,13 @@ mod tests {
         meter
     }
 
+    fn facts(mode: &str, vsync: bool, reported_hz: Option<f64>) -> VerdictFacts<'_> {
+        VerdictFacts { mode, mode_is_vsync: vsync, emulated: None, reported_hz }
+    }
+
     fn input<'a>(mode: &'a str, vsync: bool, reported_hz: Option<f64>, measured: Option<Measured>) -> VerdictInput<'a> {
         VerdictInput {
-            mode,
-            mode_is_vsync: vsync,
-            emulated: None,
-            reported_hz,
+            facts: facts(mode, vsync, reported_hz),
             measured,
             samples: 120,
             settled: true,
@@ -511,7 +565,7 @@ mod tests {
             meter.record(k * 16_666_667, 14_000_000, true);
         }
         assert_eq!(meter.measure().map(|m| m.period), Some(16_666_667));
-        assert_eq!(meter.verdict("Fifo", true, None, Some(60.0)).vsync, Some(true));
+        assert_eq!(meter.verdict(&facts("Fifo", true, Some(60.0))).vsync, Some(true));
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::Pacer;
 use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
-use crate::refresh::Verdict;
+use crate::refresh::{Verdict, VerdictFacts};
 use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
@@ -575,7 +575,12 @@ impl<W: Simulation> Session<W> {
     pub fn verdict(&self) -> Verdict {
         let display = &self.display;
         let mode = &display.present_mode;
-        self.pacer.meter().verdict(&mode.name, mode.vsync, display.emulated, display.reported.map(Rate::hz))
+        self.pacer.meter().verdict(&VerdictFacts {
+            mode: &mode.name,
+            mode_is_vsync: mode.vsync,
+            emulated: display.emulated,
+            reported_hz: display.reported.map(Rate::hz),
+        })
     }
 
     /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].

@@ -79,6 +79,8 @@ pub struct HudData {
     pub lane_playfield: [f32; 2],
     /// The runner's lane, labelled by the overlay; `None`: no label.
     pub runner_lane: Option<RunnerLane>,
+    /// What the window's own life adds (time hidden, a capped buffer, missed refreshes), one line each.
+    pub notes: Vec<String>,
 }
 
 impl Default for HudData {
@@ -98,6 +100,7 @@ impl Default for HudData {
             lanes: Vec::new(),
             lane_playfield: [0.0, 0.0],
             runner_lane: None,
+            notes: Vec::new(),
         }
     }
 }

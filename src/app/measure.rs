@@ -176,7 +176,8 @@ impl Tour {
             created: Some(crate::platform::utc_now()),
             ..ReportCard::new(Machine {
                 name: self.name.clone(),
-                adapter: Some(info.name.clone()),
+                // A browser may hide the adapter's name: none rather than an empty one.
+                adapter: Some(info.name.trim().to_owned()).filter(|name| !name.is_empty()),
                 backend: Some(format!("{:?}", info.backend)),
                 driver: (!driver.is_empty()).then_some(driver),
                 ..Machine::this_build()
@@ -336,6 +337,31 @@ impl Tour {
         false
     }
 
+    /// The page was hidden from `gap.0` to `gap.1`: the segment under way
+    /// (its figures cut by the gap) runs again from its start, and the card
+    /// says so.
+    pub fn hidden(
+        &mut self,
+        demo: &mut Demo,
+        gap: (Nanos, Nanos),
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) {
+        let Some(segment) = self.segment.take() else { return };
+        let seconds = crate::monitor::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
+        let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(segment.step));
+        log::info!("{note}");
+        if let Some(m) = self.monitor.as_mut() {
+            m.notes.push(note);
+        }
+        self.sampler.break_sequence();
+        self.next -= 1;
+        // The time a re-run takes is added to the tour's.
+        self.started = self.started.saturating_add(now.saturating_sub(segment.record_at.min(now)));
+        self.begin(demo, config, event_loop, now);
+    }
+
     /// Puts what `segment` measured on the card.
     fn close(
         &mut self,
@@ -408,11 +434,19 @@ impl Tour {
         let Some(mut m) = self.monitor.take() else { return };
         // The refresh with vsync in effect: the first probe that found it and measured a rate.
         // The emulated grid's probe measures the grid, not the monitor.
-        m.measured_refresh_hz = m
+        // A browser's frame clock gives the screen's refresh however many refreshes the page missed.
+        let probed = m
             .present_modes
             .iter()
             .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
             .find_map(|p| p.measured_refresh_hz);
+        m.measured_refresh_hz = crate::platform::screen_refresh().or(probed);
+        let drawn = m.present_modes.iter().find(|p| !p.mode.contains("emulated")).and_then(|p| p.intervals.as_ref());
+        if let (Some(screen), Some(drawn)) = (crate::platform::screen_refresh(), drawn)
+            && let Some(note) = crate::app::demo::life::missed_refreshes(1000.0 / drawn.mean_ms, screen)
+        {
+            m.notes.push(note);
+        }
         let refresh = self
             .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
@@ -483,7 +517,8 @@ impl Tour {
             &OUTPUTS[..2]
         };
         let paths: Vec<String> = written.iter().map(|f| self.out.join(f).display().to_string()).collect();
-        crate::platform::notify(&format!("measure: wrote {}", paths.join(", ")));
+        log::info!("measure: wrote {}", paths.join(", "));
+        crate::platform::tour_finished();
         Ok(())
     }
 }
@@ -591,18 +626,30 @@ impl Progress {
 
     /// Refreshes the time left, once a second, where the line is rewritten in place.
     fn tick(&mut self, now: Nanos, left: Nanos) {
-        if self.line.in_place() && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
+        if now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
             self.shown_at = now;
-            self.print(left);
+            let line = self.line_for(left);
+            // A page shows it where it is; a terminal line is rewritten in place, a log is not.
+            crate::platform::show_progress(Some(&line));
+            if self.line.in_place() {
+                self.line.show(&line);
+            }
         }
     }
 
-    fn print(&mut self, left: Nanos) {
+    fn line_for(&self, left: Nanos) -> String {
         let secs = left.div_ceil(NANOS_PER_SEC);
-        self.line.show(&format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60));
+        format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60)
+    }
+
+    fn print(&mut self, left: Nanos) {
+        let line = self.line_for(left);
+        crate::platform::show_progress(Some(&line));
+        self.line.show(&line);
     }
 
     fn done(&mut self) {
+        crate::platform::show_progress(None);
         self.line.finish(true);
     }
 }

@@ -9,7 +9,7 @@ use timestep_lab::report::registry::{JUDDER_MS, LATENCY_MS};
 use timestep_lab::report_card::{ReportCard, RunRecord, judge};
 use timestep_lab::strategy::StrategyId;
 
-use crate::browser::{Backend, Browser, Server, site};
+use crate::browser::{Backend, Browser, Server};
 use crate::harness;
 
 /// This module's trials, for the binary's `main`.
@@ -53,15 +53,7 @@ fn in_browser(
     backend: Backend,
     test: fn(&Browser, &Server, Backend) -> Result<(), String>,
 ) -> Result<Completion, Failed> {
-    let dir = match site() {
-        Ok(dir) => dir,
-        Err(missing) => return harness::unavailable(missing),
-    };
-    let _one = harness::one_window_at_a_time();
-    let server = Server::start(dir);
-    let browser = Browser::start(backend, [900, 700])?;
-    test(&browser, &server, backend)?;
-    Ok(Completion::Completed)
+    crate::browser::in_browser(backend, [900, 700], |browser, server| test(browser, server, backend))
 }
 
 fn number(stats: &serde_json::Value, field: &str) -> f64 {
@@ -109,8 +101,11 @@ fn keys_act_as_in_the_window(browser: &Browser, server: &Server, _backend: Backe
     browser.wait_for(START, |s| number(s, "presented") >= frames + 30.0)?;
     browser.press("v")?;
     browser.wait_for(START, |s| s["present_mode_actual"] == "Fifo")?;
-    // T: the tour, as the page's button starts it, keeping what a tour shares with the run.
+    // T: the tour, as the page's button starts it (offering a name for the card first),
+    // keeping what a tour shares with the run.
     browser.press("t")?;
+    browser.wait_for_script(START, "return !document.getElementById('name-form').hidden")?;
+    browser.eval("document.querySelector('#name-form button[type=submit]').click(); return null")?;
     let deadline = std::time::Instant::now() + START;
     loop {
         let search = browser.eval("return window.location.search")?;
@@ -308,6 +303,12 @@ fn a_bad_parameter_is_shown(browser: &Browser, server: &Server, _backend: Backen
         ("?tick-rate=5000", "tick-rate: 5000 is outside 1–1000 Hz"),
         ("?strategy=warp", "strategy: 'warp' is not one of"),
         ("?lanes=fuzzy,fuzzy", "lanes: fuzzy is listed twice"),
+        ("?strategy=fuzzy&strategy=auto", "strategy is given twice"),
+        ("?monitor=1", "monitor: not on a page"),
+        ("?fullscreen", "fullscreen: not on a page"),
+        ("?present-mode=mailbox", "present-mode: not on a page"),
+        ("?measure&out=/etc/passwd", "out: not on a page"),
+        ("?screenshot=x.png&exit-after=2", "screenshot: not on a page"),
     ] {
         browser.open(&format!("{}/{query}", server.base))?;
         let deadline = std::time::Instant::now() + START;
@@ -320,6 +321,7 @@ fn a_bad_parameter_is_shown(browser: &Browser, server: &Server, _backend: Backen
         };
         assert!(message.contains(says), "{query}: the page says '{message}', not '{says}'");
         assert!(browser.stats()?.is_null(), "{query}: no run starts");
+        assert_eq!(browser.eval("return 1 + 1")?, 2, "{query}: the page still answers");
     }
     Ok(())
 }

@@ -17,6 +17,7 @@
 //! and the demo keeps its parts consistent, the lanes included.
 
 mod keys;
+pub(crate) mod life;
 mod mode;
 
 use std::io::BufWriter;
@@ -49,6 +50,7 @@ use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
+use life::Life;
 use mode::Mode;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
@@ -132,6 +134,8 @@ pub struct Demo {
     /// Frames start on timers instead of the display's refresh (`V` where
     /// vsync cannot be turned off: a browser's requestAnimationFrame).
     timer_driven: bool,
+    /// Time hidden, a capped buffer: the window's life, apart from the monitor's.
+    life: Life,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -204,10 +208,14 @@ impl Demo {
             seed: config.seed,
             warmed: false,
             timer_driven: false,
+            life: Life::default(),
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
         }
+        // A size reported before the GPU was ready (a page's first) was not seen: take it now.
+        let size = demo.screen.win.window.inner_size();
+        demo.resized(size.width, size.height, now);
         demo.refresh_hud(now);
         Ok(demo)
     }
@@ -285,10 +293,26 @@ impl Demo {
         self.refresh_hud(now);
     }
 
-    /// Whether a frame should be drawn now.
+    /// Whether a frame should be drawn now (never while the page is hidden).
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.screen.gfx.surface.is_zero_size();
-        self.screen.win.renderable(now, zero)
+        self.screen.win.renderable(now, zero) && !self.life.is_hidden()
+    }
+
+    /// The page was hidden (`true`: a background tab, a locked phone) or
+    /// shown again at `now`. No frames meanwhile, and the time is a gap in
+    /// every session's run, not a frame ([`Session::hidden`]). Returns the
+    /// gap `(from, to)` when one ended.
+    pub fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
+        let gap = self.life.hidden(hidden, now);
+        if let Some((from, to)) = gap {
+            log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
+            self.session.hidden(from, to);
+            self.mode.hidden(from, to);
+            self.hold.reset();
+        }
+        self.refresh_hud(now);
+        gap
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
@@ -457,6 +481,14 @@ impl Demo {
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);
+        // Refreshes skipped on purpose (an emulated rate, timers, a pause) are not missed ones.
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        let screen = crate::platform::screen_refresh();
+        if screen.is_some() {
+            // A page's frame clock measures the screen, whatever the page managed to draw.
+            hud.figures.measured_refresh_hz = screen;
+        }
+        self.life.notes(hud.figures.fps, screen.filter(|_| on_refresh), &mut hud.notes);
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -565,6 +597,14 @@ impl Demo {
 
     /// The window's inner size is `width` × `height` pixels now.
     pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+        let [width, height] = if width == 0 || height == 0 {
+            [width, height]
+        } else {
+            let device = crate::platform::device_pixels(&self.screen.win.window, [width, height]);
+            let max_side = self.screen.gfx.gpu.device.limits().max_texture_dimension_2d;
+            self.life.drawing_size(device, max_side, crate::platform::MAX_DRAWING_PIXELS)
+        };
+        self.screen.gfx.overlay.set_buffer_scale(self.life.buffer_scale());
         self.screen.gfx.surface.resize(width, height);
         self.focused(now);
         self.interrupt();
@@ -673,7 +713,7 @@ impl Demo {
             view: self.session.last_view(),
             playfield: PLAYFIELD,
             hud: &screen.hud,
-            pixels_per_point: screen.win.window.scale_factor() as f32,
+            pixels_per_point: screen.win.window.scale_factor() as f32 * self.life.buffer_scale(),
         };
         match self.mode {
             // The instance buffer holds the last lane frame's sprites, every lane's.
@@ -694,6 +734,8 @@ impl Demo {
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
             lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            screen_refresh_hz: crate::platform::screen_refresh(),
+            notes: self.screen.hud.notes.clone(),
         }
     }
 }

@@ -233,6 +233,9 @@ pub struct Metrics {
     pattern: PatternLog,
     startup: Startup,
     motion: Running,
+    /// Gaps taken out of the timeline ([`Metrics::skip`]): when each ended,
+    /// and the time taken out up to its end.
+    gaps: Vec<(Nanos, Nanos)>,
 }
 
 /// The frames before the picture first moves (see the module docs).
@@ -302,7 +305,31 @@ impl Metrics {
             pattern: PatternLog::new(),
             startup: Startup::default(),
             motion: Running::new(refresh),
+            gaps: Vec::new(),
         }
+    }
+
+    /// Takes `from..to` out of the timeline: nothing was shown then and
+    /// nothing should count it (a hidden page, a pause). Later times (display,
+    /// input, and content, which is on a strategy's clock, the wall's,
+    /// re-anchored when it resyncs after the gap) are read as if the gap had
+    /// not been; an input read before it stays where it was. So the interval
+    /// across the gap is an ordinary one, and no hitch, skipped refresh,
+    /// latency or system time comes of it.
+    ///
+    /// ```text
+    ///   frames    |   |   |   (hidden 5 s)                    |   |   |
+    ///   counted   |   |   |   |   |   |    as if the page had never gone
+    /// ```
+    pub fn skip(&mut self, from: Nanos, to: Nanos) {
+        let before = self.gaps.last().map_or(0, |&(_, total)| total);
+        self.gaps.push((to, before.saturating_add(to.saturating_sub(from))));
+    }
+
+    /// `t` without the gaps that ended by then.
+    fn without_gaps(&self, t: Nanos) -> Nanos {
+        let taken = self.gaps.iter().rev().find(|&&(end, _)| end <= t).map_or(0, |&(_, total)| total);
+        t.saturating_sub(taken)
     }
 
     /// Starts over from `start`, keeping the refresh rate.
@@ -322,6 +349,18 @@ impl Metrics {
 
     /// Records one presented frame.
     pub fn record(&mut self, frame: &FrameSample) {
+        let shifted;
+        let frame = if self.gaps.is_empty() {
+            frame
+        } else {
+            shifted = FrameSample {
+                display_time: self.without_gaps(frame.display_time),
+                input_time: self.without_gaps(frame.input_time),
+                content_time: self.without_gaps(frame.content_time),
+                ..*frame
+            };
+            &shifted
+        };
         self.frames += 1;
         self.updates += u64::from(frame.updates);
         self.game_time = frame.game_time;
@@ -529,6 +568,39 @@ mod tests {
         assert_eq!(recent.len(), RECENT_LEN);
         assert!(recent.starts_with("201"), "{recent}");
         assert_eq!(m.pattern_prefix().len(), RECENT_LEN + 5);
+    }
+
+    #[test]
+    fn a_skipped_gap_is_no_hitch_no_latency_and_no_skipped_refresh() {
+        // 60 Hz, one update a frame; hidden for 5 s after frame 59.
+        let p = NANOS_PER_SEC / 60;
+        // A strategy's content time is on its clock, the wall's: it jumps with the gap too.
+        let frame = |i: u64, at: Nanos| FrameSample {
+            updates: 1,
+            shown_updates: 1,
+            content_time: at - p,
+            input_time: at - p,
+            display_time: at,
+            game_time: i * p,
+        };
+        let (mut skipped, mut counted) =
+            (Metrics::new(0, Some(Rate::from_hz(60))), Metrics::new(0, Some(Rate::from_hz(60))));
+        let hidden = 5 * NANOS_PER_SEC;
+        for i in 1..120 {
+            let at = if i < 60 { i * p } else { i * p + hidden };
+            if i == 60 {
+                skipped.skip(59 * p, 59 * p + hidden);
+            }
+            skipped.record(&frame(i, at));
+            counted.record(&frame(i, at));
+        }
+        let (s, c) = (skipped.totals(), counted.totals());
+        assert_eq!(s.stats.hitches, 0, "the gap is no hitch: {:?}", s.stats);
+        assert_eq!(s.skipped_renders, 0, "no refresh was missed");
+        assert_eq!(s.vsyncs, 119, "one refresh a frame, the gap none");
+        assert_eq!(s.system_time, 119 * NANOS_PER_SEC / 60, "the display's time without the gap");
+        assert!((s.stats.latency_max_ms - nanos_to_ms(p)).abs() < 1e-9, "one frame's latency: {:?}", s.stats);
+        assert!(c.stats.hitches >= 1 && c.skipped_renders == 300, "without skip the gap counts: {c:?}");
     }
 
     #[test]

@@ -156,6 +156,10 @@ pub struct DisplayFacts {
     pub monitor: String,
     /// Every strategy that ran, by id, in key order.
     pub strategies_used: Vec<String>,
+    /// Time the display could not be seen (a hidden page), seconds; a gap
+    /// in the run that no figure counts. Absent when there was none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_s: Option<f64>,
 }
 
 /// What a replayed trace was: the report's [`TRACE_FIELDS`](super::TRACE_FIELDS),

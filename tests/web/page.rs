@@ -136,13 +136,17 @@ fn emulated_refresh(browser: &Browser, server: &Server, _backend: Backend) -> Re
     browser.open(&format!("{}/?strategy=lockstep&emulate-refresh=30&window-size=480x270", server.base))?;
     let stats = browser.wait_for(Duration::from_secs(60), |s| number(s, "presented") >= 60.0)?;
     let mean = number(&stats, "present_interval_mean_ms");
-    assert!((33.0..40.0).contains(&mean), "presents every other 60 Hz refresh: mean {mean} ms: {stats}");
+    assert!(mean >= 33.0, "never faster than the emulated 30 Hz, at any load: mean {mean} ms: {stats}");
     assert_eq!(stats["emulated_refresh_hz"].as_f64(), Some(30.0), "the run says it emulates: {stats}");
     assert_eq!(browser.message()?, "", "no message at 30 Hz");
     browser.open(&format!("{}/?strategy=lockstep&emulate-refresh=144&window-size=480x270", server.base))?;
     browser.wait_for(START, |s| number(s, "presented") >= 10.0)?;
     let message = browser.message()?;
     assert!(message.contains("faster than this screen"), "144 Hz on a 60 Hz page: '{message}'");
+    // Every other refresh exactly needs a page that kept up (its own intervals: 1.5 emulated periods is a stall).
+    let stalls = stalled_frames(&stats, 1000.0 / 30.0);
+    crate::browser::skip_if_starved(stalls > 2, &format!("the page stalled in {stalls} frames"), "30 Hz exactly")?;
+    assert!(mean < 40.0, "presents every other 60 Hz refresh: mean {mean} ms: {stats}");
     Ok(())
 }
 
@@ -156,9 +160,22 @@ fn emulated_refresh(browser: &Browser, server: &Server, _backend: Backend) -> Re
 /// refreshes, no more `2`s than `0`s, nothing above 2, and somewhere half a
 /// second at one update a refresh. Double updates beyond the misses would be
 /// the timer noise that catch-up turns into doubles and fuzzy exists to remove.
+///
+/// That needs a page that keeps up with its screen. At any load fuzzy never
+/// runs the game faster than the clock (its updates within 1 % of the tick
+/// rate × the time); the pattern is judged only when the page's own present
+/// intervals show no more than two stalls (an interval of 1.5 refreshes or
+/// more, against the screen's refresh the page measured), else the test is
+/// reported as skipped with the load: a page that stalled catches up with
+/// 3s and 4s, rightly.
 fn fuzzy_has_no_double_update_of_its_own(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
     browser.open(&format!("{}/?strategy=fuzzy&window-size=480x270", server.base))?;
     let stats = browser.wait_for(Duration::from_secs(60), |s| number(s, "vsyncs") >= 300.0)?;
+    let (updates, wall) = (number(&stats, "total_updates"), number(&stats, "wall_time_s"));
+    assert!(updates <= 60.0 * wall * 1.01 + 2.0, "fuzzy never outruns the clock: {updates} updates in {wall} s");
+    let stalls = stalled_frames(&stats, 1000.0 / number(&stats, "screen_refresh_hz"));
+    let evidence = format!("the page stalled in {stalls} of its frames");
+    crate::browser::skip_if_starved(stalls > 2, &evidence, "fuzzy's pattern")?;
     let pattern = stats["pattern"].as_str().unwrap_or_default();
     let steady: Vec<char> = pattern.chars().skip(20).collect();
     let count = |digit: char| steady.iter().filter(|&&c| c == digit).count();
@@ -169,6 +186,16 @@ fn fuzzy_has_no_double_update_of_its_own(browser: &Browser, server: &Server, _ba
     Ok(())
 }
 
+/// Frames whose present interval was 1.5 `period`s (ms) or more: the
+/// page's own histogram against its own measure of the screen.
+fn stalled_frames(stats: &serde_json::Value, period: f64) -> u64 {
+    let histogram = &stats["present_interval_histogram"];
+    let bin = histogram["bin_ms"].as_f64().unwrap_or(f64::NAN);
+    let counts = histogram["counts"].as_array().cloned().unwrap_or_default();
+    let late = counts.iter().enumerate().filter(|(i, _)| *i as f64 * bin >= 1.5 * period);
+    late.map(|(_, c)| c.as_u64().unwrap_or(0)).sum::<u64>() + histogram["overflow"].as_u64().unwrap_or(0)
+}
+
 /// `?measure` runs the report-card tour in the page; its files come as
 /// downloads, and the card names the browser and reads like a native one.
 /// Its predictions model the page (a frame shown at the refresh after it is
@@ -177,16 +204,8 @@ fn fuzzy_has_no_double_update_of_its_own(browser: &Browser, server: &Server, _ba
 /// runs met a stall its probe did not (the machine is shared) gets one more
 /// try; two tours that disagree fail.
 fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
-    let mut tries = 0;
-    let (json, card) = loop {
-        tries += 1;
-        let (json, card) = tour_in_the_page(browser, server)?;
-        match disagreement(&card) {
-            None => break (json, card),
-            Some(why) if tries >= 2 => return Err(format!("two tours disagree with the page's model: {why}")),
-            Some(why) => eprintln!("first tour: {why}; measuring again"),
-        }
-    };
+    let (json, card) = tour_in_the_page(browser, server)?;
+    // What holds at any load: the files, the card's names, the screen's refresh, compare.
     let browser_name = card.machine.browser.as_deref().unwrap_or_default();
     assert!(browser_name.contains("Chrome"), "the card names the browser: {:?}", card.machine);
     let monitor = &card.monitors[0];
@@ -194,6 +213,7 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
     let page = std::fs::read_to_string(json.with_file_name("report.html")).map_err(|e| e.to_string())?;
     assert!(page.contains("<svg") && page.contains("fuzzy") && page.contains("Predictions model"), "the card's page");
+    assert!(page.contains(" on Linux") && page.contains("screen 60 Hz"), "the header names the screen");
     let native = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
     let sources = [json, native]
         .iter()
@@ -201,8 +221,42 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let text = timestep_lab::report_card::compare::compare(&sources, 120.0).to_text();
-    assert!(text.contains("monitor 1 (59.") || text.contains("monitor 1 (60."), "{text}");
+    // The page's column is named by its browser and device; the native fixture's by its name.
+    assert!(text.contains(" on Linux · monitor 1 (") && text.contains("virtual monitor · monitor 1 (60 Hz)"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("fuzzy") && l.matches('|').count() == 2), "two columns: {text}");
+    // The page's model and its agreement are a quiet machine's: a starved page is not judged on them.
+    // A tour whose runs met a stall its probe did not gets one more try; two that disagree fail.
+    let mut card = card;
+    for tries in 1.. {
+        model_of_the_page(&card)?;
+        match disagreement(&card) {
+            None => break,
+            Some(why) if tries >= 2 => return Err(format!("two tours disagree with the page's model: {why}")),
+            Some(why) => eprintln!("first tour: {why}; measuring again"),
+        }
+        card = tour_in_the_page(browser, server)?.1;
+    }
+    Ok(())
+}
+
+/// The page's setup is modelled as one deep (a frame shown at the refresh
+/// after it is ready) and predicted on, or the test is skipped when the
+/// page missed refreshes (its own probe against its measure of the screen).
+fn model_of_the_page(card: &ReportCard) -> Result<(), String> {
+    let monitor = card.monitors.first().ok_or("the card has a monitor")?;
+    let screen = monitor.measured_refresh_hz.unwrap_or(f64::NAN);
+    let probe = monitor.present_modes.first().and_then(|p| p.intervals.as_ref());
+    let (mean, p99) = probe.map_or((f64::NAN, f64::NAN), |i| (i.mean_ms, i.p99_ms));
+    let missed = 1.0 - 1000.0 / screen / mean;
+    let evidence = format!(
+        "the page missed {:.0} % of the screen's refreshes, its probe's p99 interval {p99:.1} ms",
+        missed * 100.0
+    );
+    let starved = missed > crate::browser::STARVED_SHARE || p99 >= 1.5 * 1000.0 / screen;
+    crate::browser::skip_if_starved(starved, &evidence, "the tour's model of the page")?;
+    let setup = monitor.setup.as_ref().ok_or_else(|| format!("the page's setup is modelled: {:?}", monitor.notes))?;
+    assert_eq!(setup.queue_depth, 1, "requestAnimationFrame shows a frame at the next refresh: {setup:?}");
+    assert!(monitor.predictions.iter().all(|p| p.model.as_deref() == Some("this setup")), "predicted on the setup");
     Ok(())
 }
 
@@ -234,9 +288,6 @@ fn tour_in_the_page(browser: &Browser, server: &Server) -> Result<(std::path::Pa
         ["catch-up", "interpolated", "fuzzy"],
         "one run per strategy with vsync on (a browser has no vsync off)"
     );
-    let setup = monitor.setup.as_ref().ok_or_else(|| format!("the page's setup is modelled: {:?}", monitor.notes))?;
-    assert_eq!(setup.queue_depth, 1, "requestAnimationFrame shows a frame at the next refresh: {setup:?}");
-    assert!(monitor.predictions.iter().all(|p| p.model.as_deref() == Some("this setup")), "predicted on the setup");
     Ok((json, card))
 }
 

@@ -233,9 +233,9 @@ pub struct Metrics {
     pattern: PatternLog,
     startup: Startup,
     motion: Running,
-    /// Gaps taken out of the timeline ([`Metrics::skip`]): when each ended,
-    /// and the time taken out up to its end.
-    gaps: Vec<(Nanos, Nanos)>,
+    /// Gaps taken out of the timeline ([`Metrics::skip`]): when each began
+    /// and ended, and the time taken out up to its end.
+    gaps: Vec<(Nanos, Nanos, Nanos)>,
 }
 
 /// The frames before the picture first moves (see the module docs).
@@ -322,14 +322,19 @@ impl Metrics {
     ///   counted   |   |   |   |   |   |    as if the page had never gone
     /// ```
     pub fn skip(&mut self, from: Nanos, to: Nanos) {
-        let before = self.gaps.last().map_or(0, |&(_, total)| total);
-        self.gaps.push((to, before.saturating_add(to.saturating_sub(from))));
+        let before = self.gaps.last().map_or(0, |&(_, _, total)| total);
+        self.gaps.push((from, to.max(from), before.saturating_add(to.saturating_sub(from))));
     }
 
-    /// `t` without the gaps that ended by then.
+    /// `t` without the gaps before it. A time inside a gap is its start: a
+    /// frame can be stamped before the gap is known to have ended (a
+    /// browser's frame begins before the `visibilitychange` it runs).
     fn without_gaps(&self, t: Nanos) -> Nanos {
-        let taken = self.gaps.iter().rev().find(|&&(end, _)| end <= t).map_or(0, |&(_, total)| total);
-        t.saturating_sub(taken)
+        match self.gaps.iter().rev().find(|&&(from, _, _)| from < t) {
+            None => t,
+            Some(&(_, to, total)) if t >= to => t.saturating_sub(total),
+            Some(&(from, to, total)) => from.saturating_sub(total - (to - from)),
+        }
     }
 
     /// Starts over from `start`, keeping the refresh rate.
@@ -601,6 +606,32 @@ mod tests {
         assert_eq!(s.system_time, 119 * NANOS_PER_SEC / 60, "the display's time without the gap");
         assert!((s.stats.latency_max_ms - nanos_to_ms(p)).abs() < 1e-9, "one frame's latency: {:?}", s.stats);
         assert!(c.stats.hitches >= 1 && c.skipped_renders == 300, "without skip the gap counts: {c:?}");
+    }
+
+    #[test]
+    fn a_frame_stamped_before_the_gap_was_known_to_end_counts_from_its_start() {
+        let p = NANOS_PER_SEC / 60;
+        let mut metrics = Metrics::new(0, Some(Rate::from_hz(60)));
+        let sample = |at: Nanos| FrameSample {
+            updates: 1,
+            shown_updates: 1,
+            content_time: at - p,
+            input_time: at - p,
+            display_time: at,
+            game_time: at,
+        };
+        for i in 1..60 {
+            metrics.record(&sample(i * p));
+        }
+        let (from, to) = (60 * p, 60 * p + 5 * NANOS_PER_SEC);
+        metrics.skip(from, to);
+        // The next frame began 4 ms before the page said it was visible again.
+        metrics.record(&FrameSample { content_time: to - 4_000_000, ..sample(to + p) });
+        for i in 2..60 {
+            metrics.record(&sample(to + i * p));
+        }
+        let stats = metrics.totals().stats;
+        assert!(stats.max_hitch_ms < 20.0 && stats.judder_p99_ms < 20.0, "no 5 s jump: {stats:?}");
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub struct HudData {
     pub runner_lane: Option<RunnerLane>,
     /// What the window's own life adds (time hidden, a capped buffer, missed refreshes), one line each.
     pub notes: Vec<String>,
+    /// Points along the bottom the overlay leaves free (a page's own bar of buttons).
+    pub reserved_bottom_points: f32,
 }
 
 impl Default for HudData {
@@ -101,6 +103,7 @@ impl Default for HudData {
             lane_playfield: [0.0, 0.0],
             runner_lane: None,
             notes: Vec::new(),
+            reserved_bottom_points: 0.0,
         }
     }
 }

@@ -15,7 +15,7 @@
 //!
 //! The command also tells the page where its links go ([`crate::platform::set_links`]):
 //! "Measure this screen" to the tour with the parameters a tour takes, "Start
-//! again" to this run without what ends it, and the F1 help the parameters it takes.
+//! again" to this run without what ends it, and the Controls panel the parameters it takes.
 
 use clap::Parser as _;
 

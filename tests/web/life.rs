@@ -82,14 +82,16 @@ fn keep_screenshot(browser: &Browser, name: &str) -> Result<std::path::PathBuf, 
 fn layout(browser: &Browser) -> Result<serde_json::Value, String> {
     browser.eval(
         "const c = document.querySelector('canvas'); const r = c.getBoundingClientRect(); \
-         const s = document.scrollingElement; \
-         return {x: r.left, y: r.top, w: r.width, h: r.height, bw: c.width, bh: c.height, \
-                 sw: s.scrollWidth, sh: s.scrollHeight, vw: innerWidth, vh: innerHeight, dpr: devicePixelRatio}",
+         const s = document.scrollingElement; const bar = document.getElementById('bar').getBoundingClientRect(); \
+         return {x: r.left, y: r.top, w: r.width, h: r.height, bw: c.width, bh: c.height, bar_top: bar.top, \
+                 bar_h: bar.height, sw: s.scrollWidth, sh: s.scrollHeight, vw: innerWidth, vh: innerHeight, \
+                 dpr: devicePixelRatio}",
     )
 }
 
-/// The canvas covers the `size` viewport exactly, nothing scrolls, and its
-/// buffer is at the device pixel ratio or capped with the overlay saying so.
+/// The canvas covers the `size` viewport exactly, the page's bar is one row
+/// of buttons along its bottom, nothing scrolls, and the buffer is at the
+/// device pixel ratio or capped with the overlay saying so.
 fn check_fills(browser: &Browser, size: [u32; 2], stats: &serde_json::Value) -> Result<(), String> {
     let l = layout(browser)?;
     let [w, h] = size.map(f64::from);
@@ -100,6 +102,7 @@ fn check_fills(browser: &Browser, size: [u32; 2], stats: &serde_json::Value) -> 
             && (number(&l, "h") - h).abs() < 1.0,
         "the canvas covers the {w}×{h} viewport: {l}"
     );
+    assert!(number(&l, "bar_h") <= 60.0, "the bar is one row along the bottom: {l}");
     assert!(number(&l, "sw") <= number(&l, "vw") && number(&l, "sh") <= number(&l, "vh"), "no scrolling: {l}");
     let (buffer, full) = (number(&l, "bw"), w * number(&l, "dpr"));
     let capped = notes(stats).contains("capped");
@@ -108,7 +111,7 @@ fn check_fills(browser: &Browser, size: [u32; 2], stats: &serde_json::Value) -> 
         "the buffer is at the pixel ratio ({full} px wide) or capped with a note: {buffer}; notes '{}'",
         notes(stats)
     );
-    let shape = (number(&l, "bw") / number(&l, "bh")) / (w / h);
+    let shape = (number(&l, "bw") / number(&l, "bh")) / (number(&l, "w") / number(&l, "h"));
     assert!((shape - 1.0).abs() < 0.01, "the buffer keeps the viewport's shape: {l}");
     Ok(())
 }

@@ -288,6 +288,10 @@ fn tour_in_the_page(browser: &Browser, server: &Server) -> Result<(std::path::Pa
         ["catch-up", "interpolated", "fuzzy"],
         "one run per strategy with vsync on (a browser has no vsync off)"
     );
+    for run in &monitor.runs {
+        let first_bin = run.present_interval_histogram.as_ref().and_then(|h| h.counts.first().copied());
+        assert_eq!(first_bin.unwrap_or(0), 0, "{}: a browser shows no two frames in one refresh", run.strategy);
+    }
     Ok((json, card))
 }
 

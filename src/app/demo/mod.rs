@@ -174,6 +174,7 @@ impl Demo {
         let runner_lane =
             RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
         let hud = HudData {
+            reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
             help_lines,
             gpu_timing: gfx.timer.is_some(),
             runner_lane: Some(runner_lane),

@@ -43,6 +43,9 @@ pub fn device_pixels(_window: &winit::window::Window, reported: [u32; 2]) -> [u3
     reported
 }
 
+/// A window has no page around it: the overlay may use its whole height.
+pub const PAGE_BAR_POINTS: f32 = 0.0;
+
 /// Lines the key help adds on this platform: none natively.
 pub fn help_notes() -> Vec<(String, String)> {
     Vec::new()

@@ -83,20 +83,19 @@ pub fn keep_freed_heap_memory() -> bool {
     false
 }
 
+/// The page's bar of buttons along the bottom (44 CSS px buttons and their
+/// margins, `web/index.html`): the overlay's key table leaves it free.
+pub const PAGE_BAR_POINTS: f32 = 60.0;
+
 /// What differs in a browser, for the key help (F1): the page's own ways in.
 pub fn help_notes() -> Vec<(String, String)> {
-    let mut notes: Vec<(String, String)> = [
-        ("touch", "☰ Controls: a button for every key; tap a lane to select it"),
-        ("page", "flags are query parameters: ?strategy=fuzzy&tick-rate=60&lanes=all"),
+    [
+        ("touch", "Controls (bottom right): a button for every key; tap a lane to select it"),
+        ("page", "flags are query parameters (?strategy=fuzzy&lanes=all): Controls lists them"),
         ("console", "window.timestepLab.stats(): this run's figures (run --stats-json)"),
     ]
     .map(|(key, text)| (key.to_owned(), text.to_owned()))
-    .into();
-    let parameters = page::parameters();
-    if !parameters.is_empty() {
-        notes.insert(2, ("parameters".to_owned(), parameters));
-    }
-    notes
+    .into()
 }
 
 /// Returns at once: the page must not spin, requestAnimationFrame paces its frames.

@@ -27,8 +27,6 @@ thread_local! {
         const { RefCell::new(None) };
     /// The query that starts this page again without ending at once (no tour, no exit-after).
     static AGAIN: RefCell<String> = RefCell::new("?".to_owned());
-    /// The query parameters the page takes, for the F1 help.
-    static PARAMETERS: RefCell<String> = const { RefCell::new(String::new()) };
     /// The touch controls' listeners.
     static CONTROLS: RefCell<Vec<Listener>> = const { RefCell::new(Vec::new()) };
 }
@@ -42,19 +40,16 @@ pub fn page_query() -> String {
 /// Points the page's links where its command says: "Measure this screen"
 /// at `tour` (`?measure&…` with the parameters a tour takes) and "Start
 /// again" at `again` (this run without what ends it); `parameters` (those
-/// the page takes) go to the F1 help.
+/// the page takes) go to the Controls panel.
 pub fn set_links(tour: &str, again: &str, parameters: &str) {
     AGAIN.with(|a| again.clone_into(&mut a.borrow_mut()));
-    PARAMETERS.with(|p| parameters.clone_into(&mut p.borrow_mut()));
     let Some(document) = document() else { return };
+    if let Some(list) = document.get_element_by_id("parameters") {
+        list.set_text_content(Some(parameters));
+    }
     if let Some(measure) = document.get_element_by_id("measure") {
         logged(measure.set_attribute("href", tour), "point the measure button at the tour");
     }
-}
-
-/// The parameters the page takes (see [`set_links`]).
-pub(super) fn parameters() -> String {
-    PARAMETERS.with(|p| p.borrow().clone())
 }
 
 /// The query "Start again" opens (see [`set_links`]).
@@ -125,11 +120,13 @@ fn install_page_api() {
 /// by ☰); a tap calls `act(i, true)`, a held control `act(i, false)` on release.
 pub fn install_controls(controls: &[PageControl], act: impl FnMut(usize, bool) + 'static) {
     let Some(document) = document() else { return };
-    let Some(panel) = document.get_element_by_id("controls") else {
+    let (Some(panel), Some(buttons)) =
+        (document.get_element_by_id("controls"), document.get_element_by_id("control-buttons"))
+    else {
         log::warn!("the page has no #controls panel: keys only");
         return;
     };
-    panel.set_inner_html("");
+    buttons.set_inner_html("");
     let act: Rc<RefCell<dyn FnMut(usize, bool)>> = Rc::new(RefCell::new(act));
     let mut listeners = Vec::new();
     for (i, control) in controls.iter().enumerate() {
@@ -142,7 +139,7 @@ pub fn install_controls(controls: &[PageControl], act: impl FnMut(usize, bool) +
         ] {
             logged(button.set_attribute(attribute, value), "name a control");
         }
-        logged(panel.append_child(&button), "add a control");
+        logged(buttons.append_child(&button), "add a control");
         let events: &[(&'static str, bool)] = if control.held {
             &[("pointerdown", true), ("pointerup", false), ("pointercancel", false), ("pointerleave", false)]
         } else {

@@ -401,7 +401,8 @@ pub(super) fn help_panel(
     let outer_width = if beside >= HELP_MIN_WIDTH { beside } else { screen.width() - 2.0 * MARGIN };
     let inner_width = (outer_width - 2.0 * padding).max(1.0);
     // The title takes one row; the keys fill columns of the rows that are left.
-    let rows = ((screen.height() - 2.0 * (MARGIN + padding)) / row - 1.0).floor().max(1.0) as usize;
+    let free = screen.height() - hud.reserved_bottom_points.max(0.0);
+    let rows = ((free - 2.0 * (MARGIN + padding)) / row - 1.0).floor().max(1.0) as usize;
     let columns = hud.help_lines.len().div_ceil(rows).max(1);
     let column_width = (inner_width - (columns - 1) as f32 * COLUMN_GAP) / columns as f32;
     let action_width = (column_width - key_width - COLUMN_GAP).max(1.0);

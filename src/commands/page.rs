@@ -307,6 +307,19 @@ mod tests {
     }
 
     #[test]
+    fn the_page_s_compare_checks_cards_on_the_path_the_command_line_reads_them_by() {
+        use crate::report_card::compare::parse_source;
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
+        let good = std::fs::read_to_string(fixture).expect("the fixture");
+        for bad in [good.replacen("\"schema\": \"", "\"schema\": \"not-", 1), good.replacen('{', "[", 1)] {
+            let expected = parse_source(&bad).err().map(|e| format!("card.json: {e}"));
+            let page = compare_html(&[("card.json".to_owned(), bad)]).err().map(|e| e.to_string());
+            assert!(expected.is_some(), "a broken card is refused");
+            assert_eq!(page, expected, "the page refuses it with compare's own words");
+        }
+    }
+
+    #[test]
     fn a_tour_refuses_what_a_page_cannot_do_and_the_out_it_is_given_is_its_own() {
         let err = measure_args("?measure&out=/etc").expect_err("a folder");
         assert_eq!(err.to_string(), "out: not on a page: a page cannot write to a folder: its files are downloads");

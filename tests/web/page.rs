@@ -212,7 +212,9 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     let refresh = monitor.measured_refresh_hz.unwrap_or(f64::NAN);
     assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
     let page = std::fs::read_to_string(json.with_file_name("report.html")).map_err(|e| e.to_string())?;
-    assert!(page.contains("<svg") && page.contains("fuzzy") && page.contains("Predictions model"), "the card's page");
+    assert!(page.contains("<svg") && page.contains("fuzzy"), "the card's page");
+    let modelled = page.contains("Predictions model the setup measured here");
+    assert!(modelled || page.contains("could not be modelled"), "the page says what its predictions model");
     assert!(page.contains(" on Linux") && page.contains("screen 60 Hz"), "the header names the screen");
     let native = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
     let sources = [json, native]

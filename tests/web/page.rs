@@ -105,11 +105,16 @@ fn keys_act_as_in_the_window(browser: &Browser, server: &Server, _backend: Backe
     // keeping what a tour shares with the run.
     browser.press("t")?;
     browser.wait_for_script(START, "return !document.getElementById('name-form').hidden")?;
-    browser.eval("document.querySelector('#name-form button[type=submit]').click(); return null")?;
+    browser.eval(
+        "document.getElementById('screen-name').value = 'bench phone'; \
+         document.querySelector('#name-form button[type=submit]').click(); return null",
+    )?;
     let deadline = std::time::Instant::now() + START;
     loop {
         let search = browser.eval("return window.location.search")?;
-        if search == "?measure&window-size=480x270" {
+        if search == "?measure&window-size=480x270&name=bench+phone" {
+            let kept = browser.eval("return localStorage.getItem('timestep-lab.screen-name')")?;
+            assert_eq!(kept, "bench phone", "the name is remembered on this device");
             break;
         }
         if std::time::Instant::now() > deadline {

@@ -20,7 +20,8 @@
 //! The pacer's refresh measurement and vsync verdict take the display's own
 //! word over what the presents' timing suggests: its refresh, and whether it
 //! presented on a vblank. The lab's session keeps each frame's figures back
-//! until its feedback arrives, up to [`FEEDBACK_WAIT`] of later presents,
+//! until its feedback arrives, up to [`FEEDBACK_WAIT`] and
+//! [`FEEDBACK_WAIT_FRAMES`] of later presents,
 //! then settles it with the actual display time, as discarded, or (no word
 //! came) with the present's return, counting how often.
 //!
@@ -71,6 +72,13 @@ use crate::time::Nanos;
 /// later, under Weston 10 one); a frame still unanswered after this is
 /// settled with its present's return.
 pub const FEEDBACK_WAIT: Nanos = 100_000_000;
+
+/// How many later presents a frame waits for its feedback at least, however
+/// slow they are: the answer comes with the repaint after the commit, and a
+/// slow loop (a debug build under Weston: 28 frames in 2 s) presented its
+/// next frame more than [`FEEDBACK_WAIT`] later while the answer was still
+/// unread. Four presents cover a swap chain three images deep.
+pub const FEEDBACK_WAIT_FRAMES: u64 = 4;
 
 /// What the display path said about how a frame was shown: Wayland's
 /// `wp_presentation` flags (other platforms' equivalents map onto them).

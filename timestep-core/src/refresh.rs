@@ -476,10 +476,28 @@ type Judge = fn(&VerdictInput<'_>) -> Option<Verdict>;
 const JUDGES: [Judge; 7] =
     [emulated_grid, vsync_not_asked, compositor_feedback, at_display_rate, compositor_paced, not_paced, self_paced];
 
-/// Decides whether vsync is in effect and says so in one sentence.
+/// Decides whether vsync is in effect and says so in one sentence; where
+/// the display's feedback did not decide, the sentence ends with what it said.
 pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
-    JUDGES.iter().find_map(|judge| judge(input)).unwrap_or_else(|| cannot_tell(input))
+    let mut verdict = JUDGES.iter().find_map(|judge| judge(input)).unwrap_or_else(|| cannot_tell(input));
+    if let Some(word) = input.word.filter(|w| w.samples >= MIN_SETTLE_SAMPLES)
+        && let Some(interval) = word.interval
+        && !verdict.text.contains(COMPOSITOR_SHOWED)
+    {
+        let refresh = word.refresh.map(|p| format!(", refresh {:.2} Hz", hz_of(p))).unwrap_or_default();
+        verdict.text.push_str(&format!(
+            "; {COMPOSITOR_SHOWED} every {:.1} ms ({} of {} on a vblank, {} discarded){refresh}",
+            nanos_to_ms(interval),
+            word.vsync,
+            word.shown,
+            word.discarded
+        ));
+    }
+    verdict
 }
+
+/// How a verdict says what the display's feedback showed.
+const COMPOSITOR_SHOWED: &str = "the compositor showed frames";
 
 /// "frames every 16.7 ms (60.0 Hz)".
 fn every(m: &Measured) -> String {
@@ -539,8 +557,9 @@ fn vsync_not_asked(input: &VerdictInput<'_>) -> Option<Verdict> {
 /// The display said when it showed each frame: its vsync flag, or its
 /// refresh against the intervals it showed frames at, decide; an inference
 /// from the presents' timing never overrules it. Says nothing (the judges
-/// after it infer) until [`MIN_SETTLE_SAMPLES`] intervals were shown, or
-/// when the display gives neither a flag nor a refresh.
+/// after it infer, and [`verdict`] adds what it showed) until
+/// [`MIN_SETTLE_SAMPLES`] intervals were shown, or when frames came off
+/// its refresh without a vsync flag.
 fn compositor_feedback(input: &VerdictInput<'_>) -> Option<Verdict> {
     let word = input.word.filter(|w| w.samples >= MIN_SETTLE_SAMPLES)?;
     let interval = word.interval?;
@@ -551,7 +570,7 @@ fn compositor_feedback(input: &VerdictInput<'_>) -> Option<Verdict> {
         n => format!(", {n} discarded"),
     };
     let shown = format!(
-        "{mode} requested, the compositor showed frames every {:.1} ms ({} of {} on a vblank{discarded})",
+        "{mode} requested, {COMPOSITOR_SHOWED} every {:.1} ms ({} of {} on a vblank{discarded})",
         nanos_to_ms(interval),
         word.vsync,
         word.shown
@@ -571,11 +590,10 @@ fn compositor_feedback(input: &VerdictInput<'_>) -> Option<Verdict> {
                 ordinal(r.round() as u64)
             ),
         ),
-        (false, Some(period), None) => (
-            false,
-            format!("{shown}, refresh {:.2} Hz: off the compositor's refresh, vsync not in effect", hz_of(period)),
-        ),
-        (false, None, _) => return None,
+        // Shown off its refresh without a vblank sync (Weston's x11 backend
+        // repaints when a commit comes): the compositor does not pace these
+        // frames, its frame callbacks may; the presents' timing tells.
+        (false, _, _) => return None,
     };
     Some(Verdict { vsync: Some(vsync), text })
 }
@@ -949,10 +967,32 @@ mod tests {
     }
 
     #[test]
-    fn a_display_that_gives_neither_flag_nor_refresh_leaves_the_verdict_to_the_presents() {
+    fn a_display_that_gives_neither_flag_nor_refresh_leaves_the_verdict_to_the_presents_and_says_what_it_showed() {
         let meter = meter_with_word(2_000_000, |k| Some(k * 2_000_000), FeedbackFlags::NONE, 0);
         let v = meter.verdict(&facts("Fifo", true, None));
-        assert_eq!(v.text, "Fifo requested, frames every 2.0 ms: vsync not in effect");
+        assert_eq!(
+            v.text,
+            "Fifo requested, frames every 2.0 ms: vsync not in effect; the compositor showed frames every 2.0 ms \
+             (0 of 120 on a vblank, 0 discarded)"
+        );
+    }
+
+    #[test]
+    fn frames_shown_off_the_refresh_without_a_vsync_flag_leave_the_pacing_to_the_inference() {
+        // Weston's x11 backend under a slow client: each commit shown when it
+        // comes, every 28 ms, against a nominal 60 Hz refresh.
+        let meter = meter_with_word(28_000_000, |k| Some(k * 28_000_000), FeedbackFlags::NONE, 16_666_667);
+        let v = meter.verdict(&facts("Fifo", true, Some(60.0)));
+        assert_eq!(v.vsync, Some(false), "the presents neither block nor wait: {}", v.text);
+        assert!(v.text.starts_with("Fifo requested, frames every 28.0 ms: vsync not in effect; "), "{}", v.text);
+        assert!(
+            v.text.ends_with(
+                "the compositor showed frames every 28.0 ms (0 of 120 on a vblank, 0 discarded), \
+             refresh 60.00 Hz"
+            ),
+            "{}",
+            v.text
+        );
     }
 
     #[test]

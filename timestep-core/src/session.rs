@@ -35,7 +35,7 @@
 //! presentation feedback, [`crate::feedback`]) marks each present
 //! [`Presented::with_feedback_awaited`] and hands the answers to
 //! [`Session::feedback`] as they come. The frame's figures wait for it, in
-//! order, up to [`FEEDBACK_WAIT`] of later presents: then the frame is
+//! order, up to [`FEEDBACK_WAIT`] and [`FEEDBACK_WAIT_FRAMES`] of later presents: then the frame is
 //! settled with the display's time, as discarded (never counted as shown),
 //! or, with no word, with its present's return (counted as estimated).
 //!
@@ -48,7 +48,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::Pacer;
-use crate::feedback::{DisplayTimeSource, FEEDBACK_WAIT, Feedback, FeedbackFlags};
+use crate::feedback::{DisplayTimeSource, FEEDBACK_WAIT, FEEDBACK_WAIT_FRAMES, Feedback, FeedbackFlags};
 use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
@@ -419,8 +419,9 @@ pub struct Session<W> {
     strategies_used: BTreeSet<StrategyId>,
     /// Recorded frames not yet settled, oldest first (at most [`AWAIT_SLOTS`]).
     awaiting: VecDeque<Awaiting>,
-    /// The latest present's return: how long the awaited frames have waited.
+    /// The latest present's return and its frame: how long the awaited frames have waited.
     latest_present: Nanos,
+    latest_frame: u64,
     /// Settled frames for [`Session::take_settled`], when kept.
     settled: Option<VecDeque<Settled>>,
     counts: FeedbackCounts,
@@ -460,6 +461,7 @@ impl<W: Simulation> Session<W> {
             strategies_used: BTreeSet::from([strategy]),
             awaiting: VecDeque::with_capacity(AWAIT_SLOTS),
             latest_present: now,
+            latest_frame: 0,
             settled: None,
             counts: FeedbackCounts::default(),
             feedback_flags: FeedbackFlags::NONE,
@@ -487,6 +489,12 @@ impl<W: Simulation> Session<W> {
         self.pacer.driver_mut().set_step_limit(limit);
     }
 
+    /// The id the next frame's report will carry ([`FrameReport::frame`]):
+    /// what a host asks the display's feedback about before it presents.
+    pub fn next_frame_id(&self) -> u64 {
+        self.pacer.frames_started() + 1
+    }
+
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
     pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
         self.pacer.run_host_frame(&mut self.world, host)
@@ -505,6 +513,7 @@ impl<W: Simulation> Session<W> {
                 self.measure_present(report, presented);
             }
             self.latest_present = self.latest_present.max(report.display_time);
+            self.latest_frame = report.frame;
             (!presented.feedback_awaited).then_some((Outcome::Estimated, report.display_time))
         };
         if self.awaiting.len() == AWAIT_SLOTS {
@@ -543,6 +552,23 @@ impl<W: Simulation> Session<W> {
         }
     }
 
+    /// Leaves the frames still waiting for their feedback out of every
+    /// figure (the run ends before the display could answer): they were
+    /// neither counted as shown nor as estimated. Returns how many.
+    pub fn forget_awaiting(&mut self) -> usize {
+        let mut forgotten = 0;
+        while let Some(frame) = self.awaiting.pop_front() {
+            if frame.outcome.is_some() {
+                // Its outcome is known (shown without feedback, or answered): it counts.
+                self.awaiting.push_front(frame);
+                self.settle_oldest();
+            } else {
+                forgotten += 1;
+            }
+        }
+        forgotten
+    }
+
     /// Keeps the settled frames for [`Session::take_settled`] (the last
     /// [`AWAIT_SLOTS`] of them when nobody takes them).
     pub fn keep_settled(&mut self, keep: bool) {
@@ -560,20 +586,37 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Where this run's display times come from: the display's feedback
-    /// once any frame was shown by it, else what the host said.
+    /// once any frame was shown by it, else an emulated grid's vblanks, else
+    /// what the host said.
     pub fn display_time_source(&self) -> DisplayTimeSource {
         if self.counts.displayed > 0 {
             DisplayTimeSource::CompositorFeedback(self.feedback_flags)
+        } else {
+            self.estimate_source()
+        }
+    }
+
+    /// Where the host's own display times come from (what a frame without
+    /// feedback keeps): an emulated grid's vblanks, else what the host said.
+    pub fn estimate_source(&self) -> DisplayTimeSource {
+        if self.display.emulated.is_some() {
+            DisplayTimeSource::EmulatedVblank
         } else {
             self.display.display_time_source
         }
     }
 
+    /// Frames recorded and not yet settled (waiting for their feedback).
+    pub fn awaiting(&self) -> usize {
+        self.awaiting.len()
+    }
+
     /// Settles the frames at the front that have their outcome, or waited
-    /// [`FEEDBACK_WAIT`] of presents for it.
+    /// [`FEEDBACK_WAIT`] and [`FEEDBACK_WAIT_FRAMES`] of presents for it.
     fn settle(&mut self) {
         while let Some(front) = self.awaiting.front() {
-            let expired = self.latest_present.saturating_sub(front.report.display_time) >= FEEDBACK_WAIT;
+            let expired = self.latest_present.saturating_sub(front.report.display_time) >= FEEDBACK_WAIT
+                && self.latest_frame.saturating_sub(front.report.frame) >= FEEDBACK_WAIT_FRAMES;
             if front.outcome.is_none() && !expired {
                 return;
             }
@@ -1371,5 +1414,35 @@ mod tests {
         assert_eq!(settled[9].report.display_time, 10 * 16 * MS, "frame 10 keeps its present's return");
         assert_eq!(report.stats.latency_max_ms, 32.0);
         assert_eq!(report.display.map(|d| d.estimated_frames), Some(1));
+    }
+
+    #[test]
+    fn a_slow_loop_waits_four_presents_for_feedback_however_long_they_take() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        session.keep_settled(true);
+        let mut settled_after = Vec::new();
+        for k in 1..=6u64 {
+            // A frame every 200 ms, twice the time bound.
+            let report = FrameReport {
+                frame: k,
+                start: (k - 1) * 200 * MS,
+                updates: 1,
+                shown_updates: 1,
+                view: View::Latest,
+                content_time: k * 200 * MS,
+                input_time: (k - 1) * 200 * MS,
+                display_time: k * 200 * MS,
+                end: k * 200 * MS,
+                wake: crate::strategy::Wake { at: None },
+            };
+            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            settled_after.push(session.take_settled().map(|f| f.report.frame).collect::<Vec<_>>());
+        }
+        assert!(settled_after[..4].iter().all(Vec::is_empty), "800 ms later, but only three presents");
+        assert_eq!(settled_after[4], [1], "frame 1 gives up at frame 5's present");
+        assert_eq!(session.feedback_counts().estimated, 2);
+        assert_eq!(session.forget_awaiting(), 4, "frames 3 to 6, unanswered at the end, are left out");
+        assert_eq!(session.frame_counts(), (6, 2), "six frames run, two counted as shown");
     }
 }

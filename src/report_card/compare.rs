@@ -156,12 +156,24 @@ impl Column {
     /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`.
     pub fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
         let best = best.unwrap_or("none (every run is off speed or unmeasured)");
-        match self.agreement(max_drift) {
+        let verdict = match self.agreement(max_drift) {
             Some(a) => {
                 let predicted = a.best_predicted.as_deref().unwrap_or("none");
                 format!("{}: best {best} (predicted: {predicted}); {}", self.label, a.sentence())
             }
             None => format!("{}: best {best}", self.label),
+        };
+        verdict + &self.display_times_clause()
+    }
+
+    /// "; display times: present-return (an estimate)" for measured runs that
+    /// say where their D came from; empty for the simulator's and older files.
+    fn display_times_clause(&self) -> String {
+        use crate::feedback::DisplayTimeSource;
+        match self.runs.iter().find_map(RunRecord::display_times) {
+            None | Some(DisplayTimeSource::Simulated) => String::new(),
+            Some(source) if source.is_estimate() => format!("; display times: {source} (an estimate)"),
+            Some(source) => format!("; display times: {source}"),
         }
     }
 

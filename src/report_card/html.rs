@@ -255,6 +255,12 @@ pub fn write_report_html(card: &ReportCard, path: &Path) -> Result<(), ReportErr
     crate::platform::write_file(path, html).map_err(ReportError::Write)
 }
 
+/// `text` with its first letter upper-case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 fn monitor_title(mon: &MonitorCard) -> String {
     match &mon.name {
         Some(name) => format!("Monitor {} · {name}", mon.index),
@@ -308,7 +314,15 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
         let scale = mon.scale_factor.map(|s| format!(" @ {}×", trim_number(s, 2))).unwrap_or_default();
         fact(body, "size", format!("{w}×{h}{scale}"));
     }
+    let source = mon.runs.iter().find_map(RunRecord::display_times);
+    if let Some(source) = source {
+        fact(body, "display times", escape(&source.label()));
+    }
     body.push_str("</div>\n");
+    if let Some(source) = source.filter(|s| s.is_estimate()) {
+        // A card on estimated D says what its figures cannot see.
+        let _ = writeln!(body, "<p class=\"note\">{}.</p>", escape(&capitalised(source.blind_spot())));
+    }
     if let Some(setup) = &mon.setup {
         let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(&setup_sentence(setup)));
     }

@@ -178,7 +178,12 @@ impl Demo {
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label())
             .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
-        let feedback = match crate::platform::PresentationFeedback::new(&win.window, clock) {
+        let asked = if config.presentation_feedback {
+            crate::platform::PresentationFeedback::new(&win.window, clock)
+        } else {
+            Err("--no-presentation-feedback".to_owned())
+        };
+        let feedback = match asked {
             Ok(feedback) => {
                 log::info!("display times: the compositor's presentation feedback (wp_presentation)");
                 Some(feedback)

@@ -5,9 +5,9 @@
 //! picture changed: under Fifo with two or three images queued the picture
 //! appears one or two refreshes later, a compositor may drop a frame that a
 //! newer one replaced, and the call's return cannot tell. Some platforms say
-//! what happened, late: the game hands that to [`Pacer::displayed`]
+//! what happened, late: the game hands that to [`Pacer::displayed`](crate::Pacer::displayed)
 //! (or the lab's `Session::feedback`) as a [`Feedback`] for the frame's id
-//! ([`Frame::id`]), whenever it arrives.
+//! ([`Frame::id`](crate::Frame::id)), whenever it arrives.
 //!
 //! ```text
 //!   frame 7:  advance ─ draw ─ present ───────────────────────────────────────────

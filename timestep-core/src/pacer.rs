@@ -387,7 +387,7 @@ impl Pacer {
     /// The display's word on an earlier frame, whenever it arrives (frames
     /// later, out of order, or never): when frame [`Frame::id`] was shown (on
     /// the pacer's clock: the game's own, or nanoseconds since the first
-    /// `Instant` the pacer saw, [`Pacer::since_start`]), or that it was
+    /// `Instant` the pacer saw, `Pacer::since_start`), or that it was
     /// discarded, with the display's refresh and flags. The refresh
     /// measurement and the verdict take it over what the presents' timing
     /// suggests. See [`crate::feedback`] for where it comes from.

@@ -137,6 +137,15 @@ impl<W: Write> FrameLog<W> {
         self.flush_ready();
     }
 
+    /// The frames still waiting for their display will not get one (their
+    /// session ended): they are written with an empty display.
+    pub fn forget_pending(&mut self) {
+        for row in &mut self.rows {
+            row.display.get_or_insert((None, ""));
+        }
+        self.flush_ready();
+    }
+
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.written
@@ -176,10 +185,7 @@ impl<W: Write> FrameLog<W> {
         if let Some(last) = self.rows.back_mut() {
             last.interval = Some(end.saturating_sub(last.start));
         }
-        for row in &mut self.rows {
-            row.display.get_or_insert((None, ""));
-        }
-        self.flush_ready();
+        self.forget_pending();
         if self.failed.is_none()
             && let Err(err) = self.out.flush()
         {

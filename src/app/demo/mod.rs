@@ -272,6 +272,7 @@ impl Demo {
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
+        self.end_run();
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
@@ -311,6 +312,7 @@ impl Demo {
         let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
+        self.end_run();
         self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
         self.hold.reset();
         if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
@@ -444,10 +446,11 @@ impl Demo {
         }
     }
 
-    /// The end of the run: the compositor's answers that arrived are taken;
-    /// the last frames it has not answered yet (one or two) are left out of
-    /// the figures, not counted as estimates (waiting here cannot make it
-    /// answer: nothing reads its socket until the next present).
+    /// The end of the run (or of a session the demo replaces): the
+    /// compositor's answers that arrived are taken; the last frames it has
+    /// not answered yet (one or two) are left out of the figures, not
+    /// counted as estimates (waiting here cannot make it answer: nothing
+    /// reads its socket until the next present), and the frame log says so.
     pub fn end_run(&mut self) {
         self.collect_settled();
         let unanswered = self.session.forget_awaiting();
@@ -455,6 +458,10 @@ impl Demo {
             log::debug!("{unanswered} frame(s) at the end had no answer from the compositor yet: left out");
         }
         self.collect_settled();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.forget_pending();
+        }
+        self.waits.clear();
     }
 
     /// The planned start of a frame whose present is held (`app::hold`): a

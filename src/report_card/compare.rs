@@ -638,4 +638,25 @@ mod tests {
             "the first is shown"
         );
     }
+
+    #[test]
+    fn a_columns_verdict_names_where_its_display_times_came_from_unless_simulated() {
+        let with_source = |source: &str| Column {
+            label: "monitor 1 (60 Hz)".to_owned(),
+            refresh_hz: Some(60.0),
+            runs: vec![RunRecord { display_time_source: Some(source.to_owned()), ..sim("lockstep", 60.0, true, 0.0) }],
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+        };
+        let verdict = |source: &str| with_source(source).verdict(Some("lockstep"), 120.0);
+        assert_eq!(
+            verdict("present-return"),
+            "monitor 1 (60 Hz): best lockstep; display times: present-return (an estimate)"
+        );
+        assert_eq!(
+            verdict("compositor-feedback (vsync)"),
+            "monitor 1 (60 Hz): best lockstep; display times: compositor-feedback (vsync)"
+        );
+        assert_eq!(verdict("simulated"), "monitor 1 (60 Hz): best lockstep", "the simulator's own need no word");
+    }
 }

@@ -585,4 +585,30 @@ mod tests {
         assert!(html.contains("No monitor was measured."));
         assert!(!html.contains("<svg"));
     }
+
+    /// A card of one monitor with one measured run whose D came from `source`.
+    fn card_with_display_times(source: &str) -> String {
+        let run = RunRecord {
+            strategy: "interpolated".to_owned(),
+            vsync_requested: Some(true),
+            model: Some("window".to_owned()),
+            display_time_source: Some(source.to_owned()),
+            ..RunRecord::default()
+        };
+        let monitor = MonitorCard { index: 1, runs: vec![run], ..MonitorCard::default() };
+        let mut card = ReportCard::new(super::super::schema::Machine::this_build());
+        card.monitors.push(monitor);
+        report_html(&card).expect("a page")
+    }
+
+    #[test]
+    fn a_card_on_estimated_display_times_says_what_it_cannot_see() {
+        let estimated = card_with_display_times("present-return");
+        assert!(estimated.contains("<span>display times</span><b>present-return</b>"), "the fact");
+        assert!(estimated.contains("Display times are the present call&#39;s return, an estimate"), "the note");
+        assert!(estimated.contains("discarded cannot be seen"), "what it cannot see");
+        let fed = card_with_display_times("compositor-feedback (vsync hw-clock)");
+        assert!(fed.contains("<b>compositor-feedback (vsync hw-clock)</b>"), "the compositor's flags");
+        assert!(!fed.contains("cannot be seen"), "the compositor's word has no blind spot");
+    }
 }

@@ -106,7 +106,8 @@ pub struct RunArgs {
     pub lanes: Option<StrategyList>,
 
     /// Write each loop frame's start-to-start interval (ms, whole nanoseconds) to FILE, the CSV
-    /// `simulate --trace` replays; checked before the window opens
+    /// `simulate --trace` replays, with when its picture was shown and by whose word (display_ms,
+    /// display_source); checked before the window opens
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
     pub frame_log: Option<PathBuf>,
 

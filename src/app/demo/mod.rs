@@ -106,8 +106,6 @@ pub struct Demo {
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
     redraw_wait: Nanos,
-    /// How long the last strategy frame waited for the display (acquire, present, emulated vblank).
-    display_wait: Nanos,
     /// Whether the emulated refresh was checked against the page's (once).
     emulation_checked: bool,
     controls: Controls,
@@ -216,7 +214,6 @@ impl Demo {
             mode: Mode::Single,
             emulation,
             redraw_wait: 0,
-            display_wait: 0,
             emulation_checked: false,
             controls: Controls {
                 ghosts: false,
@@ -401,7 +398,6 @@ impl Demo {
             if let Some(log) = self.frame_log.as_mut() {
                 log.frame_started(report.start, Some(report.frame));
             }
-            self.display_wait = outcome.display_wait;
             if self.waits.len() == crate::session::AWAIT_SLOTS {
                 self.waits.pop_front();
             }
@@ -707,12 +703,6 @@ impl Demo {
     /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
     pub fn timer_driven(&self) -> bool {
         self.timer_driven
-    }
-
-    /// How long the last strategy frame waited for the display alone
-    /// (acquire, present, the emulated vblank; not the GPU's drawing).
-    pub fn display_wait(&self) -> Nanos {
-        self.display_wait
     }
 
     /// The strategy the demo's session runs.

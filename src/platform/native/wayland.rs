@@ -167,11 +167,6 @@ mod imp {
                 });
             }
         }
-
-        /// The lab clock's zero on the compositor's clock, ns.
-        pub fn clock_zero(&self) -> Nanos {
-            self.zero
-        }
     }
 
     /// The lab clock's zero on the compositor's clock: read between two
@@ -251,7 +246,7 @@ mod imp {
     use timestep_core::feedback::Feedback;
     use winit::window::Window;
 
-    use crate::time::{Nanos, RealClock};
+    use crate::time::RealClock;
 
     /// No feedback on this platform.
     #[derive(Debug)]
@@ -271,11 +266,6 @@ mod imp {
 
         /// Nothing arrives.
         pub fn poll(&mut self, _take: impl FnMut(Feedback)) {}
-
-        /// No clock to relate to.
-        pub fn clock_zero(&self) -> Nanos {
-            0
-        }
     }
 }
 

@@ -656,6 +656,7 @@ fn under_x11_the_display_times_are_estimates_and_the_run_says_so(session: &Displ
         // The last row may be the frame that was running when the run ended.
         assert!(k == last || (d.is_some() && source == "present-return"), "row {k}: {rows:?}");
     }
+    let _ = std::fs::remove_dir_all(run_dir("estimate-x11"));
 }
 
 /// This module's trials, for the binary's `main`.

@@ -32,7 +32,9 @@ use crate::time::{Nanos, RealClock};
 
 pub use errors::{notify, report_error, report_panics_on_page, show_ending, show_message};
 pub use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
-pub use frames::{display_time, frame_timestamp, next_refresh, screen_refresh};
+pub use frames::{
+    DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
+};
 pub use logging::init_logger;
 pub use page::{install_controls, page_query, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub use visibility::{WindowMapping, on_end_signal, on_visibility};

@@ -166,18 +166,14 @@ fn emulated_refresh(browser: &Browser, server: &Server, _backend: Backend) -> Re
 /// second at one update a refresh. Double updates beyond the misses would be
 /// the timer noise that catch-up turns into doubles and fuzzy exists to remove.
 ///
-/// That needs a page that keeps up with its screen. At any load fuzzy never
-/// runs the game faster than the clock (its updates within 1 % of the tick
-/// rate × the time); the pattern is judged only when the page's own present
-/// intervals show no more than two stalls (an interval of 1.5 refreshes or
-/// more, against the screen's refresh the page measured), else the test is
-/// reported as skipped with the load: a page that stalled catches up with
-/// 3s and 4s, rightly.
+/// That needs a page that keeps up with its screen: the pattern is judged
+/// only when the page's own present intervals show no more than two stalls
+/// (an interval of 1.5 refreshes or more, against the screen's refresh the
+/// page measured), else the test is reported as skipped with the load: a
+/// page that stalled catches up with 3s and 4s, rightly.
 fn fuzzy_has_no_double_update_of_its_own(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
     browser.open(&format!("{}/?strategy=fuzzy&window-size=480x270", server.base))?;
     let stats = browser.wait_for(Duration::from_secs(60), |s| number(s, "vsyncs") >= 300.0)?;
-    let (updates, wall) = (number(&stats, "total_updates"), number(&stats, "wall_time_s"));
-    assert!(updates <= 60.0 * wall * 1.01 + 2.0, "fuzzy never outruns the clock: {updates} updates in {wall} s");
     let stalls = stalled_frames(&stats, 1000.0 / number(&stats, "screen_refresh_hz"));
     let evidence = format!("the page stalled in {stalls} of its frames");
     crate::browser::skip_if_starved(stalls > 2, &evidence, "fuzzy's pattern")?;

@@ -42,14 +42,18 @@ struct PageMeasure {
 
 /// `run`'s and `measure`'s flags that mean nothing on a page, and why: each
 /// is refused with its reason rather than accepted and ignored.
-pub const REFUSED: [(&str, &str); 5] = [
+pub const REFUSED: [(&str, &str); 6] = [
     ("monitor", "a page is drawn on the screen its browser window is on: there is no monitor to choose"),
-    ("fullscreen", "a browser goes fullscreen only on a tap or a key: use ☰ Fullscreen, or F"),
+    ("fullscreen", "a browser goes fullscreen only on a tap or a key: use Controls' fullscreen, or F"),
     ("present-mode", "a browser always presents in step with the screen (Fifo): V moves the frames to timers instead"),
     ("out", "a page cannot write to a folder: its files are downloads"),
     (
         "screenshot",
         "a page cannot read back its own picture in time: use the browser's screenshot (F12, Capture screenshot)",
+    ),
+    (
+        "no-presentation-feedback",
+        "a browser gives no presentation feedback: a page's display times are requestAnimationFrame's",
     ),
 ];
 

@@ -87,7 +87,12 @@ pub struct App {
     timer_frame_at: Nanos,
     /// The strategy frames the last frame settled as shown (reused).
     shown: Vec<ShownFrame>,
+    /// Keys pressed while the GPU was starting, carried out once the demo is up.
+    early_keys: Vec<(WindowId, WindowEvent)>,
 }
+
+/// Most keys kept while the GPU starts: a few presses; more is a key held down.
+const EARLY_KEYS: usize = 16;
 
 impl App {
     /// An app that opens its window when the event loop resumes; `proxy`
@@ -108,6 +113,7 @@ impl App {
             ending: None,
             timer_frame_at: 0,
             shown: Vec::new(),
+            early_keys: Vec::new(),
         }
     }
 
@@ -128,6 +134,10 @@ impl App {
                 demo.request_first_frame();
                 self.demo = Some(demo);
                 self.install_controls();
+                // A key pressed as the window appeared (the GPU still starting) is not lost.
+                for (id, key) in std::mem::take(&mut self.early_keys) {
+                    self.window_event(event_loop, id, key);
+                }
             }
             Err(err) => self.fail(event_loop, err),
         }
@@ -354,8 +364,14 @@ impl ApplicationHandler<UserEvent> for App {
         }
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(demo) = self.demo.as_mut() else { return };
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
+        let Some(demo) = self.demo.as_mut() else {
+            let key = matches!(event, WindowEvent::KeyboardInput { .. } | WindowEvent::ModifiersChanged(_));
+            if key && self.opening.is_some() && self.early_keys.len() < EARLY_KEYS {
+                self.early_keys.push((id, event));
+            }
+            return;
+        };
         let now = self.clock.now();
         let consumed = demo.overlay_event(&event);
         match event {

@@ -384,13 +384,19 @@ impl Tour {
                 if is_reference(mode, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
+                let intervals = IntervalStats::from_intervals(&segment.intervals);
+                // A page's frame clock tells a slow page from a slow or compositor-paced screen.
+                let slow_page =
+                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !mode.emulated)).and_then(
+                        |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
+                    );
                 if let Some(m) = self.monitor.as_mut() {
                     m.present_modes.push(PresentModeCheck {
                         mode: mode_label(mode, emulated),
                         vsync: verdict.vsync,
-                        verdict: verdict.text,
+                        verdict: slow_page.unwrap_or(verdict.text),
                         measured_refresh_hz: measured,
-                        intervals: IntervalStats::from_intervals(&segment.intervals),
+                        intervals,
                     });
                 }
             }

@@ -308,6 +308,11 @@ fn throttled(browser: &Browser, server: &Server) -> Result<(), String> {
     );
     assert!((screen / raf_hz - 1.0).abs() < 0.02, "the screen's {screen} Hz within 2 % of rAF's {raf_hz}");
     assert!(number(&stats, "fps") < 0.9 * screen, "the page drew fewer frames than the screen refreshed: {stats}");
+    let verdict = stats["vsync_verdict"].as_str().unwrap_or_default();
+    assert!(
+        verdict.starts_with("vsync in effect") && !verdict.contains("compositor"),
+        "a slow page is not a compositor-paced screen: '{verdict}'"
+    );
     Ok(())
 }
 

@@ -84,6 +84,15 @@ pub fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
         .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
 }
 
+/// The vsync sentence for a page that drew `fps` of a `screen_hz` screen's
+/// refreshes, when it missed some: a browser always presents on the
+/// screen's refresh, and a page too slow for it is neither a slow screen nor
+/// one the compositor paces. `None` when the page kept up.
+pub fn slow_page_verdict(fps: f64, screen_hz: f64) -> Option<String> {
+    missed_refreshes(fps, screen_hz)
+        .map(|missed| format!("vsync in effect (a browser presents on the screen's refresh); {missed}"))
+}
+
 /// `window` scaled down (same shape, whole pixels, at least 1×1) until no
 /// side exceeds `max_side` and it holds at most `max_pixels`.
 pub fn drawing_size(window: [u32; 2], max_side: u32, max_pixels: Option<u64>) -> [u32; 2] {
@@ -133,5 +142,8 @@ mod tests {
         );
         assert_eq!(missed_refreshes(58.0, 60.0), None, "a dropped refresh now and then is keeping up");
         assert_eq!(missed_refreshes(f64::NAN, 60.0), None);
+        let verdict = slow_page_verdict(17.2, 60.0).expect("a slow page");
+        assert!(verdict.starts_with("vsync in effect") && verdict.ends_with("it missed refreshes"), "{verdict}");
+        assert!(!verdict.contains("compositor"), "a slow page is not a compositor's pacing: {verdict}");
     }
 }

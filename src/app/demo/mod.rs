@@ -573,14 +573,32 @@ impl Demo {
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);
-        // Refreshes skipped on purpose (an emulated rate, timers, a pause) are not missed ones.
-        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
         let screen = crate::platform::screen_refresh();
         if screen.is_some() {
             // A page's frame clock measures the screen, whatever the page managed to draw.
             hud.figures.measured_refresh_hz = screen;
         }
-        self.life.notes(hud.figures.fps, screen.filter(|_| on_refresh), &mut hud.notes);
+        let fps = hud.figures.fps;
+        if let Some(verdict) = self.slow_page_verdict(fps) {
+            self.screen.hud.figures.vsync_verdict = verdict;
+        }
+        let screen_hz = self.screen_to_judge_by();
+        self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+    }
+
+    /// The screen's refresh from the platform's frame clock (a page's), when
+    /// the frames are meant to come at it: refreshes skipped on purpose (an
+    /// emulated rate, timers, a pause) are not missed ones.
+    fn screen_to_judge_by(&self) -> Option<f64> {
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        crate::platform::screen_refresh().filter(|_| on_refresh)
+    }
+
+    /// The vsync sentence where the page drew `fps` and missed refreshes: the
+    /// meter sees the page's own frames, and slow ones read as a slow,
+    /// compositor-paced screen.
+    fn slow_page_verdict(&self, fps: f64) -> Option<String> {
+        life::slow_page_verdict(fps, self.screen_to_judge_by()?)
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -810,7 +828,11 @@ impl Demo {
 
     /// The run's statistics for `--stats-json`.
     pub fn stats(&mut self, now: Nanos) -> StatsJson {
-        let run = self.report(now);
+        let mut run = self.report(now);
+        let fps = self.screen.hud.figures.fps;
+        if let (Some(display), Some(verdict)) = (run.display.as_mut(), self.slow_page_verdict(fps)) {
+            display.vsync_verdict = verdict;
+        }
         let gfx = &self.screen.gfx;
         StatsJson {
             run,

@@ -378,7 +378,12 @@ impl Tour {
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
-                let verdict = demo.verdict();
+                let mut verdict = demo.verdict();
+                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !mode.emulated {
+                    // A browser presents on the screen's refresh whatever its frames show:
+                    // a page too slow for its screen made the meter doubt it.
+                    verdict.vsync = Some(true);
+                }
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
                 if is_reference(mode, self.emulated.is_some()) {

@@ -122,7 +122,9 @@ fn check_fills(browser: &Browser, size: [u32; 2], stats: &serde_json::Value) -> 
 fn fills(browser: &Browser, server: &Server, size: [u32; 2]) -> Result<(), String> {
     browser.viewport(size, 1.0, false)?;
     browser.open(&format!("{}/", server.base))?;
-    let stats = browser.wait_for(START, |s| number(s, "presented") >= 30.0)?;
+    // The screenshot once the page knows its screen's refresh (the overlay says it, and what the page missed).
+    let stats = browser.wait_for(START, |s| number(s, "presented") >= 30.0 && number(s, "screen_refresh_hz") > 0.0)?;
+    std::thread::sleep(Duration::from_secs(2));
     check_fills(browser, size, &stats)?;
     keep_screenshot(browser, &format!("page-{}x{}", size[0], size[1]))?;
     Ok(())

@@ -26,7 +26,7 @@ pub mod hold;
 pub mod host;
 pub mod lanes;
 pub mod load;
-pub mod measure;
+pub mod tour;
 pub mod monitors;
 pub mod shell;
 pub mod stats;
@@ -48,7 +48,7 @@ pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY o
 /// # Errors
 /// [`CliError::Runtime`] when there is no display, no GPU adapter, the
 /// device is lost, or outputs cannot be written at the end.
-pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), CliError> {
+pub fn run_app(config: RunConfig, tour: Option<tour::Tour>) -> Result<(), CliError> {
     let event_loop = winit::event_loop::EventLoop::<shell::UserEvent>::with_user_event().build().map_err(|e| {
         log::debug!("winit could not create an event loop: {e}");
         CliError::Runtime(NO_DISPLAY.to_owned())

@@ -25,7 +25,7 @@ use winit::window::WindowId;
 use crate::app::config::RunConfig;
 use crate::app::demo::{Demo, ShownFrame};
 use crate::app::gfx::{Gfx, GpuStart};
-use crate::app::measure::Tour;
+use crate::app::tour::Tour;
 use crate::app::wait::{self, WakePlan};
 use crate::app::window::{IDLE_RETRY, WindowState};
 use crate::error::CliError;

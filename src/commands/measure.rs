@@ -1,10 +1,10 @@
 //! `timestep-lab measure`: its flags, their checks, and the tour in the
-//! window ([`crate::app::measure`]) that writes the report card.
+//! window ([`crate::app::tour`]) that writes the report card.
 
 use std::path::PathBuf;
 
 use crate::app::config::{DEFAULT_SPRITES, Emulation, MAX_JITTER_US, PresentModeRequest, RunConfig};
-use crate::app::measure::{MonitorChoice, OUTPUTS, Tour, TourPlan};
+use crate::app::tour::{MonitorChoice, OUTPUTS, Tour, TourPlan};
 use crate::cli::{self, Bounds, EmulatedRefresh, StrategyList, Unit};
 use crate::error::CliError;
 use crate::strategy::{FuzzyVariant, StrategyConfig};

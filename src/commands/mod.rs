@@ -4,7 +4,7 @@
 //! main.rs ──► run       the demo window (the default): RunArgs ──► app::RunConfig ──► app::run_app
 //!         ├─► simulate  the virtual monitor: SimulateArgs ──► one RunSpec per run ──► sim::simulate
 //!         │             ──► table / CSV / JSON (sweep: --phases), --plot, --timeline
-//!         ├─► measure   the report-card tour: MeasureArgs ──► app::measure::Tour in the window
+//!         ├─► measure   the report-card tour: MeasureArgs ──► app::tour::Tour in the window
 //!         └─► compare   report cards and simulator runs side by side: report_card::compare
 //! ```
 //!

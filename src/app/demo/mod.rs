@@ -7,7 +7,7 @@
 //!               └► Mode::Lanes:   lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
 //!                                 (the demo's session is paused meanwhile: see `mode` and `app::lanes`)
 //!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx    (keys.rs)
-//!   shell, measure ─► Demo's methods (redraws, resizes, reports), never its parts
+//!   shell, tour    ─► Demo's methods (redraws, resizes, reports), never its parts
 //! ```
 //!
 //! The session holds every number; this type holds only what is platform

@@ -7,7 +7,7 @@
 //! downlevel default limits (with the adapter's texture size limits so large
 //! windows still fit), which every backend wgpu supports can provide.
 
-use super::error::RenderError;
+use super::render_error::RenderError;
 
 /// What to tell a user who has no adapter at all.
 const NO_ADAPTER_HINT: &str = "no GPU adapter found (tried the fallback adapter too); on Debian/Ubuntu install \

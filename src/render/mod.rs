@@ -22,7 +22,7 @@
 
 pub mod context;
 pub mod egui_painter;
-pub mod error;
+pub mod render_error;
 pub mod gpu_timer;
 pub mod offscreen;
 pub mod overlay;
@@ -31,7 +31,7 @@ pub mod sprites;
 pub mod surface;
 
 pub use context::GpuContext;
-pub use error::RenderError;
+pub use render_error::RenderError;
 pub use offscreen::Offscreen;
 pub use screenshot::Screenshot;
 pub use sprites::{Letterbox, SpriteRenderer};

@@ -20,7 +20,7 @@
 //!
 //! Readback blocks until the GPU is done; it is not meant for the per-frame path.
 
-use super::error::RenderError;
+use super::render_error::RenderError;
 use super::sprites::SpriteRenderer;
 use crate::sim::Instance;
 use std::path::Path;

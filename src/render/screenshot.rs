@@ -17,7 +17,7 @@
 
 use std::path::Path;
 
-use super::error::RenderError;
+use super::render_error::RenderError;
 use super::offscreen::Offscreen;
 use super::overlay::{Input, Overlay, Target};
 use super::sprites::SpriteRenderer;

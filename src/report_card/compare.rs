@@ -36,7 +36,7 @@ use super::judge::{self, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;
-use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
+use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
 use crate::report::registry::STRATEGY;
 use std::fmt::Write as _;

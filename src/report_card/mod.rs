@@ -51,7 +51,7 @@ pub use synthetic::{SyntheticMonitor, synthetic_card};
 pub enum ReportError {
     /// A file could not be read, or was too large.
     #[error(transparent)]
-    Read(#[from] crate::platform::files::ReadError),
+    Read(#[from] crate::platform::read_limited::ReadError),
     /// A file that is not a report card this build reads.
     #[error("{}: {source}", path.display())]
     Card {

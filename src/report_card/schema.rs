@@ -29,7 +29,7 @@
 
 use super::ReportError;
 use super::setup::MeasuredSetup;
-use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
+use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
     DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SPEED_RATIO, SYSTEM_TIME_S,
 };

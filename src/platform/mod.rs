@@ -25,7 +25,7 @@ mod frame_clock;
     all(not(target_arch = "wasm32"), target_os = "linux"),
     expect(dead_code, reason = "X11 asks its server instead")
 )]
-mod visibility;
+mod window_mapping;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native;

@@ -42,7 +42,7 @@ mod imp {
 /// Other platforms report visibility through winit.
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    pub use crate::platform::visibility::WindowMapping;
+    pub use crate::platform::window_mapping::WindowMapping;
 }
 
 pub use imp::WindowMapping;

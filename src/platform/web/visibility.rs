@@ -14,7 +14,7 @@
 use super::errors::{Listener, keep};
 
 /// A page is visible or hidden as the document says, through winit's occlusion events.
-pub use crate::platform::visibility::WindowMapping;
+pub use crate::platform::window_mapping::WindowMapping;
 
 /// `pagehide` (the tab closes, reloads or navigates away) calls `end`, which
 /// ends the run the way `Esc` does.

@@ -26,10 +26,10 @@ pub mod hold;
 pub mod host;
 pub mod lanes;
 pub mod load;
-pub mod tour;
 pub mod monitors;
 pub mod shell;
 pub mod stats;
+pub mod tour;
 pub mod wait;
 pub mod window;
 

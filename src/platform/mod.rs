@@ -18,9 +18,9 @@
 //! A port to another platform adds its half here and its dependencies in
 //! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
 
-pub mod read_limited;
 #[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
 mod frame_clock;
+pub mod read_limited;
 #[cfg_attr(
     all(not(target_arch = "wasm32"), target_os = "linux"),
     expect(dead_code, reason = "X11 asks its server instead")

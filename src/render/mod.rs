@@ -22,17 +22,17 @@
 
 pub mod context;
 pub mod egui_painter;
-pub mod render_error;
 pub mod gpu_timer;
 pub mod offscreen;
 pub mod overlay;
+pub mod render_error;
 pub mod screenshot;
 pub mod sprites;
 pub mod surface;
 
 pub use context::GpuContext;
-pub use render_error::RenderError;
 pub use offscreen::Offscreen;
+pub use render_error::RenderError;
 pub use screenshot::Screenshot;
 pub use sprites::{Letterbox, SpriteRenderer};
 

@@ -17,9 +17,9 @@
 
 use std::path::Path;
 
-use super::render_error::RenderError;
 use super::offscreen::Offscreen;
 use super::overlay::{Input, Overlay, Target};
+use super::render_error::RenderError;
 use super::sprites::SpriteRenderer;
 use crate::hud::HudData;
 use crate::sim::Instance;

@@ -1,9 +1,9 @@
 //! The native half of the platform seam: Linux, Windows and macOS through
 //! winit, wgpu's native backends and the standard library.
 
-mod cpu;
+mod cpu_ticks;
 mod heap;
-mod wait;
+mod spin;
 mod wayland;
 mod x11;
 
@@ -12,10 +12,10 @@ use std::fs::OpenOptions;
 use crate::time::Nanos;
 use std::path::Path;
 
-pub use cpu::read_own_cpu_ticks;
+pub use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
+pub use spin::{busy_until, spin_until};
 pub use std::time::Instant;
-pub use wait::{busy_until, spin_until};
 pub use wayland::PresentationFeedback;
 pub use x11::WindowMapping;
 

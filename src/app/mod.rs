@@ -20,12 +20,12 @@
 pub mod bindings;
 pub mod config;
 pub mod cpu;
+pub mod cpu_load;
 pub mod demo;
 pub mod gfx;
 pub mod hold;
 pub mod host;
 pub mod lanes;
-pub mod load;
 pub mod monitors;
 pub mod shell;
 pub mod stats;

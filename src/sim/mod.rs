@@ -30,7 +30,7 @@ mod hash;
 pub mod input;
 pub mod instance;
 pub mod lane;
-mod load;
+mod load_sprites;
 mod movers;
 mod particles;
 mod player;

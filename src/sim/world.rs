@@ -29,7 +29,7 @@ use super::ball::{Ball, BallParams, BallState};
 use super::hash::Fnv1a;
 use super::input::{Input, InputLog};
 use super::instance::{Instance, SpriteCell};
-use super::load::LoadSprites;
+use super::load_sprites::LoadSprites;
 use super::movers::{MoverKind, MoverState, Pose, secs};
 use super::particles::{PARTICLE_CAPACITY, Particles};
 use super::player::Player;

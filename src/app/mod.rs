@@ -14,7 +14,7 @@
 //!                                 ├─ gfx:      device, surface, renderers, GPU times and alarms
 //!                                 ├─ lanes:    lane mode's sessions, layout and labels
 //!                                 ├─ bindings: the key table and F1 help (carried out in demo/keys.rs)
-//!                                 └─ stats:    --stats-json at exit (the session's report + GPU facts)
+//!                                 └─ run_outputs: --stats-json at exit (the session's report + GPU facts), --frame-log
 //! ```
 
 pub mod bindings;
@@ -27,8 +27,8 @@ pub mod hold;
 pub mod host;
 pub mod lanes;
 pub mod monitors;
+pub mod run_outputs;
 pub mod shell;
-pub mod stats;
 pub mod tour;
 pub mod wait;
 pub mod window;

@@ -36,7 +36,7 @@ use crate::app::gfx::{Gfx, GpuStart, ScreenshotScene};
 use crate::app::hold::PresentHold;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
 use crate::app::lanes::LaneReport;
-use crate::app::stats::{FrameLog, StatsJson};
+use crate::app::run_outputs::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;

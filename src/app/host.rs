@@ -26,7 +26,7 @@
 
 use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
-use crate::app::window::WindowState;
+use crate::app::window_state::WindowState;
 use crate::frame::FrameHost;
 use crate::hud::HudData;
 use crate::render::overlay::{Input, Target};

@@ -10,7 +10,7 @@
 //!                            └─ Demo (demo/): Session<World>, its mode (one strategy or lanes) and a Screen
 //!                                 ├─ host:     Screen (window, GPU, overlay numbers) and the FrameHost
 //!                                 │            drawing on it: world + overlay, present (or wait for the emulated vblank)
-//!                                 ├─ window:   open, follow the monitor, fullscreen, visibility
+//!                                 ├─ window_state: open, follow the monitor, fullscreen, visibility
 //!                                 ├─ gfx:      device, surface, renderers, GPU times and alarms
 //!                                 ├─ lanes:    lane mode's sessions, layout and labels
 //!                                 ├─ bindings: the key table and F1 help (carried out in demo/keys.rs)
@@ -31,7 +31,7 @@ pub mod run_outputs;
 pub mod shell;
 pub mod tour;
 pub mod wait;
-pub mod window;
+pub mod window_state;
 
 pub use config::RunConfig;
 

@@ -27,7 +27,7 @@ use crate::app::demo::{Demo, ShownFrame};
 use crate::app::gfx::{Gfx, GpuStart};
 use crate::app::tour::Tour;
 use crate::app::wait::{self, WakePlan};
-use crate::app::window::{IDLE_RETRY, WindowState};
+use crate::app::window_state::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
 use crate::time::{Clock, Nanos, RealClock};
 

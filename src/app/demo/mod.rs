@@ -37,7 +37,7 @@ use crate::app::hold::PresentHold;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
 use crate::app::lanes::LaneReport;
 use crate::app::run_outputs::{FrameLog, StatsJson};
-use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
+use crate::app::window_state::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};

@@ -14,7 +14,7 @@
 use crate::app::bindings::Action;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
-use crate::app::window::OnMonitor;
+use crate::app::window_state::OnMonitor;
 use crate::hud::LaneLabel;
 use crate::render::Letterbox;
 use crate::session::{PresentMode, Session};

@@ -25,7 +25,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
 use timestep_lab::app::lanes::Lanes;
-use timestep_lab::hud::{HudData, LoopFigures};
+use timestep_lab::hud_data::{HudData, LoopFigures};
 use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};
 use timestep_lab::rng::SplitMix64;

@@ -13,7 +13,7 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod error;
-pub mod hud;
+pub mod hud_data;
 pub mod output;
 pub mod platform;
 pub mod plot;

@@ -16,7 +16,7 @@ use winit::window::Window;
 
 use crate::app::config::RunConfig;
 use crate::error::CliError;
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 use crate::render::gpu_timer::{GpuTimer, GpuTimes};
 use crate::render::overlay::Overlay;
 use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name, present_mode_title};

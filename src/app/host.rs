@@ -28,7 +28,7 @@ use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
 use crate::app::window_state::WindowState;
 use crate::frame::FrameHost;
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 use crate::render::overlay::{Input, Target};
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
 use crate::session::Presented;

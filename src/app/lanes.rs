@@ -39,7 +39,7 @@
 use serde::Serialize;
 
 use crate::frame::{FrameHost, FrameReport};
-use crate::hud::LaneLabel;
+use crate::hud_data::LaneLabel;
 use crate::metrics::Metrics;
 use crate::monitor::RunReport;
 use crate::render::Letterbox;

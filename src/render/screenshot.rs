@@ -21,7 +21,7 @@ use super::offscreen::Offscreen;
 use super::overlay::{Input, Overlay, Target};
 use super::render_error::RenderError;
 use super::sprites::SpriteRenderer;
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 use crate::sim::Instance;
 
 /// A window smaller than this on either side (minimised at exit, a resize

@@ -8,7 +8,7 @@ use crate::harness;
 use libtest_mimic::{Completion, Failed, Trial};
 
 use std::time::{Duration, Instant};
-use timestep_lab::hud::HudData;
+use timestep_lab::hud_data::HudData;
 use timestep_lab::render::gpu_timer::{GpuTimer, GpuTimes};
 use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, SpriteRenderer};

@@ -13,7 +13,7 @@ use crate::harness::{gpu_tests, tests};
 use std::time::Duration;
 
 use timestep_lab::frame::Simulation;
-use timestep_lab::hud::{HudData, LoopFigures, RunnerLane};
+use timestep_lab::hud_data::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
 use timestep_lab::render::overlay::{

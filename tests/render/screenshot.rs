@@ -7,7 +7,7 @@
 
 use crate::harness::gpu_tests;
 
-use timestep_lab::hud::{HudData, LoopFigures, RunnerLane};
+use timestep_lab::hud_data::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::render::overlay::{Input, Overlay, Target};
 use timestep_lab::render::{GpuContext, Offscreen, Screenshot, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, World, WorldConfig};

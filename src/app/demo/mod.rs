@@ -40,7 +40,7 @@ use crate::app::run_outputs::{FrameLog, StatsJson};
 use crate::app::window_state::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
-use crate::hud::{HudData, RunnerLane};
+use crate::hud_data::{HudData, RunnerLane};
 use crate::monitor::RunReport;
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};

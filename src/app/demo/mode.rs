@@ -15,7 +15,7 @@ use crate::app::bindings::Action;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::window_state::OnMonitor;
-use crate::hud::LaneLabel;
+use crate::hud_data::LaneLabel;
 use crate::render::Letterbox;
 use crate::session::{PresentMode, Session};
 use crate::sim::World;

@@ -12,7 +12,7 @@ use egui::{Align2, FontId, RichText, Ui};
 
 use super::pattern::{PatternShape, pattern_label};
 use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
-use crate::hud::{HudData, LaneLabel, RunnerLane};
+use crate::hud_data::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;
 use crate::report::registry::DRIFT_MS_PER_MIN;
 use crate::sim::MoverKind;

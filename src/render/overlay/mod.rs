@@ -38,7 +38,7 @@ pub use self::plots::present_interval_line;
 use self::style::new_context;
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 
 /// The egui overlay: context, wgpu renderer and (for a window) the winit input glue.
 pub struct Overlay {
@@ -152,7 +152,7 @@ impl Overlay {
             headless_pixels_per_point: pixels_per_point,
             start: Instant::now(),
             visible: true,
-            points: Vec::with_capacity(crate::hud::FRAME_TIME_CAPACITY),
+            points: Vec::with_capacity(crate::hud_data::FRAME_TIME_CAPACITY),
             timestamps: None,
             drew_pass: false,
             layout: None,
@@ -368,7 +368,7 @@ fn elapsed_ms(since: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hud::LoopFigures;
+    use crate::hud_data::LoopFigures;
 
     /// One egui frame of the overlay's panels at 1280 × 720 points with `events`.
     fn overlay_frame(ctx: &egui::Context, hud: &HudData, events: Vec<egui::Event>) {

@@ -27,7 +27,7 @@ use super::style::{
     ACCENT, BAD, CAPTION_SIZE, COMPACT_PADDING, DIM, GOOD, LABEL, MARGIN, PANEL_PADDING, PANEL_WIDTH, VALUE, WARN,
     caption, count_color, hz, key, opt_hz, or_dash, panel_frame, value,
 };
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 use crate::metrics::FrameStats;
 use crate::report::Field;
 use crate::report::registry::{
@@ -456,7 +456,7 @@ pub(super) fn help_panel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hud::LoopFigures;
+    use crate::hud_data::LoopFigures;
 
     #[test]
     fn the_heading_notes_a_start_up_only_when_the_picture_stood_still() {

@@ -14,7 +14,7 @@ use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat, Ui};
 
 use super::style::{BAD, DIM, LABEL, WARN, caption};
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 
 /// Update-pattern frames per line in the full panel: 120 frames on three lines, in groups of
 /// [`PATTERN_GROUP`].

@@ -18,7 +18,7 @@ use egui::{Color32, Ui};
 use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, PlotPoints};
 
 use super::style::{BAD, FRAME_LINE, LABEL, PANEL_WIDTH, REFRESH_LINE, TICK_LINE, caption};
-use crate::hud::HudData;
+use crate::hud_data::HudData;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 
 /// Height of the frame-time plot, in points.

@@ -10,7 +10,7 @@
 
 use egui::{Align2, FontId, RichText, Ui};
 
-use super::pattern::{PatternShape, pattern_label};
+use super::pattern_strip::{PatternShape, pattern_label};
 use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
 use crate::hud_data::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;

@@ -17,24 +17,24 @@
 //! widget, after which egui-winit reports every key (and the first Esc) as consumed.
 //!
 //! The pieces, one job each: `panels` (the stats panel, the compact line for small windows,
-//! the F1 key table), `labels` (the runner's lane, lane mode), `plots` (frame times and the
-//! present-interval histogram), `pattern` (the update pattern) and `style` (sizes, colours,
+//! the F1 key table), `labels` (the runner's lane, lane mode), `frame_plots` (frame times and the
+//! present-interval histogram), `pattern_strip` (the update pattern) and `style` (sizes, colours,
 //! text helpers).
 
+mod frame_plots;
 mod labels;
 mod panels;
-mod pattern;
-mod plots;
+mod pattern_strip;
 mod style;
 
 use crate::platform::Instant;
 
 use egui_plot::PlotPoint;
 
+pub use self::frame_plots::present_interval_line;
 use self::labels::{lane_labels, runner_label};
 pub use self::panels::{FULL_MIN_POINTS, LayoutMode, MetricRow, metric_rows};
 use self::panels::{compact_panel, help_panel, stats_panel};
-pub use self::plots::present_interval_line;
 use self::style::new_context;
 use super::egui_painter::EguiPainter;
 use super::gpu_timer::PassTimestamps;

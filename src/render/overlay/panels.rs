@@ -21,8 +21,8 @@
 use egui::{Align2, Color32, FontId, RichText, Ui};
 use egui_plot::PlotPoint;
 
-use super::pattern::{PatternShape, pattern_label, pattern_section};
-use super::plots::frame_time_plot;
+use super::frame_plots::frame_time_plot;
+use super::pattern_strip::{PatternShape, pattern_label, pattern_section};
 use super::style::{
     ACCENT, BAD, CAPTION_SIZE, COMPACT_PADDING, DIM, GOOD, LABEL, MARGIN, PANEL_PADDING, PANEL_WIDTH, VALUE, WARN,
     caption, count_color, hz, key, opt_hz, or_dash, panel_frame, value,

@@ -103,7 +103,7 @@ mod tests {
     use egui::FontId;
 
     use super::*;
-    use crate::render::overlay::pattern::PATTERN_SIZE;
+    use crate::render::overlay::pattern_strip::PATTERN_SIZE;
 
     #[test]
     fn the_fonts_have_every_glyph_the_panel_uses() {

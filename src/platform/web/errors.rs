@@ -72,7 +72,7 @@ fn show(message: &str, kind: Kind) {
         // How to start again: the same page without the parameters that end it.
         if let Some(again) = logged(document.create_element("a"), "make the start-again link") {
             again.set_text_content(Some("Start again"));
-            logged(again.set_attribute("href", &super::page::again_query()), "link the start-again button");
+            logged(again.set_attribute("href", &super::page_ui::again_query()), "link the start-again button");
             logged(again.set_attribute("id", "again"), "name the start-again button");
             logged(element.append_child(&again), "add the start-again button");
         }

@@ -5,7 +5,7 @@
 //! ```text
 //! frames.rs       requestAnimationFrame: its timestamps start frames, give display
 //!                 times and the screen's refresh (not the frames the page managed)
-//! page.rs         the page itself: its query, window.timestepLab, the canvas filling
+//! page_ui.rs      the page itself: its query, window.timestepLab, the canvas filling
 //!                 the viewport, touch controls, the tour's progress, moving on
 //! visibility.rs   visibilitychange and pagehide: hidden time is a gap, pagehide ends the run
 //! files.rs        outputs become downloads named like the file; nothing is checked up front
@@ -25,7 +25,7 @@ mod errors;
 mod files;
 mod frames;
 mod logging;
-mod page;
+mod page_ui;
 mod visibility;
 
 use crate::time::{Nanos, RealClock};
@@ -36,7 +36,7 @@ pub use frames::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
 pub use logging::init_logger;
-pub use page::{install_controls, page_query, publish_stats, set_links, show_progress, start_tour, tour_finished};
+pub use page_ui::{install_controls, page_query, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub use visibility::{WindowMapping, on_end_signal, on_visibility};
 pub use web_time::Instant;
 

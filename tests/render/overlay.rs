@@ -17,7 +17,7 @@ use timestep_lab::hud_data::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
 use timestep_lab::render::overlay::{
-    Input, LayoutMode, Overlay, OverlayLayout, Target, metric_rows, present_interval_line,
+    Input, Overlay, OverlayLayout, PanelLayout, Target, metric_rows, present_interval_line,
 };
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
 use timestep_lab::session::{DisplayInfo, PresentMode, Presented, Session};
@@ -298,13 +298,13 @@ fn inside(rect: egui::Rect, width: u32, height: u32) -> bool {
 }
 
 fn every_panel_fits_the_window_from_320x240_up_and_small_windows_get_the_compact_line(gpu: GpuContext) {
-    let sizes = [(1920, 1080, LayoutMode::Full), (1280, 720, LayoutMode::Full), (1024, 600, LayoutMode::Compact)];
-    let small = [(640, 360, LayoutMode::Compact), (480, 270, LayoutMode::Compact), (320, 240, LayoutMode::Compact)];
-    for (width, height, mode) in sizes.into_iter().chain(small) {
+    let sizes = [(1920, 1080, PanelLayout::Full), (1280, 720, PanelLayout::Full), (1024, 600, PanelLayout::Compact)];
+    let small = [(640, 360, PanelLayout::Compact), (480, 270, PanelLayout::Compact), (320, 240, PanelLayout::Compact)];
+    for (width, height, kind) in sizes.into_iter().chain(small) {
         for show_help in [false, true] {
             let (layout, _) = draw_at(&gpu, width, height, &window_hud(show_help));
             eprintln!("{width}×{height}, help {show_help}: {layout:?}");
-            assert_eq!(layout.mode, mode, "{width}×{height}: layout");
+            assert_eq!(layout.kind, kind, "{width}×{height}: layout");
             assert!(
                 inside(layout.panel, width, height),
                 "{width}×{height}: panel {:?} leaves the window",
@@ -320,9 +320,9 @@ fn every_panel_fits_the_window_from_320x240_up_and_small_windows_get_the_compact
 
 fn the_full_panel_fits_at_the_smallest_size_that_gets_it(gpu: GpuContext) {
     let [w, h] = timestep_lab::render::overlay::FULL_MIN_POINTS.map(|p| p.ceil() as u32);
-    assert_eq!(LayoutMode::for_screen([w as f32, h as f32]), LayoutMode::Full);
-    assert_eq!(LayoutMode::for_screen([w as f32 - 1.0, h as f32]), LayoutMode::Compact);
-    assert_eq!(LayoutMode::for_screen([w as f32, h as f32 - 1.0]), LayoutMode::Compact);
+    assert_eq!(PanelLayout::for_screen([w as f32, h as f32]), PanelLayout::Full);
+    assert_eq!(PanelLayout::for_screen([w as f32 - 1.0, h as f32]), PanelLayout::Compact);
+    assert_eq!(PanelLayout::for_screen([w as f32, h as f32 - 1.0]), PanelLayout::Compact);
     // The busiest HUD, with a status line and a summary long enough to wrap.
     let hud = HudData {
         figures: LoopFigures {
@@ -332,13 +332,13 @@ fn the_full_panel_fits_at_the_smallest_size_that_gets_it(gpu: GpuContext) {
         ..window_hud(false)
     };
     let (layout, _) = draw_at(&gpu, w, h, &hud);
-    assert_eq!(layout.mode, LayoutMode::Full);
+    assert_eq!(layout.kind, PanelLayout::Full);
     assert!(inside(layout.panel, w, h), "{w}×{h}: the full panel {:?} does not fit", layout.panel);
 }
 
 fn the_compact_line_keeps_fps_strategy_pattern_and_the_f1_hint_at_320x240(gpu: GpuContext) {
     let (layout, target) = draw_at(&gpu, 320, 240, &window_hud(false));
-    assert_eq!(layout.mode, LayoutMode::Compact);
+    assert_eq!(layout.kind, PanelLayout::Compact);
     // Everything the compact panel shows is laid out inside the panel, and the panel leaves most
     // of the scene visible.
     let area = layout.panel.width() * layout.panel.height();

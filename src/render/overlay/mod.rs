@@ -33,7 +33,7 @@ use egui_plot::PlotPoint;
 
 pub use self::frame_plots::present_interval_line;
 use self::labels::{lane_labels, runner_label};
-pub use self::panels::{FULL_MIN_POINTS, LayoutMode, MetricRow, metric_rows};
+pub use self::panels::{FULL_MIN_POINTS, MetricRow, PanelLayout, metric_rows};
 use self::panels::{compact_panel, help_panel, stats_panel};
 use self::style::new_context;
 use super::egui_painter::EguiPainter;
@@ -93,7 +93,7 @@ pub enum Input<'a> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OverlayLayout {
     /// The layout chosen for the target's size.
-    pub mode: LayoutMode,
+    pub kind: PanelLayout,
     /// The stats panel.
     pub panel: egui::Rect,
     /// The F1 key table, when open.
@@ -260,22 +260,22 @@ impl Overlay {
         let output = ctx.run_ui(raw_input, |ui| {
             let ctx = ui.ctx().clone();
             let screen = ctx.content_rect();
-            let mode = LayoutMode::for_screen([screen.width(), screen.height()]);
+            let kind = PanelLayout::for_screen([screen.width(), screen.height()]);
             let panel = if !hud.lanes.is_empty() {
                 lane_labels(&ctx, hud);
                 egui::Rect::from_min_size(screen.min, egui::Vec2::ZERO)
             } else {
-                match mode {
-                    LayoutMode::Full => stats_panel(&ctx, hud, points),
-                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                match kind {
+                    PanelLayout::Full => stats_panel(&ctx, hud, points),
+                    PanelLayout::Compact => compact_panel(&ctx, hud, screen),
                 }
             };
-            let help = hud.show_help.then(|| help_panel(&ctx, hud, mode, screen, panel));
+            let help = hud.show_help.then(|| help_panel(&ctx, hud, kind, screen, panel));
             let runner_label = hud
                 .runner_lane
                 .filter(|_| hud.lanes.is_empty())
                 .and_then(|lane| runner_label(&ctx, lane, size_px, screen, panel));
-            *layout = Some(OverlayLayout { mode, panel, help, runner_label });
+            *layout = Some(OverlayLayout { kind, panel, help, runner_label });
         });
         // Points to target pixels.
         let ppp = output.pixels_per_point;

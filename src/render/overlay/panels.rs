@@ -1,7 +1,7 @@
 //! The overlay's panels: the stats panel with its sections, the compact line for small windows
 //! and the F1 key table.
 //!
-//! Two layouts, chosen by the window's size in points ([`LayoutMode::for_screen`]):
+//! Two layouts, chosen by the window's size in points ([`PanelLayout::for_screen`]):
 //!
 //! ```text
 //!   ≥ 448 × 680 pt: Full                      smaller (down to 320 × 240 px): Compact
@@ -53,20 +53,20 @@ const HELP_MIN_WIDTH: f32 = 320.0;
 
 /// Which layout the overlay uses; see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayoutMode {
+pub enum PanelLayout {
     /// The whole panel: strategy, display, plot, pattern, metrics.
     Full,
     /// A few lines: strategy, FPS, judder, the pattern, the F1 hint.
     Compact,
 }
 
-impl LayoutMode {
-    /// [`LayoutMode::Full`] when a `size_points` window holds [`FULL_MIN_POINTS`], else compact.
-    pub fn for_screen(size_points: [f32; 2]) -> LayoutMode {
+impl PanelLayout {
+    /// [`PanelLayout::Full`] when a `size_points` window holds [`FULL_MIN_POINTS`], else compact.
+    pub fn for_screen(size_points: [f32; 2]) -> PanelLayout {
         if size_points[0] >= FULL_MIN_POINTS[0] && size_points[1] >= FULL_MIN_POINTS[1] {
-            LayoutMode::Full
+            PanelLayout::Full
         } else {
-            LayoutMode::Compact
+            PanelLayout::Compact
         }
     }
 }
@@ -380,20 +380,20 @@ fn gpu_value(ui: &mut Ui, supported: bool, ms: Option<f64>) {
 pub(super) fn help_panel(
     ctx: &egui::Context,
     hud: &HudData,
-    mode: LayoutMode,
+    layout: PanelLayout,
     screen: egui::Rect,
     panel: egui::Rect,
 ) -> egui::Rect {
     const ROW_GAP: f32 = 2.0;
     const COLUMN_GAP: f32 = 12.0;
-    let (size, padding) = match mode {
-        LayoutMode::Full => (HELP_SIZE, PANEL_PADDING),
-        LayoutMode::Compact => (CAPTION_SIZE, COMPACT_PADDING),
+    let (size, padding) = match layout {
+        PanelLayout::Full => (HELP_SIZE, PANEL_PADDING),
+        PanelLayout::Compact => (CAPTION_SIZE, COMPACT_PADDING),
     };
     let action = |text: &'_ str| -> String {
-        match mode {
-            LayoutMode::Full => text.to_owned(),
-            LayoutMode::Compact => text.split_once(": ").map_or(text, |(short, _)| short).to_owned(),
+        match layout {
+            PanelLayout::Full => text.to_owned(),
+            PanelLayout::Compact => text.split_once(": ").map_or(text, |(short, _)| short).to_owned(),
         }
     };
     let (key_font, text_font) = (FontId::monospace(size), FontId::proportional(size));
@@ -480,9 +480,9 @@ mod tests {
             ctx.run_ui(raw(), |ui| {
                 let ctx = ui.ctx().clone();
                 let screen = ctx.content_rect();
-                match LayoutMode::for_screen([screen.width(), screen.height()]) {
-                    LayoutMode::Full => stats_panel(&ctx, hud, points),
-                    LayoutMode::Compact => compact_panel(&ctx, hud, screen),
+                match PanelLayout::for_screen([screen.width(), screen.height()]) {
+                    PanelLayout::Full => stats_panel(&ctx, hud, points),
+                    PanelLayout::Compact => compact_panel(&ctx, hud, screen),
                 };
             })
         };
@@ -513,7 +513,7 @@ mod tests {
             ..HudData::default()
         };
         for size in [[320.0, 240.0], [640.0, 360.0]] {
-            assert_eq!(LayoutMode::for_screen(size), LayoutMode::Compact);
+            assert_eq!(PanelLayout::for_screen(size), PanelLayout::Compact);
             let texts = texts_at(&hud, size);
             let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0], size[1]));
             for (text, rect) in &texts {
@@ -532,11 +532,11 @@ mod tests {
 
     #[test]
     fn the_layout_is_full_from_448_by_680_points_and_compact_below() {
-        assert_eq!(LayoutMode::for_screen([1280.0, 720.0]), LayoutMode::Full);
-        assert_eq!(LayoutMode::for_screen([448.0, 680.0]), LayoutMode::Full);
-        assert_eq!(LayoutMode::for_screen([447.9, 1080.0]), LayoutMode::Compact);
-        assert_eq!(LayoutMode::for_screen([1920.0, 679.0]), LayoutMode::Compact);
-        assert_eq!(LayoutMode::for_screen([640.0, 360.0]), LayoutMode::Compact);
-        assert_eq!(LayoutMode::for_screen([320.0, 240.0]), LayoutMode::Compact);
+        assert_eq!(PanelLayout::for_screen([1280.0, 720.0]), PanelLayout::Full);
+        assert_eq!(PanelLayout::for_screen([448.0, 680.0]), PanelLayout::Full);
+        assert_eq!(PanelLayout::for_screen([447.9, 1080.0]), PanelLayout::Compact);
+        assert_eq!(PanelLayout::for_screen([1920.0, 679.0]), PanelLayout::Compact);
+        assert_eq!(PanelLayout::for_screen([640.0, 360.0]), PanelLayout::Compact);
+        assert_eq!(PanelLayout::for_screen([320.0, 240.0]), PanelLayout::Compact);
     }
 }

@@ -82,9 +82,9 @@ pub struct TourPlan {
     pub name: Option<String>,
 }
 
-/// What a segment runs in: a present mode, with or without the emulated grid.
+/// What a segment presents with: a present mode, with or without the emulated grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Mode {
+struct PresentSetup {
     present: wgpu::PresentMode,
     emulated: bool,
 }
@@ -92,10 +92,10 @@ struct Mode {
 /// One timed part of the tour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
-    /// Lockstep in `mode`: vsync verdict and present intervals.
-    Probe(Mode),
-    /// `strategy` in `mode`, in the vsync pass `vsync`.
-    Run { strategy: StrategyId, vsync: bool, mode: Mode },
+    /// Lockstep in `setup`: vsync verdict and present intervals.
+    Probe(PresentSetup),
+    /// `strategy` in `setup`, in the vsync pass `vsync`.
+    Run { strategy: StrategyId, vsync: bool, setup: PresentSetup },
     /// Move the window to the next monitor and start its card.
     NextMonitor,
     /// A [`Step::NextMonitor`] done (its monitor's steps follow it).
@@ -116,14 +116,11 @@ struct Segment {
 
 /// `measure`'s tour: the plan, where it stands, and the card it fills.
 pub struct Tour {
-    out: PathBuf,
-    choice: Option<MonitorChoice>,
-    strategies: Vec<StrategyId>,
-    run_length: Nanos,
-    probe_length: Nanos,
-    vsync_off: bool,
-    name: Option<String>,
-    plan: Vec<Step>,
+    /// What to measure, as asked.
+    plan: TourPlan,
+    /// The steps planned from it so far (each further monitor's when the window is on it).
+    steps: Vec<Step>,
+    /// The next step to begin.
     next: usize,
     segment: Option<Segment>,
     card: Option<ReportCard>,
@@ -146,14 +143,8 @@ impl Tour {
     /// A tour of `plan`.
     pub fn new(plan: TourPlan) -> Tour {
         Tour {
-            out: plan.out,
-            choice: plan.monitors,
-            strategies: plan.strategies,
-            run_length: plan.run_length,
-            probe_length: plan.probe_length,
-            vsync_off: plan.vsync_off,
-            name: plan.name,
-            plan: Vec::new(),
+            plan,
+            steps: Vec::new(),
             next: 0,
             segment: None,
             card: None,
@@ -175,7 +166,7 @@ impl Tour {
         self.card = Some(ReportCard {
             created: Some(crate::platform::utc_now()),
             ..ReportCard::new(Machine {
-                name: self.name.clone(),
+                name: self.plan.name.clone(),
                 // A browser may hide the adapter's name: none rather than an empty one.
                 adapter: Some(info.name.trim().to_owned()).filter(|name| !name.is_empty()),
                 backend: Some(format!("{:?}", info.backend)),
@@ -184,75 +175,79 @@ impl Tour {
             })
         });
         let count = event_loop.available_monitors().count().max(1);
-        self.monitors_left = match self.choice {
+        self.monitors_left = match self.plan.monitors {
             Some(MonitorChoice::All) => count - 1,
             _ => 0,
         };
-        self.plan = self.monitor_plan(demo);
+        self.steps = self.monitor_steps(demo);
         // Each further monitor's steps are planned when the window is on it
         // (its emulated grid may differ); the time left counts them as this one's.
-        self.plan.extend(std::iter::repeat_n(Step::NextMonitor, self.monitors_left));
-        self.per_monitor = self.plan.iter().map(|&s| self.length(s) + SETTLE).sum();
+        self.steps.extend(std::iter::repeat_n(Step::NextMonitor, self.monitors_left));
+        self.per_monitor = self.steps.iter().map(|&s| self.length(s) + SETTLE).sum();
         self.started = now;
         self.monitor = Some(self.monitor_card(demo, event_loop));
         self.begin(demo, config, event_loop, now);
     }
 
     /// The steps on the monitor the window is on.
-    fn monitor_plan(&self, demo: &Demo) -> Vec<Step> {
-        self.plan_for(demo.supported_present_modes(), demo.emulated_here().is_some())
+    fn monitor_steps(&self, demo: &Demo) -> Vec<Step> {
+        self.steps_for(demo.supported_present_modes(), demo.emulated_here().is_some())
     }
 
     /// The steps on a monitor with these present modes, with or without an emulated grid.
-    fn plan_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
-        let real = |present| Mode { present, emulated: false };
-        let mut plan = Vec::new();
-        let emulated = Mode { present: PresentModeRequest::Auto.resolve(true), emulated: true };
+    fn steps_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
+        let real = |present| PresentSetup { present, emulated: false };
+        let mut steps = Vec::new();
+        let emulated = PresentSetup { present: PresentModeRequest::Auto.resolve(true), emulated: true };
         if emulating {
-            plan.push(Step::Probe(emulated));
+            steps.push(Step::Probe(emulated));
         }
-        plan.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Step::Probe(real(m))));
+        steps.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Step::Probe(real(m))));
         let on = if emulating { emulated } else { real(wgpu::PresentMode::Fifo) };
-        plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: true, mode: on }));
+        steps.extend(self.plan.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: true, setup: on }));
         let off =
             [wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox].into_iter().find(|m| supported.contains(m));
-        if let (true, Some(off)) = (self.vsync_off, off) {
-            plan.extend(self.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: false, mode: real(off) }));
+        if let (true, Some(off)) = (self.plan.vsync_off, off) {
+            steps.extend(self.plan.strategies.iter().map(|&strategy| Step::Run {
+                strategy,
+                vsync: false,
+                setup: real(off),
+            }));
         }
-        plan
+        steps
     }
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
         self.emulated = demo.emulated_here();
         let mut card = MonitorCard { emulated_refresh_hz: self.emulated.map(Rate::hz), ..MonitorCard::default() };
-        identify(&mut card, self.choice, demo, event_loop);
+        identify(&mut card, self.plan.monitors, demo, event_loop);
         card
     }
 
     fn total(&self) -> Nanos {
-        let later = self.plan.iter().filter(|s| **s == Step::NextMonitor).count() as u64;
-        self.plan.iter().filter(|s| **s != Step::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
+        let later = self.steps.iter().filter(|s| **s == Step::NextMonitor).count() as u64;
+        self.steps.iter().filter(|s| **s != Step::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
             + later * (MOVE_SETTLE + self.per_monitor)
     }
 
     fn length(&self, step: Step) -> Nanos {
         match step {
-            Step::Probe(_) => self.probe_length,
-            Step::Run { .. } => self.run_length,
+            Step::Probe(_) => self.plan.probe_length,
+            Step::Run { .. } => self.plan.run_length,
             Step::NextMonitor | Step::Moved => MOVE_SETTLE.saturating_sub(SETTLE),
         }
     }
 
     /// Starts the next step.
     fn begin(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
-        let Some(&step) = self.plan.get(self.next) else { return };
+        let Some(&step) = self.steps.get(self.next) else { return };
         self.next += 1;
         match step {
-            Step::Probe(mode) => apply(demo, config, mode, StrategyId::Lockstep, now, false),
-            Step::Run { strategy, mode, vsync } => apply(demo, config, mode, strategy, now, !vsync),
+            Step::Probe(setup) => apply(demo, config, setup, StrategyId::Lockstep, now, false),
+            Step::Run { strategy, setup, vsync } => apply(demo, config, setup, strategy, now, !vsync),
             Step::NextMonitor | Step::Moved => demo.next_monitor(event_loop),
         }
-        self.progress.show(&self.describe(step), self.next, self.plan.len(), self.remaining(now));
+        self.progress.show(&self.describe(step), self.next, self.steps.len(), self.remaining(now));
         self.segment = Some(Segment {
             step,
             record_at: now + SETTLE,
@@ -270,11 +265,11 @@ impl Tour {
     fn describe(&self, step: Step) -> String {
         let monitor = self.monitor.as_ref().map_or(1, |m| m.index);
         match step {
-            Step::Probe(mode) => format!("monitor {monitor}: probing {}", mode_label(mode, self.emulated_rate())),
-            Step::Run { strategy, vsync, mode } => format!(
+            Step::Probe(setup) => format!("monitor {monitor}: probing {}", setup_label(setup, self.emulated_rate())),
+            Step::Run { strategy, vsync, setup } => format!(
                 "monitor {monitor}: {strategy}, vsync {} ({})",
                 if vsync { "on" } else { "off" },
-                mode_label(mode, self.emulated_rate())
+                setup_label(setup, self.emulated_rate())
             ),
             Step::NextMonitor | Step::Moved => "moving to the next monitor".to_owned(),
         }
@@ -299,11 +294,11 @@ impl Tour {
         if !segment.recording {
             if now >= segment.record_at {
                 segment.recording = true;
-                if let Step::Probe(mode) | Step::Run { mode, .. } = segment.step {
+                if let Step::Probe(setup) | Step::Run { setup, .. } = segment.step {
                     // A fresh session: the settling frames are in no figure.
                     let strategy = demo.strategy();
                     let vsync_off_run = matches!(segment.step, Step::Run { vsync: false, .. });
-                    apply(demo, config, mode, strategy, now, vsync_off_run);
+                    apply(demo, config, setup, strategy, now, vsync_off_run);
                     self.sampler.break_sequence();
                 }
             }
@@ -311,7 +306,7 @@ impl Tour {
         }
         for &ShownFrame { ref report, display_wait } in shown {
             match segment.step {
-                Step::Probe(mode) if is_reference(mode, self.emulated.is_some()) => {
+                Step::Probe(setup) if is_reference(setup, self.emulated.is_some()) => {
                     self.sampler.probe_frame(report.into(), display_wait);
                 }
                 Step::Run { vsync, .. } => self.sampler.frame(report.into(), display_wait, vsync),
@@ -330,7 +325,7 @@ impl Tour {
         if let Some(segment) = self.segment.take() {
             self.close(segment, demo, config, event_loop, now);
         }
-        if self.next >= self.plan.len() {
+        if self.next >= self.steps.len() {
             return true;
         }
         self.begin(demo, config, event_loop, now);
@@ -373,31 +368,31 @@ impl Tour {
     ) {
         if let Some(m) = self.monitor.as_mut().filter(|m| m.name.is_none()) {
             // Wayland names a surface's output only once the compositor shows it.
-            identify(m, self.choice, demo, event_loop);
+            identify(m, self.plan.monitors, demo, event_loop);
         }
         let emulated = self.emulated_rate();
         match segment.step {
-            Step::Probe(mode) => {
+            Step::Probe(setup) => {
                 let mut verdict = demo.verdict();
-                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !mode.emulated {
+                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !setup.emulated {
                     // A browser presents on the screen's refresh whatever its frames show:
                     // a page too slow for its screen made the meter doubt it.
                     verdict.vsync = Some(true);
                 }
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
-                if is_reference(mode, self.emulated.is_some()) {
+                if is_reference(setup, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
                 let intervals = IntervalStats::from_intervals(&segment.intervals);
                 // A page's frame clock tells a slow page from a slow or compositor-paced screen.
                 let slow_page =
-                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !mode.emulated)).and_then(
+                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !setup.emulated)).and_then(
                         |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
                     );
                 if let Some(m) = self.monitor.as_mut() {
                     m.present_modes.push(PresentModeCheck {
-                        mode: mode_label(mode, emulated),
+                        mode: setup_label(setup, emulated),
                         vsync: verdict.vsync,
                         verdict: slow_page.unwrap_or(verdict.text),
                         measured_refresh_hz: measured,
@@ -405,12 +400,12 @@ impl Tour {
                     });
                 }
             }
-            Step::Run { vsync, mode, strategy } => {
+            Step::Run { vsync, setup, strategy } => {
                 let report = demo.report(now);
                 let stats = IntervalStats::from_intervals(&segment.intervals);
                 let record = RunRecord {
                     vsync_requested: Some(vsync),
-                    present_mode: Some(mode_label(mode, emulated)),
+                    present_mode: Some(setup_label(setup, emulated)),
                     ..RunRecord::from(&report)
                 };
                 let record = with_interval_stats(record, stats.as_ref());
@@ -430,11 +425,11 @@ impl Tour {
                 demo.follow_monitor(now);
                 self.finish_monitor(config);
                 self.monitor = Some(self.monitor_card(demo, event_loop));
-                let steps = self.monitor_plan(demo);
+                let steps = self.monitor_steps(demo);
                 // In place of the placeholder just run: the time estimate stays whole.
                 let at = self.next;
-                self.plan.splice(at..at, steps);
-                self.plan[at - 1] = Step::Moved;
+                self.steps.splice(at..at, steps);
+                self.steps[at - 1] = Step::Moved;
             }
             Step::Moved => {}
         }
@@ -480,14 +475,21 @@ impl Tour {
                 };
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self
+                        .plan
                         .strategies
                         .iter()
                         .copied()
                         .filter(|s| m.runs.iter().any(|r| r.strategy == s.name() && r.vsync_requested == Some(vsync)))
                         .collect();
                     if !ran.is_empty() {
-                        let (records, ranges) =
-                            predict(display, vsync, config.strategy_config, &ran, m.setup.as_ref(), self.run_length);
+                        let (records, ranges) = predict(
+                            display,
+                            vsync,
+                            config.strategy_config,
+                            &ran,
+                            m.setup.as_ref(),
+                            self.plan.run_length,
+                        );
                         m.predictions.extend(records);
                         m.prediction_ranges.extend(ranges);
                     }
@@ -508,8 +510,8 @@ impl Tour {
     pub fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
         self.progress.done();
         let done = self.next - usize::from(self.segment.is_some());
-        if self.next < self.plan.len() || self.segment.is_some() {
-            let note = format!("the tour was cut short: {done} of {} segments ran", self.plan.len());
+        if self.next < self.steps.len() || self.segment.is_some() {
+            let note = format!("the tour was cut short: {done} of {} segments ran", self.steps.len());
             log::warn!("{note}");
             if let Some(m) = self.monitor.as_mut() {
                 m.notes.push(note);
@@ -518,16 +520,16 @@ impl Tour {
         self.finish_monitor(config);
         let card = self.card.take().ok_or_else(|| CliError::Runtime("the tour never started".to_owned()))?;
         let runtime = CliError::runtime;
-        card.write(&self.out.join(OUTPUTS[0])).map_err(runtime)?;
-        write_report_html(&card, &self.out.join(OUTPUTS[1])).map_err(runtime)?;
+        card.write(&self.plan.out.join(OUTPUTS[0])).map_err(runtime)?;
+        write_report_html(&card, &self.plan.out.join(OUTPUTS[1])).map_err(runtime)?;
         // A browser reads the GPU back by callback, later: the page's card comes without a screenshot.
         let written = if crate::platform::CAN_WAIT_FOR_GPU {
-            demo.screenshot(&self.out.join(OUTPUTS[2]))?;
+            demo.screenshot(&self.plan.out.join(OUTPUTS[2]))?;
             &OUTPUTS[..]
         } else {
             &OUTPUTS[..2]
         };
-        let paths: Vec<String> = written.iter().map(|f| self.out.join(f).display().to_string()).collect();
+        let paths: Vec<String> = written.iter().map(|f| self.plan.out.join(f).display().to_string()).collect();
         log::info!("measure: wrote {}", paths.join(", "));
         crate::platform::tour_finished();
         Ok(())
@@ -538,10 +540,10 @@ impl Tour {
 const SETUP_NOTE: &str = "the setup could not be modelled (no probe with vsync in effect, or too few frames): \
                           the predictions use the simulator's desktop model";
 
-/// Whether `mode` is the probe the setup is measured in: the emulated grid
+/// Whether `setup` is the probe the machine's setup is measured in: the emulated grid
 /// when there is one, else Fifo (vsync on every platform).
-fn is_reference(mode: Mode, emulating: bool) -> bool {
-    if emulating { mode.emulated } else { mode.present == wgpu::PresentMode::Fifo }
+fn is_reference(setup: PresentSetup, emulating: bool) -> bool {
+    if emulating { setup.emulated } else { setup.present == wgpu::PresentMode::Fifo }
 }
 
 /// What a card says when the platform has not said which monitor the window is on.
@@ -573,24 +575,35 @@ fn identify(card: &mut MonitorCard, choice: Option<MonitorChoice>, demo: &Demo, 
     }
 }
 
-/// Sets `mode` and starts a fresh session running `strategy` in it. A run
+/// Presents with `setup` and starts a fresh session running `strategy` in it. A run
 /// of the pass with vsync off (`vsync_off_run`) on a monitor that reports
 /// no refresh counts its refreshes at the emulated grid's rate, which
 /// stands in for the monitor's in this tour, as a real monitor's reported
 /// rate would: the simulator's prediction counts at that rate too.
-fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, now: Nanos, vsync_off_run: bool) {
-    let actual = demo.set_present_mode(mode.present);
-    if actual != mode.present {
-        log::warn!("present mode {} refused; {} in effect", present_mode_name(mode.present), present_mode_name(actual));
+fn apply(
+    demo: &mut Demo,
+    config: &RunConfig,
+    setup: PresentSetup,
+    strategy: StrategyId,
+    now: Nanos,
+    vsync_off_run: bool,
+) {
+    let actual = demo.set_present_mode(setup.present);
+    if actual != setup.present {
+        log::warn!(
+            "present mode {} refused; {} in effect",
+            present_mode_name(setup.present),
+            present_mode_name(actual)
+        );
     }
     let stand_in = if vsync_off_run { demo.emulated_here() } else { None };
-    demo.restart(strategy, mode.emulated, stand_in, config, now);
+    demo.restart(strategy, setup.emulated, stand_in, config, now);
 }
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.
-fn mode_label(mode: Mode, emulated_hz: Option<f64>) -> String {
-    let name = crate::render::surface::present_mode_title(mode.present);
-    match (mode.emulated, emulated_hz) {
+fn setup_label(setup: PresentSetup, emulated_hz: Option<f64>) -> String {
+    let name = crate::render::surface::present_mode_title(setup.present);
+    match (setup.emulated, emulated_hz) {
         (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::monitor::trim_number(hz, 3)),
         (true, None) => format!("{name} + emulated vblank"),
         (false, _) => name.to_owned(),
@@ -688,7 +701,7 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_probes_supported_modes_then_runs_each_strategy_twice() {
+    fn the_steps_probe_supported_present_modes_then_run_each_strategy_twice() {
         let tour = Tour::new(TourPlan {
             out: PathBuf::from("x"),
             monitors: None,
@@ -698,27 +711,27 @@ mod tests {
             vsync_off: true,
             name: None,
         });
-        let fifo = Mode { present: wgpu::PresentMode::Fifo, emulated: false };
-        let mailbox = Mode { present: wgpu::PresentMode::Mailbox, emulated: false };
-        let plan = tour.plan_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
+        let fifo = PresentSetup { present: wgpu::PresentMode::Fifo, emulated: false };
+        let mailbox = PresentSetup { present: wgpu::PresentMode::Mailbox, emulated: false };
+        let steps = tour.steps_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
         assert_eq!(
-            plan,
+            steps,
             [
                 Step::Probe(fifo),
                 Step::Probe(mailbox),
-                Step::Run { strategy: StrategyId::Lockstep, vsync: true, mode: fifo },
-                Step::Run { strategy: StrategyId::Snapped, vsync: true, mode: fifo },
-                Step::Run { strategy: StrategyId::Lockstep, vsync: false, mode: mailbox },
-                Step::Run { strategy: StrategyId::Snapped, vsync: false, mode: mailbox },
+                Step::Run { strategy: StrategyId::Lockstep, vsync: true, setup: fifo },
+                Step::Run { strategy: StrategyId::Snapped, vsync: true, setup: fifo },
+                Step::Run { strategy: StrategyId::Lockstep, vsync: false, setup: mailbox },
+                Step::Run { strategy: StrategyId::Snapped, vsync: false, setup: mailbox },
             ],
             "Immediate is not supported: the vsync-off pass uses Mailbox"
         );
-        let only_fifo = tour.plan_for(&[wgpu::PresentMode::Fifo], true);
+        let only_fifo = tour.steps_for(&[wgpu::PresentMode::Fifo], true);
         assert_eq!(
             only_fifo.len(),
             4,
             "emulated probe, Fifo probe, two vsync-on runs, no vsync-off pass: {only_fifo:?}"
         );
-        assert!(matches!(only_fifo[0], Step::Probe(Mode { emulated: true, .. })));
+        assert!(matches!(only_fifo[0], Step::Probe(PresentSetup { emulated: true, .. })));
     }
 }

@@ -1,14 +1,14 @@
 //! What the keys and the mouse change: the key table's [`Action`]s carried
 //! out on the session, the lanes, the window and the GPU.
 //!
-//! In lane mode the lanes take the keys they act on ([`LaneMode::act`]):
+//! In lane mode the lanes take the keys they act on (`LaneMode::act`):
 //! selection, Enter, the strategy keys, the world reset. The others (window,
 //! overlay, present mode, tick rate, load) act as they do outside it.
 
 use winit::event_loop::ActiveEventLoop;
 use winit::keyboard::{KeyCode, ModifiersState};
 
-use super::mode::{LaneKey, LaneMode, Mode};
+use super::loops::LaneKey;
 use super::{Demo, PLAYFIELD};
 use crate::app::bindings::{self, Action, Dir};
 use crate::render::Letterbox;
@@ -39,7 +39,7 @@ impl Demo {
 
     /// A left click: in lane mode, selects the lane under the pointer.
     pub fn click(&mut self, now: Nanos) {
-        let (Mode::Lanes(mode), Some(pixel)) = (&mut self.mode, self.pointer) else { return };
+        let (Some(mode), Some(pixel)) = (&mut self.loops.lanes, self.pointer) else { return };
         // Window pixels to the drawing buffer's (smaller where it is capped).
         let pixel = pixel.map(|p| p * self.life.buffer_scale());
         let letterbox = Letterbox::fit(PLAYFIELD, self.screen.gfx.surface.size());
@@ -63,9 +63,9 @@ impl Demo {
         if !pressed {
             return false;
         }
-        let lane_key = match &mut self.mode {
-            Mode::Single => LaneKey::Usual,
-            Mode::Lanes(mode) => mode.act(action),
+        let lane_key = match &mut self.loops.lanes {
+            None => LaneKey::Usual,
+            Some(mode) => mode.act(action),
         };
         match lane_key {
             LaneKey::Done => {}
@@ -90,14 +90,14 @@ impl Demo {
             _ => Input::FIRE,
         };
         self.controls.input.set(button, pressed);
-        self.session.world_mut().set_input(self.controls.input);
+        self.loops.session.world_mut().set_input(self.controls.input);
     }
 
     /// A key as it acts outside lane mode; returns true when it asks to quit.
     fn act_usual(&mut self, action: Action, event_loop: &ActiveEventLoop, now: Nanos) -> bool {
         match action {
             Action::Strategy(id) => {
-                self.session.set_strategy(id, now);
+                self.loops.session.set_strategy(id, now);
                 log::info!("strategy: {id}");
             }
             Action::CyclePresentMode => {
@@ -119,14 +119,12 @@ impl Demo {
                         }
                     }
                 };
-                self.mode.set_present_mode(&present, now);
-                self.session.set_present_mode(present, now);
+                self.loops.set_present_mode(present, now);
             }
             Action::TickRateUp | Action::TickRateDown => {
-                let current = self.session.pacer().config().tick_rate.hz();
+                let current = self.loops.session.pacer().config().tick_rate.hz();
                 if let Some(hz) = bindings::step_tick_rate(current, action == Action::TickRateUp) {
-                    self.mode.set_tick_rate(Rate::from_hz(hz), now);
-                    self.session.set_tick_rate(Rate::from_hz(hz), now);
+                    self.loops.set_tick_rate(Rate::from_hz(hz), now);
                     log::info!("tick rate: {hz} Hz");
                 }
             }
@@ -134,9 +132,9 @@ impl Demo {
                 self.controls.load = self.controls.load.next();
                 log::info!("load: {}", self.controls.load.label());
             }
-            Action::TogglePause => self.session.set_paused(!self.session.paused(), now),
+            Action::TogglePause => self.loops.session.set_paused(!self.loops.session.paused(), now),
             Action::ResetWorld => {
-                let world = self.session.world_mut();
+                let world = self.loops.session.world_mut();
                 world.reset();
                 world.set_input(self.controls.input);
             }
@@ -160,22 +158,18 @@ impl Demo {
         false
     }
 
-    /// Turns lane mode on (see [`LaneMode::enter`]).
+    /// Turns lane mode on (see `LaneMode::enter`).
     pub(super) fn enter_lanes(&mut self, now: Nanos) {
-        if let Mode::Lanes(_) = self.mode {
-            return;
-        }
-        let mode = LaneMode::enter(&self.lane_ids, &mut self.session, PLAYFIELD, now);
-        self.screen.instances.reserve(mode.max_instances());
+        let Some(max_instances) = self.loops.enter_lanes(&self.lane_ids, PLAYFIELD, now) else { return };
+        self.screen.instances.reserve(max_instances);
         self.screen.hud.lane_playfield = PLAYFIELD;
-        self.mode = Mode::Lanes(mode);
         self.refresh_hud(now);
     }
 
-    /// Turns lane mode off (see [`LaneMode::leave`]); its reports are kept for `--stats-json`.
+    /// Turns lane mode off (see `LaneMode::leave`); its reports are kept for `--stats-json`.
     fn leave_lanes(&mut self, adopt: Option<StrategyId>, now: Nanos) {
-        let Mode::Lanes(mode) = std::mem::replace(&mut self.mode, Mode::Single) else { return };
-        self.lane_reports = mode.leave(&mut self.session, adopt, self.seed, now);
+        let Some(reports) = self.loops.leave_lanes(adopt, self.seed, now) else { return };
+        self.lane_reports = reports;
         self.refresh_hud(now);
     }
 }

@@ -2,10 +2,11 @@
 //! and what the keys change.
 //!
 //! ```text
-//!   Demo::frame ─► Mode::Single:  screen.draw(WindowHost) ─► session.run_frame ─► session.record
+//!   Demo::frame ─► single mode:  screen.draw(WindowHost) ─► session.run_frame ─► session.record
 //!               │                 └► session.fill_hud(hud) ─► next frame's overlay
-//!               └► Mode::Lanes:   lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
-//!                                 (the demo's session is paused meanwhile: see `mode` and `app::lanes`)
+//!               └► lane mode:    lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
+//!                                 (the demo's session is paused meanwhile: see `loops` and `app::lanes`)
+//!   a change (tick rate, present mode, monitor, gap) ─► Loops ─► the session, and the lanes in lane mode
 //!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx    (keys.rs)
 //!   shell, tour    ─► Demo's methods (redraws, resizes, reports), never its parts
 //! ```
@@ -18,7 +19,7 @@
 
 mod keys;
 pub(crate) mod life;
-mod mode;
+mod loops;
 
 use std::collections::VecDeque;
 use std::io::BufWriter;
@@ -52,7 +53,7 @@ use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
 use life::Life;
-use mode::Mode;
+use loops::Loops;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
 pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
@@ -100,10 +101,8 @@ struct Controls {
 pub struct Demo {
     /// The window, the GPU, the overlay's numbers: what frames draw with.
     screen: Screen,
-    /// The loop and its numbers.
-    session: Session<World>,
-    /// One strategy, or lanes.
-    mode: Mode,
+    /// The demo's session (the loop and its numbers), and the lanes in lane mode.
+    loops: Loops,
     /// `--emulate-refresh`, to give each monitor its grid when the window moves.
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
@@ -215,8 +214,7 @@ impl Demo {
         let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
             screen: Screen { feedback, win, gfx, hud, instances, vsync },
-            session,
-            mode: Mode::Single,
+            loops: Loops::new(session),
             emulation,
             redraw_wait: 0,
             emulation_checked: false,
@@ -271,6 +269,7 @@ impl Demo {
         let present_mode = self.screen.gfx.present_mode();
         let reported = self.screen.win.on_monitor().reported.or(stand_in);
         let display = self
+            .loops
             .session
             .display()
             .clone()
@@ -279,7 +278,7 @@ impl Demo {
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.end_run();
-        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
+        self.loops.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
     }
@@ -301,7 +300,7 @@ impl Demo {
         let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load: 0 };
         // Untimed frames wait for no emulated vblank, and leave its grid as it is.
         let vsync = self.screen.vsync.take();
-        let session = &self.session;
+        let session = &self.loops.session;
         self.screen.draw(clock, None, scene, None, |host| {
             for _ in 0..WARM_UP_FRAMES {
                 host.draw_still(session.world(), session.last_view());
@@ -315,13 +314,14 @@ impl Demo {
         gfx.collect_times();
         gfx.recent_times = Default::default();
         let now = clock.now();
-        let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
-        let display = self.session.display().clone();
-        let world = *self.session.world().config();
+        let (strategy, config) = (self.loops.session.pacer().strategy(), *self.loops.session.pacer().config());
+        let display = self.loops.session.display().clone();
+        let world = *self.loops.session.world().config();
         self.end_run();
-        self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
+        self.loops.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
         self.hold.reset();
-        if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
+        // The lanes start afresh too, on the fresh session.
+        if self.loops.lanes.take().is_some() {
             self.enter_lanes(now);
         }
         (self.log_at, self.still_at) = (now, now);
@@ -342,8 +342,7 @@ impl Demo {
         let gap = self.life.hidden(hidden, now);
         if let Some((from, to)) = gap {
             log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
-            self.session.hidden(from, to);
-            self.mode.hidden(from, to);
+            self.loops.hidden(from, to);
             self.hold.reset();
         }
         self.refresh_hud(now);
@@ -354,14 +353,15 @@ impl Demo {
     /// paused demo redraws its still picture once per refresh (60 Hz when
     /// the refresh is unknown) instead of as fast as the present returns.
     pub fn wake(&self) -> Option<Nanos> {
-        match self.mode {
+        let session = &self.loops.session;
+        match self.loops.lanes {
             // Lane mode is display-paced: frames as fast as presents (or the emulated grid) allow.
-            Mode::Lanes(_) => None,
-            Mode::Single if self.session.paused() => {
-                let period = self.session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
+            Some(_) => None,
+            None if session.paused() => {
+                let period = session.display().refresh().unwrap_or(Rate::from_hz(60)).period();
                 Some(self.still_at.saturating_add(period))
             }
-            Mode::Single => self.session.wake(),
+            None => session.wake(),
         }
     }
 
@@ -373,7 +373,7 @@ impl Demo {
             self.warm_up(clock);
         }
         self.shown.clear();
-        let Mode::Lanes(lanes) = &mut self.mode else {
+        let Some(lanes) = &mut self.loops.lanes else {
             self.session_frame(clock, stamp);
             return &self.shown;
         };
@@ -390,7 +390,7 @@ impl Demo {
 
     /// A frame of the demo's own session: its strategy's, or the still picture while paused.
     fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) {
-        let paused = self.session.paused();
+        let paused = self.loops.session.paused();
         let scene = SceneParams {
             playfield: PLAYFIELD,
             ghosts: self.controls.ghosts,
@@ -405,8 +405,8 @@ impl Demo {
             self.still_at = clock.now();
         }
         let hold_until = planned.map(|at| self.hold.target(at));
-        let frame_id = (!paused).then(|| self.session.next_frame_id());
-        let session = &mut self.session;
+        let frame_id = (!paused).then(|| self.loops.session.next_frame_id());
+        let session = &mut self.loops.session;
         let (report, outcome) = self.screen.draw_frame(clock, stamp, scene, hold_until, frame_id, |host| {
             if paused {
                 host.draw_still(session.world(), session.last_view());
@@ -428,7 +428,7 @@ impl Demo {
             }
             self.waits.push_back((report.frame, outcome.display_wait));
             let presented = outcome.presented().with_throttled(self.redraw_wait);
-            self.session.record(report, presented);
+            self.loops.session.record(report, presented);
         }
         self.collect_settled();
         self.after_frame(&outcome, clock.now());
@@ -438,11 +438,11 @@ impl Demo {
     /// it settled: to the frame log, and, when shown, to [`Demo::frame`]'s answer.
     fn collect_settled(&mut self) {
         if let Some(feedback) = self.screen.feedback.as_mut() {
-            let session = &mut self.session;
+            let session = &mut self.loops.session;
             feedback.poll(|word| session.feedback(word));
         }
-        let estimate = self.session.estimate_source().id();
-        for settled in self.session.take_settled() {
+        let estimate = self.loops.session.estimate_source().id();
+        for settled in self.loops.session.take_settled() {
             let report = settled.report;
             let (shown, source) = match settled.outcome {
                 Outcome::Displayed => (true, "compositor-feedback"),
@@ -474,7 +474,7 @@ impl Demo {
     /// reads its socket until the next present), and the frame log says so.
     pub fn end_run(&mut self) {
         self.collect_settled();
-        let unanswered = self.session.forget_awaiting();
+        let unanswered = self.loops.session.forget_awaiting();
         if unanswered > 0 {
             log::debug!("{unanswered} frame(s) at the end had no answer from the compositor yet: left out");
         }
@@ -490,10 +490,10 @@ impl Demo {
     /// emulated refresh (its vblanks pace the presents) and not paused.
     fn held_start(&self) -> Option<Nanos> {
         let own_pace = self.screen.vsync.is_none() && !is_vsync_mode(self.screen.gfx.surface.present_mode());
-        if !own_pace || self.session.paused() {
+        if !own_pace || self.loops.session.paused() {
             return None;
         }
-        self.session.wake()
+        self.loops.session.wake()
     }
 
     fn after_frame(&mut self, outcome: &HostOutcome, now: Nanos) {
@@ -569,10 +569,10 @@ impl Demo {
     /// Rebuilds the overlay's numbers.
     fn refresh_hud(&mut self, now: Nanos) {
         let hud = &mut self.screen.hud;
-        self.session.fill_hud(&mut hud.figures, now);
+        self.loops.session.fill_hud(&mut hud.figures, now);
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
-        self.mode.fill_labels(&mut hud.lanes, now);
+        self.loops.fill_labels(&mut hud.lanes, now);
         let screen = crate::platform::screen_refresh();
         if screen.is_some() {
             // A page's frame clock measures the screen, whatever the page managed to draw.
@@ -590,7 +590,7 @@ impl Demo {
     /// the frames are meant to come at it: refreshes skipped on purpose (an
     /// emulated rate, timers, a pause) are not missed ones.
     fn screen_to_judge_by(&self) -> Option<f64> {
-        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.loops.session.paused();
         crate::platform::screen_refresh().filter(|_| on_refresh)
     }
 
@@ -629,21 +629,19 @@ impl Demo {
     fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
         let Some(monitor) = monitor else { return };
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
-        if emulated != self.session.display().emulated {
+        if emulated != self.loops.session.display().emulated {
             log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
             self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         }
-        self.mode.move_to_display(&monitor, emulated, now);
-        self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
+        self.loops.move_to_display(monitor, emulated, now);
         self.refresh_hud(now);
     }
 
     /// Frames stopped for a while (hidden, minimised, resized).
     fn interrupt(&mut self) {
-        self.session.interrupt();
+        self.loops.interrupt();
         // Another size renders in another time.
         self.hold.reset();
-        self.mode.interrupt();
     }
 
     /// Asks for the first frame (the shell's schedule asks for the others with [`Demo::request_redraw`]).
@@ -766,17 +764,17 @@ impl Demo {
 
     /// The strategy the demo's session runs.
     pub fn strategy(&self) -> StrategyId {
-        self.session.pacer().strategy()
+        self.loops.session.pacer().strategy()
     }
 
     /// The session's vsync verdict, brought up to date.
     pub fn verdict(&self) -> Verdict {
-        self.session.verdict()
+        self.loops.session.verdict()
     }
 
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
     pub fn report(&mut self, now: Nanos) -> RunReport {
-        let mut run = self.session.report(now);
+        let mut run = self.loops.session.report(now);
         run.model = "window".to_owned();
         run.seed = self.seed;
         run
@@ -788,8 +786,8 @@ impl Demo {
         if uncaptured > 0 {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
-        let (frames, presented) = self.session.frame_counts();
-        log::info!("{frames} frames, {presented} presented, {} updates", self.session.pacer().updates());
+        let (frames, presented) = self.loops.session.frame_counts();
+        log::info!("{frames} frames, {presented} presented, {} updates", self.loops.session.pacer().updates());
         if let Some(held) = self.hold.run_summary() {
             log::info!("{held}");
         }
@@ -813,16 +811,16 @@ impl Demo {
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
         let screen = &self.screen;
         let scene = ScreenshotScene {
-            world: self.session.world(),
-            view: self.session.last_view(),
+            world: self.loops.session.world(),
+            view: self.loops.session.last_view(),
             playfield: PLAYFIELD,
             hud: &screen.hud,
             pixels_per_point: screen.win.window.scale_factor() as f32 * self.life.buffer_scale(),
         };
-        match self.mode {
+        match self.loops.lanes {
             // The instance buffer holds the last lane frame's sprites, every lane's.
-            Mode::Lanes(_) => screen.gfx.screenshot_instances(&screen.instances, scene, path),
-            Mode::Single => screen.gfx.screenshot(scene, path),
+            Some(_) => screen.gfx.screenshot_instances(&screen.instances, scene, path),
+            None => screen.gfx.screenshot(scene, path),
         }
     }
 
@@ -841,7 +839,7 @@ impl Demo {
             gpu_timed_frames: gfx.run_times.frames,
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
-            lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            lanes: self.loops.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
             screen_refresh_hz: crate::platform::screen_refresh(),
             notes: self.screen.hud.notes.clone(),
         }

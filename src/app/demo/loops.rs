@@ -1,15 +1,16 @@
-//! The demo's two modes: one strategy running the loop, or every strategy of
-//! the lane list side by side ([`crate::app::lanes`]).
+//! The loops the window runs: the demo's own session, and in lane mode every
+//! strategy of the lane list side by side ([`crate::app::lanes`]).
 //!
 //! ```text
-//!   Mode::Single ──C──► Mode::Lanes(LaneMode) ──C / Enter (adopt the lane's strategy)──► Mode::Single
-//!                       the demo's session pauses            it resumes; the lanes' reports are kept
+//!   single mode ──C──► lane mode (LaneMode) ──C / Enter (adopt the lane's strategy)──► single mode
+//!                      the demo's session pauses            it resumes; the lanes' reports are kept
 //! ```
 //!
-//! What differs between the modes is matched here, once per method, so that
-//! `Demo` does not ask "lane mode?" in every method: a [`Mode`] passes a
-//! change on to the lanes (present mode, tick rate, another monitor) or does
-//! nothing, and [`LaneMode`] does what only lane mode does (its frame, its keys).
+//! Every change reaches [`Loops`] once, and it passes the change on to the
+//! loops it concerns: the demo's session, and the lanes while lane mode is
+//! on (present mode, tick rate, another monitor, a gap). So `Demo` neither
+//! tells two recipients of one change nor asks "lane mode?" in every method;
+//! [`LaneMode`] does what only lane mode does (its frame, its keys).
 
 use crate::app::bindings::Action;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
@@ -22,69 +23,91 @@ use crate::sim::World;
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RealClock};
 
-/// Which loop the window shows.
-pub(super) enum Mode {
-    /// The demo's own session runs the loop.
-    Single,
-    /// Every strategy in its lane; the demo's session is paused meanwhile.
-    Lanes(LaneMode),
+/// What the window runs: the demo's session, and the lanes in lane mode.
+pub(super) struct Loops {
+    /// The demo's own session: it runs the loop in single mode and waits,
+    /// paused, in lane mode.
+    pub(super) session: Session<World>,
+    /// Lane mode, while it is on.
+    pub(super) lanes: Option<LaneMode>,
 }
 
-impl Mode {
+impl Loops {
+    /// Single mode: `session` runs the loop.
+    pub(super) fn new(session: Session<World>) -> Loops {
+        Loops { session, lanes: None }
+    }
+
     /// Frames stopped for a while (hidden, minimised, resized).
     pub(super) fn interrupt(&mut self) {
-        match self {
-            Mode::Single => {}
-            Mode::Lanes(mode) => mode.lanes.interrupt(),
+        self.session.interrupt();
+        if let Some(mode) = &mut self.lanes {
+            mode.lanes.interrupt();
         }
     }
 
-    /// The display could not be seen from `from` to `to`: a gap in every lane's run.
+    /// The display could not be seen from `from` to `to`: a gap in every loop's run.
     pub(super) fn hidden(&mut self, from: Nanos, to: Nanos) {
-        match self {
-            Mode::Single => {}
-            Mode::Lanes(mode) => mode.lanes.hidden(from, to),
+        self.session.hidden(from, to);
+        if let Some(mode) = &mut self.lanes {
+            mode.lanes.hidden(from, to);
         }
     }
 
     /// The window is on `monitor` now, with the emulated refresh `emulated`.
-    pub(super) fn move_to_display(&mut self, monitor: &OnMonitor, emulated: Option<Rate>, now: Nanos) {
-        match self {
-            Mode::Single => {}
-            Mode::Lanes(mode) => mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now),
+    pub(super) fn move_to_display(&mut self, monitor: OnMonitor, emulated: Option<Rate>, now: Nanos) {
+        if let Some(mode) = &mut self.lanes {
+            mode.lanes.move_to_display(Some(&monitor.label), monitor.reported, emulated, now);
         }
+        self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
     }
 
-    /// The present mode changed.
-    pub(super) fn set_present_mode(&mut self, present: &PresentMode, now: Nanos) {
-        match self {
-            Mode::Single => {}
-            Mode::Lanes(mode) => mode.lanes.set_present_mode(present, now),
+    /// Frames go out in `present` now.
+    pub(super) fn set_present_mode(&mut self, present: PresentMode, now: Nanos) {
+        if let Some(mode) = &mut self.lanes {
+            mode.lanes.set_present_mode(&present, now);
         }
+        self.session.set_present_mode(present, now);
     }
 
-    /// The tick rate changed.
+    /// The tick rate is `rate` now.
     pub(super) fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
-        match self {
-            Mode::Single => {}
-            Mode::Lanes(mode) => mode.lanes.set_tick_rate(rate, now),
+        if let Some(mode) = &mut self.lanes {
+            mode.lanes.set_tick_rate(rate, now);
         }
+        self.session.set_tick_rate(rate, now);
     }
 
     /// Brings the lane labels up to date (none outside lane mode).
     pub(super) fn fill_labels(&mut self, labels: &mut Vec<LaneLabel>, now: Nanos) {
-        match self {
-            Mode::Single => labels.clear(),
-            Mode::Lanes(mode) => mode.lanes.fill_labels(labels, now),
+        match &mut self.lanes {
+            None => labels.clear(),
+            Some(mode) => mode.lanes.fill_labels(labels, now),
         }
     }
 
     /// Every lane's report at `now`, in lane mode.
     pub(super) fn lane_reports(&mut self, now: Nanos, seed: u64) -> Option<Vec<LaneReport>> {
-        match self {
-            Mode::Single => None,
-            Mode::Lanes(mode) => Some(mode.lanes.reports(now, seed)),
+        self.lanes.as_mut().map(|mode| mode.lanes.reports(now, seed))
+    }
+
+    /// Turns lane mode on (see [`LaneMode::enter`]); returns the most
+    /// sprites a lane frame draws, or `None` when lane mode was on already.
+    pub(super) fn enter_lanes(&mut self, ids: &[StrategyId], playfield: [f32; 2], now: Nanos) -> Option<usize> {
+        if self.lanes.is_some() {
+            return None;
         }
+        let mode = LaneMode::enter(ids, &mut self.session, playfield, now);
+        let max_instances = mode.lanes.max_instances();
+        self.lanes = Some(mode);
+        Some(max_instances)
+    }
+
+    /// Turns lane mode off (see [`LaneMode::leave`]); returns the lanes'
+    /// reports at `now`, or `None` when lane mode was off.
+    pub(super) fn leave_lanes(&mut self, adopt: Option<StrategyId>, seed: u64, now: Nanos) -> Option<Vec<LaneReport>> {
+        let mode = self.lanes.take()?;
+        Some(mode.leave(&mut self.session, adopt, seed, now))
     }
 }
 
@@ -118,11 +141,6 @@ impl LaneMode {
         session.set_paused(true, now);
         log::info!("lane mode: {} lanes", lanes.len());
         LaneMode { lanes, demo_was_paused }
-    }
-
-    /// The most sprites a lane frame draws.
-    pub(super) fn max_instances(&self) -> usize {
-        self.lanes.max_instances()
     }
 
     /// Ends lane mode: `session` resumes (timing reset), with `adopt`'s
@@ -253,13 +271,29 @@ mod tests {
     #[test]
     fn only_lane_mode_has_lane_labels_and_lane_reports() {
         let mut labels = vec![LaneLabel::default()];
-        let mut single = Mode::Single;
-        single.fill_labels(&mut labels, 0);
+        let mut loops = Loops::new(demo_session(StrategyId::CatchUp));
+        loops.fill_labels(&mut labels, 0);
         assert!(labels.is_empty(), "one strategy: no lane labels");
-        assert!(single.lane_reports(0, 7).is_none());
-        let mut lanes = Mode::Lanes(LaneMode::enter(&IDS, &mut demo_session(StrategyId::CatchUp), PLAYFIELD, 0));
-        lanes.fill_labels(&mut labels, 0);
+        assert!(loops.lane_reports(0, 7).is_none());
+        assert!(loops.enter_lanes(&IDS, PLAYFIELD, 0).is_some(), "lane mode starts");
+        assert!(loops.enter_lanes(&IDS, PLAYFIELD, 0).is_none(), "and is on already");
+        loops.fill_labels(&mut labels, 0);
         assert_eq!(labels.len(), IDS.len(), "a label per lane");
-        assert_eq!(lanes.lane_reports(0, 7).map(|r| r.len()), Some(IDS.len()));
+        assert_eq!(loops.lane_reports(0, 7).map(|r| r.len()), Some(IDS.len()));
+        assert_eq!(loops.leave_lanes(None, 7, 0).map(|r| r.len()), Some(IDS.len()), "the reports, at the end");
+        assert!(loops.lanes.is_none(), "single mode again");
+    }
+
+    #[test]
+    fn a_change_reaches_the_demo_session_and_every_lane() {
+        let mut loops = Loops::new(demo_session(StrategyId::CatchUp));
+        loops.enter_lanes(&IDS, PLAYFIELD, 0);
+        loops.set_tick_rate(Rate::from_hz(120), 0);
+        assert_eq!(loops.session.pacer().config().tick_rate, Rate::from_hz(120), "the paused demo's session");
+        let lanes = loops.lanes.as_ref().map(|mode| {
+            let sessions = (0..mode.lanes.len()).filter_map(|i| mode.lanes.session(i));
+            sessions.map(|(_, session)| session.pacer().config().tick_rate).collect::<Vec<_>>()
+        });
+        assert_eq!(lanes, Some(vec![Rate::from_hz(120); IDS.len()]), "every lane");
     }
 }

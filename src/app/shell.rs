@@ -1,14 +1,15 @@
 //! The winit application: events in, frames out, and the one place that decides when to wake.
 //!
 //! ```text
-//!  RedrawRequested ──► demo.frame() ──► session: run_frame + record ──► wake time
-//!                                                                         │
-//!  about_to_wait ◄────────────────────────────────────────────────────────┘
-//!     wake None / due        ─► request_redraw
-//!     wake within SPIN_MARGIN ─► spin_until(wake), request_redraw
-//!     wake later             ─► ControlFlow::WaitUntil(wake − SPIN_MARGIN)   (events still flow)
-//!     hidden / zero size     ─► ControlFlow::WaitUntil(retry or exit deadline), no rendering
-//!     frames on timers (a page's V) ─► the frame runs here, WaitUntil(wake or now)
+//!  RedrawRequested ─► redraw_arrived ─┐
+//!  TimerFrame (below) ────────────────┴► frame() ─► demo.frame(): session run_frame + record ─► wake time
+//!                                                                                                  │
+//!  about_to_wait ─► schedule: next() decides, carry_out() does it, one ControlFlow::WaitUntil ◄─────┘
+//!     wake None / due                ─► Redraw: request_redraw
+//!     wake within SPIN_MARGIN        ─► Redraw: spin_until(wake), request_redraw
+//!     wake later                     ─► WaitUntil(wake − SPIN_MARGIN)   (events still flow)
+//!     hidden / zero size             ─► WaitUntil(retry or exit deadline), no rendering
+//!     frames on timers (a page's V)  ─► TimerFrame: the frame runs here, then WaitUntil(wake, or a timer gap)
 //!  Esc, close, --exit-after, SIGINT/SIGTERM ─► finish: screenshot + stats, exit
 //!  with a measure tour: each frame goes to the tour, which ends the run when done
 //! ```
@@ -26,7 +27,7 @@ use crate::app::config::RunConfig;
 use crate::app::demo::{Demo, ShownFrame};
 use crate::app::gfx::{Gfx, GpuStart};
 use crate::app::tour::Tour;
-use crate::app::wait::{self, WakePlan};
+use crate::app::wait::{self, WaitSplit};
 use crate::app::window_state::{IDLE_RETRY, WindowState};
 use crate::error::CliError;
 use crate::time::{Clock, Nanos, RealClock};
@@ -258,62 +259,106 @@ impl App {
         }
     }
 
-    /// Plans the next wake of a drawable window.
+    /// Decides what the loop does next and tells winit: the one place that
+    /// sets the event loop's `ControlFlow` (always a `WaitUntil`: the loop never polls).
     fn schedule(&mut self, event_loop: &ActiveEventLoop, now: Nanos) {
-        let Some(demo) = self.demo.as_mut() else { return };
+        let Some(next) = self.next(now) else { return };
+        let until = self.carry_out(event_loop, next, now);
         let deadline = self.deadline.unwrap_or(Nanos::MAX);
-        let clock = &self.clock;
-        let wait_until = |t: Nanos| ControlFlow::WaitUntil(clock.instant_at(t.min(deadline)));
+        event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(until.min(deadline))));
+    }
+
+    /// What the loop does next at `now`, from the window's state and the strategy's wake.
+    fn next(&mut self, now: Nanos) -> Option<Next> {
+        let demo = self.demo.as_mut()?;
         if !demo.renderable(now) {
             // Nothing to show: wait for an event, or look again later; never spin.
-            let retry = demo.idle_until().filter(|t| *t > now).unwrap_or(now + IDLE_RETRY);
-            event_loop.set_control_flow(wait_until(retry));
-            return;
+            return Some(Next::WaitUntil(demo.idle_until().filter(|t| *t > now).unwrap_or(now + IDLE_RETRY)));
         }
         if let Some(at) = demo.redraw_pending() {
             // A redraw is on its way. Should the platform drop it (an unmapped
             // window), ask again after a while rather than stall for good.
             if now.saturating_sub(at) < IDLE_RETRY {
-                event_loop.set_control_flow(wait_until(at + IDLE_RETRY));
-                return;
+                return Some(Next::WaitUntil(at + IDLE_RETRY));
             }
             log::debug!("requested redraw did not arrive; asking again");
         }
-        let plan = wait::plan_wake(now, demo.wake());
+        let split = wait::split_wait(now, demo.wake());
         if demo.timer_driven() {
             // Frames on timers (a page's V): drawn here, outside requestAnimationFrame; the
             // loop comes back on the next timer, at the strategy's wake, and no sooner than
             // a [`TIMER_FRAMES_PER_REFRESH`]th of a refresh after the last timer frame.
-            let refresh = crate::platform::next_refresh(clock).map_or(ASSUMED_REFRESH, |(_, period)| period);
-            let earliest = self.timer_frame_at.saturating_add(refresh / TIMER_FRAMES_PER_REFRESH);
-            match plan {
-                WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at.max(earliest))),
-                WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) if now < earliest => {
-                    event_loop.set_control_flow(wait_until(earliest));
-                }
-                WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) => {
-                    self.timer_frame_at = now;
-                    self.frame(event_loop, now, None);
-                    let next = self.demo.as_ref().and_then(Demo::wake).unwrap_or(now);
-                    let next = next.max(now.saturating_add(refresh / TIMER_FRAMES_PER_REFRESH));
-                    event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(next.min(deadline))));
-                }
-            }
-            return;
+            let refresh = crate::platform::next_refresh(&self.clock).map_or(ASSUMED_REFRESH, |(_, period)| period);
+            let gap = refresh / TIMER_FRAMES_PER_REFRESH;
+            let earliest = self.timer_frame_at.saturating_add(gap);
+            return Some(match split {
+                WaitSplit::SleepUntil(at) => Next::WaitUntil(at.max(earliest)),
+                WaitSplit::RedrawNow | WaitSplit::SpinThenRedraw(_) if now < earliest => Next::WaitUntil(earliest),
+                WaitSplit::RedrawNow | WaitSplit::SpinThenRedraw(_) => Next::TimerFrame { gap },
+            });
         }
-        match plan {
-            WakePlan::RedrawNow => {
-                demo.request_redraw(now);
-                event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
+        Some(match split {
+            WaitSplit::RedrawNow => Next::Redraw { spin_until: None },
+            WaitSplit::SpinThenRedraw(at) => Next::Redraw { spin_until: Some(at) },
+            WaitSplit::SleepUntil(at) => Next::WaitUntil(at),
+        })
+    }
+
+    /// Does `next`; returns until when the loop then waits for events.
+    fn carry_out(&mut self, event_loop: &ActiveEventLoop, next: Next, now: Nanos) -> Nanos {
+        match next {
+            Next::WaitUntil(at) => at,
+            Next::Redraw { spin_until } => {
+                if let Some(demo) = self.demo.as_mut() {
+                    match spin_until {
+                        Some(at) => {
+                            crate::platform::spin_until(&self.clock, at);
+                            demo.request_redraw(self.clock.now());
+                        }
+                        None => demo.request_redraw(now),
+                    }
+                }
+                now + IDLE_RETRY
             }
-            WakePlan::SpinThenRedraw(at) => {
-                crate::platform::spin_until(clock, at);
-                demo.request_redraw(clock.now());
-                event_loop.set_control_flow(wait_until(now + IDLE_RETRY));
+            Next::TimerFrame { gap } => {
+                self.timer_frame_at = now;
+                self.frame(event_loop, now, None);
+                let wake = self.demo.as_ref().and_then(Demo::wake).unwrap_or(now);
+                wake.max(now.saturating_add(gap))
             }
-            WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at)),
         }
     }
+
+    /// A redraw arrived: the frame runs, unless the window is gone or hidden,
+    /// or an emulated refresh has none here.
+    fn redraw_arrived(&mut self, event_loop: &ActiveEventLoop, now: Nanos) {
+        let Some(demo) = self.demo.as_mut() else { return };
+        // On Wayland winit holds a requested redraw until the compositor's
+        // frame callback: that wait is the compositor's pacing.
+        demo.redraw_arrived(now);
+        // A redraw queued before the window closed still arrives; its window may be gone.
+        if self.finished || !demo.renderable(now) {
+            return;
+        }
+        if demo.between_emulated_vblanks(&self.clock, now) {
+            // A page under an emulated refresh: this refresh is not one of it.
+            demo.request_redraw(now);
+        } else {
+            let stamp = crate::platform::frame_timestamp(&self.clock);
+            self.frame(event_loop, now, stamp);
+        }
+    }
+}
+
+/// What the loop does next (see [`App::schedule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// Wait for events until this clock time: nothing to show, a redraw on its way, or a strategy's sleep.
+    WaitUntil(Nanos),
+    /// Ask the platform for a redraw, after spinning until `spin_until` when given.
+    Redraw { spin_until: Option<Nanos> },
+    /// Run a frame here, on a timer (a page's V), and come back no sooner than `gap` later.
+    TimerFrame { gap: Nanos },
 }
 
 impl ApplicationHandler<UserEvent> for App {
@@ -376,21 +421,7 @@ impl ApplicationHandler<UserEvent> for App {
         let consumed = demo.overlay_event(&event);
         match event {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.finish(event_loop),
-            WindowEvent::RedrawRequested => {
-                // On Wayland winit holds a requested redraw until the compositor's
-                // frame callback: that wait is the compositor's pacing.
-                demo.redraw_arrived(now);
-                // A redraw queued before the window closed still arrives; its window may be gone.
-                if !self.finished && demo.renderable(now) {
-                    if demo.between_emulated_vblanks(&self.clock, now) {
-                        // A page under an emulated refresh: this refresh is not one of it.
-                        demo.request_redraw(now);
-                    } else {
-                        let stamp = crate::platform::frame_timestamp(&self.clock);
-                        self.frame(event_loop, now, stamp);
-                    }
-                }
-            }
+            WindowEvent::RedrawRequested => self.redraw_arrived(event_loop, now),
             WindowEvent::Resized(size) => demo.resized(size.width, size.height, now),
             // Some platforms never say "visible again": the demo looks again now and then.
             WindowEvent::Occluded(occluded) => demo.occluded(occluded, now),

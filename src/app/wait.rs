@@ -30,7 +30,7 @@ pub const SPIN_MARGIN_NANOS: Nanos = SPIN_MARGIN.as_nanos() as Nanos;
 
 /// What the event loop should do about a wake time, decided in `about_to_wait`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WakePlan {
+pub enum WaitSplit {
     /// Draw the next frame now.
     RedrawNow,
     /// Spin the remaining (short) time, then draw.
@@ -39,13 +39,13 @@ pub enum WakePlan {
     SleepUntil(Nanos),
 }
 
-/// Splits a wait for `wake` (None: as soon as possible) at clock time `now`.
-pub fn plan_wake(now: Nanos, wake: Option<Nanos>) -> WakePlan {
+/// Splits a wait for `wake` (None: as soon as possible) at clock time `now`: sleep, spin, or draw now.
+pub fn split_wait(now: Nanos, wake: Option<Nanos>) -> WaitSplit {
     match wake {
-        None => WakePlan::RedrawNow,
-        Some(at) if at <= now => WakePlan::RedrawNow,
-        Some(at) if at - now <= SPIN_MARGIN_NANOS => WakePlan::SpinThenRedraw(at),
-        Some(at) => WakePlan::SleepUntil(at - SPIN_MARGIN_NANOS),
+        None => WaitSplit::RedrawNow,
+        Some(at) if at <= now => WaitSplit::RedrawNow,
+        Some(at) if at - now <= SPIN_MARGIN_NANOS => WaitSplit::SpinThenRedraw(at),
+        Some(at) => WaitSplit::SleepUntil(at - SPIN_MARGIN_NANOS),
     }
 }
 
@@ -55,16 +55,16 @@ mod tests {
 
     #[test]
     fn no_wake_time_means_redraw_now() {
-        assert_eq!(plan_wake(100, None), WakePlan::RedrawNow);
-        assert_eq!(plan_wake(100, Some(100)), WakePlan::RedrawNow, "a deadline now is due");
-        assert_eq!(plan_wake(100, Some(50)), WakePlan::RedrawNow, "a missed deadline is due");
+        assert_eq!(split_wait(100, None), WaitSplit::RedrawNow);
+        assert_eq!(split_wait(100, Some(100)), WaitSplit::RedrawNow, "a deadline now is due");
+        assert_eq!(split_wait(100, Some(50)), WaitSplit::RedrawNow, "a missed deadline is due");
     }
 
     #[test]
     fn short_waits_are_spun_and_long_waits_sleep_until_the_spin_starts() {
         let t = 1_000_000_000;
-        assert_eq!(plan_wake(t, Some(t + SPIN_MARGIN_NANOS)), WakePlan::SpinThenRedraw(t + SPIN_MARGIN_NANOS));
-        assert_eq!(plan_wake(t, Some(t + 10)), WakePlan::SpinThenRedraw(t + 10));
-        assert_eq!(plan_wake(t, Some(t + 16_000_000)), WakePlan::SleepUntil(t + 16_000_000 - SPIN_MARGIN_NANOS));
+        assert_eq!(split_wait(t, Some(t + SPIN_MARGIN_NANOS)), WaitSplit::SpinThenRedraw(t + SPIN_MARGIN_NANOS));
+        assert_eq!(split_wait(t, Some(t + 10)), WaitSplit::SpinThenRedraw(t + 10));
+        assert_eq!(split_wait(t, Some(t + 16_000_000)), WaitSplit::SleepUntil(t + 16_000_000 - SPIN_MARGIN_NANOS));
     }
 }

@@ -133,13 +133,14 @@ pub struct FrameTimes {
     pub end: Nanos,
     /// When its picture became visible.
     pub display: Nanos,
-    /// When the next frame should start, if the strategy sleeps.
-    pub sleep_until: Option<Nanos>,
+    /// The frame's wake ([`crate::strategy::Wake`]'s `at`): when the next frame
+    /// should start, if the strategy sleeps until then.
+    pub wake: Option<Nanos>,
 }
 
 impl From<&FrameReport> for FrameTimes {
     fn from(r: &FrameReport) -> FrameTimes {
-        FrameTimes { start: r.start, end: r.end, display: r.display_time, sleep_until: r.wake.at }
+        FrameTimes { start: r.start, end: r.end, display: r.display_time, wake: r.wake.at }
     }
 }
 
@@ -147,7 +148,7 @@ impl From<&FrameReport> for FrameTimes {
 #[derive(Clone, Copy, Debug)]
 struct Previous {
     display: Nanos,
-    sleep_until: Option<Nanos>,
+    wake: Option<Nanos>,
     end: Nanos,
     /// A probe frame (the next one's wake-up is sampled).
     probe: bool,
@@ -186,7 +187,7 @@ impl SetupSampler {
     /// present, or for the emulated vblank).
     pub fn frame(&mut self, report: FrameTimes, display_wait: Nanos, vsynced: bool) {
         if let Some(p) = self.previous {
-            if let Some(t) = p.sleep_until
+            if let Some(t) = p.wake
                 && t > p.end
                 && report.start >= t
             {
@@ -201,7 +202,7 @@ impl SetupSampler {
         }
         self.previous = Some(Previous {
             display: report.display,
-            sleep_until: report.sleep_until,
+            wake: report.wake,
             end: report.end,
             probe: false,
             start: report.start,
@@ -292,8 +293,8 @@ impl SetupSampler {
 mod tests {
     use super::*;
 
-    fn frame(start: Nanos, work: Nanos, display: Nanos, sleep_until: Option<Nanos>) -> FrameTimes {
-        FrameTimes { start, end: start + work, display, sleep_until }
+    fn frame(start: Nanos, work: Nanos, display: Nanos, wake: Option<Nanos>) -> FrameTimes {
+        FrameTimes { start, end: start + work, display, wake }
     }
 
     const PERIOD: Nanos = 16_666_667;

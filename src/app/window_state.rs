@@ -225,7 +225,7 @@ impl WindowState {
                     index: Some(*index),
                 }
             }
-            None => OnMonitor { label: "unknown monitor".to_owned(), reported: None, index: None },
+            None => OnMonitor { label: crate::session::UNKNOWN_MONITOR.to_owned(), reported: None, index: None },
         }
     }
 

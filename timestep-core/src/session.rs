@@ -64,6 +64,10 @@ pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 /// The window over which frames and updates per second are counted.
 pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
+/// What the overlay and the report call a monitor no one named: one
+/// default for both (the overlay said "unknown monitor", the report "unknown").
+pub const UNKNOWN_MONITOR: &str = "unknown monitor";
+
 /// The present mode frames go out with, as the overlay names it.
 ///
 /// ```
@@ -902,7 +906,7 @@ impl<W: Simulation> Session<W> {
         hud.tick_rate_hz = self.pacer.config().tick_rate.hz();
         hud.present_mode_requested.clone_from(&self.display.present_mode_requested);
         hud.present_mode_actual.clone_from(&self.display.present_mode.name);
-        hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| "unknown monitor".to_owned());
+        hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| UNKNOWN_MONITOR.to_owned());
         hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
         hud.measured_refresh_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
@@ -984,7 +988,7 @@ impl<W: Simulation> Session<W> {
                 vsync_verdict,
                 present_mode_requested: self.display.present_mode_requested.clone(),
                 present_mode_actual: self.display.present_mode.name.clone(),
-                monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
+                monitor: self.display.monitor.clone().unwrap_or_else(|| UNKNOWN_MONITOR.to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
                 hidden_s: (self.hidden > 0).then(|| nanos_to_secs(self.hidden)),
                 feedback_frames: counts.displayed,

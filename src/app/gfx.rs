@@ -21,7 +21,7 @@ use crate::render::gpu_timer::{GpuTimer, GpuTimes};
 use crate::render::overlay::Overlay;
 use crate::render::surface::{WindowSurface, is_vsync_mode, present_mode_name, present_mode_title};
 use crate::render::{GpuContext, Screenshot, SpriteRenderer};
-use crate::session::PresentMode;
+use crate::session::PresentModeInfo;
 use crate::sim::{Instance, World};
 use crate::strategy::View;
 
@@ -204,13 +204,13 @@ impl Gfx {
     }
 
     /// The present mode in effect, as the session names it.
-    pub fn present_mode(&self) -> PresentMode {
+    pub fn present_mode(&self) -> PresentModeInfo {
         let mode = self.surface.present_mode();
-        PresentMode::new(present_mode_title(mode), is_vsync_mode(mode))
+        PresentModeInfo::new(present_mode_title(mode), is_vsync_mode(mode))
     }
 
     /// Switches to the next present mode the surface supports; returns the one in effect.
-    pub fn cycle_present_mode(&mut self) -> PresentMode {
+    pub fn cycle_present_mode(&mut self) -> PresentModeInfo {
         let next = self.surface.next_present_mode();
         let actual = self.surface.set_present_mode(&self.gpu.device, next);
         log::info!("present mode: {}", present_mode_name(actual));

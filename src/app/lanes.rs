@@ -43,7 +43,7 @@ use crate::hud_data::LaneLabel;
 use crate::metrics::Metrics;
 use crate::monitor::RunReport;
 use crate::render::Letterbox;
-use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentMode, Presented, Session};
+use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentModeInfo, Presented, Session};
 use crate::sim::{Instance, LANE_INSTANCES, LaneWorld, Look};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{Nanos, Rate};
@@ -386,7 +386,7 @@ impl Lanes {
     }
 
     /// The present mode changed.
-    pub fn set_present_mode(&mut self, mode: &PresentMode, now: Nanos) {
+    pub fn set_present_mode(&mut self, mode: &PresentModeInfo, now: Nanos) {
         for lane in &mut self.lanes {
             lane.session.set_present_mode(mode.clone(), now);
         }

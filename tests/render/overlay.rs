@@ -20,7 +20,7 @@ use timestep_lab::render::overlay::{
     Input, Overlay, OverlayLayout, PanelLayout, Target, metric_rows, present_interval_line,
 };
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
-use timestep_lab::session::{DisplayInfo, PresentMode, Presented, Session};
+use timestep_lab::session::{DisplayInfo, PresentModeInfo, Presented, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
 use timestep_lab::strategy::StrategyId;
 use timestep_lab::time::{Nanos, Rate};
@@ -456,7 +456,7 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     let display_info = DisplayInfo::default()
         .with_monitor("virtual")
         .with_reported(Some(spec.refresh))
-        .with_present_mode(PresentMode::new("virtual vsync", spec.vsync))
+        .with_present_mode(PresentModeInfo::new("virtual vsync", spec.vsync))
         .with_vsync(Some(spec.vsync));
     let mut session = Session::new(spec.strategy, spec.config, Counter::default(), display_info, spec.start);
     let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);

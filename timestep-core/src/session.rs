@@ -68,33 +68,35 @@ pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 /// default for both (the overlay said "unknown monitor", the report "unknown").
 pub const UNKNOWN_MONITOR: &str = "unknown monitor";
 
-/// The present mode frames go out with, as the overlay names it.
+/// What a session knows of the present mode frames go out with: its name,
+/// as the overlay gives it, and whether it asks for vsync (a GPU API's own
+/// type, such as `wgpu::PresentMode`, is the host's).
 ///
 /// ```
-/// use timestep_core::session::PresentMode;
-/// let mailbox = PresentMode::new("Mailbox", false);
+/// use timestep_core::session::PresentModeInfo;
+/// let mailbox = PresentModeInfo::new("Mailbox", false);
 /// assert_eq!((mailbox.name.as_str(), mailbox.vsync), ("Mailbox", false));
-/// assert_eq!(PresentMode::default(), PresentMode::new("Fifo", true));
+/// assert_eq!(PresentModeInfo::default(), PresentModeInfo::new("Fifo", true));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PresentMode {
+pub struct PresentModeInfo {
     /// `Fifo`, `Mailbox`, `Immediate`… (or `virtual` in the simulator).
     pub name: String,
     /// Whether the mode asks the display to pace presents (vsync).
     pub vsync: bool,
 }
 
-impl PresentMode {
+impl PresentModeInfo {
     /// The mode called `name`, which asks the display to pace presents when `vsync`.
-    pub fn new(name: impl Into<String>, vsync: bool) -> PresentMode {
-        PresentMode { name: name.into(), vsync }
+    pub fn new(name: impl Into<String>, vsync: bool) -> PresentModeInfo {
+        PresentModeInfo { name: name.into(), vsync }
     }
 }
 
-impl Default for PresentMode {
+impl Default for PresentModeInfo {
     fn default() -> Self {
-        PresentMode::new("Fifo", true)
+        PresentModeInfo::new("Fifo", true)
     }
 }
 
@@ -103,13 +105,13 @@ impl Default for PresentMode {
 ///
 /// ```
 /// use timestep_core::Rate;
-/// use timestep_core::session::{DisplayInfo, PresentMode};
+/// use timestep_core::session::{DisplayInfo, PresentModeInfo};
 ///
 /// let display = DisplayInfo::default()
 ///     .with_monitor("DP-1")
 ///     .with_reported(Some(Rate::from_hz(144)))
 ///     .with_emulated(Some(Rate::from_hz(60)))
-///     .with_present_mode(PresentMode::new("Immediate", false));
+///     .with_present_mode(PresentModeInfo::new("Immediate", false));
 /// assert_eq!(display.refresh(), Some(Rate::from_hz(60)), "frames are counted in the emulated grid");
 /// ```
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -122,7 +124,7 @@ pub struct DisplayInfo {
     /// An emulated refresh grid that replaces the display's (`--emulate-refresh`).
     pub emulated: Option<Rate>,
     /// The present mode in effect.
-    pub present_mode: PresentMode,
+    pub present_mode: PresentModeInfo,
     /// The present mode asked for (`auto`, `fifo`, …).
     pub present_mode_requested: String,
     /// Vsync when known by construction (the virtual monitor's setting);
@@ -150,7 +152,7 @@ impl DisplayInfo {
     }
 
     /// The same display, presenting in `mode`.
-    pub fn with_present_mode(self, mode: PresentMode) -> DisplayInfo {
+    pub fn with_present_mode(self, mode: PresentModeInfo) -> DisplayInfo {
         DisplayInfo { present_mode: mode, ..self }
     }
 
@@ -744,7 +746,7 @@ impl<W: Simulation> Session<W> {
     }
 
     /// The present mode changed: the refresh is measured again, live figures start over.
-    pub fn set_present_mode(&mut self, mode: PresentMode, now: Nanos) {
+    pub fn set_present_mode(&mut self, mode: PresentModeInfo, now: Nanos) {
         self.display.present_mode = mode;
         self.pacer.meter_mut().clear();
         self.restart_live(now);

@@ -12,7 +12,7 @@ use super::loops::LaneKey;
 use super::{Demo, PLAYFIELD};
 use crate::app::bindings::{self, Action, Dir};
 use crate::render::Letterbox;
-use crate::session::PresentMode;
+use crate::session::PresentModeInfo;
 use crate::sim::Input;
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate};
@@ -109,7 +109,7 @@ impl Demo {
                     self.timer_driven = !self.timer_driven;
                     let refresh = self.screen.gfx.present_mode();
                     match self.timer_driven {
-                        true => PresentMode::new(TIMERS, false),
+                        true => PresentModeInfo::new(TIMERS, false),
                         false => {
                             // Back on requestAnimationFrame at once: a redraw asked
                             // for before the timers would wait out its retry.

@@ -18,7 +18,7 @@ use crate::app::lanes::{LaneReport, Lanes, playfield_point};
 use crate::app::window_state::OnMonitor;
 use crate::hud_data::LaneLabel;
 use crate::render::Letterbox;
-use crate::session::{PresentMode, Session};
+use crate::session::{PresentModeInfo, Session};
 use crate::sim::World;
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RealClock};
@@ -63,7 +63,7 @@ impl Loops {
     }
 
     /// Frames go out in `present` now.
-    pub(super) fn set_present_mode(&mut self, present: PresentMode, now: Nanos) {
+    pub(super) fn set_present_mode(&mut self, present: PresentModeInfo, now: Nanos) {
         if let Some(mode) = &mut self.lanes {
             mode.lanes.set_present_mode(&present, now);
         }

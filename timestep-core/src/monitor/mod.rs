@@ -45,7 +45,7 @@ pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 use crate::Pacer;
 use crate::frame::Simulation;
 use crate::metrics::Metrics;
-use crate::session::{DisplayInfo, PresentMode, Presented, Session};
+use crate::session::{DisplayInfo, PresentModeInfo, Presented, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use std::fmt;
@@ -515,7 +515,7 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
         monitor: Some(format!("virtual {}", spec.refresh)),
         reported: spec.reports_refresh.then_some(spec.refresh),
         emulated: None,
-        present_mode: PresentMode { name: mode.to_owned(), vsync },
+        present_mode: PresentModeInfo { name: mode.to_owned(), vsync },
         present_mode_requested: mode.to_owned(),
         vsync: Some(vsync),
         display_time_source: crate::feedback::DisplayTimeSource::Simulated,

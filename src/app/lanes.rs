@@ -26,13 +26,14 @@
 //! # Honesty: lanes that need the loop
 //!
 //! A lane never shows what its strategy would not have shown. `fixed-fps` and
-//! `paced` decide *when* frames happen (they return a wake time): fed frames
-//! at someone else's times they would be a different loop. Emulating them
-//! (running each at the first shared frame after its wake) was rejected: that
-//! shifts every frame by up to a refresh, which changes exactly the doubles
-//! and skips the lane is there to show. So their lanes do not run: the label
-//! says `needs the loop — Enter`, the content stands still, dimmed, and Enter
-//! on that lane leaves lane mode with its strategy running the loop.
+//! `paced` decide *when* frames happen (they return a wake time: the core's
+//! `StrategyId::paces_itself`): fed frames at someone else's times they would
+//! be a different loop. Emulating them (running each at the first shared
+//! frame after its wake) was rejected: that shifts every frame by up to a
+//! refresh, which changes exactly the doubles and skips the lane is there to
+//! show. So their lanes do not run: the label says `needs the loop — Enter`,
+//! the content stands still, dimmed, and Enter on that lane leaves lane mode
+//! with its strategy running the loop.
 //! `lockstep` is faithful here: one step per frame is what it does in any
 //! display-paced loop, and the lane loop is one.
 
@@ -56,12 +57,6 @@ pub const LANE_GAP: f32 = 2.0;
 
 /// Pattern digits a lane label shows: about the label column's width in a 11-point monospace font.
 pub const LABEL_PATTERN: usize = 40;
-
-/// Whether `id` decides when frames happen (it returns a wake time), so a lane
-/// fed the loop's frames cannot show it faithfully. See the module docs.
-pub fn needs_the_loop(id: StrategyId) -> bool {
-    matches!(id, StrategyId::FixedFps | StrategyId::Paced)
-}
 
 /// A rectangle of the playfield, playfield pixels, origin top-left.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -227,7 +222,7 @@ impl Lanes {
                 Lane {
                     id,
                     session: Session::new(id, config, world, display.clone(), now).measuring_display(false),
-                    needs_loop: needs_the_loop(id),
+                    needs_loop: id.paces_itself(),
                     pending: None,
                 }
             })
@@ -514,7 +509,7 @@ mod tests {
         for (i, id) in StrategyId::ALL.into_iter().enumerate() {
             let (lane_id, session) = lanes.session(i).expect("ten lanes");
             assert_eq!(lane_id, id);
-            if needs_the_loop(id) {
+            if id.paces_itself() {
                 assert_eq!(session.pacer().updates(), 0, "{id}: a lane that needs the loop does not run");
                 continue;
             }
@@ -535,7 +530,7 @@ mod tests {
     }
 
     #[test]
-    fn exactly_the_strategies_that_ask_for_a_wake_time_need_the_loop() {
+    fn exactly_the_strategies_that_pace_themselves_ask_for_a_wake_time() {
         for id in StrategyId::ALL {
             let mut session = Session::new(id, StrategyConfig::default(), LaneWorld::new([900.0, 70.0]), display(), 0);
             let mut out = Vec::new();
@@ -546,7 +541,11 @@ mod tests {
                 asked |= report.wake.at.is_some();
                 now += dt;
             }
-            assert_eq!(asked, needs_the_loop(id), "{id}: returns a wake time = needs the loop");
+            assert_eq!(
+                asked,
+                id.paces_itself(),
+                "{id}: returns a wake time = paces itself (and a lane of it needs the loop)"
+            );
         }
     }
 

@@ -182,6 +182,20 @@ impl StrategyId {
         self.info().name
     }
 
+    /// Whether the strategy paces itself: it decides when frames start (its
+    /// frames return a wake time) instead of taking them as the display
+    /// gives them. A host that starts frames on its own schedule (lanes fed
+    /// another loop's frames) cannot show such a strategy faithfully.
+    ///
+    /// ```
+    /// use timestep_core::StrategyId;
+    /// assert!(StrategyId::FixedFps.paces_itself() && StrategyId::Paced.paces_itself());
+    /// assert!(!StrategyId::Interpolated.paces_itself());
+    /// ```
+    pub fn paces_itself(self) -> bool {
+        matches!(self, StrategyId::FixedFps | StrategyId::Paced)
+    }
+
     /// Looks a strategy up by its name.
     ///
     /// # Errors

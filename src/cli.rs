@@ -25,7 +25,7 @@ use std::path::PathBuf;
 ///
 /// # Errors
 /// Malformed text or a rate outside the range.
-pub fn rate(text: &str) -> Result<Rate, RateError> {
+pub(crate) fn rate(text: &str) -> Result<Rate, RateError> {
     Rate::parse(text)
 }
 
@@ -37,7 +37,7 @@ pub fn rate(text: &str) -> Result<Rate, RateError> {
 ///                                  monitor 2 at 144 Hz, any other at its real refresh
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EmulatedRefresh {
+pub(crate) enum EmulatedRefresh {
     /// The same grid on every monitor.
     All(Rate),
     /// `(monitor index, 0-based; rate)`, in the order given, each monitor once.
@@ -46,7 +46,7 @@ pub enum EmulatedRefresh {
 
 impl EmulatedRefresh {
     /// The emulated rate on monitor `index` (0-based), or `None` for its real refresh.
-    pub fn rate_on(&self, index: usize) -> Option<Rate> {
+    pub(crate) fn rate_on(&self, index: usize) -> Option<Rate> {
         match self {
             EmulatedRefresh::All(rate) => Some(*rate),
             EmulatedRefresh::PerMonitor(list) => list.iter().find(|(i, _)| *i == index).map(|(_, rate)| *rate),
@@ -54,7 +54,7 @@ impl EmulatedRefresh {
     }
 
     /// The highest monitor number (1-based) the list names, to check against the monitors found.
-    pub fn highest_monitor(&self) -> Option<usize> {
+    pub(crate) fn highest_monitor(&self) -> Option<usize> {
         match self {
             EmulatedRefresh::All(_) => None,
             EmulatedRefresh::PerMonitor(list) => list.iter().map(|(i, _)| i + 1).max(),
@@ -67,7 +67,7 @@ impl EmulatedRefresh {
 /// # Errors
 /// A malformed entry, a monitor 0, a monitor named twice, or a rate outside
 /// [`SUPPORTED_RATES`]; the message quotes the entry.
-pub fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
+pub(crate) fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
     if !text.contains('=') {
         return rate(text).map(EmulatedRefresh::All).map_err(|e| e.to_string());
     }
@@ -95,27 +95,27 @@ pub fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
 }
 
 /// Help for a rate flag: `what`, the supported range, and `more`.
-pub fn rate_help(what: &str, more: &str) -> String {
+pub(crate) fn rate_help(what: &str, more: &str) -> String {
     format!("{what}, {SUPPORTED_RATES}{more}")
 }
 
 /// A decimal number of `unit` above `min` (or at least `min` when
 /// `min_inclusive`) and at most `max`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     /// The lower end.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Whether `min` itself is allowed.
-    pub min_inclusive: bool,
+    pub(crate) min_inclusive: bool,
     /// The upper end, included.
-    pub max: f64,
+    pub(crate) max: f64,
     /// What the number counts.
-    pub unit: Unit,
+    pub(crate) unit: Unit,
 }
 
 /// The unit of a [`Bounds`] flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Seconds (`s`).
     Seconds,
     /// Milliseconds (`ms`).
@@ -126,7 +126,7 @@ pub enum Unit {
 
 impl Unit {
     /// How messages name the unit.
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             Unit::Seconds => "s",
             Unit::Millis => "ms",
@@ -141,7 +141,7 @@ impl Bounds {
     /// # Errors
     /// Text that is no number, NaN, infinite, or out of bounds; the message
     /// states the bounds.
-    pub fn parse(&self, text: &str) -> Result<f64, String> {
+    pub(crate) fn parse(&self, text: &str) -> Result<f64, String> {
         let Bounds { min, min_inclusive, max, unit } = *self;
         let unit = unit.symbol();
         let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number of {unit}"))?;
@@ -154,20 +154,20 @@ impl Bounds {
     }
 
     /// A value parser giving nanoseconds, for a flag in seconds or milliseconds.
-    pub fn nanos(self) -> impl Fn(&str) -> Result<Nanos, String> + Clone + Send + Sync + 'static {
+    pub(crate) fn nanos(self) -> impl Fn(&str) -> Result<Nanos, String> + Clone + Send + Sync + 'static {
         let to_nanos = if self.unit == Unit::Millis { ms_to_nanos } else { secs_to_nanos };
         move |text| self.parse(text).map(to_nanos)
     }
 }
 
 /// Largest window side accepted, logical pixels.
-pub const MAX_WINDOW_SIDE: u32 = 16_384;
+pub(crate) const MAX_WINDOW_SIDE: u32 = 16_384;
 
 /// `WIDTHxHEIGHT`, each side 1–[`MAX_WINDOW_SIDE`].
 ///
 /// # Errors
 /// Text of another shape, or a side out of range.
-pub fn size(text: &str) -> Result<[u32; 2], String> {
+pub(crate) fn size(text: &str) -> Result<[u32; 2], String> {
     let bad = || format!("'{text}' is not WIDTHxHEIGHT (e.g. 1280x720)");
     let (w, h) = text.trim().split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
@@ -180,7 +180,7 @@ pub fn size(text: &str) -> Result<[u32; 2], String> {
 
 /// Strategies named on the command line, in the order given, each once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrategyList(pub Vec<StrategyId>);
+pub(crate) struct StrategyList(pub(crate) Vec<StrategyId>);
 
 impl Default for StrategyList {
     /// Every strategy, in key order.
@@ -194,7 +194,7 @@ impl Default for StrategyList {
 ///
 /// # Errors
 /// An unknown id (the message lists the valid ones), an empty item or a repeated id.
-pub fn strategy_list(text: &str) -> Result<StrategyList, String> {
+pub(crate) fn strategy_list(text: &str) -> Result<StrategyList, String> {
     if text.trim().eq_ignore_ascii_case("all") {
         return Ok(StrategyList::default());
     }
@@ -213,7 +213,7 @@ pub fn strategy_list(text: &str) -> Result<StrategyList, String> {
 }
 
 /// A value parser for a whole number in `min..=max`.
-pub fn whole(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+pub(crate) fn whole(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
     move |text| match text.trim().parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         Ok(n) => Err(format!("{n} is out of range: it must be {min}–{max}")),
@@ -223,7 +223,7 @@ pub fn whole(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone
 
 /// A value parser for one of `all`, named by `name` (case-insensitive).
 /// clap lists the names in `--help` and in the error for any other text.
-pub fn one_of<T>(all: &'static [T], name: fn(T) -> &'static str) -> impl TypedValueParser<Value = T>
+pub(crate) fn one_of<T>(all: &'static [T], name: fn(T) -> &'static str) -> impl TypedValueParser<Value = T>
 where
     T: Copy + Send + Sync + 'static,
 {
@@ -237,7 +237,7 @@ where
 ///
 /// # Errors
 /// The empty string.
-pub fn file_name(text: &str) -> Result<PathBuf, String> {
+pub(crate) fn file_name(text: &str) -> Result<PathBuf, String> {
     if text.is_empty() { Err("the file name is empty".to_owned()) } else { Ok(PathBuf::from(text)) }
 }
 
@@ -246,7 +246,7 @@ pub fn file_name(text: &str) -> Result<PathBuf, String> {
 ///
 /// # Errors
 /// The empty string or another extension; the message names the fix.
-pub fn png_file_name(text: &str) -> Result<PathBuf, String> {
+pub(crate) fn png_file_name(text: &str) -> Result<PathBuf, String> {
     let path = file_name(text)?;
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
         return Ok(path);
@@ -257,7 +257,7 @@ pub fn png_file_name(text: &str) -> Result<PathBuf, String> {
     ))
 }
 
-pub use crate::platform::check_writable;
+pub(crate) use crate::platform::check_writable;
 
 #[cfg(test)]
 mod tests {

@@ -18,12 +18,12 @@ pub enum CliError {
 
 impl CliError {
     /// A usage error (exit code 2) with `err`'s one-line message.
-    pub fn usage(err: impl std::fmt::Display) -> CliError {
+    pub(crate) fn usage(err: impl std::fmt::Display) -> CliError {
         CliError::Usage(err.to_string())
     }
 
     /// A runtime error (exit code 1) with `err`'s one-line message.
-    pub fn runtime(err: impl std::fmt::Display) -> CliError {
+    pub(crate) fn runtime(err: impl std::fmt::Display) -> CliError {
         CliError::Runtime(err.to_string())
     }
 

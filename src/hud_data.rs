@@ -14,26 +14,26 @@ pub use timestep_core::hud::{FRAME_TIME_CAPACITY, FRAME_TIME_WINDOW, FrameTimeRi
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LaneLabel {
     /// Strategy id, e.g. `"catch-up"`.
-    pub strategy: &'static str,
+    pub(crate) strategy: &'static str,
     /// The whole lane, `[x, y, width, height]` in playfield pixels.
-    pub rect: [f32; 4],
+    pub(crate) rect: [f32; 4],
     /// Width of the label column at the lane's left, playfield pixels.
-    pub label_width: f32,
+    pub(crate) label_width: f32,
     /// Updates per displayed refresh over the last frames, oldest first (as [`LoopFigures::pattern`]).
-    pub pattern: String,
+    pub(crate) pattern: String,
     /// Judder over the recent frames, ms (NaN before there are any).
-    pub judder_ms: f64,
+    pub(crate) judder_ms: f64,
     /// Hitches per minute, where the metrics count them.
-    pub hitches_per_min: Option<f64>,
+    pub(crate) hitches_per_min: Option<f64>,
     /// Mean latency over the recent frames, ms (NaN before there are any).
-    pub latency_ms: f64,
+    pub(crate) latency_ms: f64,
     /// Speed error over the recent frames, ms of game time per minute (NaN before there are
     /// any): lockstep on a 144 Hz display runs the game 2.4× fast, smoothly.
-    pub drift_ms_per_min: f64,
+    pub(crate) drift_ms_per_min: f64,
     /// The strategy decides when frames happen, so the lane does not run.
-    pub needs_loop: bool,
+    pub(crate) needs_loop: bool,
     /// The selected lane (Enter adopts its strategy).
-    pub selected: bool,
+    pub(crate) selected: bool,
 }
 
 /// Where the runner's lane is, for the overlay's label: the playfield size and the lane's

@@ -10,13 +10,13 @@
 pub use timestep_core::{feedback, frame, metrics, monitor, refresh, report, rng, session, strategy, time, vblank};
 
 pub mod app;
-pub mod cli;
+pub(crate) mod cli;
 pub mod commands;
 pub mod error;
 pub mod hud_data;
-pub mod output;
+pub(crate) mod output;
 pub mod platform;
-pub mod plot;
+pub(crate) mod plot;
 pub mod render;
 pub mod report_card;
 pub mod sim;

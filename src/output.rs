@@ -18,7 +18,7 @@ use std::io::{IsTerminal as _, Write as _};
 /// asked for that ([`Progress::lines_off_terminal`]), or nothing is shown.
 /// Progress is the command's output, not a diagnostic: it bypasses the log.
 #[derive(Debug)]
-pub struct Progress {
+pub(crate) struct Progress {
     terminal: bool,
     off_terminal: bool,
     shown: bool,
@@ -26,27 +26,27 @@ pub struct Progress {
 
 impl Progress {
     /// Shown on a terminal only.
-    pub fn terminal_only() -> Progress {
+    pub(crate) fn terminal_only() -> Progress {
         Progress { terminal: std::io::stderr().is_terminal(), off_terminal: false, shown: false }
     }
 
     /// Shown on a terminal, and as one line per update elsewhere.
-    pub fn lines_off_terminal() -> Progress {
+    pub(crate) fn lines_off_terminal() -> Progress {
         Progress { off_terminal: true, ..Progress::terminal_only() }
     }
 
     /// Whether updates are written anywhere.
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.terminal || self.off_terminal
     }
 
     /// Whether the line is rewritten in place (stderr is a terminal).
-    pub fn in_place(&self) -> bool {
+    pub(crate) fn in_place(&self) -> bool {
         self.terminal
     }
 
     /// Shows `text` as the current line.
-    pub fn show(&mut self, text: &str) {
+    pub(crate) fn show(&mut self, text: &str) {
         let mut err = std::io::stderr().lock();
         let _ = if self.terminal {
             write!(err, "\r\x1b[2K{text}")
@@ -61,7 +61,7 @@ impl Progress {
 
     /// Ends the progress: on a terminal, the line is erased (`keep: false`)
     /// or kept with a line break after it (`keep: true`).
-    pub fn finish(&mut self, keep: bool) {
+    pub(crate) fn finish(&mut self, keep: bool) {
         if !(self.terminal && self.shown) {
             return;
         }
@@ -73,7 +73,7 @@ impl Progress {
 }
 
 /// `[########          ]` for `fraction` (0–1) of `width` characters.
-pub fn bar(fraction: f64, width: usize) -> String {
+pub(crate) fn bar(fraction: f64, width: usize) -> String {
     let filled = ((fraction.clamp(0.0, 1.0) * width as f64) as usize).min(width);
     format!("[{}{}]", "#".repeat(filled), " ".repeat(width - filled))
 }

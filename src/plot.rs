@@ -24,7 +24,7 @@ pub enum PlotError {
 
 impl PlotError {
     /// A drawing failure of the plotting library.
-    pub fn draw(e: impl std::fmt::Display) -> PlotError {
+    pub(crate) fn draw(e: impl std::fmt::Display) -> PlotError {
         PlotError::Draw(e.to_string())
     }
 }
@@ -113,7 +113,7 @@ fn bounds(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
+pub(crate) fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
     let labels: Vec<String> =
         reports.iter().map(|r| format!("{} @ {}", r.strategy, crate::monitor::trim_number(r.refresh_hz, 3))).collect();
     let width = (160 + 70 * reports.len()).clamp(800, 4000) as u32;

@@ -10,11 +10,11 @@ use winit::keyboard::{KeyCode, ModifiersState};
 use crate::strategy::StrategyId;
 
 /// The tick rates `Up`/`Down` step through, in Hz.
-pub const TICK_RATES: [u64; 10] = [5, 10, 20, 30, 50, 60, 100, 120, 144, 240];
+pub(crate) const TICK_RATES: [u64; 10] = [5, 10, 20, 30, 50, 60, 100, 120, 144, 240];
 
 /// A direction the player sprite can be pushed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dir {
+pub(crate) enum Dir {
     /// Towards the top of the screen.
     Up,
     /// Towards the bottom.
@@ -27,7 +27,7 @@ pub enum Dir {
 
 /// Everything a key can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Switch to this strategy (keeps the world).
     Strategy(StrategyId),
     /// Cycle the present modes the surface supports.
@@ -75,7 +75,7 @@ pub enum Action {
 
 impl Action {
     /// One line for the help table.
-    pub fn help(self) -> String {
+    pub(crate) fn help(self) -> String {
         match self {
             Action::Strategy(id) => format!("strategy {}: {}", id.name(), id.info().summary),
             Action::CyclePresentMode if !crate::platform::VSYNC_CAN_BE_TURNED_OFF => {
@@ -116,7 +116,7 @@ impl Action {
     }
 
     /// The touch control's text: a word or two (the help line names it in full).
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         let label = match self {
             Action::Strategy(id) => return id.name().to_owned(),
             Action::CyclePresentMode if !crate::platform::VSYNC_CAN_BE_TURNED_OFF => "rAF / timers",
@@ -149,7 +149,7 @@ impl Action {
 
     /// Whether this platform can carry it out (a page has no monitor to
     /// move to and no video modes): keys, help and controls leave out the rest.
-    pub fn applies_here(self) -> bool {
+    pub(crate) fn applies_here(self) -> bool {
         match self {
             Action::NextMonitor => crate::platform::MONITORS_CAN_BE_CHOSEN,
             Action::ToggleExclusiveFullscreen => crate::platform::EXCLUSIVE_FULLSCREEN,
@@ -158,7 +158,7 @@ impl Action {
     }
 
     /// Held actions act on press and release; the others once per press.
-    pub fn is_held(self) -> bool {
+    pub(crate) fn is_held(self) -> bool {
         matches!(self, Action::Move(_) | Action::Kick)
     }
 }
@@ -166,7 +166,7 @@ impl Action {
 const NONE: ModifiersState = ModifiersState::empty();
 
 /// Every binding: physical key, modifiers that must be held, action.
-pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
+pub(crate) const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
     (KeyCode::Digit1, NONE, Action::Strategy(StrategyId::ALL[0])),
     (KeyCode::Digit2, NONE, Action::Strategy(StrategyId::ALL[1])),
     (KeyCode::Digit3, NONE, Action::Strategy(StrategyId::ALL[2])),
@@ -206,7 +206,7 @@ pub const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
 
 /// The action bound to `key` with exactly `mods` held. Held actions ignore
 /// modifiers, so Shift while steering does not drop the key.
-pub fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
+pub(crate) fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
     KEY_BINDINGS
         .iter()
         .find(|(k, m, action)| *k == key && (*m == mods || action.is_held()))
@@ -215,7 +215,7 @@ pub fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
 }
 
 /// How a key is written in the help (`1`, `V`, `Up`, `Space`).
-pub fn key_label(key: KeyCode) -> String {
+pub(crate) fn key_label(key: KeyCode) -> String {
     let name = format!("{key:?}");
     let short = name
         .strip_prefix("Digit")
@@ -255,7 +255,7 @@ pub fn help_lines() -> Vec<(String, String)> {
 
 /// One touch control per action that applies here, in table order (an
 /// action bound to two keys gets one control, named with both).
-pub fn controls() -> Vec<(Action, crate::platform::PageControl)> {
+pub(crate) fn controls() -> Vec<(Action, crate::platform::PageControl)> {
     let mut controls: Vec<(Action, crate::platform::PageControl)> = Vec::new();
     for (key, mods, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
         let key = format!("{}{}", mods_label(*mods), key_label(*key));
@@ -277,7 +277,7 @@ pub fn controls() -> Vec<(Action, crate::platform::PageControl)> {
 
 /// The next tick rate of [`TICK_RATES`] above (`up`) or below `current_hz`,
 /// or `None` at the end of the list.
-pub fn step_tick_rate(current_hz: f64, up: bool) -> Option<u64> {
+pub(crate) fn step_tick_rate(current_hz: f64, up: bool) -> Option<u64> {
     if up {
         TICK_RATES.iter().copied().find(|hz| *hz as f64 > current_hz + 1e-9)
     } else {

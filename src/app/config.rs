@@ -10,17 +10,17 @@ use crate::time::Nanos;
 
 /// Extra load sprites when `--sprites` is not given: enough to make the
 /// renderer do some work, few enough for a software adapter at 60 fps.
-pub const DEFAULT_SPRITES: u32 = 100;
+pub(crate) const DEFAULT_SPRITES: u32 = 100;
 
 /// Most extra sprites accepted (the renderer's benchmarks go to 100k).
-pub const MAX_SPRITES: u32 = 1_000_000;
+pub(crate) const MAX_SPRITES: u32 = 1_000_000;
 
 /// Largest emulated vblank jitter: a tenth of a second is already absurd.
-pub const MAX_JITTER_US: u64 = 100_000;
+pub(crate) const MAX_JITTER_US: u64 = 100_000;
 
 /// The present mode asked for on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PresentModeRequest {
+pub(crate) enum PresentModeRequest {
     /// Fifo, or a non-blocking mode under emulation.
     Auto,
     /// This exact mode (or the closest supported one).
@@ -52,7 +52,7 @@ impl clap::ValueEnum for PresentModeRequest {
 impl PresentModeRequest {
     /// The concrete mode to ask the surface for. Emulation needs presents
     /// that do not block on a real vblank, or the two grids would beat.
-    pub fn resolve(self, emulating: bool) -> wgpu::PresentMode {
+    pub(crate) fn resolve(self, emulating: bool) -> wgpu::PresentMode {
         match (self, emulating) {
             (PresentModeRequest::Mode(mode), _) => mode,
             (PresentModeRequest::Auto, false) => wgpu::PresentMode::Fifo,
@@ -61,7 +61,7 @@ impl PresentModeRequest {
     }
 
     /// How the overlay names the request.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             PresentModeRequest::Auto => "auto",
             PresentModeRequest::Mode(mode) => crate::render::surface::present_mode_name(mode),
@@ -71,54 +71,54 @@ impl PresentModeRequest {
 
 /// The emulated display.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Emulation {
+pub(crate) struct Emulation {
     /// The virtual refresh rate, on every monitor or per monitor.
-    pub rates: EmulatedRefresh,
+    pub(crate) rates: EmulatedRefresh,
     /// Wake-up jitter bound.
-    pub jitter: Nanos,
+    pub(crate) jitter: Nanos,
 }
 
 /// Validated settings of a run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     /// Strategy at start.
-    pub strategy: StrategyId,
+    pub(crate) strategy: StrategyId,
     /// What strategies are built from (tick rate, fuzzy variant, …).
-    pub strategy_config: StrategyConfig,
+    pub(crate) strategy_config: StrategyConfig,
     /// Present mode asked for.
-    pub present_mode: PresentModeRequest,
+    pub(crate) present_mode: PresentModeRequest,
     /// Extra load sprites.
-    pub sprites: u32,
+    pub(crate) sprites: u32,
     /// Monitor index (0-based) to open on.
-    pub monitor: Option<usize>,
+    pub(crate) monitor: Option<usize>,
     /// Start in fullscreen.
-    pub fullscreen: bool,
+    pub(crate) fullscreen: bool,
     /// Initial inner size of the window, logical pixels.
-    pub window_size: [u32; 2],
+    pub(crate) window_size: [u32; 2],
     /// The window fills what it is in and follows it (a page without
     /// `?window-size=`): `window_size` is not asked for.
-    pub fill_window: bool,
+    pub(crate) fill_window: bool,
     /// Quit after this long.
-    pub exit_after: Option<Nanos>,
+    pub(crate) exit_after: Option<Nanos>,
     /// Where to write the stats.
-    pub stats_json: Option<PathBuf>,
+    pub(crate) stats_json: Option<PathBuf>,
     /// Where to write the screenshot.
-    pub screenshot: Option<PathBuf>,
+    pub(crate) screenshot: Option<PathBuf>,
     /// The emulated display, if any.
-    pub emulation: Option<Emulation>,
+    pub(crate) emulation: Option<Emulation>,
     /// Start with the overlay hidden.
-    pub no_overlay: bool,
+    pub(crate) no_overlay: bool,
     /// Seed for jitter and load spikes.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The strategies of lane mode, top to bottom.
-    pub lanes: StrategyList,
+    pub(crate) lanes: StrategyList,
     /// Start in lane mode.
-    pub start_in_lanes: bool,
+    pub(crate) start_in_lanes: bool,
     /// Where to log the loop's frame intervals.
-    pub frame_log: Option<PathBuf>,
+    pub(crate) frame_log: Option<PathBuf>,
     /// Ask the compositor when frames were shown, where it can say (Wayland's
     /// `wp_presentation`); off: the present call's return, an estimate.
-    pub presentation_feedback: bool,
+    pub(crate) presentation_feedback: bool,
 }
 
 #[cfg(test)]

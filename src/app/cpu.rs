@@ -20,28 +20,15 @@ use crate::platform::Instant;
 /// Clock ticks per second of `/proc` times. This is the kernel's `USER_HZ`, part of the Linux
 /// user-space ABI and 100 on every architecture Rust targets (what `sysconf(_SC_CLK_TCK)`
 /// returns), so it is a constant rather than a libc call.
-pub const USER_HZ: u64 = 100;
+pub(crate) const USER_HZ: u64 = 100;
 
 /// Shortest time between two readings. At 100 ticks per second a reading every 500 ms resolves
 /// CPU use to 2 % of a core, and the overlay's number stays readable instead of flickering.
-pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
-
-/// Total CPU ticks (`utime + stime`) from the text of a `/proc/<pid>/stat` file.
-///
-/// The process name (field 2) is in parentheses and may itself contain spaces and parentheses,
-/// so fields are counted from the *last* `)`.
-pub fn parse_cpu_ticks(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    // After the name: field 3 (state) is index 0, so utime (14) and stime (15) are 11 and 12.
-    let mut fields = after_name.split_ascii_whitespace().skip(11);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    utime.checked_add(stime)
-}
+pub(crate) const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 
 /// Percent of one core used between two readings; `None` if no wall time passed or the counter
 /// went backwards.
-pub fn cpu_percent(ticks_before: u64, ticks_after: u64, wall: Duration) -> Option<f64> {
+pub(crate) fn cpu_percent(ticks_before: u64, ticks_after: u64, wall: Duration) -> Option<f64> {
     let ticks = ticks_after.checked_sub(ticks_before)?;
     if wall.is_zero() {
         return None;
@@ -55,7 +42,7 @@ type TickSource = fn(&mut String) -> Option<u64>;
 
 /// Samples this process's CPU use; cheap to call every frame.
 #[derive(Debug)]
-pub struct CpuSampler {
+pub(crate) struct CpuSampler {
     last: Option<(Instant, u64)>,
     percent: Option<f64>,
     buf: String,
@@ -64,7 +51,7 @@ pub struct CpuSampler {
 
 impl CpuSampler {
     /// A sampler of this process, with no reading yet.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with_source(crate::platform::read_own_cpu_ticks)
     }
 
@@ -76,7 +63,7 @@ impl CpuSampler {
     /// CPU use in percent of one core between the last two readings, taking a new reading if
     /// [`SAMPLE_INTERVAL`] has passed since the previous one. `None` until two readings exist,
     /// and always `None` where `/proc/self/stat` can't be read.
-    pub fn sample(&mut self, now: Instant) -> Option<f64> {
+    pub(crate) fn sample(&mut self, now: Instant) -> Option<f64> {
         if let Some((at, _)) = self.last
             && now.saturating_duration_since(at) < SAMPLE_INTERVAL
         {
@@ -95,7 +82,8 @@ impl CpuSampler {
     }
 
     /// The last computed value, without reading anything.
-    pub fn last_percent(&self) -> Option<f64> {
+    #[cfg(test)]
+    pub(crate) fn last_percent(&self) -> Option<f64> {
         self.percent
     }
 }
@@ -109,30 +97,6 @@ impl Default for CpuSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A line in the shape `cat /proc/self/stat` prints (utime 7, stime 3).
-    const PLAIN: &str = "4242 (cat) R 4100 4242 4100 34816 4242 4194304 113 0 0 0 7 3 0 0 20 0 1 0 \
-                         123456 5812224 229 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
-
-    #[test]
-    fn parses_utime_plus_stime_from_a_plain_line() {
-        assert_eq!(parse_cpu_ticks(PLAIN), Some(10));
-    }
-
-    #[test]
-    fn parses_a_process_name_with_spaces_and_parentheses() {
-        let line = "77 (my (odd) game ) ) S 1 77 77 0 -1 4194560 5000 0 0 0 1234 567 0 0 20 0 9 0 \
-                    99 1000000 2000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
-        assert_eq!(parse_cpu_ticks(line), Some(1801), "fields are counted from the last ')'");
-    }
-
-    #[test]
-    fn rejects_truncated_or_garbled_lines() {
-        assert_eq!(parse_cpu_ticks(""), None);
-        assert_eq!(parse_cpu_ticks("12 (x"), None, "no closing parenthesis");
-        assert_eq!(parse_cpu_ticks("12 (x) R 1 2 3"), None, "too few fields");
-        assert_eq!(parse_cpu_ticks("12 (x) R 1 2 3 4 5 6 7 8 9 10 ten 0"), None, "utime not a number");
-    }
 
     #[test]
     fn percent_is_cpu_time_over_wall_time() {

@@ -10,7 +10,7 @@ use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The presets `L` cycles through.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LoadPreset {
+pub(crate) enum LoadPreset {
     /// No extra load.
     #[default]
     None,
@@ -27,7 +27,7 @@ const SPIKE_ONE_IN: u64 = 20;
 
 impl LoadPreset {
     /// The next preset (`L`).
-    pub fn next(self) -> LoadPreset {
+    pub(crate) fn next(self) -> LoadPreset {
         match self {
             LoadPreset::None => LoadPreset::Render5ms,
             LoadPreset::Render5ms => LoadPreset::Render20ms,
@@ -37,7 +37,7 @@ impl LoadPreset {
     }
 
     /// The overlay's name for it.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             LoadPreset::None => "none",
             LoadPreset::Render5ms => "render +5 ms",
@@ -47,7 +47,7 @@ impl LoadPreset {
     }
 
     /// The extra render cost of one frame.
-    pub fn cost(self, rng: &mut SplitMix64) -> Nanos {
+    pub(crate) fn cost(self, rng: &mut SplitMix64) -> Nanos {
         match self {
             LoadPreset::None => 0,
             LoadPreset::Render5ms => 5 * NANOS_PER_MS,

@@ -61,9 +61,9 @@ fn lock(alarms: &Mutex<GpuAlarms>) -> MutexGuard<'_, GpuAlarms> {
 
 /// Sums of GPU pass times, for means over a run or a stretch of it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GpuTimeTotals {
+pub(crate) struct GpuTimeTotals {
     /// Frames timed.
-    pub frames: u64,
+    pub(crate) frames: u64,
     scene_ms: f64,
     overlay_frames: u64,
     overlay_ms: f64,
@@ -71,7 +71,7 @@ pub struct GpuTimeTotals {
 
 impl GpuTimeTotals {
     /// Adds one frame's times.
-    pub fn add(&mut self, times: &GpuTimes) {
+    pub(crate) fn add(&mut self, times: &GpuTimes) {
         self.frames += 1;
         self.scene_ms += times.scene_ms;
         if let Some(overlay) = times.overlay_ms {
@@ -81,21 +81,21 @@ impl GpuTimeTotals {
     }
 
     /// Mean scene-pass time, ms (`None` before the first frame).
-    pub fn scene_mean_ms(&self) -> Option<f64> {
+    pub(crate) fn scene_mean_ms(&self) -> Option<f64> {
         (self.frames > 0).then(|| self.scene_ms / self.frames as f64)
     }
 
     /// Mean overlay-pass time over the frames that drew the overlay, ms.
-    pub fn overlay_mean_ms(&self) -> Option<f64> {
+    pub(crate) fn overlay_mean_ms(&self) -> Option<f64> {
         (self.overlay_frames > 0).then(|| self.overlay_ms / self.overlay_frames as f64)
     }
 }
 
 /// What [`Gfx::request`] hands to [`Gfx::new`].
-pub type GpuStart = Result<GpuParts, CliError>;
+pub(crate) type GpuStart = Result<GpuParts, CliError>;
 
 /// The GPU and the window's surface, before the surface is configured.
-pub struct GpuParts {
+pub(crate) struct GpuParts {
     gpu: GpuContext,
     surface: wgpu::Surface<'static>,
 }
@@ -107,21 +107,21 @@ impl std::fmt::Debug for GpuParts {
 }
 
 /// Everything on the GPU side of the window.
-pub struct Gfx {
+pub(crate) struct Gfx {
     /// Instance, adapter, device, queue.
-    pub gpu: GpuContext,
+    pub(crate) gpu: GpuContext,
     /// Where frames go.
-    pub surface: WindowSurface,
+    pub(crate) surface: WindowSurface,
     /// The world's sprites.
-    pub sprites: SpriteRenderer,
+    pub(crate) sprites: SpriteRenderer,
     /// The numbers on top.
-    pub overlay: Overlay,
+    pub(crate) overlay: Overlay,
     /// Times the render passes, where the adapter has timestamp queries.
-    pub timer: Option<GpuTimer>,
+    pub(crate) timer: Option<GpuTimer>,
     /// GPU pass times over the whole run.
-    pub run_times: GpuTimeTotals,
+    pub(crate) run_times: GpuTimeTotals,
     /// GPU pass times since the overlay last showed them.
-    pub recent_times: GpuTimeTotals,
+    pub(crate) recent_times: GpuTimeTotals,
     alarms: Arc<Mutex<GpuAlarms>>,
 }
 
@@ -129,7 +129,10 @@ impl Gfx {
     /// The first half of the GPU's start-up, asynchronous (a browser hands
     /// out adapters by promise): the instance, `window`'s surface, an
     /// adapter and a device. Natively the platform waits for it at once.
-    pub fn request(event_loop: &ActiveEventLoop, window: &Arc<Window>) -> impl Future<Output = GpuStart> + 'static {
+    pub(crate) fn request(
+        event_loop: &ActiveEventLoop,
+        window: &Arc<Window>,
+    ) -> impl Future<Output = GpuStart> + 'static {
         let display = event_loop.owned_display_handle();
         let window = Arc::clone(window);
         async move {
@@ -146,7 +149,7 @@ impl Gfx {
     ///
     /// # Errors
     /// [`CliError::Runtime`] when [`Gfx::request`] found no usable adapter or surface.
-    pub fn new(start: GpuStart, window: &Arc<Window>, config: &RunConfig) -> Result<Gfx, CliError> {
+    pub(crate) fn new(start: GpuStart, window: &Arc<Window>, config: &RunConfig) -> Result<Gfx, CliError> {
         let runtime = |e: &dyn std::fmt::Display| CliError::Runtime(e.to_string());
         let GpuParts { gpu, surface: raw_surface } = start?;
         log::info!("rendering on {}", gpu.adapter_summary());
@@ -194,23 +197,23 @@ impl Gfx {
     }
 
     /// Why the device was lost, once it has been.
-    pub fn device_lost(&self) -> Option<String> {
+    pub(crate) fn device_lost(&self) -> Option<String> {
         lock(&self.alarms).device_lost.clone()
     }
 
     /// wgpu errors reported during the run.
-    pub fn uncaptured_errors(&self) -> u64 {
+    pub(crate) fn uncaptured_errors(&self) -> u64 {
         lock(&self.alarms).uncaptured
     }
 
     /// The present mode in effect, as the session names it.
-    pub fn present_mode(&self) -> PresentModeInfo {
+    pub(crate) fn present_mode(&self) -> PresentModeInfo {
         let mode = self.surface.present_mode();
         PresentModeInfo::new(present_mode_title(mode), is_vsync_mode(mode))
     }
 
     /// Switches to the next present mode the surface supports; returns the one in effect.
-    pub fn cycle_present_mode(&mut self) -> PresentModeInfo {
+    pub(crate) fn cycle_present_mode(&mut self) -> PresentModeInfo {
         let next = self.surface.next_present_mode();
         let actual = self.surface.set_present_mode(&self.gpu.device, next);
         log::info!("present mode: {}", present_mode_name(actual));
@@ -218,7 +221,7 @@ impl Gfx {
     }
 
     /// Reads back the GPU pass times of a finished frame, if one is ready.
-    pub fn collect_times(&mut self) {
+    pub(crate) fn collect_times(&mut self) {
         if let Some(times) = self.timer.as_mut().and_then(GpuTimer::collect) {
             self.run_times.add(&times);
             self.recent_times.add(&times);
@@ -230,7 +233,7 @@ impl Gfx {
     ///
     /// # Errors
     /// [`CliError::Runtime`] when the image cannot be read back or written.
-    pub fn screenshot(&self, shot: ScreenshotScene<'_>, path: &std::path::Path) -> Result<(), CliError> {
+    pub(crate) fn screenshot(&self, shot: ScreenshotScene<'_>, path: &std::path::Path) -> Result<(), CliError> {
         let mut instances: Vec<Instance> = Vec::with_capacity(shot.world.max_instances());
         shot.world.write_instances(shot.view, &mut instances);
         let picture = Screenshot {
@@ -247,7 +250,7 @@ impl Gfx {
     ///
     /// # Errors
     /// [`CliError::Runtime`] when the image cannot be read back or written.
-    pub fn screenshot_instances(
+    pub(crate) fn screenshot_instances(
         &self,
         instances: &[Instance],
         shot: ScreenshotScene<'_>,
@@ -266,15 +269,15 @@ impl Gfx {
 
 /// What the window showed last, for [`Gfx::screenshot`].
 #[derive(Clone, Copy)]
-pub struct ScreenshotScene<'a> {
+pub(crate) struct ScreenshotScene<'a> {
     /// The world.
-    pub world: &'a World,
+    pub(crate) world: &'a World,
     /// The view of it the last frame drew.
-    pub view: View,
+    pub(crate) view: View,
     /// The playfield the world is laid out in.
-    pub playfield: [f32; 2],
+    pub(crate) playfield: [f32; 2],
     /// The overlay's numbers.
-    pub hud: &'a HudData,
+    pub(crate) hud: &'a HudData,
     /// The window's scale factor.
-    pub pixels_per_point: f32,
+    pub(crate) pixels_per_point: f32,
 }

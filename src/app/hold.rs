@@ -49,21 +49,21 @@
 use crate::time::Nanos;
 
 /// Frames the lead looks back over (two seconds at 60 Hz).
-pub const HISTORY: usize = 120;
+pub(crate) const HISTORY: usize = 120;
 
 /// Slack above the measured time to ready: lavapipe's render time moves by
 /// this much from one frame to the next without any outside load.
-pub const MARGIN: Nanos = 1_000_000;
+pub(crate) const MARGIN: Nanos = 1_000_000;
 
 /// How far the lead must be above what the last [`HISTORY`] frames needed
 /// before it is lowered: smaller changes are not worth an uneven interval.
-pub const HYSTERESIS: Nanos = 1_000_000;
+pub(crate) const HYSTERESIS: Nanos = 1_000_000;
 
 /// Frames the lead must have held before it comes down (8 s at 60 Hz): a
 /// lower lead saves a millisecond or two of latency, each change costs an
 /// uneven interval, and lowering after every quiet 2 s (one [`HISTORY`]) made
 /// the lead go down and up again within a 10 s run under a varying load.
-pub const LOWER_AFTER: usize = 4 * HISTORY;
+pub(crate) const LOWER_AFTER: usize = 4 * HISTORY;
 
 /// Two intervals this close are the same (a 60 Hz tick grid alternates
 /// 16 666 667 and 16 666 666 ns).
@@ -71,13 +71,13 @@ const SAME_INTERVAL: Nanos = 1_000;
 
 /// How one held frame went, as clock times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeldFrame {
+pub(crate) struct HeldFrame {
     /// When the frame was ready: rendered and drawn by the GPU.
-    pub ready: Nanos,
+    pub(crate) ready: Nanos,
     /// When the present call started (the target, or `ready` when later).
-    pub call_start: Nanos,
+    pub(crate) call_start: Nanos,
     /// When the present call returned.
-    pub call_end: Nanos,
+    pub(crate) call_end: Nanos,
 }
 
 /// The last [`HISTORY`] values of one duration.
@@ -136,7 +136,7 @@ impl Spacing {
 
 /// The lead of held presents over their frames' planned starts. See the module docs.
 #[derive(Clone, Debug)]
-pub struct PresentHold {
+pub(crate) struct PresentHold {
     lead: Nanos,
     to_ready: History,
     calls: History,
@@ -185,7 +185,7 @@ impl Default for PresentHold {
 
 impl PresentHold {
     /// No lead yet: the first frames present as soon as they are ready and are measured.
-    pub fn new() -> PresentHold {
+    pub(crate) fn new() -> PresentHold {
         PresentHold {
             lead: 0,
             to_ready: History::new(),
@@ -202,29 +202,29 @@ impl PresentHold {
     }
 
     /// Forgets everything (another strategy, present mode or size: other render times).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = PresentHold::new();
     }
 
     /// When the present of the frame planned to start at `planned` should be made.
-    pub fn target(&self, planned: Nanos) -> Nanos {
+    pub(crate) fn target(&self, planned: Nanos) -> Nanos {
         planned.saturating_add(self.lead)
     }
 
     /// The current lead.
-    pub fn lead(&self) -> Nanos {
+    pub(crate) fn lead(&self) -> Nanos {
         self.lead
     }
 
     /// Whether frames are being held and measured (since the last reset).
-    pub fn measuring(&self) -> bool {
+    pub(crate) fn measuring(&self) -> bool {
         self.last.is_some()
     }
 
     /// Standard deviation of the intervals between the last [`HISTORY`]
     /// present calls, ms: how evenly the hold hands frames over, before the
     /// present call's own time (on Xvfb, the image copy) adds its spread.
-    pub fn call_spread_ms(&self) -> Option<f64> {
+    pub(crate) fn call_spread_ms(&self) -> Option<f64> {
         let mut spread = Spread::default();
         for &interval in self.call_intervals.recent() {
             spread.push(interval);
@@ -236,7 +236,7 @@ impl PresentHold {
     /// and the calls' own mean duration and σ, ms. The first pair is the
     /// loop's pacing; the second is what the present path (driver, window
     /// system) adds to it before the picture is out.
-    pub fn run_summary(&self) -> Option<String> {
+    pub(crate) fn run_summary(&self) -> Option<String> {
         let (mean, sd) = self.run_intervals.get()?;
         let (call_mean, call_sd) = self.run_calls.get()?;
         Some(format!(
@@ -246,13 +246,13 @@ impl PresentHold {
     }
 
     /// How often the lead has changed.
-    pub fn changes(&self) -> u64 {
+    pub(crate) fn changes(&self) -> u64 {
         self.changes
     }
 
     /// Takes in how the frame planned to start at `planned`, which started at
     /// `started`, went; adjusts the lead.
-    pub fn record(&mut self, planned: Nanos, started: Nanos, frame: HeldFrame) {
+    pub(crate) fn record(&mut self, planned: Nanos, started: Nanos, frame: HeldFrame) {
         let spacing = self.last.map(|(last_planned, last_started)| Spacing {
             grid: planned.saturating_sub(last_planned),
             relative: planned.saturating_sub(last_started),

@@ -39,35 +39,35 @@ use crate::vblank::{EmulatedVsync, Vblank};
 
 /// What happened to the frame, beyond what the driver reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct HostOutcome {
+pub(crate) struct HostOutcome {
     /// The frame reached the screen.
-    pub presented: bool,
+    pub(crate) presented: bool,
     /// Why it did not.
-    pub skipped: Option<SkipReason>,
+    pub(crate) skipped: Option<SkipReason>,
     /// Time spent blocked in acquire + present (vsync shows up here).
-    pub blocked: Nanos,
+    pub(crate) blocked: Nanos,
     /// Of that, the time spent waiting for the display alone (acquire,
     /// present, the emulated vblank), not for the GPU to finish drawing.
-    pub display_wait: Nanos,
+    pub(crate) display_wait: Nanos,
     /// The emulated vblank it was shown at.
-    pub vblank: Option<Vblank>,
+    pub(crate) vblank: Option<Vblank>,
     /// How late the present call was against the vblank's wake time (emulation accuracy).
-    pub wake_late: Nanos,
+    pub(crate) wake_late: Nanos,
     /// CPU time of the overlay, ms.
-    pub overlay_ms: f64,
+    pub(crate) overlay_ms: f64,
     /// Sprites drawn.
-    pub sprites: usize,
+    pub(crate) sprites: usize,
     /// Draw calls the sprite renderer issued.
-    pub draw_calls: u32,
+    pub(crate) draw_calls: u32,
     /// How a held present went (see `app::hold`).
-    pub held: Option<HeldFrame>,
+    pub(crate) held: Option<HeldFrame>,
     /// The compositor was asked when the frame is shown (see `platform::PresentationFeedback`).
-    pub feedback_awaited: bool,
+    pub(crate) feedback_awaited: bool,
 }
 
 impl HostOutcome {
     /// What the session is told about the frame's picture.
-    pub fn presented(&self) -> Presented {
+    pub(crate) fn presented(&self) -> Presented {
         let presented = Presented::default()
             .with_shown(self.presented)
             .with_blocked(self.blocked)
@@ -78,20 +78,20 @@ impl HostOutcome {
 
 /// How the scene is drawn this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SceneParams {
+pub(crate) struct SceneParams {
     /// The playfield size in world units.
-    pub playfield: [f32; 2],
+    pub(crate) playfield: [f32; 2],
     /// Draw ghost markers at the expected display time.
-    pub ghosts: bool,
+    pub(crate) ghosts: bool,
     /// Expected delay from render start to display (for ghosts).
-    pub display_lead: Nanos,
+    pub(crate) display_lead: Nanos,
     /// Artificial CPU load for this frame.
-    pub load: Nanos,
+    pub(crate) load: Nanos,
 }
 
 /// What the window's frames draw with; the demo owns it and lends it to
 /// each frame's [`WindowHost`].
-pub struct Screen {
+pub(crate) struct Screen {
     /// The compositor's word on when frames were shown, where it gives one.
     /// First: dropped before the window whose surface it asks about.
     pub(crate) feedback: Option<crate::platform::PresentationFeedback>,
@@ -108,7 +108,7 @@ pub struct Screen {
 }
 
 /// Everything one frame borrows from the app.
-pub struct WindowHost<'a> {
+pub(crate) struct WindowHost<'a> {
     clock: &'a RealClock,
     /// The frame's start as the platform stamped it (a page's
     /// requestAnimationFrame timestamp): the first reading of the clock.
@@ -131,7 +131,7 @@ impl Screen {
     /// Runs `frame` against a host that draws on this screen as `scene` says
     /// and holds its present until `hold_until` (`app::hold`);
     /// returns what `frame` returned and how the frame went.
-    pub fn draw<R>(
+    pub(crate) fn draw<R>(
         &mut self,
         clock: &RealClock,
         stamp: Option<Nanos>,
@@ -144,7 +144,7 @@ impl Screen {
 
     /// [`Screen::draw`] for strategy frame `frame_id`, whose present asks the
     /// compositor when it is shown (where it can say).
-    pub fn draw_frame<R>(
+    pub(crate) fn draw_frame<R>(
         &mut self,
         clock: &RealClock,
         stamp: Option<Nanos>,
@@ -162,7 +162,7 @@ impl Screen {
 
 impl WindowHost<'_> {
     /// Draws and shows `world` as `view` without running the loop (a paused window).
-    pub fn draw_still(&mut self, world: &World, view: View) {
+    pub(crate) fn draw_still(&mut self, world: &World, view: View) {
         self.render(world, view);
         self.present();
     }
@@ -170,7 +170,7 @@ impl WindowHost<'_> {
     /// Lane mode: draws the sprites already in the instance buffer (every lane
     /// appended its own) in one draw, with the overlay, and shows them.
     /// Returns the display time, as [`FrameHost::present`] does.
-    pub fn show_instances(&mut self) -> Nanos {
+    pub(crate) fn show_instances(&mut self) -> Nanos {
         self.load();
         self.draw_instances();
         self.show()

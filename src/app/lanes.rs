@@ -50,40 +50,40 @@ use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{Nanos, Rate};
 
 /// Share of the playfield's width the label column at each lane's left takes.
-pub const LABEL_COLUMN: f32 = 0.27;
+pub(crate) const LABEL_COLUMN: f32 = 0.27;
 
 /// Space between two lanes, playfield pixels.
-pub const LANE_GAP: f32 = 2.0;
+pub(crate) const LANE_GAP: f32 = 2.0;
 
 /// Pattern digits a lane label shows: about the label column's width in a 11-point monospace font.
-pub const LABEL_PATTERN: usize = 40;
+pub(crate) const LABEL_PATTERN: usize = 40;
 
 /// A rectangle of the playfield, playfield pixels, origin top-left.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Strip {
+pub(crate) struct Strip {
     /// Left edge.
-    pub x: f32,
+    pub(crate) x: f32,
     /// Top edge.
-    pub y: f32,
+    pub(crate) y: f32,
     /// Width.
-    pub width: f32,
+    pub(crate) width: f32,
     /// Height.
-    pub height: f32,
+    pub(crate) height: f32,
 }
 
 impl Strip {
     /// The top-left corner.
-    pub fn origin(&self) -> [f32; 2] {
+    pub(crate) fn origin(&self) -> [f32; 2] {
         [self.x, self.y]
     }
 
     /// Width and height.
-    pub fn size(&self) -> [f32; 2] {
+    pub(crate) fn size(&self) -> [f32; 2] {
         [self.width, self.height]
     }
 
     /// Whether `point` lies inside (left and top edges included).
-    pub fn contains(&self, point: [f32; 2]) -> bool {
+    pub(crate) fn contains(&self, point: [f32; 2]) -> bool {
         (self.x..self.x + self.width).contains(&point[0]) && (self.y..self.y + self.height).contains(&point[1])
     }
 }
@@ -92,34 +92,24 @@ impl Strip {
 /// [`LANE_GAP`] apart, each a label column ([`LABEL_COLUMN`] of the width) and
 /// the motion area right of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LaneLayout {
+pub(crate) struct LaneLayout {
     playfield: [f32; 2],
     count: usize,
 }
 
 impl LaneLayout {
     /// `count` lanes (at least 1) on a `playfield` of `[width, height]`.
-    pub fn new(count: usize, playfield: [f32; 2]) -> LaneLayout {
+    pub(crate) fn new(count: usize, playfield: [f32; 2]) -> LaneLayout {
         LaneLayout { playfield, count: count.max(1) }
     }
 
-    /// The playfield the lanes divide.
-    pub fn playfield(&self) -> [f32; 2] {
-        self.playfield
-    }
-
-    /// Lanes.
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
     /// Width of the label column, playfield pixels.
-    pub fn label_width(&self) -> f32 {
+    pub(crate) fn label_width(&self) -> f32 {
         (LABEL_COLUMN * self.playfield[0]).round()
     }
 
     /// Lane `i` (from the top), label column included.
-    pub fn lane(&self, i: usize) -> Strip {
+    pub(crate) fn lane(&self, i: usize) -> Strip {
         let [width, height] = self.playfield;
         let edge = |k: usize| height * k as f32 / self.count as f32;
         let top = edge(i);
@@ -127,21 +117,21 @@ impl LaneLayout {
     }
 
     /// Where lane `i`'s world moves: the lane right of the label column.
-    pub fn motion(&self, i: usize) -> Strip {
+    pub(crate) fn motion(&self, i: usize) -> Strip {
         let lane = self.lane(i);
         let label = self.label_width();
         Strip { x: label, width: (lane.width - label).max(1.0), ..lane }
     }
 
     /// The lane under a playfield point, if any.
-    pub fn lane_at(&self, point: [f32; 2]) -> Option<usize> {
+    pub(crate) fn lane_at(&self, point: [f32; 2]) -> Option<usize> {
         (0..self.count).find(|&i| self.lane(i).contains(point))
     }
 }
 
 /// The playfield point under a window pixel, through the letterbox the
 /// sprites are drawn with (`None` on the bars).
-pub fn playfield_point(letterbox: &Letterbox, pixel: [f32; 2]) -> Option<[f32; 2]> {
+pub(crate) fn playfield_point(letterbox: &Letterbox, pixel: [f32; 2]) -> Option<[f32; 2]> {
     let [sx, sy] = letterbox.scale();
     if sx <= 0.0 || sy <= 0.0 {
         return None;
@@ -186,12 +176,12 @@ struct Lane {
 
 /// What `--stats-json` writes per lane: the lane session's report.
 #[derive(Clone, Debug, Serialize)]
-pub struct LaneReport {
+pub(crate) struct LaneReport {
     /// The lane's figures, with the report's field names (`model` is `lanes`).
     #[serde(flatten)]
-    pub run: RunReport,
+    pub(crate) run: RunReport,
     /// The strategy decides when frames happen, so the lane did not run (its counts are 0).
-    pub needs_loop: bool,
+    pub(crate) needs_loop: bool,
 }
 
 /// Every lane's session, the layout, and which lane is selected.
@@ -231,17 +221,13 @@ impl Lanes {
     }
 
     /// Lanes.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lanes.len()
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.lanes.is_empty()
-    }
-
     /// Where the lanes are.
-    pub fn layout(&self) -> &LaneLayout {
+    #[cfg(test)]
+    pub(crate) fn layout(&self) -> &LaneLayout {
         &self.layout
     }
 
@@ -251,12 +237,14 @@ impl Lanes {
     }
 
     /// Lane `i`'s strategy and session (`None` past the last lane).
-    pub fn session(&self, i: usize) -> Option<(StrategyId, &Session<LaneWorld>)> {
+    #[cfg(test)]
+    pub(crate) fn session(&self, i: usize) -> Option<(StrategyId, &Session<LaneWorld>)> {
         self.lanes.get(i).map(|lane| (lane.id, &lane.session))
     }
 
     /// Whether lane `i` runs (its strategy does not need the loop).
-    pub fn runs(&self, i: usize) -> bool {
+    #[cfg(test)]
+    pub(crate) fn runs(&self, i: usize) -> bool {
         self.lanes.get(i).is_some_and(|lane| !lane.needs_loop)
     }
 
@@ -290,23 +278,23 @@ impl Lanes {
     }
 
     /// The selected lane's strategy, and whether its lane runs.
-    pub fn selected(&self) -> Option<StrategyId> {
+    pub(crate) fn selected(&self) -> Option<StrategyId> {
         self.lanes.get(self.selected).map(|lane| lane.id)
     }
 
     /// Selects the lane below the selected one (wrapping to the top).
-    pub fn select_next(&mut self) {
+    pub(crate) fn select_next(&mut self) {
         self.selected = (self.selected + 1) % self.lanes.len().max(1);
     }
 
     /// Selects the lane above the selected one (wrapping to the bottom).
-    pub fn select_previous(&mut self) {
+    pub(crate) fn select_previous(&mut self) {
         let n = self.lanes.len().max(1);
         self.selected = (self.selected + n - 1) % n;
     }
 
     /// Selects the lane of strategy `id`; false when no lane shows it.
-    pub fn select_strategy(&mut self, id: StrategyId) -> bool {
+    pub(crate) fn select_strategy(&mut self, id: StrategyId) -> bool {
         match self.lanes.iter().position(|lane| lane.id == id) {
             Some(i) => {
                 self.selected = i;
@@ -317,7 +305,7 @@ impl Lanes {
     }
 
     /// Selects the lane under a playfield point; false when there is none.
-    pub fn select_at(&mut self, point: [f32; 2]) -> bool {
+    pub(crate) fn select_at(&mut self, point: [f32; 2]) -> bool {
         match self.layout.lane_at(point) {
             Some(i) if i < self.lanes.len() => {
                 self.selected = i;
@@ -361,7 +349,7 @@ impl Lanes {
     }
 
     /// Every lane's report at clock `now`, top to bottom.
-    pub fn reports(&mut self, now: Nanos, seed: u64) -> Vec<LaneReport> {
+    pub(crate) fn reports(&mut self, now: Nanos, seed: u64) -> Vec<LaneReport> {
         self.lanes
             .iter_mut()
             .map(|lane| {
@@ -374,21 +362,21 @@ impl Lanes {
     }
 
     /// Changes every lane's tick rate (their timing and live figures start over).
-    pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
+    pub(crate) fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
         for lane in &mut self.lanes {
             lane.session.set_tick_rate(rate, now);
         }
     }
 
     /// The present mode changed.
-    pub fn set_present_mode(&mut self, mode: &PresentModeInfo, now: Nanos) {
+    pub(crate) fn set_present_mode(&mut self, mode: &PresentModeInfo, now: Nanos) {
         for lane in &mut self.lanes {
             lane.session.set_present_mode(mode.clone(), now);
         }
     }
 
     /// The window moved to another display (with its own emulated grid, if any).
-    pub fn move_to_display(
+    pub(crate) fn move_to_display(
         &mut self,
         monitor: Option<&str>,
         reported: Option<Rate>,
@@ -401,21 +389,21 @@ impl Lanes {
     }
 
     /// The display could not be seen from `from` to `to`: a gap in every lane's run, not a frame.
-    pub fn hidden(&mut self, from: Nanos, to: Nanos) {
+    pub(crate) fn hidden(&mut self, from: Nanos, to: Nanos) {
         for lane in &mut self.lanes {
             lane.session.hidden(from, to);
         }
     }
 
     /// Frames stopped for a while (hidden, resized).
-    pub fn interrupt(&mut self) {
+    pub(crate) fn interrupt(&mut self) {
         for lane in &mut self.lanes {
             lane.session.interrupt();
         }
     }
 
     /// Puts every lane's world back to its start (the strategies keep their timing).
-    pub fn reset_worlds(&mut self) {
+    pub(crate) fn reset_worlds(&mut self) {
         for lane in &mut self.lanes {
             lane.session.world_mut().reset();
         }

@@ -18,28 +18,28 @@
 //! ```
 
 pub mod bindings;
-pub mod config;
-pub mod cpu;
-pub mod cpu_load;
-pub mod demo;
-pub mod gfx;
-pub mod hold;
-pub mod host;
+pub(crate) mod config;
+pub(crate) mod cpu;
+pub(crate) mod cpu_load;
+pub(crate) mod demo;
+pub(crate) mod gfx;
+pub(crate) mod hold;
+pub(crate) mod host;
 pub mod lanes;
-pub mod monitors;
-pub mod run_outputs;
-pub mod shell;
-pub mod tour;
-pub mod wait;
-pub mod window_state;
+pub(crate) mod monitors;
+pub(crate) mod run_outputs;
+pub(crate) mod shell;
+pub(crate) mod tour;
+pub(crate) mod wait;
+pub(crate) mod window_state;
 
-pub use config::RunConfig;
+pub(crate) use config::RunConfig;
 
 use crate::error::CliError;
 
 /// What the user reads when no window can be opened; winit's own error
 /// (which names a source file in the cargo registry) goes to the debug log.
-pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY or WAYLAND_DISPLAY, or run \
+pub(crate) const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY or WAYLAND_DISPLAY, or run \
                               `timestep-lab simulate` to study the strategies on virtual monitors without a window";
 
 /// Opens the window with `config` and runs the event loop; with a `tour`
@@ -48,7 +48,7 @@ pub const NO_DISPLAY: &str = "no display: could not open a window; set DISPLAY o
 /// # Errors
 /// [`CliError::Runtime`] when there is no display, no GPU adapter, the
 /// device is lost, or outputs cannot be written at the end.
-pub fn run_app(config: RunConfig, tour: Option<tour::Tour>) -> Result<(), CliError> {
+pub(crate) fn run_app(config: RunConfig, tour: Option<tour::Tour>) -> Result<(), CliError> {
     let event_loop = winit::event_loop::EventLoop::<shell::UserEvent>::with_user_event().build().map_err(|e| {
         log::debug!("winit could not create an event loop: {e}");
         CliError::Runtime(NO_DISPLAY.to_owned())

@@ -13,20 +13,20 @@ use crate::time::Rate;
 
 /// What the log and the overlay say about a monitor.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MonitorInfo {
+pub(crate) struct MonitorInfo {
     /// winit's name, or `monitor N` when it has none.
-    pub name: String,
+    pub(crate) name: String,
     /// Physical size in pixels.
-    pub size: [u32; 2],
+    pub(crate) size: [u32; 2],
     /// Top-left corner on the virtual desktop.
-    pub position: [i32; 2],
+    pub(crate) position: [i32; 2],
     /// The reported refresh, if any, in millihertz.
-    pub refresh_mhz: Option<u32>,
+    pub(crate) refresh_mhz: Option<u32>,
 }
 
 impl MonitorInfo {
     /// Describes monitor number `index` (0-based).
-    pub fn of(index: usize, handle: &MonitorHandle) -> MonitorInfo {
+    pub(crate) fn of(index: usize, handle: &MonitorHandle) -> MonitorInfo {
         let size = handle.size();
         let position = handle.position();
         MonitorInfo {
@@ -38,12 +38,12 @@ impl MonitorInfo {
     }
 
     /// The reported refresh in Hz.
-    pub fn refresh_hz(&self) -> Option<f64> {
+    pub(crate) fn refresh_hz(&self) -> Option<f64> {
         self.refresh_mhz.map(|mhz| f64::from(mhz) / 1000.0)
     }
 
     /// The reported refresh as an exact rate (59.940 Hz becomes 60000/1001).
-    pub fn refresh_rate(&self) -> Option<Rate> {
+    pub(crate) fn refresh_rate(&self) -> Option<Rate> {
         self.refresh_mhz.and_then(refresh_rate_from_millihertz)
     }
 }
@@ -59,7 +59,7 @@ impl fmt::Display for MonitorInfo {
 }
 
 /// An exact rate from winit's millihertz (NTSC rates snap to `k·1000/1001`).
-pub fn refresh_rate_from_millihertz(mhz: u32) -> Option<Rate> {
+pub(crate) fn refresh_rate_from_millihertz(mhz: u32) -> Option<Rate> {
     if mhz == 0 {
         return None;
     }
@@ -68,7 +68,7 @@ pub fn refresh_rate_from_millihertz(mhz: u32) -> Option<Rate> {
 
 /// Borderless fullscreen on `monitor`, or exclusive fullscreen in its
 /// largest, fastest video mode when `exclusive` and the platform lists modes.
-pub fn fullscreen_on(monitor: &MonitorHandle, exclusive: bool) -> Fullscreen {
+pub(crate) fn fullscreen_on(monitor: &MonitorHandle, exclusive: bool) -> Fullscreen {
     if exclusive {
         let best = monitor.video_modes().max_by_key(|mode| {
             let size = mode.size();

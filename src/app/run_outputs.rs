@@ -36,31 +36,31 @@ use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The JSON document `--stats-json` writes.
 #[derive(Clone, Debug, Serialize)]
-pub struct StatsJson {
+pub(crate) struct StatsJson {
     /// The run's figures and what the session saw of the display.
     #[serde(flatten)]
-    pub run: RunReport,
+    pub(crate) run: RunReport,
     /// The adapter that rendered.
-    pub adapter: String,
+    pub(crate) adapter: String,
     /// Surface acquire outcomes, for robustness runs.
-    pub surface: AcquireCounts,
+    pub(crate) surface: AcquireCounts,
     /// Frames whose GPU pass times were read back (0 without timestamp queries).
-    pub gpu_timed_frames: u64,
+    pub(crate) gpu_timed_frames: u64,
     /// Mean GPU time of the scene pass (background + sprites), ms.
-    pub gpu_scene_ms: Option<f64>,
+    pub(crate) gpu_scene_ms: Option<f64>,
     /// Mean GPU time of the overlay pass over the frames that drew it, ms.
-    pub gpu_overlay_ms: Option<f64>,
+    pub(crate) gpu_overlay_ms: Option<f64>,
     /// Lane mode: one report per lane, top to bottom (the last lane mode of
     /// the run, to its end or until it was left); empty without lane mode.
-    pub lanes: Vec<LaneReport>,
+    pub(crate) lanes: Vec<LaneReport>,
     /// The screen's refresh from the browser's frame clock (requestAnimationFrame's
     /// timestamps), however many refreshes the page missed, Hz; absent natively.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub screen_refresh_hz: Option<f64>,
+    pub(crate) screen_refresh_hz: Option<f64>,
     /// What the overlay notes about the window's own life (time hidden, a
     /// capped buffer, missed refreshes); absent when there is nothing to say.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl StatsJson {
@@ -68,7 +68,7 @@ impl StatsJson {
     ///
     /// # Errors
     /// [`CliError::Runtime`] if the file cannot be written.
-    pub fn write(&self, path: &Path) -> Result<(), CliError> {
+    pub(crate) fn write(&self, path: &Path) -> Result<(), CliError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| CliError::Runtime(format!("could not encode the stats: {e}")))?;
         crate::platform::write_file(path, text + "\n").map_err(CliError::Runtime)
@@ -76,7 +76,7 @@ impl StatsJson {
 }
 
 /// The header of a frame log: `simulate --trace` reads the `frame_ms` column under it.
-pub const FRAME_LOG_HEADER: &str = "frame_ms,display_ms,display_source";
+pub(crate) const FRAME_LOG_HEADER: &str = "frame_ms,display_ms,display_source";
 
 /// One loop frame of the log, until its interval and its display are known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ struct Row {
 /// and when its picture was shown (D, on the run's clock, in ms) and where
 /// that time came from. See the module docs.
 #[derive(Debug)]
-pub struct FrameLog<W: Write> {
+pub(crate) struct FrameLog<W: Write> {
     out: W,
     /// Rows waiting for their interval (the next frame's start) or their display (its feedback).
     rows: std::collections::VecDeque<Row>,
@@ -108,7 +108,7 @@ impl FrameLog<std::io::BufWriter<crate::platform::OutputFile>> {
     ///
     /// # Errors
     /// [`CliError::Usage`] naming `--frame-log` when the file cannot be created.
-    pub fn create(path: &Path) -> Result<Self, CliError> {
+    pub(crate) fn create(path: &Path) -> Result<Self, CliError> {
         let file = crate::platform::create_file(path)
             .map_err(|e| CliError::Usage(format!("--frame-log: cannot create {} ({e})", path.display())))?;
         FrameLog::new(std::io::BufWriter::new(file))
@@ -121,14 +121,14 @@ impl<W: Write> FrameLog<W> {
     ///
     /// # Errors
     /// The header could not be written.
-    pub fn new(mut out: W) -> std::io::Result<Self> {
+    pub(crate) fn new(mut out: W) -> std::io::Result<Self> {
         writeln!(out, "{FRAME_LOG_HEADER}")?;
         Ok(FrameLog { out, rows: std::collections::VecDeque::with_capacity(64), written: 0, failed: None })
     }
 
     /// A loop frame started at `start`: strategy frame `frame` (its display
     /// comes with [`FrameLog::displayed`]), or a frame without one (`None`).
-    pub fn frame_started(&mut self, start: Nanos, frame: Option<u64>) {
+    pub(crate) fn frame_started(&mut self, start: Nanos, frame: Option<u64>) {
         if let Some(previous) = self.rows.back_mut() {
             previous.interval = Some(start.saturating_sub(previous.start));
         }
@@ -138,7 +138,7 @@ impl<W: Write> FrameLog<W> {
     }
 
     /// Strategy frame `frame` was shown at `at` (`None`: it was not), by `source`'s word.
-    pub fn displayed(&mut self, frame: u64, at: Option<Nanos>, source: &'static str) {
+    pub(crate) fn displayed(&mut self, frame: u64, at: Option<Nanos>, source: &'static str) {
         if let Some(row) = self.rows.iter_mut().find(|r| r.frame == Some(frame) && r.display.is_none()) {
             row.display = Some((at, source));
         }
@@ -147,7 +147,7 @@ impl<W: Write> FrameLog<W> {
 
     /// The frames still waiting for their display will not get one (their
     /// session ended): they are written with an empty display.
-    pub fn forget_pending(&mut self) {
+    pub(crate) fn forget_pending(&mut self) {
         for row in &mut self.rows {
             row.display.get_or_insert((None, ""));
         }
@@ -155,7 +155,8 @@ impl<W: Write> FrameLog<W> {
     }
 
     /// Rows written so far.
-    pub fn rows(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn rows(&self) -> u64 {
         self.written
     }
 
@@ -189,7 +190,7 @@ impl<W: Write> FrameLog<W> {
     ///
     /// # Errors
     /// [`CliError::Runtime`] when a row or the flush failed.
-    pub fn finish(&mut self, end: Nanos) -> Result<(), CliError> {
+    pub(crate) fn finish(&mut self, end: Nanos) -> Result<(), CliError> {
         if let Some(last) = self.rows.back_mut() {
             last.interval = Some(end.saturating_sub(last.start));
         }
@@ -206,7 +207,8 @@ impl<W: Write> FrameLog<W> {
     }
 
     /// The writer, for tests.
-    pub fn get_ref(&self) -> &W {
+    #[cfg(test)]
+    pub(crate) fn get_ref(&self) -> &W {
         &self.out
     }
 }

@@ -34,7 +34,7 @@ use crate::time::{Clock, Nanos, RealClock};
 
 /// What reaches the event loop from outside winit.
 #[derive(Debug)]
-pub enum UserEvent {
+pub(crate) enum UserEvent {
     /// SIGINT, SIGTERM (or Ctrl+C on Windows), or the page going away: end the run the way `Esc` does.
     Terminate,
     /// The GPU's asynchronous start-up ([`Gfx::request`]) is done.
@@ -66,7 +66,7 @@ fn publish_stats(demo: &mut Demo, now: Nanos) {
 }
 
 /// The application handler.
-pub struct App {
+pub(crate) struct App {
     config: RunConfig,
     proxy: EventLoopProxy<UserEvent>,
     /// The window, while the GPU's start-up is under way.
@@ -98,7 +98,7 @@ const EARLY_KEYS: usize = 16;
 impl App {
     /// An app that opens its window when the event loop resumes; `proxy`
     /// carries the GPU's start-up back to it.
-    pub fn new(config: RunConfig, proxy: EventLoopProxy<UserEvent>) -> App {
+    pub(crate) fn new(config: RunConfig, proxy: EventLoopProxy<UserEvent>) -> App {
         App {
             config,
             proxy,
@@ -119,7 +119,7 @@ impl App {
     }
 
     /// An app that runs `tour` (`timestep-lab measure`) and ends when it is done.
-    pub fn with_tour(config: RunConfig, proxy: EventLoopProxy<UserEvent>, tour: Tour) -> App {
+    pub(crate) fn with_tour(config: RunConfig, proxy: EventLoopProxy<UserEvent>, tour: Tour) -> App {
         App { tour: Some(tour), ..App::new(config, proxy) }
     }
 
@@ -167,7 +167,7 @@ impl App {
     ///
     /// # Errors
     /// The first error of the run: start-up, device loss, or an output that could not be written.
-    pub fn into_result(self) -> Result<(), CliError> {
+    pub(crate) fn into_result(self) -> Result<(), CliError> {
         match self.error {
             Some(err) => Err(err),
             None => Ok(()),

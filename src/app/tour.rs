@@ -42,13 +42,13 @@ use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
 
 /// Time each segment runs before it is recorded: a new present mode
 /// reconfigures the surface, and its first frames say nothing about pacing.
-pub const SETTLE: Nanos = 300 * NANOS_PER_MS;
+pub(crate) const SETTLE: Nanos = 300 * NANOS_PER_MS;
 
 /// Time the window gets to arrive on the next monitor before it is measured.
-pub const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
+pub(crate) const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
 
 /// The files a tour writes into `--out`.
-pub const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
+pub(crate) const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
 
 /// Present modes probed, in this order, where the surface supports them.
 const PROBED_MODES: [wgpu::PresentMode; 4] =
@@ -56,7 +56,7 @@ const PROBED_MODES: [wgpu::PresentMode; 4] =
 
 /// Which monitors the tour visits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MonitorChoice {
+pub(crate) enum MonitorChoice {
     /// Monitor N (numbered from 1).
     One(usize),
     /// Every monitor, in turn.
@@ -65,21 +65,21 @@ pub enum MonitorChoice {
 
 /// What a tour measures, and where its card goes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TourPlan {
+pub(crate) struct TourPlan {
     /// Directory for [`OUTPUTS`].
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// The monitors to visit; `None`: the one the window opens on.
-    pub monitors: Option<MonitorChoice>,
+    pub(crate) monitors: Option<MonitorChoice>,
     /// Strategies run in each vsync pass, in this order.
-    pub strategies: Vec<StrategyId>,
+    pub(crate) strategies: Vec<StrategyId>,
     /// How long each strategy runs in each pass.
-    pub run_length: Nanos,
+    pub(crate) run_length: Nanos,
     /// How long each present mode is probed.
-    pub probe_length: Nanos,
+    pub(crate) probe_length: Nanos,
     /// Whether the pass with vsync off runs.
-    pub vsync_off: bool,
+    pub(crate) vsync_off: bool,
     /// The machine's name in the card.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 /// What a segment presents with: a present mode, with or without the emulated grid.
@@ -115,7 +115,7 @@ struct Segment {
 }
 
 /// `measure`'s tour: the plan, where it stands, and the card it fills.
-pub struct Tour {
+pub(crate) struct Tour {
     /// What to measure, as asked.
     plan: TourPlan,
     /// The steps planned from it so far (each further monitor's when the window is on it).
@@ -141,7 +141,7 @@ pub struct Tour {
 
 impl Tour {
     /// A tour of `plan`.
-    pub fn new(plan: TourPlan) -> Tour {
+    pub(crate) fn new(plan: TourPlan) -> Tour {
         Tour {
             plan,
             steps: Vec::new(),
@@ -160,7 +160,7 @@ impl Tour {
     }
 
     /// The window is up: plan the tour and start its first segment.
-    pub fn start(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
+    pub(crate) fn start(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
         let info = demo.adapter_info();
         let driver = [info.driver.as_str(), info.driver_info.as_str()].join(" ").trim().to_owned();
         self.card = Some(ReportCard {
@@ -281,7 +281,7 @@ impl Tour {
 
     /// After each frame: record it, close the segment when its time is up.
     /// Returns true when the tour is over.
-    pub fn after_frame(
+    pub(crate) fn after_frame(
         &mut self,
         demo: &mut Demo,
         shown: &[ShownFrame],
@@ -335,7 +335,7 @@ impl Tour {
     /// The page was hidden from `gap.0` to `gap.1`: the segment under way
     /// (its figures cut by the gap) runs again from its start, and the card
     /// says so.
-    pub fn hidden(
+    pub(crate) fn hidden(
         &mut self,
         demo: &mut Demo,
         gap: (Nanos, Nanos),
@@ -507,7 +507,7 @@ impl Tour {
     ///
     /// # Errors
     /// [`CliError::Runtime`] naming the file that could not be written.
-    pub fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
+    pub(crate) fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
         self.progress.done();
         let done = self.next - usize::from(self.segment.is_some());
         if self.next < self.steps.len() || self.segment.is_some() {

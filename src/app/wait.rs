@@ -23,14 +23,14 @@ use crate::time::Nanos;
 /// How much of a precise wait is spun instead of slept. Linux timer slack
 /// plus scheduler latency under load is well below a millisecond; 1 ms of
 /// spinning per frame costs ~6 % of a core at 60 fps.
-pub const SPIN_MARGIN: Duration = Duration::from_millis(1);
+pub(crate) const SPIN_MARGIN: Duration = Duration::from_millis(1);
 
 /// [`SPIN_MARGIN`] in nanoseconds.
-pub const SPIN_MARGIN_NANOS: Nanos = SPIN_MARGIN.as_nanos() as Nanos;
+pub(crate) const SPIN_MARGIN_NANOS: Nanos = SPIN_MARGIN.as_nanos() as Nanos;
 
 /// What the event loop should do about a wake time, decided in `about_to_wait`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WaitSplit {
+pub(crate) enum WaitSplit {
     /// Draw the next frame now.
     RedrawNow,
     /// Spin the remaining (short) time, then draw.
@@ -40,7 +40,7 @@ pub enum WaitSplit {
 }
 
 /// Splits a wait for `wake` (None: as soon as possible) at clock time `now`: sleep, spin, or draw now.
-pub fn split_wait(now: Nanos, wake: Option<Nanos>) -> WaitSplit {
+pub(crate) fn split_wait(now: Nanos, wake: Option<Nanos>) -> WaitSplit {
     match wake {
         None => WaitSplit::RedrawNow,
         Some(at) if at <= now => WaitSplit::RedrawNow,

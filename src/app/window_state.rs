@@ -34,27 +34,27 @@ use crate::error::CliError;
 use crate::time::{NANOS_PER_MS, Nanos, Rate};
 
 /// How often a hidden, minimised or paused window looks again (no polling in between).
-pub const IDLE_RETRY: Nanos = 250 * NANOS_PER_MS;
+pub(crate) const IDLE_RETRY: Nanos = 250 * NANOS_PER_MS;
 
 /// How often the shell asks which monitor the window is on (an X11 round
 /// trip; Wayland sends no event when a surface enters an output).
-pub const MONITOR_POLL: Nanos = 250 * NANOS_PER_MS;
+pub(crate) const MONITOR_POLL: Nanos = 250 * NANOS_PER_MS;
 
 /// The display a window is on, as the session is told about it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OnMonitor {
+pub(crate) struct OnMonitor {
     /// The overlay's and the report's name for it: `screen1 1280x800 (2 of 2)`.
-    pub label: String,
+    pub(crate) label: String,
     /// The refresh rate it reports, if any.
-    pub reported: Option<Rate>,
+    pub(crate) reported: Option<Rate>,
     /// Its number in winit's list (0-based), for `--emulate-refresh N=HZ`.
-    pub index: Option<usize>,
+    pub(crate) index: Option<usize>,
 }
 
 /// The window and what the shell knows about its visibility and monitor.
-pub struct WindowState {
+pub(crate) struct WindowState {
     /// The winit window.
-    pub window: Arc<Window>,
+    pub(crate) window: Arc<Window>,
     monitors: Vec<MonitorHandle>,
     monitor: Option<MonitorHandle>,
     info: Option<(usize, MonitorInfo)>,
@@ -93,7 +93,7 @@ impl WindowState {
     /// # Errors
     /// [`CliError::Usage`] for a monitor that does not exist; [`CliError::Runtime`]
     /// when the platform refuses the window.
-    pub fn open(event_loop: &ActiveEventLoop, config: &RunConfig) -> Result<WindowState, CliError> {
+    pub(crate) fn open(event_loop: &ActiveEventLoop, config: &RunConfig) -> Result<WindowState, CliError> {
         let monitors: Vec<MonitorHandle> = event_loop.available_monitors().collect();
         if monitors.is_empty() {
             log::info!("winit lists no monitors");
@@ -152,7 +152,7 @@ impl WindowState {
     }
 
     /// The monitors winit listed, for the help table.
-    pub fn monitor_lines(&self) -> Vec<(String, String)> {
+    pub(crate) fn monitor_lines(&self) -> Vec<(String, String)> {
         self.monitors
             .iter()
             .enumerate()
@@ -162,7 +162,7 @@ impl WindowState {
 
     /// Looks up the monitor the window is on; returns it when it differs from
     /// the one known so far (or always, with `force`).
-    pub fn follow_monitor(&mut self, force: bool) -> Option<OnMonitor> {
+    pub(crate) fn follow_monitor(&mut self, force: bool) -> Option<OnMonitor> {
         let reported = self.window.current_monitor();
         let told = reported.is_some();
         let current = reported.or_else(|| self.monitor.clone());
@@ -183,7 +183,7 @@ impl WindowState {
     }
 
     /// Looks up the monitor again if [`MONITOR_POLL`] has passed; returns it when it changed.
-    pub fn poll_monitor(&mut self, now: Nanos) -> Option<OnMonitor> {
+    pub(crate) fn poll_monitor(&mut self, now: Nanos) -> Option<OnMonitor> {
         if now < self.monitor_checked_at.saturating_add(MONITOR_POLL) {
             return None;
         }
@@ -211,7 +211,7 @@ impl WindowState {
     }
 
     /// The current monitor, as the session is told about it.
-    pub fn on_monitor(&self) -> OnMonitor {
+    pub(crate) fn on_monitor(&self) -> OnMonitor {
         match &self.info {
             Some((index, m)) => {
                 let of = if self.monitors.len() > 1 {
@@ -231,7 +231,7 @@ impl WindowState {
 
     /// Moves the window (or its fullscreen) to the next monitor; where a
     /// client cannot place its window (Wayland), goes fullscreen there.
-    pub fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
+    pub(crate) fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
         self.monitors = event_loop.available_monitors().collect();
         if self.monitors.len() < 2 {
             log::info!("only {} monitor(s): nothing to move to", self.monitors.len());
@@ -262,7 +262,7 @@ impl WindowState {
     }
 
     /// Fullscreen on the current monitor (borderless, or exclusive in its best mode), or back.
-    pub fn toggle_fullscreen(&mut self, exclusive: bool) {
+    pub(crate) fn toggle_fullscreen(&mut self, exclusive: bool) {
         // F overrides an M still under way.
         self.refullscreen = None;
         if self.window.fullscreen().is_some() {
@@ -275,33 +275,33 @@ impl WindowState {
     }
 
     /// Asks the platform for a redraw, and remembers when (see [`WindowState::redraw_arrived`]).
-    pub fn request_redraw(&mut self, now: Nanos) {
+    pub(crate) fn request_redraw(&mut self, now: Nanos) {
         self.redraw_pending = Some(now);
         self.window.request_redraw();
     }
 
     /// When the redraw on its way was requested (`None`: none is).
-    pub fn redraw_pending(&self) -> Option<Nanos> {
+    pub(crate) fn redraw_pending(&self) -> Option<Nanos> {
         self.redraw_pending
     }
 
     /// The requested redraw arrived at `now`: returns how long it took (0 when none was pending).
-    pub fn redraw_arrived(&mut self, now: Nanos) -> Nanos {
+    pub(crate) fn redraw_arrived(&mut self, now: Nanos) -> Nanos {
         self.redraw_pending.take().map_or(0, |at| now.saturating_sub(at))
     }
 
     /// Until when frames wait (occluded, or hidden by the last frame); events clear it.
-    pub fn idle_until(&self) -> Option<Nanos> {
+    pub(crate) fn idle_until(&self) -> Option<Nanos> {
         self.idle_until
     }
 
     /// No frames before `until` (`None`: frames at once, if the window can be seen).
-    pub fn set_idle_until(&mut self, until: Option<Nanos>) {
+    pub(crate) fn set_idle_until(&mut self, until: Option<Nanos>) {
         self.idle_until = until;
     }
 
     /// Whether a frame should be drawn now: not occluded, minimised, unmapped or empty.
-    pub fn renderable(&mut self, now: Nanos, zero_size: bool) -> bool {
+    pub(crate) fn renderable(&mut self, now: Nanos, zero_size: bool) -> bool {
         if now >= self.checked_at.saturating_add(IDLE_RETRY) {
             self.check_hidden(now);
         }
@@ -309,7 +309,7 @@ impl WindowState {
     }
 
     /// Asks the platform again whether the window is minimised or unmapped.
-    pub fn check_hidden(&mut self, now: Nanos) {
+    pub(crate) fn check_hidden(&mut self, now: Nanos) {
         let unmapped = self.mapping.as_ref().is_some_and(|m| !m.viewable());
         self.hidden = unmapped || self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
         self.checked_at = now;

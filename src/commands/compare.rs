@@ -19,20 +19,20 @@ use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 pub struct CompareArgs {
     /// Report cards and simulator JSON files, in any mix and order.
     #[arg(value_name = "FILE", required = true, value_parser = cli::file_name)]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
 
     /// Also write the comparison as a self-contained HTML page (inline SVG charts).
     #[arg(long, value_name = "FILE.html", value_parser = cli::file_name)]
-    pub html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
 
     /// The largest speed error (|drift|, ms per minute) a best strategy may have.
     #[arg(long, value_name = "MS", default_value_t = MAX_DRIFT_MS_PER_MIN, allow_hyphen_values = true,
           value_parser = parse_max_drift)]
-    pub max_drift: f64,
+    pub(crate) max_drift: f64,
 }
 
 /// `--max-drift`: 0 to 60 000 ms per minute (all of it).
-pub const MAX_DRIFT_BOUNDS: Bounds =
+pub(crate) const MAX_DRIFT_BOUNDS: Bounds =
     Bounds { min: 0.0, min_inclusive: true, max: 60_000.0, unit: Unit::MillisPerMinute };
 
 /// `--max-drift`: a finite number of ms per minute within [`MAX_DRIFT_BOUNDS`].

@@ -11,7 +11,7 @@ use crate::strategy::{FuzzyVariant, StrategyConfig};
 use crate::time::{Nanos, Rate};
 
 /// `--seconds-per-strategy` and `--probe-seconds`: more than 0, at most 10 minutes.
-pub const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 600.0, unit: Unit::Seconds };
+pub(crate) const SEGMENT_SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 600.0, unit: Unit::Seconds };
 
 fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
     if text.trim().eq_ignore_ascii_case("all") {
@@ -32,72 +32,72 @@ fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
 pub struct MeasureArgs {
     /// Directory for report.json, report.html and screenshot.png (created if missing).
     #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
 
     /// The monitor to measure (numbered from 1), or `all` to visit each in turn.
     /// Default: the one the window opens on.
     #[arg(long, value_name = "N|all", value_parser = parse_monitor)]
-    pub monitor: Option<MonitorChoice>,
+    pub(crate) monitor: Option<MonitorChoice>,
 
     /// How long each strategy runs in each vsync pass, seconds.
     #[arg(long, value_name = "S", default_value = "3", value_parser = SEGMENT_SECONDS.nanos())]
-    pub seconds_per_strategy: Nanos,
+    pub(crate) seconds_per_strategy: Nanos,
 
     /// How long each present mode is probed, seconds.
     #[arg(long, value_name = "S", default_value = "2", value_parser = SEGMENT_SECONDS.nanos())]
-    pub probe_seconds: Nanos,
+    pub(crate) probe_seconds: Nanos,
 
     /// Strategies to run: `all`, or ids separated by commas (`interpolated,snapped`).
     #[arg(long, value_name = "IDS|all", default_value = "all", value_parser = cli::strategy_list)]
-    pub strategies: StrategyList,
+    pub(crate) strategies: StrategyList,
 
     /// Skip the pass with vsync off.
     #[arg(long)]
-    pub no_vsync_off: bool,
+    pub(crate) no_vsync_off: bool,
 
     /// Simulation tick rate, Hz (e.g. 60, 59.94, 60000/1001).
     #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate)]
-    pub tick_rate: Rate,
+    pub(crate) tick_rate: Rate,
 
     /// Fuzzy timer variant.
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
           value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
-    pub fuzzy_variant: FuzzyVariant,
+    pub(crate) fuzzy_variant: FuzzyVariant,
 
     /// Pace vsync-on presents to a virtual vblank grid at HZ, or per monitor as
     /// 1=59.94,2=144 (see `run --emulate-refresh`).
     #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh)]
-    pub emulate_refresh: Option<EmulatedRefresh>,
+    pub(crate) emulate_refresh: Option<EmulatedRefresh>,
 
     /// Wake-up jitter of the emulated vblank, µs (needs --emulate-refresh).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
-    pub emulate_jitter_us: Option<u64>,
+    pub(crate) emulate_jitter_us: Option<u64>,
 
     /// A name for this machine in the report (the host name is not read).
     #[arg(long, value_name = "TEXT")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 
     /// Time frames by the present call's return (an estimate) even where the compositor says when
     /// they were shown (see `run --no-presentation-feedback`).
     #[arg(long)]
-    pub no_presentation_feedback: bool,
+    pub(crate) no_presentation_feedback: bool,
 
     /// Fullscreen on the measured monitor (borderless).
     #[arg(long)]
-    pub fullscreen: bool,
+    pub(crate) fullscreen: bool,
 
     /// Window size in physical pixels (`WIDTHxHEIGHT`).
     #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
           value_parser = cli::size)]
-    pub window_size: [u32; 2],
+    pub(crate) window_size: [u32; 2],
 
     /// Leave the overlay out (it costs frame time on a slow adapter).
     #[arg(long)]
-    pub no_overlay: bool,
+    pub(crate) no_overlay: bool,
 
     /// Noise seed (emulated jitter).
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -118,7 +118,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
 ///
 /// # Errors
 /// As [`run`], before the window opens.
-pub fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> {
+pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> {
     let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
         (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
         (None, None) => None,

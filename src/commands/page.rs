@@ -42,7 +42,7 @@ struct PageMeasure {
 
 /// `run`'s and `measure`'s flags that mean nothing on a page, and why: each
 /// is refused with its reason rather than accepted and ignored.
-pub const REFUSED: [(&str, &str); 6] = [
+pub(crate) const REFUSED: [(&str, &str); 6] = [
     ("monitor", "a page is drawn on the screen its browser window is on: there is no monitor to choose"),
     ("fullscreen", "a browser goes fullscreen only on a tap or a key: use Controls' fullscreen, or F"),
     ("present-mode", "a browser always presents in step with the screen (Fifo): V moves the frames to timers instead"),
@@ -92,7 +92,7 @@ pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
 }
 
 /// The command-line words a query string stands for.
-pub fn query_words(query: &str) -> Vec<String> {
+pub(crate) fn query_words(query: &str) -> Vec<String> {
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut words = Vec::new();
     for (name, value) in form_urlencoded::parse(query.as_bytes()) {
@@ -131,7 +131,7 @@ fn check_parameters(query: &str) -> Result<(), CliError> {
 /// same flags (`--tick-rate: 5000 is outside 1–1000 Hz`), with `?name=`
 /// in place of `--name` so that it reads as the page's address; a repeated
 /// parameter, or one a page cannot take ([`REFUSED`]), says so.
-pub fn run_args(query: &str) -> Result<RunArgs, CliError> {
+pub(crate) fn run_args(query: &str) -> Result<RunArgs, CliError> {
     check_parameters(query)?;
     let words = std::iter::once("timestep-lab".to_owned()).chain(query_words(query));
     Page::try_parse_from(words).map(|page| page.run).map_err(|err| parameter_error(&err))
@@ -141,7 +141,7 @@ pub fn run_args(query: &str) -> Result<RunArgs, CliError> {
 ///
 /// # Errors
 /// As [`run_args`], with `measure`'s flags.
-pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
+pub(crate) fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
     check_parameters(query)?;
     let mut words: Vec<String> = query_words(query).into_iter().filter(|w| w != MEASURE).collect();
     if !words.iter().any(|w| w == "--out") {
@@ -155,7 +155,7 @@ pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
 /// and the run's parameters that `measure` takes too, by its own flags
 /// (`?strategy=fuzzy&tick-rate=30` → `?measure&tick-rate=30`: a tour has
 /// no `strategy`, and would refuse it).
-pub fn measure_query(query: &str) -> String {
+pub(crate) fn measure_query(query: &str) -> String {
     let shared = kept(query, &page_parameters::<PageMeasure>(), &[]);
     if shared.is_empty() { "?measure".to_owned() } else { format!("?measure&{shared}") }
 }
@@ -163,7 +163,7 @@ pub fn measure_query(query: &str) -> String {
 /// The query that opens this page's run again without what ends it: no tour
 /// (`?measure&tick-rate=30&seconds-per-strategy=2` → `?tick-rate=30`), no
 /// `exit-after` or `screenshot`. "Start again" and a finished tour's address.
-pub fn again_query(query: &str) -> String {
+pub(crate) fn again_query(query: &str) -> String {
     format!("?{}", kept(query, &page_parameters::<Page>(), &ENDING))
 }
 
@@ -192,7 +192,7 @@ fn page_parameters<C: clap::CommandFactory>() -> Vec<String> {
 
 /// The parameters the page takes for a run, and for `?measure`'s tour (the
 /// README's list and the F1 help's are these).
-pub fn parameters() -> (Vec<String>, Vec<String>) {
+pub(crate) fn parameters() -> (Vec<String>, Vec<String>) {
     (page_parameters::<Page>(), page_parameters::<PageMeasure>())
 }
 

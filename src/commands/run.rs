@@ -18,7 +18,7 @@ use crate::time::{Nanos, Rate};
 
 /// `--exit-after`: more than 0 and at most 10⁷ s (116 days; a scripted run
 /// of months is a typo, and the real clock's u64 nanoseconds reach 584 years).
-pub const EXIT_AFTER: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: Unit::Seconds };
+pub(crate) const EXIT_AFTER: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 1e7, unit: Unit::Seconds };
 
 /// Arguments of `timestep-lab run` (the default command).
 #[derive(clap::Args, Debug, Clone)]
@@ -26,50 +26,50 @@ pub struct RunArgs {
     /// Loop strategy at start (keys 1–0 switch later)
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "ID", default_value = "interpolated",
           value_parser = cli::one_of(&StrategyId::ALL, StrategyId::name))]
-    pub strategy: StrategyId,
+    pub(crate) strategy: StrategyId,
 
     /// Simulation tick rate in Hz.
     #[arg(long, allow_hyphen_values = true, value_name = "HZ", default_value = "60", value_parser = cli::rate,
           help = cli::rate_help("Simulation tick rate", " (e.g. 60, 59.94, 60000/1001)"))]
-    pub tick_rate: Rate,
+    pub(crate) tick_rate: Rate,
 
     /// Present mode at start; auto is fifo, or a non-blocking mode when
     /// --emulate-refresh is on (fifo is also spelled vsync)
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "MODE", default_value = "auto")]
-    pub present_mode: PresentModeRequest,
+    pub(crate) present_mode: PresentModeRequest,
 
     /// Extra load sprites on top of the demo's movers
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = DEFAULT_SPRITES,
           value_parser = cli::whole(0, u64::from(MAX_SPRITES)).map(|n| u32::try_from(n).unwrap_or(MAX_SPRITES)))]
-    pub sprites: u32,
+    pub(crate) sprites: u32,
 
     /// Open the window on monitor N (1-based, as listed in the log at startup)
     #[arg(long, allow_hyphen_values = true, value_name = "N",
           value_parser = cli::whole(1, u64::from(u32::MAX)).map(|n| usize::try_from(n).unwrap_or(usize::MAX)))]
-    pub monitor: Option<usize>,
+    pub(crate) monitor: Option<usize>,
 
     /// Initial window size in logical pixels, e.g. 1280x720 (the software
     /// adapter's frame time grows with the pixel count)
     #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720", value_parser = cli::size)]
-    pub window_size: [u32; 2],
+    pub(crate) window_size: [u32; 2],
 
     /// Start in borderless fullscreen (on --monitor N, else the current monitor)
     #[arg(long)]
-    pub fullscreen: bool,
+    pub(crate) fullscreen: bool,
 
     /// Quit after this many seconds, at most 10000000 (for scripted runs and tests)
     #[arg(long, allow_hyphen_values = true, value_name = "SECONDS", value_parser = EXIT_AFTER.nanos())]
-    pub exit_after: Option<Nanos>,
+    pub(crate) exit_after: Option<Nanos>,
 
     /// Write run statistics as JSON to FILE at exit (field names as `simulate --format json`);
     /// checked before the window opens, an existing file is replaced
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
-    pub stats_json: Option<PathBuf>,
+    pub(crate) stats_json: Option<PathBuf>,
 
     /// At exit, draw the last frame again, overlay included unless hidden, at the window's size and
     /// save it as a PNG (the name must end in .png)
     #[arg(long, value_name = "FILE.png", value_parser = cli::png_file_name)]
-    pub screenshot: Option<PathBuf>,
+    pub(crate) screenshot: Option<PathBuf>,
 
     /// Pace presents to a virtual vblank grid at HZ over a non-blocking present mode.
     #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh,
@@ -77,44 +77,44 @@ pub struct RunArgs {
               "Pace presents to a virtual vblank grid at HZ",
               " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it; \
                per monitor as 1=59.94,2=144 (numbered as in the startup log; others keep their real refresh)"))]
-    pub emulate_refresh: Option<EmulatedRefresh>,
+    pub(crate) emulate_refresh: Option<EmulatedRefresh>,
 
     /// Random wake-up jitter of the emulated vblank, ± N microseconds, at most 100000 (needs --emulate-refresh)
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
-    pub emulate_jitter_us: Option<u64>,
+    pub(crate) emulate_jitter_us: Option<u64>,
 
     /// Variant of the fuzzy timer
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "VARIANT", default_value = "final",
           value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
-    pub fuzzy_variant: FuzzyVariant,
+    pub(crate) fuzzy_variant: FuzzyVariant,
 
     /// Turn off fuzzy's vsync detection (the article's raw timer)
     #[arg(long)]
-    pub no_vsync_detect: bool,
+    pub(crate) no_vsync_detect: bool,
 
     /// Start with the overlay hidden (H shows it)
     #[arg(long)]
-    pub no_overlay: bool,
+    pub(crate) no_overlay: bool,
 
     /// Seed of the emulated jitter and the random load spikes
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = cli::whole(0, u64::MAX))]
-    pub seed: u64,
+    pub(crate) seed: u64,
 
     /// Start in lane mode: a lane per strategy, fed the same frames (C toggles); `--lanes` alone
     /// is all ten, or give comma-separated ids (the lanes C opens, top to bottom)
     #[arg(long, value_name = "IDS|all", num_args = 0..=1, default_missing_value = "all", value_parser = cli::strategy_list)]
-    pub lanes: Option<StrategyList>,
+    pub(crate) lanes: Option<StrategyList>,
 
     /// Write each loop frame's start-to-start interval (ms, whole nanoseconds) to FILE, the CSV
     /// `simulate --trace` replays, with when its picture was shown and by whose word (display_ms,
     /// display_source); checked before the window opens
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
-    pub frame_log: Option<PathBuf>,
+    pub(crate) frame_log: Option<PathBuf>,
 
     /// Time frames by the present call's return (an estimate) even where the compositor says
     /// when they were shown (Wayland's wp_presentation): to compare the two
     #[arg(long)]
-    pub no_presentation_feedback: bool,
+    pub(crate) no_presentation_feedback: bool,
 }
 
 fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -126,7 +126,7 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
 ///
 /// # Errors
 /// [`CliError::Usage`] naming the first bad flag.
-pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
+pub(crate) fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
     let strategy_config = StrategyConfig::default()
         .with_tick_rate(args.tick_rate)
         .with_fuzzy_variant(args.fuzzy_variant)

@@ -27,7 +27,7 @@ const WINDOW: usize = 240;
 
 /// An interval longer than this says nothing about the screen (a hidden
 /// page, a stall): requestAnimationFrame stops in a background tab.
-pub const STALE_MS: f64 = 100.0;
+pub(crate) const STALE_MS: f64 = 100.0;
 
 /// Intervals needed before a period is named: half a second at 60 Hz.
 const MIN_INTERVALS: usize = 30;
@@ -50,7 +50,7 @@ const SHORTEST_MS: f64 = 2.0;
 
 /// A frame clock's recent stamps and the screen period they show.
 #[derive(Clone, Debug, Default)]
-pub struct FrameClock {
+pub(crate) struct FrameClock {
     last: Option<f64>,
     intervals: VecDeque<f64>,
     period_ms: Option<f64>,
@@ -59,7 +59,7 @@ pub struct FrameClock {
 
 impl FrameClock {
     /// Takes the stamp of an animation frame, ms on the page's clock.
-    pub fn record(&mut self, stamp_ms: f64) {
+    pub(crate) fn record(&mut self, stamp_ms: f64) {
         if !stamp_ms.is_finite() {
             return;
         }
@@ -77,22 +77,22 @@ impl FrameClock {
     }
 
     /// The last stamp, ms.
-    pub fn last_stamp(&self) -> Option<f64> {
+    pub(crate) fn last_stamp(&self) -> Option<f64> {
         self.last
     }
 
     /// The last interval between stamps, ms (`None` across a gap).
-    pub fn last_interval(&self) -> Option<f64> {
+    pub(crate) fn last_interval(&self) -> Option<f64> {
         self.intervals.back().copied()
     }
 
     /// The screen's refresh period, ms, once enough intervals agree on one.
-    pub fn period_ms(&self) -> Option<f64> {
+    pub(crate) fn period_ms(&self) -> Option<f64> {
         self.period_ms
     }
 
     /// The screen's refresh rate, Hz.
-    pub fn refresh_hz(&self) -> Option<f64> {
+    pub(crate) fn refresh_hz(&self) -> Option<f64> {
         self.period_ms.map(|p| 1000.0 / p)
     }
 

@@ -20,7 +20,7 @@
 
 #[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
 mod frame_clock;
-pub mod read_limited;
+pub(crate) mod read_limited;
 #[cfg_attr(
     all(not(target_arch = "wasm32"), target_os = "linux"),
     expect(dead_code, reason = "X11 asks its server instead")
@@ -39,13 +39,13 @@ pub use web::*;
 
 /// One touch control of a page: a key's action as a button (natively there are none).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PageControl {
+pub(crate) struct PageControl {
     /// The button's text (`fuzzy`, `Tick +`).
-    pub label: String,
+    pub(crate) label: String,
     /// What it does, for screen readers and the tooltip (the key table's help line).
-    pub name: String,
+    pub(crate) name: String,
     /// The key it stands for, shown in the tooltip.
-    pub key: String,
+    pub(crate) key: String,
     /// Held while the finger is down (the player's moves), else a tap.
-    pub held: bool,
+    pub(crate) held: bool,
 }

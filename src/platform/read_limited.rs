@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Largest report card or simulator JSON read: the cards `measure` writes
 /// are 110–140 KB per monitor (tests/data/report_card), so 16 MB is a
 /// hundred times a real one, and reading it stays far under 100 MB of memory.
-pub const MAX_JSON_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_JSON_BYTES: u64 = 16 << 20;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +43,7 @@ pub enum ReadError {
 ///
 /// # Errors
 /// [`ReadError::Io`] or [`ReadError::TooLarge`].
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let io = |source| ReadError::Io { path: path.to_owned(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
@@ -58,7 +58,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 ///
 /// # Errors
 /// As [`read_limited`], and [`ReadError::NotText`].
-pub fn read_text_limited(path: &Path, limit: u64) -> Result<String, ReadError> {
+pub(crate) fn read_text_limited(path: &Path, limit: u64) -> Result<String, ReadError> {
     String::from_utf8(read_limited(path, limit)?).map_err(|_| ReadError::NotText { path: path.to_owned() })
 }
 

@@ -16,7 +16,7 @@ const NO_ADAPTER_HINT: &str = "no GPU adapter found (tried the fallback adapter 
 /// Everything needed to create GPU resources and submit work.
 pub struct GpuContext {
     /// The wgpu instance the adapter (and any surface) belongs to.
-    pub instance: wgpu::Instance,
+    pub(crate) instance: wgpu::Instance,
     /// The chosen adapter.
     pub adapter: wgpu::Adapter,
     /// The logical device.
@@ -32,7 +32,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`RenderError::NoAdapter`] with an install hint, or [`RenderError::Device`].
-    pub async fn new(
+    pub(crate) async fn new(
         instance: wgpu::Instance,
         surface: Option<&wgpu::Surface<'static>>,
     ) -> Result<GpuContext, RenderError> {
@@ -69,28 +69,6 @@ impl GpuContext {
             log::error!("GPU device lost ({reason:?}): {message}");
         });
         Ok(GpuContext { instance, adapter, device, queue })
-    }
-
-    /// Headless context with its own instance (no display needed), for tests
-    /// and benches (natively: `platform::headless_gpu`). Tries the primary
-    /// backends (Vulkan, Metal, DX12) before GL, whose probing is slow and
-    /// noisy without a display; `WGPU_BACKEND` overrides the choice.
-    ///
-    /// # Errors
-    /// As [`GpuContext::new`].
-    pub async fn headless() -> Result<GpuContext, RenderError> {
-        let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
-        if std::env::var_os("WGPU_BACKEND").is_some() {
-            return Self::new(wgpu::Instance::new(descriptor()), None).await;
-        }
-        let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
-        match Self::new(wgpu::Instance::new(primary), None).await {
-            Err(RenderError::NoAdapter(reason)) => {
-                log::info!("no adapter on the primary backends ({reason}); trying all backends");
-                Self::new(wgpu::Instance::new(descriptor()), None).await
-            }
-            result => result,
-        }
     }
 
     /// One line naming the adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) on Vulkan (Cpu)`.

@@ -73,7 +73,7 @@ struct Draw {
 }
 
 /// Paints egui output into render passes; see the module docs.
-pub struct EguiPainter {
+pub(crate) struct EguiPainter {
     pipeline: wgpu::RenderPipeline,
     screen_buffer: wgpu::Buffer,
     screen_bind_group: wgpu::BindGroup,
@@ -92,7 +92,7 @@ pub struct EguiPainter {
 
 impl EguiPainter {
     /// Builds the pipeline for targets of `format`.
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> EguiPainter {
+    pub(crate) fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> EguiPainter {
         let shader = super::shader_module(device, "overlay.wgsl", SHADER);
         let screen_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("overlay screen layout"),
@@ -146,7 +146,13 @@ impl EguiPainter {
     }
 
     /// Creates or patches texture `id` as egui's `delta` says.
-    pub fn update_texture(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, id: TextureId, delta: &ImageDelta) {
+    pub(crate) fn update_texture(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        id: TextureId,
+        delta: &ImageDelta,
+    ) {
         let egui::ImageData::Color(image) = &delta.image;
         let [width, height] = image.size.map(|side| u32::try_from(side).unwrap_or(u32::MAX));
         if width == 0 || height == 0 {
@@ -208,13 +214,13 @@ impl EguiPainter {
     }
 
     /// Forgets texture `id` (egui frees it after painting).
-    pub fn free_texture(&mut self, id: &TextureId) {
+    pub(crate) fn free_texture(&mut self, id: &TextureId) {
         self.textures.remove(id);
     }
 
     /// Uploads this frame's meshes for a target of `size_px` pixels at
     /// `pixels_per_point`, and builds the draw list [`render`](Self::render) uses.
-    pub fn prepare(
+    pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -278,7 +284,7 @@ impl EguiPainter {
     }
 
     /// Records the draws [`prepare`](Self::prepare) listed into `pass`.
-    pub fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
+    pub(crate) fn render(&self, pass: &mut wgpu::RenderPass<'_>) {
         if self.draws.is_empty() {
             return;
         }

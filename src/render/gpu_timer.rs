@@ -39,7 +39,7 @@ pub struct PassTimestamps {
 
 impl PassTimestamps {
     /// For `RenderPassDescriptor::timestamp_writes`.
-    pub fn writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
+    pub(crate) fn writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
         wgpu::RenderPassTimestampWrites {
             query_set: &self.query_set,
             beginning_of_pass_write_index: Some(self.begin),

@@ -20,15 +20,15 @@
 //! Shaders (`shaders/*.wgsl`) and the atlas (`assets/atlas.png`) are embedded
 //! in the binary, so it runs from any directory.
 
-pub mod context;
-pub mod egui_painter;
+pub(crate) mod context;
+pub(crate) mod egui_painter;
 pub mod gpu_timer;
-pub mod offscreen;
+pub(crate) mod offscreen;
 pub mod overlay;
-pub mod render_error;
-pub mod screenshot;
+pub(crate) mod render_error;
+pub(crate) mod screenshot;
 pub mod sprites;
-pub mod surface;
+pub(crate) mod surface;
 
 pub use context::GpuContext;
 pub use offscreen::Offscreen;

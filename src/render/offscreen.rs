@@ -214,25 +214,25 @@ impl Offscreen {
 
 /// One rectangle of a tiled readback, in pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadbackTile {
+pub(crate) struct ReadbackTile {
     /// Left edge.
-    pub x: u32,
+    pub(crate) x: u32,
     /// Top edge.
-    pub y: u32,
+    pub(crate) y: u32,
     /// Width.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height (rows).
-    pub height: u32,
+    pub(crate) height: u32,
 }
 
 impl ReadbackTile {
     /// Bytes per row in the buffer: the tile's row padded to `COPY_BYTES_PER_ROW_ALIGNMENT`.
-    pub fn padded_row_bytes(&self) -> u32 {
+    pub(crate) fn padded_row_bytes(&self) -> u32 {
         padded_row_bytes(self.width)
     }
 
     /// Bytes of buffer the tile needs.
-    pub fn buffer_bytes(&self) -> u64 {
+    pub(crate) fn buffer_bytes(&self) -> u64 {
         u64::from(self.padded_row_bytes()) * u64::from(self.height)
     }
 }
@@ -245,7 +245,7 @@ fn padded_row_bytes(width: u32) -> u32 {
 /// each tile's buffer at most `max_bytes`: full-width bands of as many rows as
 /// fit, or, where one row does not fit, columns a multiple of 64 pixels wide
 /// (256 bytes, the row alignment). `None` if not even 64 pixels fit.
-pub fn readback_tiles(size: [u32; 2], max_bytes: u64) -> Option<Vec<ReadbackTile>> {
+pub(crate) fn readback_tiles(size: [u32; 2], max_bytes: u64) -> Option<Vec<ReadbackTile>> {
     let [width, height] = size;
     let align_pixels = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT / BYTES_PER_PIXEL;
     let tile_width = if u64::from(padded_row_bytes(width)) <= max_bytes {

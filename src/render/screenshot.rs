@@ -27,7 +27,7 @@ use crate::sim::Instance;
 /// A window smaller than this on either side (minimised at exit, a resize
 /// storm's 1 × 1) is pictured at the playfield's size instead: a picture a few
 /// pixels wide shows nothing.
-pub const MIN_SIDE: u32 = 16;
+pub(crate) const MIN_SIDE: u32 = 16;
 
 /// Everything a screenshot shows.
 #[derive(Clone, Copy, Debug)]

@@ -98,7 +98,7 @@ pub struct Letterbox {
     /// Height in target pixels (0 if the target is empty).
     pub height: u32,
     /// The playfield size it maps, in playfield pixels.
-    pub playfield: [f32; 2],
+    pub(crate) playfield: [f32; 2],
 }
 
 impl Letterbox {
@@ -113,7 +113,7 @@ impl Letterbox {
     }
 
     /// Target pixels per playfield pixel, per axis (equal up to rounding).
-    pub fn scale(&self) -> [f32; 2] {
+    pub(crate) fn scale(&self) -> [f32; 2] {
         [self.width as f32 / self.playfield[0], self.height as f32 / self.playfield[1]]
     }
 
@@ -331,11 +331,6 @@ impl SpriteRenderer {
     /// timestamps there (`None`: untimed).
     pub fn set_timestamps(&mut self, timestamps: Option<PassTimestamps>) {
         self.timestamps = timestamps;
-    }
-
-    /// The colour format this renderer's pipelines target.
-    pub fn format(&self) -> wgpu::TextureFormat {
-        self.format
     }
 }
 

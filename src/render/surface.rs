@@ -26,7 +26,7 @@ use std::sync::Arc;
 use winit::window::Window;
 
 /// The present modes the demo offers, in the order `V` cycles through them.
-pub const CYCLE_ORDER: [wgpu::PresentMode; 4] =
+pub(crate) const CYCLE_ORDER: [wgpu::PresentMode; 4] =
     [wgpu::PresentMode::Fifo, wgpu::PresentMode::Mailbox, wgpu::PresentMode::Immediate, wgpu::PresentMode::FifoRelaxed];
 
 /// Each present mode's two spellings: the flag's and the stats' (`fifo-relaxed`),
@@ -45,23 +45,23 @@ fn present_mode_names(mode: wgpu::PresentMode) -> (&'static str, &'static str) {
 }
 
 /// Short lowercase name of a present mode (`fifo`), as the CLI and stats spell it.
-pub fn present_mode_name(mode: wgpu::PresentMode) -> &'static str {
+pub(crate) fn present_mode_name(mode: wgpu::PresentMode) -> &'static str {
     present_mode_names(mode).0
 }
 
 /// `Fifo`, `Mailbox`…: how the overlay, the verdict and the report name a mode.
-pub fn present_mode_title(mode: wgpu::PresentMode) -> &'static str {
+pub(crate) fn present_mode_title(mode: wgpu::PresentMode) -> &'static str {
     present_mode_names(mode).1
 }
 
 /// Whether a present mode asks the display to pace presents (vsync).
-pub fn is_vsync_mode(mode: wgpu::PresentMode) -> bool {
+pub(crate) fn is_vsync_mode(mode: wgpu::PresentMode) -> bool {
     matches!(mode, wgpu::PresentMode::Fifo | wgpu::PresentMode::FifoRelaxed | wgpu::PresentMode::AutoVsync)
 }
 
 /// Why no frame was acquired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// The window has no area (minimised); nothing was asked of wgpu.
     ZeroSize,
     /// Acquire timed out.
@@ -78,48 +78,48 @@ pub enum SkipReason {
 
 /// How often each acquire outcome happened (for the overlay and the log).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct AcquireCounts {
+pub(crate) struct AcquireCounts {
     /// Frames acquired (including suboptimal ones).
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// `Suboptimal` frames.
-    pub suboptimal: u64,
+    pub(crate) suboptimal: u64,
     /// Skips because the window had zero size.
-    pub zero_size: u64,
+    pub(crate) zero_size: u64,
     /// `Timeout` skips.
-    pub timeout: u64,
+    pub(crate) timeout: u64,
     /// `Occluded` skips.
-    pub occluded: u64,
+    pub(crate) occluded: u64,
     /// `Outdated` skips.
-    pub outdated: u64,
+    pub(crate) outdated: u64,
     /// `Lost` skips (surface recreated).
-    pub lost: u64,
+    pub(crate) lost: u64,
     /// `Validation` skips.
-    pub validation: u64,
+    pub(crate) validation: u64,
     /// Times the surface was (re)configured.
-    pub configures: u64,
+    pub(crate) configures: u64,
 }
 
 /// An acquired swapchain image; present it with [`SurfaceFrame::present`].
-pub struct SurfaceFrame {
+pub(crate) struct SurfaceFrame {
     texture: wgpu::SurfaceTexture,
     view: wgpu::TextureView,
 }
 
 impl SurfaceFrame {
     /// The view to render into.
-    pub fn view(&self) -> &wgpu::TextureView {
+    pub(crate) fn view(&self) -> &wgpu::TextureView {
         &self.view
     }
 
     /// Schedules the image for display (after its work was submitted).
-    pub fn present(self, queue: &wgpu::Queue) {
+    pub(crate) fn present(self, queue: &wgpu::Queue) {
         drop(self.view);
         queue.present(self.texture);
     }
 }
 
 /// The result of [`WindowSurface::acquire`].
-pub enum Acquire {
+pub(crate) enum Acquire {
     /// A frame to draw into.
     Frame(SurfaceFrame),
     /// No frame this time.
@@ -128,7 +128,7 @@ pub enum Acquire {
 
 /// Why the surface could not be created at all.
 #[derive(Debug, thiserror::Error)]
-pub enum SurfaceError {
+pub(crate) enum SurfaceError {
     /// wgpu could not create a surface for the window.
     #[error(
         "could not create a wgpu surface for the window ({0}); no GPU driver serves this window system: \
@@ -141,7 +141,7 @@ pub enum SurfaceError {
 }
 
 /// The window's surface, its configuration and the present modes it supports.
-pub struct WindowSurface {
+pub(crate) struct WindowSurface {
     instance: wgpu::Instance,
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
@@ -159,7 +159,10 @@ impl WindowSurface {
     ///
     /// # Errors
     /// If wgpu cannot create a surface for this window.
-    pub fn create(instance: &wgpu::Instance, window: Arc<Window>) -> Result<wgpu::Surface<'static>, SurfaceError> {
+    pub(crate) fn create(
+        instance: &wgpu::Instance,
+        window: Arc<Window>,
+    ) -> Result<wgpu::Surface<'static>, SurfaceError> {
         Ok(instance.create_surface(window)?)
     }
 
@@ -168,7 +171,7 @@ impl WindowSurface {
     ///
     /// # Errors
     /// If the adapter reports no formats for this surface.
-    pub fn new(
+    pub(crate) fn new(
         instance: &wgpu::Instance,
         window: Arc<Window>,
         surface: wgpu::Surface<'static>,
@@ -226,38 +229,38 @@ impl WindowSurface {
     }
 
     /// The texture format frames are rendered in.
-    pub fn format(&self) -> wgpu::TextureFormat {
+    pub(crate) fn format(&self) -> wgpu::TextureFormat {
         self.config.format
     }
 
     /// The size frames are rendered at, in pixels (never 0).
-    pub fn size(&self) -> [u32; 2] {
+    pub(crate) fn size(&self) -> [u32; 2] {
         [self.config.width, self.config.height]
     }
 
     /// True while the window has no area; nothing is rendered then.
-    pub fn is_zero_size(&self) -> bool {
+    pub(crate) fn is_zero_size(&self) -> bool {
         self.zero_size
     }
 
     /// The present mode in effect.
-    pub fn present_mode(&self) -> wgpu::PresentMode {
+    pub(crate) fn present_mode(&self) -> wgpu::PresentMode {
         self.config.present_mode
     }
 
     /// The modes of [`CYCLE_ORDER`] the surface supports, in that order.
-    pub fn supported_present_modes(&self) -> &[wgpu::PresentMode] {
+    pub(crate) fn supported_present_modes(&self) -> &[wgpu::PresentMode] {
         &self.supported
     }
 
     /// Acquire outcomes so far.
-    pub fn counts(&self) -> AcquireCounts {
+    pub(crate) fn counts(&self) -> AcquireCounts {
         self.counts
     }
 
     /// `mode` if supported, else the first supported mode that paces the
     /// same way (vsync or not), else the first supported mode.
-    pub fn closest_supported(&self, mode: wgpu::PresentMode) -> wgpu::PresentMode {
+    pub(crate) fn closest_supported(&self, mode: wgpu::PresentMode) -> wgpu::PresentMode {
         let wanted = match mode {
             wgpu::PresentMode::AutoVsync => wgpu::PresentMode::Fifo,
             wgpu::PresentMode::AutoNoVsync => wgpu::PresentMode::Immediate,
@@ -275,7 +278,7 @@ impl WindowSurface {
     }
 
     /// Switches to `mode` (or the closest supported one); returns the mode in effect.
-    pub fn set_present_mode(&mut self, device: &wgpu::Device, mode: wgpu::PresentMode) -> wgpu::PresentMode {
+    pub(crate) fn set_present_mode(&mut self, device: &wgpu::Device, mode: wgpu::PresentMode) -> wgpu::PresentMode {
         let mode = self.closest_supported(mode);
         if mode != self.config.present_mode {
             self.config.present_mode = mode;
@@ -286,7 +289,7 @@ impl WindowSurface {
     }
 
     /// The supported mode after the current one in [`CYCLE_ORDER`].
-    pub fn next_present_mode(&self) -> wgpu::PresentMode {
+    pub(crate) fn next_present_mode(&self) -> wgpu::PresentMode {
         let i = self.supported.iter().position(|m| *m == self.config.present_mode).unwrap_or(0);
         self.supported[(i + 1) % self.supported.len()]
     }
@@ -294,7 +297,7 @@ impl WindowSurface {
     /// Records a new window size; a zero dimension pauses rendering. The
     /// surface is reconfigured at the next acquire, so a storm of resize
     /// events costs one configure, not one each.
-    pub fn resize(&mut self, width: u32, height: u32) {
+    pub(crate) fn resize(&mut self, width: u32, height: u32) {
         self.zero_size = width == 0 || height == 0;
         if self.zero_size {
             return;
@@ -310,7 +313,7 @@ impl WindowSurface {
     /// Applies the configuration if anything changed. Must not be called
     /// while a [`SurfaceFrame`] is alive (wgpu panics then), which is why
     /// frames are presented or dropped before the next acquire.
-    pub fn configure(&mut self, device: &wgpu::Device) {
+    pub(crate) fn configure(&mut self, device: &wgpu::Device) {
         if !self.needs_configure || self.zero_size {
             return;
         }
@@ -327,7 +330,7 @@ impl WindowSurface {
 
     /// Gets the next frame, or says why there is none this time (having
     /// already done what that outcome needs: reconfigure, recreate).
-    pub fn acquire(&mut self, adapter: &wgpu::Adapter, device: &wgpu::Device) -> Acquire {
+    pub(crate) fn acquire(&mut self, adapter: &wgpu::Adapter, device: &wgpu::Device) -> Acquire {
         if self.zero_size {
             self.counts.zero_size += 1;
             return Acquire::Skipped(SkipReason::ZeroSize);

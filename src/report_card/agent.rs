@@ -4,7 +4,7 @@
 //! the device's system are kept; the rest of a user agent is history.
 
 /// `agent` in words; the agent itself when nothing in it is recognised.
-pub fn in_words(agent: &str) -> String {
+pub(crate) fn in_words(agent: &str) -> String {
     let browser = browser(agent);
     let system = system(agent);
     match (browser, system) {

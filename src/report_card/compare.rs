@@ -129,32 +129,32 @@ pub fn load(path: &Path) -> Result<Source, ReportError> {
 
 /// One column: a monitor of a card, or a group of simulator runs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Column {
+pub(crate) struct Column {
     /// Its header (`monitor 1 (59.94 Hz)`, `sim 144 Hz (desktop)`).
-    pub label: String,
+    pub(crate) label: String,
     /// The refresh rate its runs count in, Hz.
-    pub refresh_hz: Option<f64>,
+    pub(crate) refresh_hz: Option<f64>,
     /// Its runs in this table's vsync pass.
-    pub runs: Vec<RunRecord>,
+    pub(crate) runs: Vec<RunRecord>,
     /// The simulator's predictions for them (report cards only).
-    pub predictions: Vec<RunRecord>,
+    pub(crate) predictions: Vec<RunRecord>,
     /// How far those predictions spread (report cards with a measured setup).
-    pub prediction_ranges: Vec<PredictionRange>,
+    pub(crate) prediction_ranges: Vec<PredictionRange>,
 }
 
 impl Column {
     /// The run of `strategy`, if any.
-    pub fn run(&self, strategy: &str) -> Option<&RunRecord> {
+    pub(crate) fn run(&self, strategy: &str) -> Option<&RunRecord> {
         self.runs.iter().find(|r| r.strategy == strategy)
     }
 
     /// The best run's strategy under `max_drift`.
-    pub fn best(&self, max_drift: f64) -> Option<&str> {
+    pub(crate) fn best(&self, max_drift: f64) -> Option<&str> {
         judge::best(&self.runs, max_drift).map(|r| r.strategy.as_str())
     }
 
     /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`.
-    pub fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
+    pub(crate) fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
         let best = best.unwrap_or("none (every run is off speed or unmeasured)");
         let verdict = match self.agreement(max_drift) {
             Some(a) => {
@@ -178,7 +178,7 @@ impl Column {
     }
 
     /// How the runs agree with the predictions; `None` without predictions.
-    pub fn agreement(&self, max_drift: f64) -> Option<judge::Agreement> {
+    pub(crate) fn agreement(&self, max_drift: f64) -> Option<judge::Agreement> {
         if self.predictions.is_empty() || self.runs.is_empty() {
             return None;
         }
@@ -193,24 +193,24 @@ impl Column {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PassTable {
     /// The pass (`None`: runs whose vsync is unknown).
-    pub pass: Option<bool>,
+    pub(crate) pass: Option<bool>,
     /// Strategies, in key order.
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// Columns that ran in this pass.
-    pub columns: Vec<Column>,
+    pub(crate) columns: Vec<Column>,
 }
 
 /// Everything `compare` shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// One line per file: what it held and which columns it gave.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// One table per vsync pass, on before off.
     pub tables: Vec<PassTable>,
     /// The drift bound of the best-strategy rule, ms per minute.
-    pub max_drift: f64,
+    pub(crate) max_drift: f64,
     /// Things the reader should know (a strategy twice in a column: the first is shown).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// A column before it is split by pass.

@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -286,7 +286,7 @@ fn yes_no(v: Option<bool>) -> &'static str {
 }
 
 /// One line on the measured setup the predictions model.
-pub fn setup_sentence(setup: &MeasuredSetup) -> String {
+pub(crate) fn setup_sentence(setup: &MeasuredSetup) -> String {
     let range = |[lo, hi]: [f64; 2]| format!("{}–{} ms", trim_number(lo, 3), trim_number(hi, 3));
     let mut s = format!(
         "Predictions model the setup measured here: frames work {}, presents wait {} deep, the loop wakes {} after a vblank",

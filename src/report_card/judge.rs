@@ -53,40 +53,40 @@ pub const MAX_DRIFT_MS_PER_MIN: f64 = match crate::report::registry::DRIFT_MS_PE
 };
 
 /// Hitch rates this close count as equal, per minute.
-pub const HITCH_TIE_PER_MIN: f64 = 0.5;
+pub(crate) const HITCH_TIE_PER_MIN: f64 = 0.5;
 
 /// Judder this close counts as equal, ms: a quarter pixel for an object
 /// moving 1000 px/s, below what anyone sees.
-pub const JUDDER_TIE_MS: f64 = 0.25;
+pub(crate) const JUDDER_TIE_MS: f64 = 0.25;
 
 /// How far a measurement may lie from its prediction and still agree: `abs + rel · |predicted|`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
+pub(crate) struct Tolerance {
     /// The absolute part, in the metric's unit.
-    pub abs: f64,
+    pub(crate) abs: f64,
     /// The relative part, a fraction of the prediction.
-    pub rel: f64,
+    pub(crate) rel: f64,
 }
 
 /// Judder agrees within 0.5 ms + 25 %.
-pub const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25 };
+pub(crate) const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25 };
 
 /// Hitches agree within 3 per minute + 25 % (a few seconds of measurement
 /// hold one or two hitches: one hitch in a 20 s run is 3 per minute).
-pub const HITCH_TOLERANCE: Tolerance = Tolerance { abs: 3.0, rel: 0.25 };
+pub(crate) const HITCH_TOLERANCE: Tolerance = Tolerance { abs: 3.0, rel: 0.25 };
 
 /// Latency's relative part; its absolute part is one refresh period.
-pub const LATENCY_REL_TOLERANCE: f64 = 0.25;
+pub(crate) const LATENCY_REL_TOLERANCE: f64 = 0.25;
 
 /// The most differences [`Agreement::sentence`] names (the table and the bars show them all).
-pub const SENTENCE_DIFFERENCES: usize = 3;
+pub(crate) const SENTENCE_DIFFERENCES: usize = 3;
 
 /// Latency's absolute tolerance when the refresh rate is unknown: one 60 Hz period, ms.
 const FALLBACK_PERIOD_MS: f64 = 1000.0 / 60.0;
 
 /// The three figures a strategy is judged by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Metric {
+pub(crate) enum Metric {
     /// RMS per-frame motion error, ms.
     Judder,
     /// Hitches per minute.
@@ -97,10 +97,10 @@ pub enum Metric {
 
 impl Metric {
     /// The three, in the order cells and plots show them.
-    pub const ALL: [Metric; 3] = [Metric::Judder, Metric::Hitches, Metric::Latency];
+    pub(crate) const ALL: [Metric; 3] = [Metric::Judder, Metric::Hitches, Metric::Latency];
 
     /// The run's figure for this metric.
-    pub fn value(self, run: &RunRecord) -> Option<f64> {
+    pub(crate) fn value(self, run: &RunRecord) -> Option<f64> {
         match self {
             Metric::Judder => run.figure(&JUDDER_MS),
             Metric::Hitches => run.hitches_per_min(),
@@ -110,7 +110,7 @@ impl Metric {
     }
 
     /// Short name with unit: `judder ms`.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Metric::Judder => "judder ms",
             Metric::Hitches => "hitches/min",
@@ -119,7 +119,7 @@ impl Metric {
     }
 
     /// The figure formatted for a cell: judder to 0.01 ms, hitches to 0.1, latency to 0.1 ms.
-    pub fn format(self, value: Option<f64>) -> String {
+    pub(crate) fn format(self, value: Option<f64>) -> String {
         match (self, value) {
             (_, None) => "n/a".to_owned(),
             (Metric::Judder, Some(v)) => format!("{v:.2}"),
@@ -136,7 +136,7 @@ impl Metric {
 }
 
 /// Whether `run` may be best under a drift bound: its |drift| is known and within it.
-pub fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
+pub(crate) fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
     run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min)
 }
 
@@ -149,7 +149,10 @@ fn keep_lowest(candidates: Vec<&RunRecord>, metric: Metric, tie: f64) -> Vec<&Ru
 }
 
 /// The best run by the module's rule, or `None` when no run is eligible.
-pub fn best<'a>(runs: impl IntoIterator<Item = &'a RunRecord>, max_drift_ms_per_min: f64) -> Option<&'a RunRecord> {
+pub(crate) fn best<'a>(
+    runs: impl IntoIterator<Item = &'a RunRecord>,
+    max_drift_ms_per_min: f64,
+) -> Option<&'a RunRecord> {
     let candidates: Vec<&RunRecord> = runs.into_iter().filter(|r| eligible(r, max_drift_ms_per_min)).collect();
     let candidates = keep_lowest(candidates, Metric::Hitches, HITCH_TIE_PER_MIN);
     let candidates = keep_lowest(candidates, Metric::Judder, JUDDER_TIE_MS);
@@ -160,39 +163,39 @@ pub fn best<'a>(runs: impl IntoIterator<Item = &'a RunRecord>, max_drift_ms_per_
 
 /// One figure on which a measurement and its prediction disagree.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// Strategy id.
-    pub strategy: String,
+    pub(crate) strategy: String,
     /// Which figure.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// The measured value.
-    pub measured: f64,
+    pub(crate) measured: f64,
     /// The predicted value.
-    pub predicted: f64,
+    pub(crate) predicted: f64,
 }
 
 /// How a set of measured runs compares with the simulator's predictions.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Agreement {
     /// Strategies with both a measured run and a prediction.
-    pub compared: usize,
+    pub(crate) compared: usize,
     /// Of those, how many agree on every figure both have.
     pub agreeing: usize,
     /// Every figure that does not agree, in run order.
-    pub differences: Vec<Difference>,
+    pub(crate) differences: Vec<Difference>,
     /// The best measured strategy.
-    pub best_measured: Option<String>,
+    pub(crate) best_measured: Option<String>,
     /// The best predicted strategy.
-    pub best_predicted: Option<String>,
+    pub(crate) best_predicted: Option<String>,
 }
 
 /// Whether `measured` lies within `tol` of `predicted`.
-pub fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
+pub(crate) fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
     (measured - predicted).abs() <= tol.abs + tol.rel * predicted.abs()
 }
 
 /// The tolerance for `metric` on a display of `refresh_hz`.
-pub fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
+pub(crate) fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
     match metric {
         Metric::Judder => JUDDER_TOLERANCE,
         Metric::Hitches => HITCH_TOLERANCE,
@@ -231,7 +234,7 @@ fn span(metric: Metric, range: &PredictionRange) -> Option<[f64; 2]> {
 }
 
 /// Whether `measured` agrees with `predicted` or, given, anywhere in `range` (see the module docs).
-pub fn agrees(measured: f64, predicted: f64, range: Option<[f64; 2]>, tol: Tolerance) -> bool {
+pub(crate) fn agrees(measured: f64, predicted: f64, range: Option<[f64; 2]>, tol: Tolerance) -> bool {
     within(measured, predicted, tol)
         || range.is_some_and(|[lo, hi]| {
             (lo..=hi).contains(&measured) || within(measured, lo, tol) || within(measured, hi, tol)

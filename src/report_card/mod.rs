@@ -26,24 +26,22 @@
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod compare;
-pub mod html;
+pub(crate) mod html;
 pub mod judge;
-pub mod plots;
-pub mod predict;
-pub mod schema;
-pub mod setup;
-pub mod stats;
-pub mod synthetic;
+pub(crate) mod plots;
+pub(crate) mod predict;
+pub(crate) mod schema;
+pub(crate) mod setup;
+pub(crate) mod stats;
+pub(crate) mod synthetic;
 
 pub use html::{report_html, write_report_html};
-pub use predict::{PredictedDisplay, predict};
-pub use schema::{
-    FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PredictionRange, PresentModeCheck, ReportCard,
-    RunRecord, SCHEMA, SchemaError, VERSION,
-};
-pub use setup::{MeasuredSetup, SetupSampler};
+pub(crate) use predict::{PredictedDisplay, predict};
+pub(crate) use schema::{FrameTrace, IntervalStats};
+pub use schema::{Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION};
+pub(crate) use setup::SetupSampler;
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 
 /// Why a report card, a page or a comparison could not be read or written.

@@ -22,19 +22,19 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Text colour.
-pub const INK: RGBColor = RGBColor(31, 41, 55);
+pub(crate) const INK: RGBColor = RGBColor(31, 41, 55);
 /// Grid lines.
 const GRID: RGBColor = RGBColor(229, 231, 235);
 /// Axis lines.
 const AXIS: RGBColor = RGBColor(156, 163, 175);
 /// The refresh period's reference line.
-pub const REFERENCE: RGBColor = RGBColor(220, 38, 38);
+pub(crate) const REFERENCE: RGBColor = RGBColor(220, 38, 38);
 /// Measured bars (report.html).
-pub const MEASURED: RGBColor = RGBColor(37, 99, 235);
+pub(crate) const MEASURED: RGBColor = RGBColor(37, 99, 235);
 /// Predicted bars (report.html).
-pub const PREDICTED: RGBColor = RGBColor(245, 158, 11);
+pub(crate) const PREDICTED: RGBColor = RGBColor(245, 158, 11);
 /// Series colours for `compare` (Tableau 10, readable with the common colour-vision deficiencies).
-pub const PALETTE: [RGBColor; 8] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(78, 121, 167),
     RGBColor(242, 142, 43),
     RGBColor(89, 161, 79),
@@ -48,7 +48,7 @@ pub const PALETTE: [RGBColor; 8] = [
 const FONT: &str = "sans-serif";
 
 /// Width of every plot, px (the page is 1100 px wide; the SVG scales down with it).
-pub const WIDTH: u32 = 1060;
+pub(crate) const WIDTH: u32 = 1060;
 
 fn err(e: impl std::fmt::Display) -> PlotError {
     PlotError::draw(e)
@@ -74,7 +74,7 @@ fn text_style(size: u32, color: &'static RGBColor, h: HPos, v: VPos) -> TextStyl
 ///
 /// # Errors
 /// Only if plotters fails to draw (it does not on a string backend).
-pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
+pub(crate) fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
     let h = &stats.histogram;
     let bins = h.counts.len().max(1) as f64;
     let x_end = h.start_ms + bins * h.bin_ms;
@@ -151,7 +151,7 @@ pub fn histogram_svg(stats: &IntervalStats, refresh_hz: Option<f64>, label: &str
 ///
 /// # Errors
 /// Only if plotters fails to draw.
-pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
+pub(crate) fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Result<String, PlotError> {
     let period = refresh_hz.filter(|hz| *hz > 0.0).map(|hz| 1000.0 / hz);
     let max = trace.intervals_ms.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y_max = (max.max(period.unwrap_or(0.0) * 2.0) * 1.1).max(1.0);
@@ -216,26 +216,26 @@ pub fn trace_svg(trace: &FrameTrace, refresh_hz: Option<f64>, label: &str) -> Re
 /// One series of bars: a colour, a name and, per row, the three metrics'
 /// values (in [`Metric::ALL`] order) and optional prediction markers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BarSeries {
+pub(crate) struct BarSeries {
     /// Legend name.
-    pub name: String,
+    pub(crate) name: String,
     /// Bar colour.
-    pub color: RGBColor,
+    pub(crate) color: RGBColor,
     /// Per row: judder, hitches/min, latency.
-    pub values: Vec<[Option<f64>; 3]>,
+    pub(crate) values: Vec<[Option<f64>; 3]>,
     /// Per row: the predicted values, drawn as a black tick on the bar; empty for none.
-    pub markers: Vec<[Option<f64>; 3]>,
+    pub(crate) markers: Vec<[Option<f64>; 3]>,
 }
 
 /// Bars per strategy (rows) and series, one panel per metric.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BarChart {
+pub(crate) struct BarChart {
     /// Row names (strategies), top to bottom.
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// The series, drawn top to bottom within each row.
-    pub series: Vec<BarSeries>,
+    pub(crate) series: Vec<BarSeries>,
     /// The marker's legend entry (`simulator's prediction`), if any series has markers.
-    pub marker_name: Option<String>,
+    pub(crate) marker_name: Option<String>,
 }
 
 /// The axis bounds for a panel: from the smallest to the largest value
@@ -271,7 +271,7 @@ type BarPanel<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoord
 ///
 /// # Errors
 /// Only if plotters fails to draw.
-pub fn bars_svg(chart: &BarChart, label: &str) -> Result<String, PlotError> {
+pub(crate) fn bars_svg(chart: &BarChart, label: &str) -> Result<String, PlotError> {
     const LEGEND: u32 = 34;
     const CAPTION: u32 = 24;
     let n = chart.rows.len();

@@ -27,16 +27,16 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate};
 
 /// The model predictions run on when the setup was not measured: a typical
 /// desktop (queued presents, sloppy sleeps, 2–8 ms renders).
-pub const PREDICTION_MODEL: Preset = Preset::Desktop;
+pub(crate) const PREDICTION_MODEL: Preset = Preset::Desktop;
 
 /// The `model` a prediction on a measured setup reports.
-pub const SETUP_MODEL_NAME: &str = "this setup";
+pub(crate) const SETUP_MODEL_NAME: &str = "this setup";
 
 /// Simulated display time per prediction (see the module docs for the measurement).
-pub const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
+pub(crate) const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
 
 /// The noise seed of every prediction, so a card's predictions are reproducible.
-pub const PREDICTION_SEED: u64 = 0;
+pub(crate) const PREDICTION_SEED: u64 = 0;
 
 /// The display a prediction runs on: the measured refresh, and whether the
 /// game learnt it from the display (a reported rate, or an emulated grid) or
@@ -44,30 +44,30 @@ pub const PREDICTION_SEED: u64 = 0;
 /// strict and measure the refresh from their frames, as they did in the
 /// measured runs (in a page's tour, one hitch at the start of a 3 s run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PredictedDisplay {
+pub(crate) struct PredictedDisplay {
     /// The measured refresh rate.
-    pub refresh: Rate,
+    pub(crate) refresh: Rate,
     /// Whether the game was told the refresh rate.
-    pub reported: bool,
+    pub(crate) reported: bool,
 }
 
 impl PredictedDisplay {
     /// A display of `refresh` that reports it.
-    pub fn reporting(refresh: Rate) -> PredictedDisplay {
+    pub(crate) fn reporting(refresh: Rate) -> PredictedDisplay {
         PredictedDisplay { refresh, reported: true }
     }
 }
 
 /// Runs per strategy on a measured setup, each starting at another point of
 /// the measured wake-up (see the module docs).
-pub const SETUP_STARTS: u64 = 8;
+pub(crate) const SETUP_STARTS: u64 = 8;
 
 /// The run that predicts `strategy` on `display` with vsync on
 /// or off, on the model of `setup` (the `desktop` model without one), the
 /// `k`-th of [`SETUP_STARTS`] (seed `k`): with a setup, its first frame starts
 /// as every later one does, a wake-up after a vblank, at the `(k + ½)/n`
 /// point of the measured range; without, on a vblank.
-pub fn prediction_spec(
+pub(crate) fn prediction_spec(
     strategy: StrategyId,
     display: PredictedDisplay,
     vsync: bool,
@@ -108,7 +108,7 @@ pub fn prediction_spec(
 /// phase of their first frame lets them do, and a measurement has one phase.
 /// One record per strategy, in order, its `vsync_requested` set to `vsync`
 /// so it pairs with the measured pass, its `model` "this setup" or "desktop".
-pub fn predict(
+pub(crate) fn predict(
     display: PredictedDisplay,
     vsync: bool,
     config: StrategyConfig,

@@ -45,13 +45,13 @@ pub const VERSION: u32 = 1;
 
 /// How many display intervals a [`FrameTrace`] keeps: enough to see a
 /// pattern repeat at 240 Hz for a second, small enough for a readable plot.
-pub const TRACE_LEN: usize = 300;
+pub(crate) const TRACE_LEN: usize = 300;
 
 /// A report card: one machine, the monitors measured on it. See the module docs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportCard {
     /// Always [`SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// The format version, [`VERSION`] for files this timestep-lab writes.
     pub version: u32,
     /// When the tour ran: an RFC 3339 UTC timestamp (`2025-11-23T08:30:00Z`), or null.
@@ -115,7 +115,7 @@ impl ReportCard {
 ///
 /// # Errors
 /// [`SchemaError::NotACard`], [`SchemaError::FutureVersion`] or [`SchemaError::BadVersion`].
-pub fn check_header(value: &serde_json::Value) -> Result<(), SchemaError> {
+pub(crate) fn check_header(value: &serde_json::Value) -> Result<(), SchemaError> {
     let schema = value.get("schema").and_then(serde_json::Value::as_str);
     if schema != Some(SCHEMA) {
         return Err(SchemaError::NotACard(schema.map(str::to_owned)));
@@ -154,18 +154,18 @@ pub struct Machine {
     #[serde(default)]
     pub name: Option<String>,
     /// Operating system and CPU architecture (`linux x86_64`).
-    pub os: String,
+    pub(crate) os: String,
     /// The GPU adapter (`NVIDIA GeForce RTX 3060`, `llvmpipe (LLVM 15.0.6, 256 bits)`).
     #[serde(default)]
-    pub adapter: Option<String>,
+    pub(crate) adapter: Option<String>,
     /// The graphics API in use (`Vulkan`, `Metal`, `Dx12`, `Gl`).
     #[serde(default)]
-    pub backend: Option<String>,
+    pub(crate) backend: Option<String>,
     /// The driver and its version, as the adapter reports them.
     #[serde(default)]
-    pub driver: Option<String>,
+    pub(crate) driver: Option<String>,
     /// The timestep-lab version that wrote the card.
-    pub app_version: String,
+    pub(crate) app_version: String,
     /// The browser's user agent, for a card measured by the web page; absent in a native card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser: Option<String>,
@@ -174,7 +174,7 @@ pub struct Machine {
 impl Machine {
     /// Who measured the card, in words: its name, else the browser and
     /// device (`Chrome 156 on Android 15`); `None` for an unnamed native card.
-    pub fn who(&self) -> Option<String> {
+    pub(crate) fn who(&self) -> Option<String> {
         let name = self.name.as_deref().map(str::trim).filter(|n| !n.is_empty());
         name.map(str::to_owned).or_else(|| self.browser.as_deref().map(super::agent::in_words))
     }
@@ -278,31 +278,31 @@ pub struct IntervalStats {
     /// Mean interval, ms.
     pub mean_ms: f64,
     /// Standard deviation, ms.
-    pub std_ms: f64,
+    pub(crate) std_ms: f64,
     /// 99th percentile, ms.
     pub p99_ms: f64,
     /// Shortest interval, ms.
-    pub min_ms: f64,
+    pub(crate) min_ms: f64,
     /// Longest interval, ms.
-    pub max_ms: f64,
+    pub(crate) max_ms: f64,
     /// The distribution.
-    pub histogram: Histogram,
+    pub(crate) histogram: Histogram,
 }
 
 /// Counts of intervals in equal bins: bin `k` holds intervals in
 /// `[start_ms + k·bin_ms, start_ms + (k+1)·bin_ms)`; `above` counts the ones
 /// past the last bin (long stalls, kept out of the plot's range).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Histogram {
+pub(crate) struct Histogram {
     /// Lower edge of the first bin, ms.
-    pub start_ms: f64,
+    pub(crate) start_ms: f64,
     /// Width of every bin, ms.
-    pub bin_ms: f64,
+    pub(crate) bin_ms: f64,
     /// Intervals per bin.
-    pub counts: Vec<u64>,
+    pub(crate) counts: Vec<u64>,
     /// Intervals at or past `start_ms + counts.len()·bin_ms`.
     #[serde(default)]
-    pub above: u64,
+    pub(crate) above: u64,
 }
 
 /// A sample of display intervals from one run, for the frame-time plot.
@@ -316,7 +316,7 @@ pub struct FrameTrace {
 
 impl FrameTrace {
     /// The first [`TRACE_LEN`] of `intervals` (ns), rounded to whole microseconds.
-    pub fn from_intervals(label: impl Into<String>, intervals: &[Nanos]) -> FrameTrace {
+    pub(crate) fn from_intervals(label: impl Into<String>, intervals: &[Nanos]) -> FrameTrace {
         let intervals_ms = intervals.iter().take(TRACE_LEN).map(|&ns| micros_as_ms(ns)).collect();
         FrameTrace { label: label.into(), intervals_ms }
     }
@@ -375,20 +375,20 @@ pub struct PredictionRange {
     /// Strategy id.
     pub strategy: String,
     /// The vsync pass the prediction belongs to.
-    pub vsync_requested: Option<bool>,
+    pub(crate) vsync_requested: Option<bool>,
     /// Runs the range covers.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// Judder, ms: least and most.
-    pub judder_ms: Option<[f64; 2]>,
+    pub(crate) judder_ms: Option<[f64; 2]>,
     /// Hitches per minute: least and most.
-    pub hitches_per_min: Option<[f64; 2]>,
+    pub(crate) hitches_per_min: Option<[f64; 2]>,
     /// Latency, ms: least and most.
-    pub latency_ms: Option<[f64; 2]>,
+    pub(crate) latency_ms: Option<[f64; 2]>,
 }
 
 impl PredictionRange {
     /// The range of `runs` (one strategy, one pass; the first names them).
-    pub fn of(runs: &[RunRecord]) -> PredictionRange {
+    pub(crate) fn of(runs: &[RunRecord]) -> PredictionRange {
         let span = |figure: fn(&RunRecord) -> Option<f64>| {
             let values: Vec<f64> = runs.iter().filter_map(figure).filter(|v| v.is_finite()).collect();
             let lo = values.iter().copied().reduce(f64::min)?;
@@ -448,17 +448,17 @@ pub struct Figures {
 
 impl Figures {
     /// The fields a record keeps, in order.
-    pub fn fields() -> impl Iterator<Item = &'static Field> {
+    pub(crate) fn fields() -> impl Iterator<Item = &'static Field> {
         FIELDS.iter().copied().filter(|f| f.section == Section::Figure && !f.is_text())
     }
 
     /// The figure, if known.
-    pub fn get(&self, field: &Field) -> Option<f64> {
+    pub(crate) fn get(&self, field: &Field) -> Option<f64> {
         self.values.iter().find(|(f, _)| *f == field).map(|(_, v)| *v)
     }
 
     /// Sets (or, for `None` and undefined values, clears) a figure.
-    pub fn set(&mut self, field: &'static Field, value: Option<f64>) {
+    pub(crate) fn set(&mut self, field: &'static Field, value: Option<f64>) {
         self.values.retain(|(f, _)| *f != field);
         if let Some(v) = value.and_then(defined) {
             self.values.push((field, v));
@@ -511,7 +511,7 @@ impl<'de> Deserialize<'de> for Figures {
 
 impl RunRecord {
     /// Where the run's display times came from, when the file says.
-    pub fn display_times(&self) -> Option<crate::feedback::DisplayTimeSource> {
+    pub(crate) fn display_times(&self) -> Option<crate::feedback::DisplayTimeSource> {
         self.display_time_source.as_deref().and_then(crate::feedback::DisplayTimeSource::parse)
     }
 
@@ -522,7 +522,8 @@ impl RunRecord {
 
     /// The record with `field` set to `value`.
     #[must_use]
-    pub fn with(mut self, field: &'static Field, value: f64) -> RunRecord {
+    #[cfg(test)]
+    pub(crate) fn with(mut self, field: &'static Field, value: f64) -> RunRecord {
         self.figures.set(field, Some(value));
         self
     }
@@ -533,7 +534,7 @@ impl RunRecord {
     }
 
     /// Speed error in ms per minute: the recorded figure, else `(speed_ratio − 1) · 60 000`.
-    pub fn drift_ms_per_min(&self) -> Option<f64> {
+    pub(crate) fn drift_ms_per_min(&self) -> Option<f64> {
         self.figure(&DRIFT_MS_PER_MIN)
             .or_else(|| self.figure(&SPEED_RATIO).map(|s| (s - 1.0) * 60_000.0))
             .and_then(defined)

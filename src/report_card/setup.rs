@@ -47,34 +47,34 @@ use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
 use crate::time::{Nanos, Rate, ms_to_nanos};
 
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
-pub const MIN_FRAMES: usize = 30;
+pub(crate) const MIN_FRAMES: usize = 30;
 
 /// The deepest present queue the model takes from a measurement; deeper
 /// readings are a loop that fell behind, not a swap chain.
-pub const MAX_DEPTH: u32 = 4;
+pub(crate) const MAX_DEPTH: u32 = 4;
 
 /// What a tour measured of the setup a monitor ran on (see the module docs).
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MeasuredSetup {
     /// Probe frames measured.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Presents that wait for a vblank, this one included (1: each frame is
     /// shown at the first refresh after it is ready).
     pub queue_depth: u32,
     /// A frame's own work (updates, render, submit; not the wait for the
     /// display), ms: 10th and 90th percentile.
-    pub work_ms: [f64; 2],
+    pub(crate) work_ms: [f64; 2],
     /// From a vblank to the start of the next frame, ms: 10th and 90th percentile.
-    pub wake_ms: [f64; 2],
+    pub(crate) wake_ms: [f64; 2],
     /// How late a strategy's sleep ended, ms: 10th and 90th percentile;
     /// null when no strategy slept.
-    pub sleep_late_ms: Option<[f64; 2]>,
+    pub(crate) sleep_late_ms: Option<[f64; 2]>,
     /// Time between stalls (frames that missed a vblank), ms, on average;
     /// null when no probe frame missed one.
-    pub stall_every_ms: Option<f64>,
+    pub(crate) stall_every_ms: Option<f64>,
     /// How long a stall held a frame beyond its refresh, ms: 10th and 90th percentile.
-    pub stall_ms: Option<[f64; 2]>,
+    pub(crate) stall_ms: Option<[f64; 2]>,
 }
 
 impl MeasuredSetup {
@@ -84,7 +84,7 @@ impl MeasuredSetup {
     /// update a frame), so a model update costs nothing; a present with
     /// vsync off keeps the `desktop` preset's. Stalls come every half to
     /// one and a half times their measured mean interval.
-    pub fn model(&self, refresh: Rate) -> Model {
+    pub(crate) fn model(&self, refresh: Rate) -> Model {
         let desktop = Preset::Desktop.model();
         let between = |[lo, hi]: [f64; 2]| Cost::between(ms_to_ns(lo), ms_to_ns(hi));
         let stall = match (self.stall_every_ms, self.stall_ms) {
@@ -126,16 +126,16 @@ fn ms_to_ns(ms: f64) -> i64 {
 /// What the sampler reads of a frame: when it started and ended, when it
 /// was shown, and when its strategy asked to wake (`None`: at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FrameTimes {
+pub(crate) struct FrameTimes {
     /// Clock at the start of the frame.
-    pub start: Nanos,
+    pub(crate) start: Nanos,
     /// Clock after its last step.
-    pub end: Nanos,
+    pub(crate) end: Nanos,
     /// When its picture became visible.
-    pub display: Nanos,
+    pub(crate) display: Nanos,
     /// The frame's wake ([`crate::strategy::Wake`]'s `at`): when the next frame
     /// should start, if the strategy sleeps until then.
-    pub wake: Option<Nanos>,
+    pub(crate) wake: Option<Nanos>,
 }
 
 impl From<&FrameReport> for FrameTimes {
@@ -157,7 +157,7 @@ struct Previous {
 
 /// Collects a tour's frames into a [`MeasuredSetup`].
 #[derive(Clone, Debug, Default)]
-pub struct SetupSampler {
+pub(crate) struct SetupSampler {
     work: Vec<Nanos>,
     latency: Vec<Nanos>,
     /// `start − display of the frame before`, signed (negative in a deeper queue).
@@ -172,12 +172,12 @@ pub struct SetupSampler {
 
 impl SetupSampler {
     /// An empty sampler.
-    pub fn new() -> SetupSampler {
+    pub(crate) fn new() -> SetupSampler {
         SetupSampler::default()
     }
 
     /// A new segment starts: the next frame follows none.
-    pub fn break_sequence(&mut self) {
+    pub(crate) fn break_sequence(&mut self) {
         self.previous = None;
     }
 
@@ -185,7 +185,7 @@ impl SetupSampler {
     /// and, in a pass with vsync on (`vsynced`), its own work; `display_wait`
     /// is the time it spent waiting for the display (blocked in acquire or
     /// present, or for the emulated vblank).
-    pub fn frame(&mut self, report: FrameTimes, display_wait: Nanos, vsynced: bool) {
+    pub(crate) fn frame(&mut self, report: FrameTimes, display_wait: Nanos, vsynced: bool) {
         if let Some(p) = self.previous {
             if let Some(t) = p.wake
                 && t > p.end
@@ -210,7 +210,7 @@ impl SetupSampler {
     }
 
     /// A presented frame of the lockstep probe with vsync in effect (see [`SetupSampler::frame`]).
-    pub fn probe_frame(&mut self, report: FrameTimes, display_wait: Nanos) {
+    pub(crate) fn probe_frame(&mut self, report: FrameTimes, display_wait: Nanos) {
         if let Some(p) = self.previous
             && p.probe
         {
@@ -232,7 +232,7 @@ impl SetupSampler {
     /// last frame's: the wake-up is measured from there. A frame that
     /// started a whole refresh or more after that missed a vblank: it says
     /// nothing about how promptly the loop wakes.
-    pub fn finish(&self, period: Nanos) -> Option<MeasuredSetup> {
+    pub(crate) fn finish(&self, period: Nanos) -> Option<MeasuredSetup> {
         if self.work.len() < MIN_FRAMES || period == 0 {
             return None;
         }

@@ -24,13 +24,13 @@ use super::schema::{Histogram, IntervalStats};
 use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The most bins a histogram has across its range (so a plot has room for each).
-pub const MAX_BINS: u64 = 60;
+pub(crate) const MAX_BINS: u64 = 60;
 
 /// The histogram's range ends at this many median intervals at most; longer ones count as `above`.
-pub const RANGE_MEDIANS: u64 = 4;
+pub(crate) const RANGE_MEDIANS: u64 = 4;
 
 /// The histogram's range reaches at least this many median intervals (a missed refresh).
-pub const MIN_RANGE_MEDIANS: u64 = 2;
+pub(crate) const MIN_RANGE_MEDIANS: u64 = 2;
 
 /// Bin widths to choose from, ns: round numbers on a ms axis, 50 µs at the finest.
 const NICE_BINS: [Nanos; 16] = [
@@ -67,13 +67,13 @@ fn bin_width(span: Nanos) -> Nanos {
 
 /// The nearest-rank percentile `p` (0 < p ≤ 100) of sorted `values`, the
 /// core's ([`crate::metrics::percentile`]); 0 when there are none.
-pub fn percentile(sorted: &[Nanos], p: u64) -> Nanos {
+pub(crate) fn percentile(sorted: &[Nanos], p: u64) -> Nanos {
     crate::metrics::percentile(sorted, p).unwrap_or_default()
 }
 
 impl IntervalStats {
     /// Statistics of `intervals` (ns); `None` when there are none. See the module docs.
-    pub fn from_intervals(intervals: &[Nanos]) -> Option<IntervalStats> {
+    pub(crate) fn from_intervals(intervals: &[Nanos]) -> Option<IntervalStats> {
         let mut sorted = intervals.to_vec();
         sorted.sort_unstable();
         let (&min, &max) = (sorted.first()?, sorted.last()?);

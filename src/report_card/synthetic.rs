@@ -19,10 +19,10 @@ use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
 use timestep_core::Pacer;
 
 /// Display time of each "measured" run.
-pub const SYNTHETIC_RUN_LENGTH: Nanos = 20 * NANOS_PER_SEC;
+pub(crate) const SYNTHETIC_RUN_LENGTH: Nanos = 20 * NANOS_PER_SEC;
 
 /// Present intervals sampled per present mode.
-pub const SYNTHETIC_INTERVALS: usize = 1200;
+pub(crate) const SYNTHETIC_INTERVALS: usize = 1200;
 
 /// A simulated monitor.
 #[derive(Clone, Debug, PartialEq)]

@@ -62,7 +62,7 @@ use crate::time::{NANOS_PER_SEC, Nanos};
 /// The most wall impacts resolved in one sub-step; the remaining time is then
 /// flown and clamped into the box. A safety net against Zeno-like cascades in
 /// corners; real bounces need one or two.
-pub const MAX_IMPACTS: u32 = 32;
+pub(crate) const MAX_IMPACTS: u32 = 32;
 
 /// Bisection iterations when searching a time of impact with drag: more than
 /// enough to shrink a bracket of a second to a few ulp.
@@ -141,7 +141,7 @@ pub struct BallState {
 }
 
 /// The decay rate `k` (1/s) of a per-second drag factor: `drag^t = e^{-kt}`.
-pub fn decay_rate(drag: f64) -> f64 {
+pub(crate) fn decay_rate(drag: f64) -> f64 {
     let drag = if drag.is_nan() { 1.0 } else { drag.clamp(MIN_DRAG, 1.0) };
     if drag == 1.0 { 0.0 } else { -drag.ln() }
 }
@@ -548,7 +548,7 @@ impl Ball {
     }
 
     /// The (sanitised) parameters.
-    pub fn params(&self) -> &BallParams {
+    pub(crate) fn params(&self) -> &BallParams {
         &self.params
     }
 
@@ -558,14 +558,14 @@ impl Ball {
     }
 
     /// The state before the last step.
-    pub fn previous(&self) -> BallState {
+    pub(crate) fn previous(&self) -> BallState {
         self.prev
     }
 
     /// Where a picture drawn with `view` shows the centre: the latest state, a
     /// blend of the last two, or a linear prediction (which overshoots into a
     /// wall at a bounce: what extrapolation looks like, seed 004).
-    pub fn drawn_pos(&self, view: View) -> [f64; 2] {
+    pub(crate) fn drawn_pos(&self, view: View) -> [f64; 2] {
         let (prev, cur) = (self.prev, self.cur);
         match view {
             View::Latest => cur.pos,
@@ -613,7 +613,7 @@ impl Ball {
     }
 
     /// Replaces the velocity (a kick); a resting ball kicked upwards leaves the floor.
-    pub fn set_velocity(&mut self, vel: [f64; 2]) {
+    pub(crate) fn set_velocity(&mut self, vel: [f64; 2]) {
         self.cur.vel = [finite_or(vel[0], 0.0), finite_or(vel[1], 0.0)];
     }
 
@@ -623,7 +623,7 @@ impl Ball {
     }
 
     /// [`Ball::step`] with the duration in seconds (negative or NaN: no motion).
-    pub fn step_secs(&mut self, dt: f64, substeps: u32) {
+    pub(crate) fn step_secs(&mut self, dt: f64, substeps: u32) {
         self.prev = self.cur;
         if dt.is_nan() || dt <= 0.0 {
             return;

@@ -37,7 +37,7 @@ impl Input {
     const ALL_BITS: u8 = 0b1_1111;
 
     /// The raw bits (for logs on disk).
-    pub const fn bits(self) -> u8 {
+    pub(crate) const fn bits(self) -> u8 {
         self.bits
     }
 
@@ -47,25 +47,25 @@ impl Input {
     }
 
     /// Whether every button of `other` is held.
-    pub const fn contains(self, other: Input) -> bool {
+    pub(crate) const fn contains(self, other: Input) -> bool {
         self.bits & other.bits == other.bits
     }
 
     /// This input with the buttons of `other` held (`on`) or released.
     #[must_use]
-    pub const fn with(self, other: Input, on: bool) -> Input {
+    pub(crate) const fn with(self, other: Input, on: bool) -> Input {
         if on { Input { bits: self.bits | other.bits } } else { Input { bits: self.bits & !other.bits } }
     }
 
     /// Holds (`on`) or releases the buttons of `other`.
-    pub fn set(&mut self, other: Input, on: bool) {
+    pub(crate) fn set(&mut self, other: Input, on: bool) {
         *self = self.with(other, on);
     }
 
     /// The held direction as a vector of length 0 or 1 (y down); opposite
     /// directions cancel and diagonals are normalised, so diagonal movement
     /// is not faster.
-    pub fn direction(self) -> [f64; 2] {
+    pub(crate) fn direction(self) -> [f64; 2] {
         let axis =
             |neg: Input, pos: Input| f64::from(u8::from(self.contains(pos))) - f64::from(u8::from(self.contains(neg)));
         let (x, y) = (axis(Input::LEFT, Input::RIGHT), axis(Input::UP, Input::DOWN));
@@ -131,7 +131,7 @@ impl InputLog {
     }
 
     /// The input held after the last entry.
-    pub fn current(&self) -> Input {
+    pub(crate) fn current(&self) -> Input {
         self.entries.last().map_or(Input::NONE, |e| e.input)
     }
 
@@ -141,18 +141,15 @@ impl InputLog {
     }
 
     /// Number of changes.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// No changes recorded.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
-    }
-
-    /// Forgets all entries, keeping the allocation.
-    pub fn clear(&mut self) {
-        self.entries.clear();
     }
 }
 

@@ -27,15 +27,15 @@
 //! 000); a lane that does not run (a strategy that needs the loop) is drawn
 //! [`Look::Dimmed`] at its last state.
 
-use super::ball::{Ball, BallParams, BallState};
+use super::ball::{Ball, BallParams};
 use super::instance::{Instance, SpriteCell};
-use super::movers::{Mover, MoverKind, MoverState, secs};
+use super::movers::{Mover, MoverKind, secs};
 use crate::frame::Simulation;
 use crate::strategy::View;
 use crate::time::{NANOS_PER_SEC, Nanos};
 
 /// Instances [`LaneWorld::write_instances`] appends: the runner and the ball.
-pub const LANE_INSTANCES: usize = 2;
+pub(crate) const LANE_INSTANCES: usize = 2;
 
 /// Share of the lane's height the runner's band takes (the ball has the rest).
 const RUNNER_BAND: f64 = 0.4;
@@ -62,7 +62,7 @@ const DIM_ALPHA: f32 = 0.3;
 
 /// How a lane is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Look {
+pub(crate) enum Look {
     /// The lane runs: full colour.
     Live,
     /// The lane does not run (its strategy needs the loop): faded.
@@ -71,7 +71,7 @@ pub enum Look {
 
 /// A runner and a lossless bouncing ball in one lane. See the module docs.
 #[derive(Clone, Debug)]
-pub struct LaneWorld {
+pub(crate) struct LaneWorld {
     size: [f64; 2],
     tick: u64,
     time: Nanos,
@@ -86,7 +86,7 @@ pub struct LaneWorld {
 impl LaneWorld {
     /// A lane `size` = `[width, height]` playfield pixels wide and tall, at time
     /// 0. Sides below 64 × 16 px (or not finite) are raised to that.
-    pub fn new(size: [f32; 2]) -> LaneWorld {
+    pub(crate) fn new(size: [f32; 2]) -> LaneWorld {
         let side = |x: f32, min: f64| if x.is_finite() { f64::from(x).max(min) } else { min };
         let (width, height) = (side(size[0], MIN_SIZE[0]), side(size[1], MIN_SIZE[1]));
         let band = RUNNER_BAND * height;
@@ -122,44 +122,49 @@ impl LaneWorld {
     }
 
     /// Back to time 0 with the same size.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = LaneWorld::new(self.size());
     }
 
     /// The lane's size, playfield pixels (after raising tiny sides).
-    pub fn size(&self) -> [f32; 2] {
+    pub(crate) fn size(&self) -> [f32; 2] {
         [self.size[0] as f32, self.size[1] as f32]
     }
 
     /// Steps taken.
-    pub fn tick(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn tick(&self) -> u64 {
         self.tick
     }
 
     /// Sim time: the exact sum of all step durations.
-    pub fn sim_time(&self) -> Nanos {
+    #[cfg(test)]
+    pub(crate) fn sim_time(&self) -> Nanos {
         self.time
     }
 
     /// The runner's previous and current pose, lane coordinates.
-    pub fn runner(&self) -> MoverState {
+    #[cfg(test)]
+    pub(crate) fn runner(&self) -> super::movers::MoverState {
         self.runner.state()
     }
 
     /// The ball after the last step, in its band's coordinates (y from the band's top).
-    pub fn ball(&self) -> BallState {
+    #[cfg(test)]
+    pub(crate) fn ball(&self) -> super::ball::BallState {
         self.ball.state()
     }
 
     /// The ball's physics object (bounds, bounces, energy).
-    pub fn ball_physics(&self) -> &Ball {
+    #[cfg(test)]
+    pub(crate) fn ball_physics(&self) -> &Ball {
         &self.ball
     }
 
     /// Appends the runner and the ball as `view` says, shifted by `origin`
     /// (the lane's top-left corner in the playfield). Never mutates the world;
     /// allocates only if `out` lacks room for [`LANE_INSTANCES`] more.
-    pub fn write_instances(&self, view: View, origin: [f32; 2], look: Look, out: &mut Vec<Instance>) {
+    pub(crate) fn write_instances(&self, view: View, origin: [f32; 2], look: Look, out: &mut Vec<Instance>) {
         let alpha = match look {
             Look::Live => 1.0,
             Look::Dimmed => DIM_ALPHA,
@@ -204,7 +209,7 @@ impl Simulation for LaneWorld {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::RUNNER_SPEED;
+    use crate::sim::movers::RUNNER_SPEED;
 
     const TICK: Nanos = 16_666_667;
 

@@ -27,9 +27,9 @@
 
 pub mod ball;
 mod hash;
-pub mod input;
+pub(crate) mod input;
 pub mod instance;
-pub mod lane;
+pub(crate) mod lane;
 mod load_sprites;
 mod movers;
 mod particles;
@@ -37,15 +37,11 @@ mod player;
 
 mod world;
 
-pub use ball::{Ball, BallParams, BallState};
 pub use input::{Input, InputEvent, InputLog};
 pub use instance::{Instance, SpriteCell};
-pub use lane::{LANE_INSTANCES, LaneWorld, Look};
-pub use movers::{
-    MoverKind, MoverState, ORBITER_PERIOD, Pose, RUNNER_SPEED, SPINNER_PERIOD, WRAPPER_SPEED, lerp_angle, wrap_angle,
-};
+pub(crate) use lane::{LANE_INSTANCES, LaneWorld, Look};
+pub use movers::{MoverKind, lerp_angle};
 pub use particles::{PARTICLE_CAPACITY, PARTICLE_LIFETIME, PARTICLE_RATE, particle_birth};
-pub use player::PLAYER_SPEED;
 pub use world::{FIXED_ENTITIES, GHOSTS, INPUT_LOG_CAPACITY, World, WorldConfig};
 
 /// Runs `spec` on the virtual monitor with a fresh demo world
@@ -56,7 +52,7 @@ pub fn simulate(spec: &crate::monitor::RunSpec) -> crate::monitor::RunOutcome {
 }
 
 /// As [`simulate`], calling `progress` with the fraction done as the run goes.
-pub fn simulate_with_progress(
+pub(crate) fn simulate_with_progress(
     spec: &crate::monitor::RunSpec,
     progress: &mut dyn FnMut(f64),
 ) -> crate::monitor::RunOutcome {

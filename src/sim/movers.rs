@@ -30,14 +30,14 @@ use crate::strategy::View;
 use crate::time::{NANOS_PER_SEC, Nanos, nanos_as_f64};
 
 /// Runner speed along its lane, px/s (TestUFO's default lane speed is 960).
-pub const RUNNER_SPEED: f64 = 480.0;
+pub(crate) const RUNNER_SPEED: f64 = 480.0;
 /// One turn of the orbiter.
-pub const ORBITER_PERIOD: Nanos = 3 * NANOS_PER_SEC;
+pub(crate) const ORBITER_PERIOD: Nanos = 3 * NANOS_PER_SEC;
 /// One turn of the spinner: 75°/tick at 60 Hz, fast enough that ±180° is
 /// crossed every few ticks.
-pub const SPINNER_PERIOD: Nanos = 800_000_000;
+pub(crate) const SPINNER_PERIOD: Nanos = 800_000_000;
 /// Wrapper speed, px/s: fast, so a wrap happens every second or two.
-pub const WRAPPER_SPEED: [f64; 2] = [760.0, 430.0];
+pub(crate) const WRAPPER_SPEED: [f64; 2] = [760.0, 430.0];
 
 /// A sprite pose: centre (playfield px) and rotation (radians, counter-clockwise on screen).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -76,7 +76,7 @@ impl MoverKind {
     }
 
     /// The atlas cell it is drawn with.
-    pub fn cell(self) -> SpriteCell {
+    pub(crate) fn cell(self) -> SpriteCell {
         match self {
             MoverKind::Runner => SpriteCell::Runner,
             MoverKind::Orbiter => SpriteCell::Orbiter,
@@ -96,7 +96,7 @@ impl MoverKind {
     }
 
     /// Colour (straight RGBA).
-    pub fn color(self) -> [f32; 4] {
+    pub(crate) fn color(self) -> [f32; 4] {
         match self {
             MoverKind::Runner => [0.30, 0.85, 0.95, 1.0],
             MoverKind::Orbiter => [0.72, 0.56, 0.98, 1.0],
@@ -118,7 +118,7 @@ pub struct MoverState {
 }
 
 /// `x` wrapped into (-π, π].
-pub fn wrap_angle(x: f64) -> f64 {
+pub(crate) fn wrap_angle(x: f64) -> f64 {
     // `rem_euclid` is an `fmod` call; in [0, 2π), where the spinner's angle
     // always is, it returns `x` itself, so skip it (same bits; the call was
     // 1 % of a simulated frame, callgrind). Out of line, or the compiler

@@ -12,7 +12,7 @@ use super::movers::{lerp_angle, lerp2, secs, unit_alpha};
 use crate::strategy::View;
 
 /// Player speed, px/s.
-pub const PLAYER_SPEED: f64 = 480.0;
+pub(crate) const PLAYER_SPEED: f64 = 480.0;
 /// Drawn size, px.
 const PLAYER_SIZE: f32 = 44.0;
 const PLAYER_COLOR: [f32; 4] = [0.85, 0.92, 1.0, 1.0];
@@ -41,6 +41,7 @@ impl Player {
     }
 
     /// Current centre.
+    #[cfg(test)]
     pub(crate) fn position(&self) -> [f64; 2] {
         self.cur
     }

@@ -164,12 +164,12 @@ impl World {
     }
 
     /// Back to the initial state with the same config (the input log is cleared).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = World::new(&self.config);
     }
 
     /// The (sanitised) config.
-    pub fn config(&self) -> &WorldConfig {
+    pub(crate) fn config(&self) -> &WorldConfig {
         &self.config
     }
 
@@ -181,11 +181,6 @@ impl World {
     /// Sim time: the exact sum of all step durations.
     pub fn sim_time(&self) -> Nanos {
         self.time
-    }
-
-    /// Sim time of the previous state (before the last step).
-    pub fn previous_sim_time(&self) -> Nanos {
-        self.prev_time
     }
 
     /// Entities alive now (what `write_instances` draws).
@@ -205,7 +200,8 @@ impl World {
     }
 
     /// The input the last step used.
-    pub fn input(&self) -> Input {
+    #[cfg(test)]
+    pub(crate) fn input(&self) -> Input {
         self.applied
     }
 
@@ -225,7 +221,8 @@ impl World {
     }
 
     /// The ball's physics object (bounds, bounce count, energy, resting).
-    pub fn ball_physics(&self) -> &Ball {
+    #[cfg(test)]
+    pub(crate) fn ball_physics(&self) -> &Ball {
         &self.ball
     }
 
@@ -240,13 +237,9 @@ impl World {
     }
 
     /// The player's centre after the last step.
-    pub fn player(&self) -> [f64; 2] {
+    #[cfg(test)]
+    pub(crate) fn player(&self) -> [f64; 2] {
         self.player.position()
-    }
-
-    /// Live particles.
-    pub fn particle_count(&self) -> usize {
-        self.particles.len()
     }
 
     /// FNV-1a over the bit patterns of the whole state (not the pending input,

@@ -23,22 +23,22 @@ const TIMERS: &str = "timers (no requestAnimationFrame)";
 
 impl Demo {
     /// Remembers the keyboard modifiers (the key table distinguishes `F` and `Shift+F`).
-    pub fn set_modifiers(&mut self, modifiers: ModifiersState) {
+    pub(crate) fn set_modifiers(&mut self, modifiers: ModifiersState) {
         self.controls.modifiers = modifiers;
     }
 
     /// The action a key stands for, with the current modifiers.
-    pub fn action_for(&self, key: KeyCode) -> Option<Action> {
+    pub(crate) fn action_for(&self, key: KeyCode) -> Option<Action> {
         bindings::action_for(key, self.controls.modifiers)
     }
 
     /// The pointer moved to window pixel `position`.
-    pub fn pointer_moved(&mut self, position: [f32; 2]) {
+    pub(crate) fn pointer_moved(&mut self, position: [f32; 2]) {
         self.pointer = Some(position);
     }
 
     /// A left click: in lane mode, selects the lane under the pointer.
-    pub fn click(&mut self, now: Nanos) {
+    pub(crate) fn click(&mut self, now: Nanos) {
         let (Some(mode), Some(pixel)) = (&mut self.loops.lanes, self.pointer) else { return };
         // Window pixels to the drawing buffer's (smaller where it is capped).
         let pixel = pixel.map(|p| p * self.life.buffer_scale());
@@ -49,13 +49,13 @@ impl Demo {
     }
 
     /// A finger touched the window at `position` (window pixels): as a click there.
-    pub fn touched(&mut self, position: [f32; 2], now: Nanos) {
+    pub(crate) fn touched(&mut self, position: [f32; 2], now: Nanos) {
         self.pointer_moved(position);
         self.click(now);
     }
 
     /// Carries out a key's action; returns true when it asks to quit.
-    pub fn act(&mut self, action: Action, pressed: bool, event_loop: &ActiveEventLoop, now: Nanos) -> bool {
+    pub(crate) fn act(&mut self, action: Action, pressed: bool, event_loop: &ActiveEventLoop, now: Nanos) -> bool {
         if action.is_held() {
             self.hold_key(action, pressed);
             return false;

@@ -79,7 +79,7 @@ impl Life {
 
 /// "the page drew 14.9 fps on a 60.0 Hz screen: it missed refreshes" when
 /// it drew fewer than [`MISSING_SHARE`] of them; `None` when it kept up.
-pub fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
+pub(crate) fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
     (fps.is_finite() && screen_hz > 0.0 && fps > 0.0 && fps < MISSING_SHARE * screen_hz)
         .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
 }
@@ -88,14 +88,14 @@ pub fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
 /// refreshes, when it missed some: a browser always presents on the
 /// screen's refresh, and a page too slow for it is neither a slow screen nor
 /// one the compositor paces. `None` when the page kept up.
-pub fn slow_page_verdict(fps: f64, screen_hz: f64) -> Option<String> {
+pub(crate) fn slow_page_verdict(fps: f64, screen_hz: f64) -> Option<String> {
     missed_refreshes(fps, screen_hz)
         .map(|missed| format!("vsync in effect (a browser presents on the screen's refresh); {missed}"))
 }
 
 /// `window` scaled down (same shape, whole pixels, at least 1×1) until no
 /// side exceeds `max_side` and it holds at most `max_pixels`.
-pub fn drawing_size(window: [u32; 2], max_side: u32, max_pixels: Option<u64>) -> [u32; 2] {
+pub(crate) fn drawing_size(window: [u32; 2], max_side: u32, max_pixels: Option<u64>) -> [u32; 2] {
     let [w, h] = window.map(|side| f64::from(side.max(1)));
     let by_side = f64::from(max_side.max(1)) / w.max(h);
     let by_pixels = max_pixels.map_or(1.0, |max| (max as f64 / (w * h)).sqrt());

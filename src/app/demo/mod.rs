@@ -56,7 +56,7 @@ use life::Life;
 use loops::Loops;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
-pub const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
+pub(crate) const PLAYFIELD: [f32; 2] = [1280.0, 720.0];
 
 /// Periodic stats go to the log at most this often.
 const LOG_INTERVAL: Nanos = NANOS_PER_SEC;
@@ -98,7 +98,7 @@ struct Controls {
 }
 
 /// The demo once its window is up.
-pub struct Demo {
+pub(crate) struct Demo {
     /// The window, the GPU, the overlay's numbers: what frames draw with.
     screen: Screen,
     /// The demo's session (the loop and its numbers), and the lanes in lane mode.
@@ -145,11 +145,11 @@ pub struct Demo {
 /// time its figures used, the compositor's where it said) and how long it
 /// waited for the display (acquire, present, an emulated vblank).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ShownFrame {
+pub(crate) struct ShownFrame {
     /// The frame's report.
-    pub report: FrameReport,
+    pub(crate) report: FrameReport,
     /// Its wait for the display.
-    pub display_wait: Nanos,
+    pub(crate) display_wait: Nanos,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -166,7 +166,12 @@ impl Demo {
     ///
     /// # Errors
     /// See [`Gfx::new`].
-    pub fn start(win: WindowState, gpu: GpuStart, config: &RunConfig, clock: &RealClock) -> Result<Demo, CliError> {
+    pub(crate) fn start(
+        win: WindowState,
+        gpu: GpuStart,
+        config: &RunConfig,
+        clock: &RealClock,
+    ) -> Result<Demo, CliError> {
         let mut win = win;
         let gfx = Gfx::new(gpu, &win.window, config)?;
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
@@ -257,7 +262,7 @@ impl Demo {
     /// runs each segment so. `stand_in`: the refresh to count at when the
     /// monitor reports none (the tour's emulated grid, in its pass with
     /// vsync off).
-    pub fn restart(
+    pub(crate) fn restart(
         &mut self,
         strategy: StrategyId,
         emulate: bool,
@@ -284,7 +289,7 @@ impl Demo {
     }
 
     /// The emulated refresh `--emulate-refresh` gives the monitor the window is on.
-    pub fn emulated_here(&self) -> Option<Rate> {
+    pub(crate) fn emulated_here(&self) -> Option<Rate> {
         emulated_rate(self.emulation.as_ref(), self.screen.win.on_monitor().index)
     }
 
@@ -329,7 +334,7 @@ impl Demo {
     }
 
     /// Whether a frame should be drawn now (never while the page is hidden).
-    pub fn renderable(&mut self, now: Nanos) -> bool {
+    pub(crate) fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.screen.gfx.surface.is_zero_size();
         self.screen.win.renderable(now, zero) && !self.life.is_hidden()
     }
@@ -338,7 +343,7 @@ impl Demo {
     /// shown again at `now`. No frames meanwhile, and the time is a gap in
     /// every session's run, not a frame ([`Session::hidden`]). Returns the
     /// gap `(from, to)` when one ended.
-    pub fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
+    pub(crate) fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
         let gap = self.life.hidden(hidden, now);
         if let Some((from, to)) = gap {
             log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
@@ -352,7 +357,7 @@ impl Demo {
     /// When the next frame should start (`None`: as soon as possible). A
     /// paused demo redraws its still picture once per refresh (60 Hz when
     /// the refresh is unknown) instead of as fast as the present returns.
-    pub fn wake(&self) -> Option<Nanos> {
+    pub(crate) fn wake(&self) -> Option<Nanos> {
         let session = &self.loops.session;
         match self.loops.lanes {
             // Lane mode is display-paced: frames as fast as presents (or the emulated grid) allow.
@@ -368,7 +373,7 @@ impl Demo {
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
     /// Returns the strategy frames settled meanwhile that were shown: this
     /// one's, or, where the compositor's feedback is awaited, earlier ones'.
-    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> &[ShownFrame] {
+    pub(crate) fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> &[ShownFrame] {
         if !self.warmed {
             self.warm_up(clock);
         }
@@ -472,7 +477,7 @@ impl Demo {
     /// not answered yet (one or two) are left out of the figures, not
     /// counted as estimates (waiting here cannot make it answer: nothing
     /// reads its socket until the next present), and the frame log says so.
-    pub fn end_run(&mut self) {
+    pub(crate) fn end_run(&mut self) {
         self.collect_settled();
         let unanswered = self.loops.session.forget_awaiting();
         if unanswered > 0 {
@@ -602,25 +607,25 @@ impl Demo {
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
-    pub fn follow_monitor(&mut self, now: Nanos) {
+    pub(crate) fn follow_monitor(&mut self, now: Nanos) {
         let moved = self.screen.win.follow_monitor(false);
         self.move_to(moved, now);
     }
 
     /// Asks now and then which monitor the window is on (Wayland says so only
     /// after the surface enters an output, and sends no event for it).
-    pub fn poll_monitor(&mut self, now: Nanos) {
+    pub(crate) fn poll_monitor(&mut self, now: Nanos) {
         let moved = self.screen.win.poll_monitor(now);
         self.move_to(moved, now);
     }
 
     /// Moves the window (or its fullscreen) to the next monitor (`M`).
-    pub fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
+    pub(crate) fn next_monitor(&mut self, event_loop: &ActiveEventLoop) {
         self.screen.win.next_monitor(event_loop);
     }
 
     /// The monitor the platform says the window is on.
-    pub fn current_monitor(&self) -> Option<MonitorHandle> {
+    pub(crate) fn current_monitor(&self) -> Option<MonitorHandle> {
         self.screen.win.window.current_monitor()
     }
 
@@ -645,17 +650,17 @@ impl Demo {
     }
 
     /// Asks for the first frame (the shell's schedule asks for the others with [`Demo::request_redraw`]).
-    pub fn request_first_frame(&self) {
+    pub(crate) fn request_first_frame(&self) {
         self.screen.win.window.request_redraw();
     }
 
     /// Asks the platform for a redraw at `now`; [`Demo::redraw_pending`] says so until it arrives.
-    pub fn request_redraw(&mut self, now: Nanos) {
+    pub(crate) fn request_redraw(&mut self, now: Nanos) {
         self.screen.win.request_redraw(now);
     }
 
     /// When the redraw on its way was requested (`None`: none is).
-    pub fn redraw_pending(&self) -> Option<Nanos> {
+    pub(crate) fn redraw_pending(&self) -> Option<Nanos> {
         self.screen.win.redraw_pending()
     }
 
@@ -664,7 +669,7 @@ impl Demo {
     /// two emulated ones, so that the frame waits for a later one. A frame
     /// runs at the display refresh nearest the next emulated vblank, so an
     /// emulated rate at or below the display's shows at that rate.
-    pub fn between_emulated_vblanks(&mut self, clock: &RealClock, now: Nanos) -> bool {
+    pub(crate) fn between_emulated_vblanks(&mut self, clock: &RealClock, now: Nanos) -> bool {
         if !crate::platform::EMULATES_BY_SKIPPING {
             return false;
         }
@@ -687,24 +692,24 @@ impl Demo {
 
     /// The requested redraw arrived at `now`: the frame about to run waited
     /// that long for it (on Wayland, the compositor's pacing).
-    pub fn redraw_arrived(&mut self, now: Nanos) {
+    pub(crate) fn redraw_arrived(&mut self, now: Nanos) {
         self.redraw_wait = self.screen.win.redraw_arrived(now);
     }
 
     /// Until when frames wait (occluded, or found hidden by a frame); events clear it.
-    pub fn idle_until(&self) -> Option<Nanos> {
+    pub(crate) fn idle_until(&self) -> Option<Nanos> {
         self.screen.win.idle_until()
     }
 
     /// Gives a window event to the overlay; true when the overlay used it
     /// (a click on its panel is not the demo's).
-    pub fn overlay_event(&mut self, event: &WindowEvent) -> bool {
+    pub(crate) fn overlay_event(&mut self, event: &WindowEvent) -> bool {
         let screen = &mut self.screen;
         screen.gfx.overlay.on_window_event(&screen.win.window, event)
     }
 
     /// The window's inner size is `width` × `height` pixels now.
-    pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+    pub(crate) fn resized(&mut self, width: u32, height: u32, now: Nanos) {
         let [width, height] = if width == 0 || height == 0 {
             [width, height]
         } else {
@@ -720,36 +725,36 @@ impl Demo {
 
     /// The window was occluded (`true`) or shown again: frames stop for a
     /// while, or start again, as the platform may never say "visible again".
-    pub fn occluded(&mut self, occluded: bool, now: Nanos) {
+    pub(crate) fn occluded(&mut self, occluded: bool, now: Nanos) {
         self.screen.win.set_idle_until(occluded.then(|| now + IDLE_RETRY));
         self.interrupt();
     }
 
     /// The window gained or lost focus: whether it can be seen is asked again.
-    pub fn focused(&mut self, now: Nanos) {
+    pub(crate) fn focused(&mut self, now: Nanos) {
         self.screen.win.check_hidden(now);
         self.screen.win.set_idle_until(None);
     }
 
     /// Why the GPU device was lost, once it has been.
-    pub fn device_lost(&self) -> Option<String> {
+    pub(crate) fn device_lost(&self) -> Option<String> {
         self.screen.gfx.device_lost()
     }
 
     /// The GPU adapter the window renders on.
-    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+    pub(crate) fn adapter_info(&self) -> wgpu::AdapterInfo {
         self.screen.gfx.gpu.adapter.get_info()
     }
 
     /// The present modes the window's surface supports.
-    pub fn supported_present_modes(&self) -> &[wgpu::PresentMode] {
+    pub(crate) fn supported_present_modes(&self) -> &[wgpu::PresentMode] {
         self.screen.gfx.surface.supported_present_modes()
     }
 
     /// Switches the surface to `present` where it differs; returns the mode in
     /// effect (another, when the surface refuses). The session learns of it at
     /// the next [`Demo::restart`].
-    pub fn set_present_mode(&mut self, present: wgpu::PresentMode) -> wgpu::PresentMode {
+    pub(crate) fn set_present_mode(&mut self, present: wgpu::PresentMode) -> wgpu::PresentMode {
         let gfx = &mut self.screen.gfx;
         if gfx.surface.present_mode() == present {
             return present;
@@ -758,22 +763,22 @@ impl Demo {
     }
 
     /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
-    pub fn timer_driven(&self) -> bool {
+    pub(crate) fn timer_driven(&self) -> bool {
         self.timer_driven
     }
 
     /// The strategy the demo's session runs.
-    pub fn strategy(&self) -> StrategyId {
+    pub(crate) fn strategy(&self) -> StrategyId {
         self.loops.session.pacer().strategy()
     }
 
     /// The session's vsync verdict, brought up to date.
-    pub fn verdict(&self) -> Verdict {
+    pub(crate) fn verdict(&self) -> Verdict {
         self.loops.session.verdict()
     }
 
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
-    pub fn report(&mut self, now: Nanos) -> RunReport {
+    pub(crate) fn report(&mut self, now: Nanos) -> RunReport {
         let mut run = self.loops.session.report(now);
         run.model = "window".to_owned();
         run.seed = self.seed;
@@ -781,7 +786,7 @@ impl Demo {
     }
 
     /// Logs the run's totals at exit: wgpu errors, frames, updates, held presents.
-    pub fn log_summary(&self) {
+    pub(crate) fn log_summary(&self) {
         let uncaptured = self.screen.gfx.uncaptured_errors();
         if uncaptured > 0 {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
@@ -797,7 +802,7 @@ impl Demo {
     ///
     /// # Errors
     /// See [`FrameLog::finish`].
-    pub fn finish_frame_log(&mut self, now: Nanos) -> Result<(), CliError> {
+    pub(crate) fn finish_frame_log(&mut self, now: Nanos) -> Result<(), CliError> {
         match self.frame_log.as_mut() {
             Some(log) => log.finish(now),
             None => Ok(()),
@@ -808,7 +813,7 @@ impl Demo {
     ///
     /// # Errors
     /// See [`Gfx::screenshot`].
-    pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
+    pub(crate) fn screenshot(&mut self, path: &std::path::Path) -> Result<(), CliError> {
         let screen = &self.screen;
         let scene = ScreenshotScene {
             world: self.loops.session.world(),
@@ -825,7 +830,7 @@ impl Demo {
     }
 
     /// The run's statistics for `--stats-json`.
-    pub fn stats(&mut self, now: Nanos) -> StatsJson {
+    pub(crate) fn stats(&mut self, now: Nanos) -> StatsJson {
         let mut run = self.report(now);
         let fps = self.screen.hud.figures.fps;
         if let (Some(display), Some(verdict)) = (run.display.as_mut(), self.slow_page_verdict(fps)) {

@@ -44,18 +44,19 @@ use sweep::{SweepRow, sweep_csv, sweep_table};
 use trace::{load_trace, trace_display};
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
-pub const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
+pub(crate) const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
 /// `--start-time`: about 31 years (u64 nanoseconds reach 584).
-pub const START_TIME: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1e9, unit: Unit::Seconds };
+pub(crate) const START_TIME: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1e9, unit: Unit::Seconds };
 /// `--seconds`: a simulated year at most; the frame budget
 /// ([`crate::monitor::MAX_FRAMES`]) is the tighter limit on most models.
-pub const SECONDS: Bounds = Bounds { min: 0.0, min_inclusive: false, max: 365.0 * 86_400.0, unit: Unit::Seconds };
+pub(crate) const SECONDS: Bounds =
+    Bounds { min: 0.0, min_inclusive: false, max: 365.0 * 86_400.0, unit: Unit::Seconds };
 /// `--start-phase SECONDS`: up to a whole period of the slowest display (1 Hz).
-pub const PHASE: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1.0, unit: Unit::Seconds };
+pub(crate) const PHASE: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 1.0, unit: Unit::Seconds };
 /// Most start phases in a sweep: 1000 draws pin a mean to a few tenths of a percent of its range.
-pub const MAX_PHASES: u64 = 1000;
+pub(crate) const MAX_PHASES: u64 = 1000;
 /// Updates when neither `--updates` nor `--seconds` is given (and no trace).
-pub const DEFAULT_UPDATES: u64 = 10_000;
+pub(crate) const DEFAULT_UPDATES: u64 = 10_000;
 
 /// Salt of the stream the random start phases are drawn from: the model's
 /// noise (seeded by the same `--seed`) stays the same whatever the phase.
@@ -72,76 +73,76 @@ pub struct SimulateArgs {
     /// Strategies to run: comma-separated ids or `all`.
     #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up",
           value_parser = cli::strategy_list, help = strategies_help())]
-    pub strategy: StrategyList,
+    pub(crate) strategy: StrategyList,
 
     /// Display refresh rates, comma-separated.
     #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true, value_delimiter = ',', value_parser = cli::rate,
           help = cli::rate_help(
               "Display refresh rates, comma-separated",
               " (59.94 is the exact 60000/1001). Default: the model's (60; seed000: 62.5)"))]
-    pub refresh: Option<Vec<Rate>>,
+    pub(crate) refresh: Option<Vec<Rate>>,
 
     /// Vsync on or off. Default: the model's (on; seed000: off).
     #[arg(long, value_name = "on|off", allow_hyphen_values = true, ignore_case = true)]
-    pub vsync: Option<Vsync>,
+    pub(crate) vsync: Option<Vsync>,
 
     /// Simulation tick rate.
     #[arg(long, value_name = "HZ", allow_hyphen_values = true, default_value = "60", value_parser = cli::rate,
           help = cli::rate_help("Simulation tick rate", ""))]
-    pub tick_rate: Rate,
+    pub(crate) tick_rate: Rate,
 
     /// Machine and display model (see below).
     #[arg(long, value_name = "MODEL", allow_hyphen_values = true, ignore_case = true, default_value = "glaiel",
           value_parser = cli::one_of(&Preset::ALL, Preset::name))]
-    pub model: Preset,
+    pub(crate) model: Preset,
 
     /// Stop once this many updates have run (checked at frame start).
     #[arg(long, value_name = "N", allow_hyphen_values = true, conflicts_with = "seconds",
           value_parser = cli::whole(1, u64::MAX), help = updates_help())]
-    pub updates: Option<u64>,
+    pub(crate) updates: Option<u64>,
 
     /// Stop once this much simulated clock time has passed, instead of --updates.
     #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = SECONDS.nanos(), help = seconds_help())]
-    pub seconds: Option<Nanos>,
+    pub(crate) seconds: Option<Nanos>,
 
     /// Seed of the model's noise (and of random start phases); the same seed gives the same run, bit for bit.
     #[arg(long, value_name = "N", allow_hyphen_values = true, default_value = "0", value_parser = cli::whole(0, u64::MAX))]
-    pub seed: u64,
+    pub(crate) seed: u64,
 
     /// Clock reading at the start, seconds (e.g. 2592000 for a machine up for 30 days);
     /// the run starts at the first instant from here that has the --start-phase.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true, default_value = "0",
           value_parser = START_TIME.nanos())]
-    pub start_time: Nanos,
+    pub(crate) start_time: Nanos,
 
     /// Where the first frame starts relative to the refresh grid: on a `vblank` (the article's
     /// setting), at a `random` point of the period drawn from --seed, or SECONDS (0–1) after a vblank.
     #[arg(long, value_name = "vblank|random|SECONDS", allow_hyphen_values = true, default_value = "vblank",
           value_parser = parse_start_phase)]
-    pub start_phase: StartPhase,
+    pub(crate) start_phase: StartPhase,
 
     /// Run each strategy × refresh at N random start phases (1–1000, drawn from --seed; the model's
     /// noise stays the same) and report the mean and the range [min–max] of every numeric column.
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = cli::whole(1, MAX_PHASES),
           conflicts_with_all = ["start_phase", "timeline", "plot"])]
-    pub phases: Option<u64>,
+    pub(crate) phases: Option<u64>,
 
     /// Render cost, ms (0–10000): centres the model's render cost here, keeping its noise.
     #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = COST_MS.nanos())]
-    pub render_ms: Option<Nanos>,
+    pub(crate) render_ms: Option<Nanos>,
 
     /// Update cost, ms (0–10000): centres the model's update cost here, keeping its noise.
     #[arg(long, value_name = "X", allow_hyphen_values = true, value_parser = COST_MS.nanos())]
-    pub update_ms: Option<Nanos>,
+    pub(crate) update_ms: Option<Nanos>,
 
     /// Which of Glaiel's fuzzy timers `fuzzy` runs.
     #[arg(long, value_name = "V", allow_hyphen_values = true, ignore_case = true, default_value = "final",
           value_parser = cli::one_of(&FuzzyVariant::ALL, FuzzyVariant::name))]
-    pub fuzzy_variant: FuzzyVariant,
+    pub(crate) fuzzy_variant: FuzzyVariant,
 
     /// Turn off `fuzzy`'s vsync detection (the article's raw timer: never falls back to strict stepping).
     #[arg(long)]
-    pub no_vsync_detect: bool,
+    pub(crate) no_vsync_detect: bool,
 
     /// Output: `table` (for people, with pattern lines), `json` (an array of objects) or `csv`.
     #[arg(
@@ -151,31 +152,31 @@ pub struct SimulateArgs {
         ignore_case = true,
         default_value = "table"
     )]
-    pub format: Format,
+    pub(crate) format: Format,
 
     /// Print every report field's definition (a Markdown table) and exit.
     #[arg(long)]
-    pub fields: bool,
+    pub(crate) fields: bool,
 
     /// Print each run's first 200 events in seed 000's notation (R render, U update, W wait; ms).
     /// With json/csv the timelines go to stderr.
     #[arg(long)]
-    pub timeline: bool,
+    pub(crate) timeline: bool,
 
     /// Write an SVG comparing judder, doubles/skips and drift of all runs
     /// (checked before the runs; an existing file is replaced).
     #[arg(long, value_name = "FILE.svg", value_parser = cli::file_name)]
-    pub plot: Option<PathBuf>,
+    pub(crate) plot: Option<PathBuf>,
 
     /// Replay a frame-time capture instead of the model, once through: PresentMon 1.x/2.x, OCAT or
     /// CapFrameX CSV (one swap chain's displayed frames, shown when the capture showed them, at the
     /// refresh measured from its display changes), or one frame time in ms per line (header optional).
     #[arg(long, value_name = "FILE.csv")]
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
 
     /// Replay this application's swap chain (its largest) instead of the capture's largest one.
     #[arg(long, value_name = "NAME", requires = "trace")]
-    pub trace_app: Option<String>,
+    pub(crate) trace_app: Option<String>,
 }
 
 fn strategies_help() -> String {
@@ -237,7 +238,7 @@ Examples:
 
 /// Output format of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned table plus pattern lines.
     Table,
     /// A JSON array of report objects.
@@ -248,7 +249,7 @@ pub enum Format {
 
 /// `--vsync on|off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Vsync {
+pub(crate) enum Vsync {
     /// Present waits for the display.
     On,
     /// Present shows the frame at once.
@@ -257,7 +258,7 @@ pub enum Vsync {
 
 /// `--start-phase`: where a run starts relative to the display's refresh grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StartPhase {
+pub(crate) enum StartPhase {
     /// On a vblank (the article's runs).
     Vblank,
     /// At a point of the refresh period drawn from the seed.
@@ -287,21 +288,21 @@ pub fn random_phase(seed: u64, i: u64, refresh: Rate) -> Nanos {
 
 /// A validated `simulate` invocation.
 #[derive(Clone, Debug)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// One spec per strategy × refresh (× phase), in the order given.
-    pub runs: Vec<RunSpec>,
+    pub(crate) runs: Vec<RunSpec>,
     /// In a `--phases N` sweep, N: the runs come in groups of N phases of one strategy × refresh.
-    pub phases: Option<usize>,
+    pub(crate) phases: Option<usize>,
     /// The start phase of each run after its vblank, ns (parallel to `runs`).
-    pub start_phases: Vec<Nanos>,
+    pub(crate) start_phases: Vec<Nanos>,
     /// How to print.
-    pub format: Format,
+    pub(crate) format: Format,
     /// Print timelines.
-    pub timeline: bool,
+    pub(crate) timeline: bool,
     /// Where to write the SVG.
-    pub plot: Option<PathBuf>,
+    pub(crate) plot: Option<PathBuf>,
     /// One-line notices for stderr (which swap chain a trace replays, its refresh).
-    pub notices: Vec<String>,
+    pub(crate) notices: Vec<String>,
 }
 
 fn usage(message: impl Into<String>) -> CliError {
@@ -314,7 +315,7 @@ impl SimulateArgs {
     ///
     /// # Errors
     /// [`CliError::Usage`] naming the first bad flag (or trace row).
-    pub fn invocation(&self) -> Result<Invocation, CliError> {
+    pub(crate) fn invocation(&self) -> Result<Invocation, CliError> {
         let mut model = self.model.model();
         let trace = match &self.trace {
             Some(path) => Some(Arc::new(load_trace(path, self.trace_app.clone())?)),

@@ -12,18 +12,18 @@ const PHASE_DECIMALS: usize = 3;
 /// Mean, least and greatest value of one column over the runs of a sweep;
 /// `None` (JSON `null`) where no run defines it.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Spread {
+pub(crate) struct Spread {
     /// Arithmetic mean.
-    pub mean: Option<f64>,
+    pub(crate) mean: Option<f64>,
     /// Least value.
-    pub min: Option<f64>,
+    pub(crate) min: Option<f64>,
     /// Greatest value.
-    pub max: Option<f64>,
+    pub(crate) max: Option<f64>,
 }
 
 impl Spread {
     /// Over the defined (finite) values.
-    pub fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+    pub(crate) fn of(values: impl IntoIterator<Item = f64>) -> Spread {
         let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
         if values.is_empty() {
             return Spread { mean: None, min: None, max: None };
@@ -40,18 +40,18 @@ impl Spread {
 /// `phase_ms` (the start phases) and every other numeric report field as a
 /// [`Spread`], in report order. The pattern (a string) is left out.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SweepRow {
+pub(crate) struct SweepRow {
     /// `(field, cell, JSON value)` of each setting, as the group's first run has it.
-    pub group: Vec<(&'static Field, String, serde_json::Value)>,
+    pub(crate) group: Vec<(&'static Field, String, serde_json::Value)>,
     /// Runs in the group.
-    pub phases: usize,
+    pub(crate) phases: usize,
     /// The figure's field (`None` for `phase_ms`) and its spread, `phase_ms` first.
-    pub spreads: Vec<(Option<&'static Field>, Spread)>,
+    pub(crate) spreads: Vec<(Option<&'static Field>, Spread)>,
 }
 
 impl SweepRow {
     /// Folds the reports of one group (all of one strategy × refresh).
-    pub fn of(reports: &[RunReport], start_phases: &[Nanos]) -> SweepRow {
+    pub(crate) fn of(reports: &[RunReport], start_phases: &[Nanos]) -> SweepRow {
         let first = reports.first().cloned().unwrap_or_default();
         let group = settings()
             .map(|f| (f, f.format(&first), serde_json::to_value(f.cell(&first)).unwrap_or_default()))

@@ -9,47 +9,48 @@ mod x11;
 
 use std::fs::OpenOptions;
 
+use crate::render::{GpuContext, RenderError};
 use crate::time::Nanos;
 use std::path::Path;
 
-pub use cpu_ticks::read_own_cpu_ticks;
+pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
-pub use spin::{busy_until, spin_until};
-pub use std::time::Instant;
-pub use wayland::PresentationFeedback;
-pub use x11::WindowMapping;
+pub(crate) use spin::{busy_until, spin_until};
+pub(crate) use std::time::Instant;
+pub(crate) use wayland::PresentationFeedback;
+pub(crate) use x11::WindowMapping;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say.
-pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+pub(crate) const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
 
 /// Whether the user can turn vsync off: a native surface offers non-blocking
 /// present modes (Mailbox, Immediate) where the driver has them.
-pub const VSYNC_CAN_BE_TURNED_OFF: bool = true;
+pub(crate) const VSYNC_CAN_BE_TURNED_OFF: bool = true;
 
 /// A window can be opened on any monitor, and moved to another.
-pub const MONITORS_CAN_BE_CHOSEN: bool = true;
+pub(crate) const MONITORS_CAN_BE_CHOSEN: bool = true;
 
 /// Exclusive fullscreen in a monitor's video mode, where the platform lists modes.
-pub const EXCLUSIVE_FULLSCREEN: bool = true;
+pub(crate) const EXCLUSIVE_FULLSCREEN: bool = true;
 
 /// Whether the app publishes its figures while it runs: natively they
 /// are written once, at exit (`--stats-json`).
-pub const PUBLISHES_FIGURES: bool = false;
+pub(crate) const PUBLISHES_FIGURES: bool = false;
 
 /// Most pixels a window draws: natively every one the window has (the
 /// adapter's largest texture side still applies).
-pub const MAX_DRAWING_PIXELS: Option<u64> = None;
+pub(crate) const MAX_DRAWING_PIXELS: Option<u64> = None;
 
 /// The window's size in device pixels, as winit reports it: natively it is.
-pub fn device_pixels(_window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
+pub(crate) fn device_pixels(_window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
     reported
 }
 
 /// A window has no page around it: the overlay may use its whole height.
-pub const PAGE_BAR_POINTS: f32 = 0.0;
+pub(crate) const PAGE_BAR_POINTS: f32 = 0.0;
 
 /// Lines the key help adds on this platform: none natively.
-pub fn help_notes() -> Vec<(String, String)> {
+pub(crate) fn help_notes() -> Vec<(String, String)> {
     Vec::new()
 }
 
@@ -60,108 +61,122 @@ pub fn init_logger() {
 }
 
 /// Runs a future to completion on this thread (the GPU's asynchronous start-up).
-pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     pollster::block_on(future)
 }
 
 /// Runs `future` to its end and hands its output to `then`: natively at
 /// once, on this thread (the web half cannot wait and runs it on the page's
 /// task queue instead).
-pub fn spawn<T>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
+pub(crate) fn spawn<T>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
     then(block_on(future));
 }
 
 /// The window as the app asks for it: nothing to add natively.
-pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+pub(crate) fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
     attributes
 }
 
 /// The wgpu instance for a window: every native backend (`WGPU_BACKEND` narrows it).
-pub async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
+pub(crate) async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
 }
 
 /// An error that ends the run after start-up: natively `main` prints it
 /// when the event loop returns, so there is nothing to do here.
-pub fn report_error(_message: &str) {}
+pub(crate) fn report_error(_message: &str) {}
 
 /// Nothing to publish to natively.
-pub fn publish_stats(_json: String) {}
+pub(crate) fn publish_stats(_json: String) {}
 
 /// Natively the tour is its own command (it writes files where it is told).
-pub fn start_tour() {
+pub(crate) fn start_tour() {
     notify("the report-card tour is a command here: timestep-lab measure --out DIR (see --help)");
 }
 
 /// Natively there is no page with links: the command line is where a run starts.
-pub fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
+pub(crate) fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
 
 /// Natively the tour's progress is its line on stderr ([`crate::output::Progress`]).
-pub fn show_progress(_line: Option<&str>) {}
+pub(crate) fn show_progress(_line: Option<&str>) {}
 
 /// Nothing to tidy natively: a tour's command line is not run again by a reload.
-pub fn tour_finished() {}
+pub(crate) fn tour_finished() {}
 
 /// How a run ended: natively the log says it, and the shell is where it started.
-pub fn show_ending(message: &str) {
+pub(crate) fn show_ending(message: &str) {
     log::info!("{message}");
 }
 
 /// Natively there is no page to put touch controls on: keys only.
-pub fn install_controls(_controls: &[super::PageControl], _act: impl FnMut(usize, bool) + 'static) {}
+pub(crate) fn install_controls(_controls: &[super::PageControl], _act: impl FnMut(usize, bool) + 'static) {}
 
 /// Natively winit says when a window is hidden (`Occluded`, minimised): nothing more to listen to.
-pub fn on_visibility(_changed: impl FnMut(bool) + 'static) {}
+pub(crate) fn on_visibility(_changed: impl FnMut(bool) + 'static) {}
 
 /// Not known apart from the frames natively: the monitor reports its rate, the refresh meter measures it.
-pub fn screen_refresh() -> Option<f64> {
+pub(crate) fn screen_refresh() -> Option<f64> {
     None
 }
 
 /// Whether windows cannot be placed by their client (Wayland).
 #[cfg(target_os = "linux")]
-pub fn cannot_place_windows(event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+pub(crate) fn cannot_place_windows(event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
     use winit::platform::wayland::ActiveEventLoopExtWayland as _;
     event_loop.is_wayland()
 }
 
 /// Elsewhere a window can be placed.
 #[cfg(not(target_os = "linux"))]
-pub fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
     false
 }
 
 /// Natively the loop spins to an emulated vblank's wake time: no skipping.
-pub const EMULATES_BY_SKIPPING: bool = false;
+pub(crate) const EMULATES_BY_SKIPPING: bool = false;
 
 /// Not known natively (a present's return is the display's pacing).
-pub fn next_refresh(_clock: &crate::time::RealClock) -> Option<(Nanos, Nanos)> {
+pub(crate) fn next_refresh(_clock: &crate::time::RealClock) -> Option<(Nanos, Nanos)> {
     None
 }
 
 /// Natively a frame starts when the loop reads the clock: no platform stamps it.
-pub fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> {
+pub(crate) fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> {
     None
 }
 
 /// Where [`display_time`]'s times come from natively: the present call's
 /// return, an estimate, unless the compositor's feedback replaces it
 /// ([`PresentationFeedback`]).
-pub const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
+pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
     timestep_core::feedback::DisplayTimeSource::PresentReturn;
 
 /// The display time of a frame whose present returned at `presented_at`:
 /// natively that moment (a blocking present returns at the vblank).
-pub fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {
+pub(crate) fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {
     presented_at
 }
 
-/// A GPU context without a window, waited for (tests, benches).
+/// A GPU context without a window, with its own instance (no display
+/// needed), waited for: for tests and benches. Tries the primary backends
+/// (Vulkan, Metal, DX12) before GL, whose probing is slow and noisy without
+/// a display; `WGPU_BACKEND` overrides the choice.
 ///
 /// # Errors
-/// As [`crate::render::GpuContext::headless`].
-pub fn headless_gpu() -> Result<crate::render::GpuContext, crate::render::RenderError> {
-    block_on(crate::render::GpuContext::headless())
+/// As [`GpuContext::new`].
+pub fn headless_gpu() -> Result<GpuContext, RenderError> {
+    let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
+    if std::env::var_os("WGPU_BACKEND").is_some() {
+        return block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None));
+    }
+    let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
+    match block_on(GpuContext::new(wgpu::Instance::new(primary), None)) {
+        Err(RenderError::NoAdapter(reason)) => {
+            log::info!("no adapter on the primary backends ({reason}); trying all backends");
+            block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None))
+        }
+        result => result,
+    }
 }
 
 /// Runs `app` on `event_loop` until it exits, and hands it back for its
@@ -169,7 +184,7 @@ pub fn headless_gpu() -> Result<crate::render::GpuContext, crate::render::Render
 ///
 /// # Errors
 /// The event loop's own failure, as one line.
-pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T>>(
+pub(crate) fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T>>(
     event_loop: winit::event_loop::EventLoop<T>,
     mut app: A,
 ) -> Result<Option<A>, String> {
@@ -181,7 +196,7 @@ pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T>>(
 /// Windows) call `end`, which ends the run the way `Esc` does and returns
 /// whether it could. A second signal while that is under way, or one `end`
 /// cannot deliver, exits at once with 130.
-pub fn on_end_signal(mut end: impl FnMut() -> bool + Send + 'static) {
+pub(crate) fn on_end_signal(mut end: impl FnMut() -> bool + Send + 'static) {
     let mut signalled = false;
     let handler = move || {
         if signalled || !end() {
@@ -204,7 +219,7 @@ pub fn on_end_signal(mut end: impl FnMut() -> bool + Send + 'static) {
 /// # Errors
 /// A directory, a missing parent directory, or a file that cannot be created
 /// or opened for writing (read-only, `/proc`); the message says which.
-pub fn check_writable(path: &Path) -> Result<(), String> {
+pub(crate) fn check_writable(path: &Path) -> Result<(), String> {
     let shown = path.display();
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(format!("'{shown}' is a directory; give a file name in it")),
@@ -226,13 +241,13 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
 }
 
 /// A file the app streams its output into (`--frame-log`).
-pub type OutputFile = std::fs::File;
+pub(crate) type OutputFile = std::fs::File;
 
 /// Creates (or truncates) `path` for streaming output.
 ///
 /// # Errors
 /// What the OS says.
-pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
+pub(crate) fn create_file(path: &Path) -> std::io::Result<OutputFile> {
     std::fs::File::create(path)
 }
 
@@ -240,7 +255,7 @@ pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
 ///
 /// # Errors
 /// A file of that name, or a directory that cannot be made; the message says which.
-pub fn prepare_output_dir(dir: &Path) -> Result<(), String> {
+pub(crate) fn prepare_output_dir(dir: &Path) -> Result<(), String> {
     if dir.is_file() {
         return Err(format!("'{}' is a file; give a directory", dir.display()));
     }
@@ -249,26 +264,26 @@ pub fn prepare_output_dir(dir: &Path) -> Result<(), String> {
 
 /// Whether the GPU can be waited for: a readback (a screenshot) completes
 /// before the call that asks for it returns.
-pub const CAN_WAIT_FOR_GPU: bool = true;
+pub(crate) const CAN_WAIT_FOR_GPU: bool = true;
 
 /// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`): when a card was made.
-pub fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The system a report card names: `linux x86_64`.
-pub fn system_name() -> String {
+pub(crate) fn system_name() -> String {
     format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)
 }
 
 /// The browser a report card names: none natively.
-pub fn browser() -> Option<String> {
+pub(crate) fn browser() -> Option<String> {
     None
 }
 
 /// Tells the user something worth knowing that is not an error (a tour's
 /// outputs): natively the log says it.
-pub fn notify(message: &str) {
+pub(crate) fn notify(message: &str) {
     log::info!("{message}");
 }
 
@@ -276,7 +291,7 @@ pub fn notify(message: &str) {
 ///
 /// # Errors
 /// One line naming the file.
-pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+pub(crate) fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("cannot write '{}': {e}", path.display()))
 }
 

@@ -9,7 +9,7 @@ use crate::time::{Clock, Nanos, RealClock};
 /// loaded machine a yield hands the core away for a whole timeslice, which
 /// made emulated presents ~3 ms late instead of ~0.03 ms. Returns at once for
 /// past deadlines.
-pub fn spin_until(clock: &RealClock, deadline: Nanos) {
+pub(crate) fn spin_until(clock: &RealClock, deadline: Nanos) {
     let now = clock.now();
     if deadline <= now {
         return;
@@ -22,7 +22,7 @@ pub fn spin_until(clock: &RealClock, deadline: Nanos) {
 
 /// Burns the CPU until `clock` reads `deadline` (artificial load must use the
 /// core, not sleep, or it would not be load).
-pub fn busy_until(clock: &RealClock, deadline: Nanos) {
+pub(crate) fn busy_until(clock: &RealClock, deadline: Nanos) {
     while clock.now() < deadline {
         std::hint::spin_loop();
     }

@@ -63,7 +63,7 @@ mod imp {
     }
 
     /// Feedback requests on the window's surface and their answers.
-    pub struct PresentationFeedback {
+    pub(crate) struct PresentationFeedback {
         // Requests and events go through winit's own connection (a guest
         // backend: dropping it closes nothing).
         _conn: Connection,
@@ -123,7 +123,7 @@ mod imp {
         ///
         /// # Errors
         /// One line: why the compositor's feedback is not available.
-        pub fn new(window: &Window, clock: &RealClock) -> Result<PresentationFeedback, String> {
+        pub(crate) fn new(window: &Window, clock: &RealClock) -> Result<PresentationFeedback, String> {
             let (conn, surface) = connect(window)?;
             let surface = WlSurface::from_id(&conn, surface).map_err(|e| format!("the window's surface: {e}"))?;
             let (globals, mut queue) =
@@ -142,7 +142,7 @@ mod imp {
         }
 
         /// Asks when the next commit on the surface (frame `frame`'s present) is shown.
-        pub fn request(&mut self, frame: u64) {
+        pub(crate) fn request(&mut self, frame: u64) {
             self.presentation.feedback(&self.surface, &self.handle, frame);
         }
 
@@ -154,7 +154,7 @@ mod imp {
         /// blocks until every other reader has read, and winit holds a
         /// prepared read while it dispatches some events: the run hung at
         /// exit (2 s run, Weston 10) until that read was taken out.
-        pub fn poll(&mut self, mut take: impl FnMut(Feedback)) {
+        pub(crate) fn poll(&mut self, mut take: impl FnMut(Feedback)) {
             if let Err(e) = self.queue.dispatch_pending(&mut self.state) {
                 log::debug!("presentation feedback: {e}");
             }
@@ -250,23 +250,23 @@ mod imp {
 
     /// No feedback on this platform.
     #[derive(Debug)]
-    pub struct PresentationFeedback;
+    pub(crate) struct PresentationFeedback;
 
     impl PresentationFeedback {
         /// Never available here.
         ///
         /// # Errors
         /// Always: this platform's feedback is not read.
-        pub fn new(_window: &Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
+        pub(crate) fn new(_window: &Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
             Err("presentation feedback is read on Wayland only".to_owned())
         }
 
         /// Nothing to ask.
-        pub fn request(&mut self, _frame: u64) {}
+        pub(crate) fn request(&mut self, _frame: u64) {}
 
         /// Nothing arrives.
-        pub fn poll(&mut self, _take: impl FnMut(Feedback)) {}
+        pub(crate) fn poll(&mut self, _take: impl FnMut(Feedback)) {}
     }
 }
 
-pub use imp::PresentationFeedback;
+pub(crate) use imp::PresentationFeedback;

@@ -13,14 +13,14 @@ mod imp {
     use x11rb::rust_connection::RustConnection;
 
     /// A second, pure-Rust connection to the X server that asks about one window.
-    pub struct WindowMapping {
+    pub(crate) struct WindowMapping {
         conn: RustConnection,
         window: u32,
     }
 
     impl WindowMapping {
         /// For an X11 window; `None` elsewhere (Wayland) or when the server cannot be reached.
-        pub fn of(window: &Window) -> Option<WindowMapping> {
+        pub(crate) fn of(window: &Window) -> Option<WindowMapping> {
             let id = match window.window_handle().ok()?.as_raw() {
                 RawWindowHandle::Xlib(h) => u32::try_from(h.window).ok()?,
                 RawWindowHandle::Xcb(h) => h.window.get(),
@@ -31,7 +31,7 @@ mod imp {
         }
 
         /// Whether the window and its ancestors are mapped (true when the server cannot say).
-        pub fn viewable(&self) -> bool {
+        pub(crate) fn viewable(&self) -> bool {
             let reply = self.conn.get_window_attributes(self.window).ok().and_then(|c| c.reply().ok());
             let _ = self.conn.flush();
             reply.is_none_or(|attributes| attributes.map_state == MapState::VIEWABLE)
@@ -42,7 +42,7 @@ mod imp {
 /// Other platforms report visibility through winit.
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    pub use crate::platform::window_mapping::WindowMapping;
+    pub(crate) use crate::platform::window_mapping::WindowMapping;
 }
 
-pub use imp::WindowMapping;
+pub(crate) use imp::WindowMapping;

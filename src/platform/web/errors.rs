@@ -88,19 +88,19 @@ pub fn show_message(message: &str) {
 
 /// An error that ends the run after start-up (no GPU adapter, a lost
 /// device): the page cannot return it to anyone, so it shows it.
-pub fn report_error(message: &str) {
+pub(crate) fn report_error(message: &str) {
     show_message(&format!("timestep-lab: {message}"));
 }
 
 /// How the run ended (Esc, `exit-after`, a finished tour), with a button
 /// that starts again: a page never just freezes on its last frame.
-pub fn show_ending(message: &str) {
+pub(crate) fn show_ending(message: &str) {
     log::info!("{message}");
     show(message, Kind::Ending);
 }
 
 /// Shows `message` on the page, calmly (an emulated rate the screen cannot give).
-pub fn notify(message: &str) {
+pub(crate) fn notify(message: &str) {
     log::info!("{message}");
     show(message, Kind::Note);
 }

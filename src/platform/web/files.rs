@@ -9,7 +9,7 @@ use super::downloads::download;
 ///
 /// # Errors
 /// None on the web; the signature matches the native half.
-pub fn check_writable(_path: &Path) -> Result<(), String> {
+pub(crate) fn check_writable(_path: &Path) -> Result<(), String> {
     Ok(())
 }
 
@@ -17,7 +17,7 @@ pub fn check_writable(_path: &Path) -> Result<(), String> {
 ///
 /// # Errors
 /// None on the web; the signature matches the native half.
-pub fn prepare_output_dir(_dir: &Path) -> Result<(), String> {
+pub(crate) fn prepare_output_dir(_dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
@@ -26,14 +26,14 @@ pub fn prepare_output_dir(_dir: &Path) -> Result<(), String> {
 /// # Errors
 /// One line when the page cannot make the download (no document, a blocked
 /// object URL).
-pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+pub(crate) fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
     let name = path.file_name().map_or_else(|| "download".to_owned(), |n| n.to_string_lossy().into_owned());
     download(&name, bytes.as_ref()).map_err(|e| format!("cannot offer '{name}' as a download: {e}"))
 }
 
 /// A file the app streams its output into: kept in memory, offered as a
 /// download when it is dropped.
-pub struct OutputFile {
+pub(crate) struct OutputFile {
     name: std::path::PathBuf,
     bytes: Vec<u8>,
 }
@@ -61,6 +61,6 @@ impl Drop for OutputFile {
 ///
 /// # Errors
 /// None on the web; the signature matches the native half.
-pub fn create_file(path: &Path) -> std::io::Result<OutputFile> {
+pub(crate) fn create_file(path: &Path) -> std::io::Result<OutputFile> {
     Ok(OutputFile { name: path.to_owned(), bytes: Vec::new() })
 }

@@ -101,33 +101,33 @@ fn page_now_ms() -> Option<f64> {
 }
 
 /// Where the page's display times come from: the requestAnimationFrame after the present.
-pub const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
+pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
     timestep_core::feedback::DisplayTimeSource::AnimationFrame;
 
 /// A browser says nothing of when frames were shown: no feedback to ask for.
 #[derive(Debug)]
-pub struct PresentationFeedback;
+pub(crate) struct PresentationFeedback;
 
 impl PresentationFeedback {
     /// Never available in a page.
     ///
     /// # Errors
     /// Always.
-    pub fn new(_window: &winit::window::Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
+    pub(crate) fn new(_window: &winit::window::Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
         Err("a browser gives no presentation feedback".to_owned())
     }
 
     /// Nothing to ask.
-    pub fn request(&mut self, _frame: u64) {}
+    pub(crate) fn request(&mut self, _frame: u64) {}
 
     /// Nothing arrives.
-    pub fn poll(&mut self, _take: impl FnMut(timestep_core::feedback::Feedback)) {}
+    pub(crate) fn poll(&mut self, _take: impl FnMut(timestep_core::feedback::Feedback)) {}
 }
 
 /// The screen's refresh rate in Hz, from requestAnimationFrame's stamps
 /// (however many refreshes the page itself missed); `None` until enough
 /// frames agree on one.
-pub fn screen_refresh() -> Option<f64> {
+pub(crate) fn screen_refresh() -> Option<f64> {
     ensure_hook();
     CLOCK.with(|c| c.borrow().refresh_hz())
 }
@@ -138,7 +138,7 @@ pub fn screen_refresh() -> Option<f64> {
 /// and winit's take turns being first), and at most one frame a refresh, so
 /// never at the refresh the last frame took; `presented_at` until the stamps
 /// say anything.
-pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
+pub(crate) fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
     let Some((next, period)) = next_refresh(clock) else {
         LAST_DISPLAY.set(None);
         return presented_at;
@@ -156,7 +156,7 @@ pub fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
 /// the screen's refresh period (the last interval until the period is
 /// known); `None` before two frames, after a gap (a hidden page, a stall)
 /// or once requestAnimationFrame failed.
-pub fn next_refresh(clock: &RealClock) -> Option<(Nanos, Nanos)> {
+pub(crate) fn next_refresh(clock: &RealClock) -> Option<(Nanos, Nanos)> {
     ensure_hook();
     if BROKEN.get() {
         return None;
@@ -180,7 +180,7 @@ pub fn next_refresh(clock: &RealClock) -> Option<(Nanos, Nanos)> {
 /// callback itself runs 0.5 to 4 ms after it, by how busy the page is, and that
 /// jitter would reach every strategy that reads the clock. `None` outside a
 /// frame (a timer) or when the timeline is stale or absent.
-pub fn frame_timestamp(clock: &RealClock) -> Option<Nanos> {
+pub(crate) fn frame_timestamp(clock: &RealClock) -> Option<Nanos> {
     let window = web_sys::window()?;
     let stamp = window.document()?.timeline().current_time()?;
     let age_ms = page_now_ms()? - stamp;

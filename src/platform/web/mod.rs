@@ -30,48 +30,50 @@ mod visibility;
 
 use crate::time::{Nanos, RealClock};
 
-pub use errors::{notify, report_error, report_panics_on_page, show_ending, show_message};
-pub use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
-pub use frames::{
+pub(crate) use errors::{notify, report_error, show_ending};
+pub use errors::{report_panics_on_page, show_message};
+pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
+pub(crate) use frames::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
 pub use logging::init_logger;
-pub use page_ui::{install_controls, page_query, publish_stats, set_links, show_progress, start_tour, tour_finished};
-pub use visibility::{WindowMapping, on_end_signal, on_visibility};
-pub use web_time::Instant;
+pub use page_ui::page_query;
+pub(crate) use page_ui::{install_controls, publish_stats, set_links, show_progress, start_tour, tour_finished};
+pub(crate) use visibility::{WindowMapping, on_end_signal, on_visibility};
+pub(crate) use web_time::Instant;
 
 /// A browser presents every frame in step with the display: vsync cannot be turned off.
-pub const VSYNC_CAN_BE_TURNED_OFF: bool = false;
+pub(crate) const VSYNC_CAN_BE_TURNED_OFF: bool = false;
 
 /// A page is one canvas on one screen: it cannot choose or move to a monitor.
-pub const MONITORS_CAN_BE_CHOSEN: bool = false;
+pub(crate) const MONITORS_CAN_BE_CHOSEN: bool = false;
 
 /// A page can ask for fullscreen, never for a video mode.
-pub const EXCLUSIVE_FULLSCREEN: bool = false;
+pub(crate) const EXCLUSIVE_FULLSCREEN: bool = false;
 
 /// The page answers `window.timestepLab.stats()` with the run's figures while it runs.
-pub const PUBLISHES_FIGURES: bool = true;
+pub(crate) const PUBLISHES_FIGURES: bool = true;
 
 /// A page cannot block until an emulated vblank: it skips the display's
 /// refreshes that fall between the emulated ones instead.
-pub const EMULATES_BY_SKIPPING: bool = true;
+pub(crate) const EMULATES_BY_SKIPPING: bool = true;
 
 /// A browser cannot wait for the GPU: readbacks complete by callback, later.
-pub const CAN_WAIT_FOR_GPU: bool = false;
+pub(crate) const CAN_WAIT_FOR_GPU: bool = false;
 
 /// Most pixels the page draws, whatever the device pixel ratio: a 1080p
 /// frame (2.1 MP). A phone at ratio 3 (390×844 CSS px: 1170×2532, 3.0 MP)
 /// draws at 0.83 of its pixel ratio, the picture at its CSS size; WebGL2's
 /// 2048 px texture side would cap it anyway. A budget, not a measurement:
 /// what a phone's GPU or a software rasteriser fills at 60 Hz with room left.
-pub const MAX_DRAWING_PIXELS: Option<u64> = Some(1920 * 1080);
+pub(crate) const MAX_DRAWING_PIXELS: Option<u64> = Some(1920 * 1080);
 
 /// The canvas's size in device pixels: its CSS size × `devicePixelRatio`.
 /// winit reads `devicePixelContentBoxSize`, which headless Chromium under
 /// phone emulation (ratio 3) reported at the CSS size (390×844, not
 /// 1170×2532); the product is what a real phone's box gives. `reported`
 /// where the page cannot say.
-pub fn device_pixels(window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
+pub(crate) fn device_pixels(window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
     use winit::platform::web::WindowExtWebSys as _;
     let (Some(canvas), Some(page)) = (window.canvas(), web_sys::window()) else { return reported };
     let rect = canvas.get_bounding_client_rect();
@@ -87,10 +89,10 @@ pub fn keep_freed_heap_memory() -> bool {
 
 /// The page's bar of buttons along the bottom (44 CSS px buttons and their
 /// margins, `web/index.html`): the overlay's key table leaves it free.
-pub const PAGE_BAR_POINTS: f32 = 60.0;
+pub(crate) const PAGE_BAR_POINTS: f32 = 60.0;
 
 /// What differs in a browser, for the key help (F1): the page's own ways in.
-pub fn help_notes() -> Vec<(String, String)> {
+pub(crate) fn help_notes() -> Vec<(String, String)> {
     [
         ("touch", "Controls (bottom right): a button for every key; tap a lane to select it"),
         ("page", "flags are query parameters (?strategy=fuzzy&lanes=all): Controls lists them"),
@@ -101,10 +103,10 @@ pub fn help_notes() -> Vec<(String, String)> {
 }
 
 /// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
-pub fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
+pub(crate) fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
 
 /// Burns the CPU until `clock` reads `deadline`: artificial load is load on the web too.
-pub fn busy_until(clock: &RealClock, deadline: Nanos) {
+pub(crate) fn busy_until(clock: &RealClock, deadline: Nanos) {
     use crate::time::Clock as _;
     while clock.now() < deadline {
         std::hint::spin_loop();
@@ -113,25 +115,28 @@ pub fn busy_until(clock: &RealClock, deadline: Nanos) {
 
 /// Runs `future` on the page's task queue and hands its output to `then`
 /// (the page must never block: `pollster::block_on` hung it at 96 % CPU).
-pub fn spawn<T: 'static>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
+pub(crate) fn spawn<T: 'static>(
+    future: impl std::future::Future<Output = T> + 'static,
+    then: impl FnOnce(T) + 'static,
+) {
     wasm_bindgen_futures::spawn_local(async move { then(future.await) });
 }
 
 /// The window is a canvas appended to the page's body, focused so that keys reach it.
-pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+pub(crate) fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
     use winit::platform::web::WindowAttributesExtWebSys as _;
     attributes.with_append(true).with_focusable(true)
 }
 
 /// A page's canvas is where the page puts it: no client places a window here.
-pub fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
     true
 }
 
 /// The wgpu instance for the page: WebGPU where the browser offers an
 /// adapter, WebGL2 otherwise. The check runs before any canvas gets a
 /// context, because a canvas that had a WebGPU context cannot get a WebGL one.
-pub async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
+pub(crate) async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
     let descriptor = wgpu::InstanceDescriptor {
         backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
         ..wgpu::InstanceDescriptor::new_without_display_handle()
@@ -140,7 +145,7 @@ pub async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wg
 }
 
 /// Unknown: a page cannot read its process's CPU time.
-pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
+pub(crate) fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
     None
 }
 
@@ -149,7 +154,7 @@ pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
 ///
 /// # Errors
 /// None on the web; the signature matches the native half.
-pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T> + 'static>(
+pub(crate) fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T> + 'static>(
     event_loop: winit::event_loop::EventLoop<T>,
     app: A,
 ) -> Result<Option<A>, String> {
@@ -162,7 +167,7 @@ pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T> +
 
 /// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`), from
 /// the page's `Date` (a date library would add 40 KB to the gzipped wasm).
-pub fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let iso = String::from(js_sys::Date::new_0().to_iso_string());
     // `2026-11-24T21:01:41.123Z` → `2026-11-24T21:01:41Z`
     match iso.split_once('.') {
@@ -172,12 +177,12 @@ pub fn utc_now() -> String {
 }
 
 /// The system a report card names: the page.
-pub fn system_name() -> String {
+pub(crate) fn system_name() -> String {
     "web wasm32".to_owned()
 }
 
 /// The browser a report card names: its user agent.
-pub fn browser() -> Option<String> {
+pub(crate) fn browser() -> Option<String> {
     let agent = web_sys::window().map(|w| w.navigator().user_agent());
     errors::logged(agent?, "read the user agent")
 }

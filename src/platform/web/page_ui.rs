@@ -41,7 +41,7 @@ pub fn page_query() -> String {
 /// at `tour` (`?measure&…` with the parameters a tour takes) and "Start
 /// again" at `again` (this run without what ends it); `parameters` (those
 /// the page takes) go to the Controls panel.
-pub fn set_links(tour: &str, again: &str, parameters: &str) {
+pub(crate) fn set_links(tour: &str, again: &str, parameters: &str) {
     AGAIN.with(|a| again.clone_into(&mut a.borrow_mut()));
     let Some(document) = document() else { return };
     if let Some(list) = document.get_element_by_id("parameters") {
@@ -59,7 +59,7 @@ pub(super) fn again_query() -> String {
 
 /// Starts the report-card tour as the page's button does (which offers a
 /// name for the card first).
-pub fn start_tour() {
+pub(crate) fn start_tour() {
     let Some(document) = document() else { return };
     match document.get_element_by_id("measure").and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
         Some(button) => button.click(),
@@ -69,7 +69,7 @@ pub fn start_tour() {
 
 /// The tour is over: the page's address drops `?measure`, so that a reload
 /// does not run it again.
-pub fn tour_finished() {
+pub(crate) fn tour_finished() {
     let Some(window) = web_sys::window() else { return };
     let Some(history) = logged(window.history(), "reach the page's history") else { return };
     let again = again_query();
@@ -80,7 +80,7 @@ pub fn tour_finished() {
 }
 
 /// Shows the tour's progress line on the page (`None`: takes it away).
-pub fn show_progress(line: Option<&str>) {
+pub(crate) fn show_progress(line: Option<&str>) {
     let Some(document) = document() else { return };
     let Some(progress) = element(&document, "progress", "p") else { return };
     progress.set_text_content(line);
@@ -90,7 +90,7 @@ pub fn show_progress(line: Option<&str>) {
 
 /// Keeps `json` (the object `run --stats-json` writes) for
 /// `window.timestepLab.stats()`, which it installs on the first call.
-pub fn publish_stats(json: String) {
+pub(crate) fn publish_stats(json: String) {
     let first = STATS.with(|stats| {
         let mut stats = stats.borrow_mut();
         let first = stats.is_empty();
@@ -118,7 +118,7 @@ fn install_page_api() {
 
 /// Puts a button for each of `controls` in the page's control panel (opened
 /// by ☰); a tap calls `act(i, true)`, a held control `act(i, false)` on release.
-pub fn install_controls(controls: &[PageControl], act: impl FnMut(usize, bool) + 'static) {
+pub(crate) fn install_controls(controls: &[PageControl], act: impl FnMut(usize, bool) + 'static) {
     let Some(document) = document() else { return };
     let (Some(panel), Some(buttons)) =
         (document.get_element_by_id("controls"), document.get_element_by_id("control-buttons"))

@@ -14,11 +14,11 @@
 use super::errors::{Listener, keep};
 
 /// A page is visible or hidden as the document says, through winit's occlusion events.
-pub use crate::platform::window_mapping::WindowMapping;
+pub(crate) use crate::platform::window_mapping::WindowMapping;
 
 /// `pagehide` (the tab closes, reloads or navigates away) calls `end`, which
 /// ends the run the way `Esc` does.
-pub fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
+pub(crate) fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
     let Some(window) = web_sys::window() else { return };
     let listener = Listener::add(&window, "pagehide", move |_| {
         if !end() {
@@ -32,7 +32,7 @@ pub fn on_end_signal(mut end: impl FnMut() -> bool + 'static) {
 }
 
 /// Calls `changed(hidden)` whenever the page is hidden or shown again.
-pub fn on_visibility(mut changed: impl FnMut(bool) + 'static) {
+pub(crate) fn on_visibility(mut changed: impl FnMut(bool) + 'static) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
     let target = document.clone();
     let listener = Listener::add(&target, "visibilitychange", move |_| {

@@ -114,7 +114,7 @@ fn is_keyboard(event: &winit::event::WindowEvent) -> bool {
 
 impl Overlay {
     /// An overlay for `window`, drawing into targets of `format`.
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, window: &winit::window::Window) -> Overlay {
+    pub(crate) fn new(device: &wgpu::Device, format: wgpu::TextureFormat, window: &winit::window::Window) -> Overlay {
         let ctx = new_context();
         let max_texture_side = device.limits().max_texture_dimension_2d as usize;
         let state = egui_winit::State::new(
@@ -163,7 +163,11 @@ impl Overlay {
     /// Passes a window event to egui. Returns true if egui consumed it (e.g. a click on the
     /// panel), in which case the game should ignore it. Hidden overlays consume nothing, and keys
     /// go to the game unless a text field is being edited (see the module docs).
-    pub fn on_window_event(&mut self, window: &winit::window::Window, event: &winit::event::WindowEvent) -> bool {
+    pub(crate) fn on_window_event(
+        &mut self,
+        window: &winit::window::Window,
+        event: &winit::event::WindowEvent,
+    ) -> bool {
         match self.winit.as_mut() {
             Some(_) if is_keyboard(event) && !egui_takes_keys(&self.ctx) => false,
             Some(state) if self.visible => state.on_window_event(window, event).consumed,
@@ -230,7 +234,7 @@ impl Overlay {
 
     /// The drawing buffer has `scale` pixels per window pixel (a capped
     /// buffer): the panels keep their size in points on the window.
-    pub fn set_buffer_scale(&mut self, scale: f32) {
+    pub(crate) fn set_buffer_scale(&mut self, scale: f32) {
         self.buffer_scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
     }
 

@@ -184,7 +184,7 @@ fn strategy_heading(ui: &mut Ui, hud: &HudData, name_size: f32) {
 
 /// The start-up beside the strategy's name, once the picture stood still at
 /// the start (a loop waiting for its first tick): `start-up 500 ms`.
-pub fn startup_note(s: &FrameStats) -> Option<String> {
+pub(crate) fn startup_note(s: &FrameStats) -> Option<String> {
     let startup = STARTUP_MS.stat(s).filter(|ms| *ms > 0.0)?;
     Some(format!("start-up {startup:.0} {}", STARTUP_MS.unit))
 }
@@ -330,7 +330,7 @@ static METRICS: [(&Field, usize); 6] = [
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricRow {
     /// The figure, from the registry.
-    pub field: &'static Field,
+    pub(crate) field: &'static Field,
     /// The field's name in `--stats-json`, CSV and the simulate table.
     pub name: &'static str,
     /// The value as shown (`—` while undefined).

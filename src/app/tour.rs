@@ -89,23 +89,23 @@ struct PresentSetup {
     emulated: bool,
 }
 
-/// One timed part of the tour.
+/// One timed part of the tour: a probe, a run, or a move to the next monitor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+enum Segment {
     /// Lockstep in `setup`: vsync verdict and present intervals.
     Probe(PresentSetup),
     /// `strategy` in `setup`, in the vsync pass `vsync`.
     Run { strategy: StrategyId, vsync: bool, setup: PresentSetup },
     /// Move the window to the next monitor and start its card.
     NextMonitor,
-    /// A [`Step::NextMonitor`] done (its monitor's steps follow it).
+    /// A [`Segment::NextMonitor`] done (its monitor's segments follow it).
     Moved,
 }
 
 /// The segment under way.
 #[derive(Clone, Debug)]
-struct Segment {
-    step: Step,
+struct UnderWay {
+    segment: Segment,
     /// When recording starts (after [`SETTLE`]).
     record_at: Nanos,
     recording: bool,
@@ -118,18 +118,18 @@ struct Segment {
 pub(crate) struct Tour {
     /// What to measure, as asked.
     plan: TourPlan,
-    /// The steps planned from it so far (each further monitor's when the window is on it).
-    steps: Vec<Step>,
-    /// The next step to begin.
+    /// The segments planned from it so far (each further monitor's when the window is on it).
+    segments: Vec<Segment>,
+    /// The next segment to begin.
     next: usize,
-    segment: Option<Segment>,
+    under_way: Option<UnderWay>,
     card: Option<ReportCard>,
     monitor: Option<MonitorCard>,
     /// Which monitors are still to visit after the current one.
     monitors_left: usize,
     /// The emulated grid on the monitor measured now.
     emulated: Option<Rate>,
-    /// Time one monitor's steps take.
+    /// Time one monitor's segments take.
     per_monitor: Nanos,
     started: Nanos,
     progress: Progress,
@@ -144,9 +144,9 @@ impl Tour {
     pub(crate) fn new(plan: TourPlan) -> Tour {
         Tour {
             plan,
-            steps: Vec::new(),
+            segments: Vec::new(),
             next: 0,
-            segment: None,
+            under_way: None,
             card: None,
             monitor: None,
             monitors_left: 0,
@@ -179,42 +179,42 @@ impl Tour {
             Some(MonitorChoice::All) => count - 1,
             _ => 0,
         };
-        self.steps = self.monitor_steps(demo);
-        // Each further monitor's steps are planned when the window is on it
+        self.segments = self.monitor_segments(demo);
+        // Each further monitor's segments are planned when the window is on it
         // (its emulated grid may differ); the time left counts them as this one's.
-        self.steps.extend(std::iter::repeat_n(Step::NextMonitor, self.monitors_left));
-        self.per_monitor = self.steps.iter().map(|&s| self.length(s) + SETTLE).sum();
+        self.segments.extend(std::iter::repeat_n(Segment::NextMonitor, self.monitors_left));
+        self.per_monitor = self.segments.iter().map(|&s| self.length(s) + SETTLE).sum();
         self.started = now;
         self.monitor = Some(self.monitor_card(demo, event_loop));
         self.begin(demo, config, event_loop, now);
     }
 
-    /// The steps on the monitor the window is on.
-    fn monitor_steps(&self, demo: &Demo) -> Vec<Step> {
-        self.steps_for(demo.supported_present_modes(), demo.emulated_here().is_some())
+    /// The segments on the monitor the window is on.
+    fn monitor_segments(&self, demo: &Demo) -> Vec<Segment> {
+        self.segments_for(demo.supported_present_modes(), demo.emulated_here().is_some())
     }
 
-    /// The steps on a monitor with these present modes, with or without an emulated grid.
-    fn steps_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Step> {
+    /// The segments on a monitor with these present modes, with or without an emulated grid.
+    fn segments_for(&self, supported: &[wgpu::PresentMode], emulating: bool) -> Vec<Segment> {
         let real = |present| PresentSetup { present, emulated: false };
-        let mut steps = Vec::new();
+        let mut segments = Vec::new();
         let emulated = PresentSetup { present: PresentModeRequest::Auto.resolve(true), emulated: true };
         if emulating {
-            steps.push(Step::Probe(emulated));
+            segments.push(Segment::Probe(emulated));
         }
-        steps.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Step::Probe(real(m))));
+        segments.extend(PROBED_MODES.into_iter().filter(|m| supported.contains(m)).map(|m| Segment::Probe(real(m))));
         let on = if emulating { emulated } else { real(wgpu::PresentMode::Fifo) };
-        steps.extend(self.plan.strategies.iter().map(|&strategy| Step::Run { strategy, vsync: true, setup: on }));
+        segments.extend(self.plan.strategies.iter().map(|&strategy| Segment::Run { strategy, vsync: true, setup: on }));
         let off =
             [wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox].into_iter().find(|m| supported.contains(m));
         if let (true, Some(off)) = (self.plan.vsync_off, off) {
-            steps.extend(self.plan.strategies.iter().map(|&strategy| Step::Run {
+            segments.extend(self.plan.strategies.iter().map(|&strategy| Segment::Run {
                 strategy,
                 vsync: false,
                 setup: real(off),
             }));
         }
-        steps
+        segments
     }
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
@@ -225,34 +225,34 @@ impl Tour {
     }
 
     fn total(&self) -> Nanos {
-        let later = self.steps.iter().filter(|s| **s == Step::NextMonitor).count() as u64;
-        self.steps.iter().filter(|s| **s != Step::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
+        let later = self.segments.iter().filter(|s| **s == Segment::NextMonitor).count() as u64;
+        self.segments.iter().filter(|s| **s != Segment::NextMonitor).map(|s| self.length(*s) + SETTLE).sum::<Nanos>()
             + later * (MOVE_SETTLE + self.per_monitor)
     }
 
-    fn length(&self, step: Step) -> Nanos {
-        match step {
-            Step::Probe(_) => self.plan.probe_length,
-            Step::Run { .. } => self.plan.run_length,
-            Step::NextMonitor | Step::Moved => MOVE_SETTLE.saturating_sub(SETTLE),
+    fn length(&self, segment: Segment) -> Nanos {
+        match segment {
+            Segment::Probe(_) => self.plan.probe_length,
+            Segment::Run { .. } => self.plan.run_length,
+            Segment::NextMonitor | Segment::Moved => MOVE_SETTLE.saturating_sub(SETTLE),
         }
     }
 
-    /// Starts the next step.
+    /// Starts the next segment.
     fn begin(&mut self, demo: &mut Demo, config: &RunConfig, event_loop: &ActiveEventLoop, now: Nanos) {
-        let Some(&step) = self.steps.get(self.next) else { return };
+        let Some(&segment) = self.segments.get(self.next) else { return };
         self.next += 1;
-        match step {
-            Step::Probe(setup) => apply(demo, config, setup, StrategyId::Lockstep, now, false),
-            Step::Run { strategy, setup, vsync } => apply(demo, config, setup, strategy, now, !vsync),
-            Step::NextMonitor | Step::Moved => demo.next_monitor(event_loop),
+        match segment {
+            Segment::Probe(setup) => apply(demo, config, setup, StrategyId::Lockstep, now, false),
+            Segment::Run { strategy, setup, vsync } => apply(demo, config, setup, strategy, now, !vsync),
+            Segment::NextMonitor | Segment::Moved => demo.next_monitor(event_loop),
         }
-        self.progress.show(&self.describe(step), self.next, self.steps.len(), self.remaining(now));
-        self.segment = Some(Segment {
-            step,
+        self.progress.show(&self.describe(segment), self.next, self.segments.len(), self.remaining(now));
+        self.under_way = Some(UnderWay {
+            segment,
             record_at: now + SETTLE,
             recording: false,
-            ends: now + SETTLE + self.length(step),
+            ends: now + SETTLE + self.length(segment),
             last_display: None,
             intervals: Vec::new(),
         });
@@ -262,16 +262,16 @@ impl Tour {
         self.total().saturating_sub(now.saturating_sub(self.started))
     }
 
-    fn describe(&self, step: Step) -> String {
+    fn describe(&self, segment: Segment) -> String {
         let monitor = self.monitor.as_ref().map_or(1, |m| m.index);
-        match step {
-            Step::Probe(setup) => format!("monitor {monitor}: probing {}", setup_label(setup, self.emulated_rate())),
-            Step::Run { strategy, vsync, setup } => format!(
+        match segment {
+            Segment::Probe(setup) => format!("monitor {monitor}: probing {}", setup_label(setup, self.emulated_rate())),
+            Segment::Run { strategy, vsync, setup } => format!(
                 "monitor {monitor}: {strategy}, vsync {} ({})",
                 if vsync { "on" } else { "off" },
                 setup_label(setup, self.emulated_rate())
             ),
-            Step::NextMonitor | Step::Moved => "moving to the next monitor".to_owned(),
+            Segment::NextMonitor | Segment::Moved => "moving to the next monitor".to_owned(),
         }
     }
 
@@ -290,14 +290,14 @@ impl Tour {
         now: Nanos,
     ) -> bool {
         let left = self.remaining(now);
-        let Some(segment) = self.segment.as_mut() else { return true };
-        if !segment.recording {
-            if now >= segment.record_at {
-                segment.recording = true;
-                if let Step::Probe(setup) | Step::Run { setup, .. } = segment.step {
+        let Some(under_way) = self.under_way.as_mut() else { return true };
+        if !under_way.recording {
+            if now >= under_way.record_at {
+                under_way.recording = true;
+                if let Segment::Probe(setup) | Segment::Run { setup, .. } = under_way.segment {
                     // A fresh session: the settling frames are in no figure.
                     let strategy = demo.strategy();
-                    let vsync_off_run = matches!(segment.step, Step::Run { vsync: false, .. });
+                    let vsync_off_run = matches!(under_way.segment, Segment::Run { vsync: false, .. });
                     apply(demo, config, setup, strategy, now, vsync_off_run);
                     self.sampler.break_sequence();
                 }
@@ -305,27 +305,27 @@ impl Tour {
             return false;
         }
         for &ShownFrame { ref report, display_wait } in shown {
-            match segment.step {
-                Step::Probe(setup) if is_reference(setup, self.emulated.is_some()) => {
+            match under_way.segment {
+                Segment::Probe(setup) if is_reference(setup, self.emulated.is_some()) => {
                     self.sampler.probe_frame(report.into(), display_wait);
                 }
-                Step::Run { vsync, .. } => self.sampler.frame(report.into(), display_wait, vsync),
+                Segment::Run { vsync, .. } => self.sampler.frame(report.into(), display_wait, vsync),
                 _ => self.sampler.frame(report.into(), display_wait, false),
             }
-            if let Some(previous) = segment.last_display {
-                segment.intervals.push(report.display_time.saturating_sub(previous));
+            if let Some(previous) = under_way.last_display {
+                under_way.intervals.push(report.display_time.saturating_sub(previous));
             }
-            segment.last_display = Some(report.display_time);
+            under_way.last_display = Some(report.display_time);
         }
-        let ends = segment.ends;
+        let ends = under_way.ends;
         self.progress.tick(now, left);
         if now < ends {
             return false;
         }
-        if let Some(segment) = self.segment.take() {
-            self.close(segment, demo, config, event_loop, now);
+        if let Some(under_way) = self.under_way.take() {
+            self.close(under_way, demo, config, event_loop, now);
         }
-        if self.next >= self.steps.len() {
+        if self.next >= self.segments.len() {
             return true;
         }
         self.begin(demo, config, event_loop, now);
@@ -343,9 +343,9 @@ impl Tour {
         event_loop: &ActiveEventLoop,
         now: Nanos,
     ) {
-        let Some(segment) = self.segment.take() else { return };
+        let Some(under_way) = self.under_way.take() else { return };
         let seconds = crate::monitor::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
-        let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(segment.step));
+        let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(under_way.segment));
         log::info!("{note}");
         if let Some(m) = self.monitor.as_mut() {
             m.notes.push(note);
@@ -353,14 +353,14 @@ impl Tour {
         self.sampler.break_sequence();
         self.next -= 1;
         // The time a re-run takes is added to the tour's.
-        self.started = self.started.saturating_add(now.saturating_sub(segment.record_at.min(now)));
+        self.started = self.started.saturating_add(now.saturating_sub(under_way.record_at.min(now)));
         self.begin(demo, config, event_loop, now);
     }
 
-    /// Puts what `segment` measured on the card.
+    /// Puts what `under_way` measured on the card.
     fn close(
         &mut self,
-        segment: Segment,
+        under_way: UnderWay,
         demo: &mut Demo,
         config: &RunConfig,
         event_loop: &ActiveEventLoop,
@@ -371,8 +371,8 @@ impl Tour {
             identify(m, self.plan.monitors, demo, event_loop);
         }
         let emulated = self.emulated_rate();
-        match segment.step {
-            Step::Probe(setup) => {
+        match under_way.segment {
+            Segment::Probe(setup) => {
                 let mut verdict = demo.verdict();
                 if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !setup.emulated {
                     // A browser presents on the screen's refresh whatever its frames show:
@@ -384,7 +384,7 @@ impl Tour {
                 if is_reference(setup, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
-                let intervals = IntervalStats::from_intervals(&segment.intervals);
+                let intervals = IntervalStats::from_intervals(&under_way.intervals);
                 // A page's frame clock tells a slow page from a slow or compositor-paced screen.
                 let slow_page =
                     crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !setup.emulated)).and_then(
@@ -400,9 +400,9 @@ impl Tour {
                     });
                 }
             }
-            Step::Run { vsync, setup, strategy } => {
+            Segment::Run { vsync, setup, strategy } => {
                 let report = demo.report(now);
-                let stats = IntervalStats::from_intervals(&segment.intervals);
+                let stats = IntervalStats::from_intervals(&under_way.intervals);
                 let record = RunRecord {
                     vsync_requested: Some(vsync),
                     present_mode: Some(setup_label(setup, emulated)),
@@ -415,23 +415,23 @@ impl Tour {
                     if vsync && (strategy == StrategyId::Interpolated || m.frame_trace.is_none()) {
                         m.frame_trace = Some(FrameTrace::from_intervals(
                             format!("{strategy}, vsync on ({})", record.present_mode.as_deref().unwrap_or("?")),
-                            &segment.intervals,
+                            &under_way.intervals,
                         ));
                     }
                     m.runs.push(record);
                 }
             }
-            Step::NextMonitor => {
+            Segment::NextMonitor => {
                 demo.follow_monitor(now);
                 self.finish_monitor(config);
                 self.monitor = Some(self.monitor_card(demo, event_loop));
-                let steps = self.monitor_steps(demo);
+                let segments = self.monitor_segments(demo);
                 // In place of the placeholder just run: the time estimate stays whole.
                 let at = self.next;
-                self.steps.splice(at..at, steps);
-                self.steps[at - 1] = Step::Moved;
+                self.segments.splice(at..at, segments);
+                self.segments[at - 1] = Segment::Moved;
             }
-            Step::Moved => {}
+            Segment::Moved => {}
         }
     }
 
@@ -509,9 +509,9 @@ impl Tour {
     /// [`CliError::Runtime`] naming the file that could not be written.
     pub(crate) fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
         self.progress.done();
-        let done = self.next - usize::from(self.segment.is_some());
-        if self.next < self.steps.len() || self.segment.is_some() {
-            let note = format!("the tour was cut short: {done} of {} segments ran", self.steps.len());
+        let done = self.next - usize::from(self.under_way.is_some());
+        if self.next < self.segments.len() || self.under_way.is_some() {
+            let note = format!("the tour was cut short: {done} of {} segments ran", self.segments.len());
             log::warn!("{note}");
             if let Some(m) = self.monitor.as_mut() {
                 m.notes.push(note);
@@ -643,8 +643,8 @@ impl Progress {
         Progress { line: crate::output::Progress::lines_off_terminal(), shown_at: 0, segment: String::new() }
     }
 
-    fn show(&mut self, what: &str, step: usize, steps: usize, left: Nanos) {
-        self.segment = format!("[{step}/{steps}] {what}");
+    fn show(&mut self, what: &str, segment: usize, segments: usize, left: Nanos) {
+        self.segment = format!("[{segment}/{segments}] {what}");
         self.print(left);
     }
 
@@ -701,7 +701,7 @@ mod tests {
     }
 
     #[test]
-    fn the_steps_probe_supported_present_modes_then_run_each_strategy_twice() {
+    fn the_segments_probe_supported_present_modes_then_run_each_strategy_twice() {
         let tour = Tour::new(TourPlan {
             out: PathBuf::from("x"),
             monitors: None,
@@ -713,25 +713,25 @@ mod tests {
         });
         let fifo = PresentSetup { present: wgpu::PresentMode::Fifo, emulated: false };
         let mailbox = PresentSetup { present: wgpu::PresentMode::Mailbox, emulated: false };
-        let steps = tour.steps_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
+        let segments = tour.segments_for(&[wgpu::PresentMode::Mailbox, wgpu::PresentMode::Fifo], false);
         assert_eq!(
-            steps,
+            segments,
             [
-                Step::Probe(fifo),
-                Step::Probe(mailbox),
-                Step::Run { strategy: StrategyId::Lockstep, vsync: true, setup: fifo },
-                Step::Run { strategy: StrategyId::Snapped, vsync: true, setup: fifo },
-                Step::Run { strategy: StrategyId::Lockstep, vsync: false, setup: mailbox },
-                Step::Run { strategy: StrategyId::Snapped, vsync: false, setup: mailbox },
+                Segment::Probe(fifo),
+                Segment::Probe(mailbox),
+                Segment::Run { strategy: StrategyId::Lockstep, vsync: true, setup: fifo },
+                Segment::Run { strategy: StrategyId::Snapped, vsync: true, setup: fifo },
+                Segment::Run { strategy: StrategyId::Lockstep, vsync: false, setup: mailbox },
+                Segment::Run { strategy: StrategyId::Snapped, vsync: false, setup: mailbox },
             ],
             "Immediate is not supported: the vsync-off pass uses Mailbox"
         );
-        let only_fifo = tour.steps_for(&[wgpu::PresentMode::Fifo], true);
+        let only_fifo = tour.segments_for(&[wgpu::PresentMode::Fifo], true);
         assert_eq!(
             only_fifo.len(),
             4,
             "emulated probe, Fifo probe, two vsync-on runs, no vsync-off pass: {only_fifo:?}"
         );
-        assert!(matches!(only_fifo[0], Step::Probe(PresentSetup { emulated: true, .. })));
+        assert!(matches!(only_fifo[0], Segment::Probe(PresentSetup { emulated: true, .. })));
     }
 }

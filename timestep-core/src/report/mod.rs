@@ -18,13 +18,13 @@
 //! ```
 
 pub mod registry;
-mod run;
+mod run_report;
 mod table;
 mod text;
 
 pub use registry::{
     Cell, FIELDS, Field, Section, TRACE_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
 };
-pub use run::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo};
+pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo};
 pub use table::{Table, trim_number};
 pub use text::{to_csv, to_json, to_table};

@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use super::run::{RunReport, TraceInfo};
+use super::run_report::{RunReport, TraceInfo};
 use super::table::trim_number;
 use crate::metrics::FrameStats;
 

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::registry::{FIELDS, TRACE_FIELDS, table_fields};
-use super::run::RunReport;
+use super::run_report::RunReport;
 use super::table::Table;
 
 /// An aligned table of the [`table_fields`], then one pattern line per run.
@@ -67,7 +67,7 @@ pub fn to_json(reports: &[RunReport]) -> Result<String, serde_json::Error> {
 #[cfg(test)]
 mod tests {
     use super::super::registry::all_fields;
-    use super::super::run::{IntervalHistogram, TraceInfo};
+    use super::super::run_report::{IntervalHistogram, TraceInfo};
     use super::*;
     use crate::metrics::{FrameStats, PresentHistogram};
     #[cfg(target_arch = "wasm32")]

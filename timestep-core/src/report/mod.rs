@@ -12,7 +12,7 @@
 //!
 //! ```text
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
-//!   run        RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
+//!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
 //!   text       to_table, to_csv, to_json: their columns from the registry
 //!   table      the aligned text table, trim_number
 //! ```

@@ -1,12 +1,12 @@
 //! `timestep-lab compare FILE…`: its flags, and the comparison of
-//! [`crate::report_card::compare`] printed as a table (and a page with `--html`).
+//! [`crate::report_card::comparison`] printed as a table (and a page with `--html`).
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::cli::{self, Bounds, Unit};
 use crate::error::CliError;
-use crate::report_card::compare::{compare, load};
+use crate::report_card::comparison::{compare, load};
 use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// Arguments of `timestep-lab compare`.

@@ -5,7 +5,7 @@
 //!         ├─► simulate  the virtual monitor: SimulateArgs ──► one RunSpec per run ──► sim::simulate
 //!         │             ──► table / CSV / JSON (sweep: --phases), --plot, --timeline
 //!         ├─► measure   the report-card tour: MeasureArgs ──► app::tour::Tour in the window
-//!         └─► compare   report cards and simulator runs side by side: report_card::compare
+//!         └─► compare   report cards and simulator runs side by side: report_card::comparison
 //! ```
 //!
 //! A command owns its flags and calls library code; no library module calls

@@ -77,7 +77,7 @@ pub fn is_compare(query: &str) -> bool {
 /// # Errors
 /// [`CliError::Usage`] naming the first file that is not a card or runs.
 pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
-    use crate::report_card::compare::{compare, parse_source};
+    use crate::report_card::comparison::{compare, parse_source};
     use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
     if files.is_empty() {
         return Err(CliError::Usage("pick one or more report.json files (or simulator JSON) to compare".to_owned()));
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn the_page_s_compare_checks_cards_on_the_path_the_command_line_reads_them_by() {
-        use crate::report_card::compare::parse_source;
+        use crate::report_card::comparison::parse_source;
         let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
         let good = std::fs::read_to_string(fixture).expect("the fixture");
         for bad in [good.replacen("\"schema\": \"", "\"schema\": \"not-", 1), good.replacen('{', "[", 1)] {

@@ -22,12 +22,12 @@
 //! - [`predict`]: the simulator's prediction for a measured display, on that model.
 //! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
 //! - [`html`] and [`plots`]: the page and its SVG plots.
-//! - [`compare`]: what `timestep-lab compare` prints: the tables and verdicts.
+//! - [`comparison`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
 
 pub(crate) mod agent;
-pub mod compare;
+pub mod comparison;
 pub(crate) mod html;
 pub mod judge;
 pub(crate) mod plots;
@@ -64,7 +64,7 @@ pub enum ReportError {
         /// The file.
         path: std::path::PathBuf,
         /// Why.
-        source: compare::SourceError,
+        source: comparison::SourceError,
     },
     /// A plot of the page could not be drawn.
     #[error(transparent)]

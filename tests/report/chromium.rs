@@ -9,7 +9,7 @@ use crate::harness;
 use crate::report_card::chromium::{browser_or_skip, check_html, console_lines, screenshot};
 use crate::report_card::{fixture_sources, fixtures_card, scratch};
 use libtest_mimic::{Completion, Failed, Trial};
-use timestep_lab::report_card::compare::compare;
+use timestep_lab::report_card::comparison::compare;
 use timestep_lab::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// This module's trials, for the binary's `main`.

@@ -2,7 +2,7 @@
 
 use crate::harness::{self, tests};
 use crate::report_card::{FIXTURES, card, fixture, fixture_monitor, fixture_sources, fixtures_card, scratch};
-use timestep_lab::report_card::compare::compare;
+use timestep_lab::report_card::comparison::compare;
 use timestep_lab::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 use timestep_lab::report_card::{
     Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, report_html, write_report_html,

@@ -3,7 +3,7 @@
 use crate::harness::{self, tests};
 use crate::report_card::{FIXTURES, card, fixture, fixture_monitor};
 use timestep_lab::monitor::{Preset, RunReport, RunSpec, to_json};
-use timestep_lab::report_card::compare::{Source, parse_source};
+use timestep_lab::report_card::comparison::{Source, parse_source};
 use timestep_lab::report_card::{ReportCard, RunRecord, SCHEMA, SchemaError, VERSION};
 use timestep_lab::strategy::StrategyId;
 

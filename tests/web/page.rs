@@ -227,10 +227,10 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     let native = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
     let sources = [json, native]
         .iter()
-        .map(|p| timestep_lab::report_card::compare::load(p).map(|s| (p.display().to_string(), s)))
+        .map(|p| timestep_lab::report_card::comparison::load(p).map(|s| (p.display().to_string(), s)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let text = timestep_lab::report_card::compare::compare(&sources, 120.0).to_text();
+    let text = timestep_lab::report_card::comparison::compare(&sources, 120.0).to_text();
     // The page's column is named by its browser and device; the native fixture's by its name.
     assert!(text.contains(" on Linux · monitor 1 (") && text.contains("virtual monitor · monitor 1 (60 Hz)"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("fuzzy") && l.matches('|').count() == 2), "two columns: {text}");

@@ -7,7 +7,7 @@ pub mod chromium;
 
 use std::path::PathBuf;
 use timestep_lab::monitor::Preset;
-use timestep_lab::report_card::compare::{Source, load};
+use timestep_lab::report_card::comparison::{Source, load};
 use timestep_lab::report_card::{ReportCard, SyntheticMonitor, synthetic_card};
 use timestep_lab::strategy::{StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;

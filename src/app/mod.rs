@@ -26,7 +26,7 @@ pub(crate) mod gfx;
 pub(crate) mod hold;
 pub(crate) mod host;
 pub mod lanes;
-pub(crate) mod monitors;
+pub(crate) mod monitor_info;
 pub(crate) mod run_outputs;
 pub(crate) mod shell;
 pub(crate) mod tour;

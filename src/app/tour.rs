@@ -29,7 +29,7 @@ use winit::event_loop::ActiveEventLoop;
 use crate::app::config::{PresentModeRequest, RunConfig};
 use crate::app::demo::Demo;
 use crate::app::demo::ShownFrame;
-use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
+use crate::app::monitor_info::{MonitorInfo, refresh_rate_from_millihertz};
 use crate::error::CliError;
 use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};

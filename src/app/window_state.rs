@@ -29,7 +29,7 @@ use winit::monitor::MonitorHandle;
 use winit::window::{Fullscreen, Window};
 
 use crate::app::config::RunConfig;
-use crate::app::monitors::{self, MonitorInfo};
+use crate::app::monitor_info::{self, MonitorInfo};
 use crate::error::CliError;
 use crate::time::{NANOS_PER_MS, Nanos, Rate};
 
@@ -127,7 +127,7 @@ impl WindowState {
         if config.fullscreen {
             let target = chosen.clone().or_else(|| event_loop.primary_monitor()).or_else(|| monitors.first().cloned());
             attributes = attributes.with_fullscreen(Some(match target {
-                Some(m) => monitors::fullscreen_on(&m, false),
+                Some(m) => monitor_info::fullscreen_on(&m, false),
                 None => Fullscreen::Borderless(None),
             }));
         }
@@ -207,7 +207,7 @@ impl WindowState {
         }
         let target = pending.target.clone();
         self.refullscreen = None;
-        self.window.set_fullscreen(Some(monitors::fullscreen_on(&target, false)));
+        self.window.set_fullscreen(Some(monitor_info::fullscreen_on(&target, false)));
     }
 
     /// The current monitor, as the session is told about it.
@@ -249,12 +249,12 @@ impl WindowState {
                 self.window.set_fullscreen(None);
                 self.refullscreen = Some(Refullscreen { target: next.clone(), windowed_since: None });
             } else {
-                self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+                self.window.set_fullscreen(Some(monitor_info::fullscreen_on(&next, false)));
             }
             // Until the compositor says otherwise, the window is where it was sent.
             self.monitor = Some(next);
         } else if self.window.fullscreen().is_some() {
-            self.window.set_fullscreen(Some(monitors::fullscreen_on(&next, false)));
+            self.window.set_fullscreen(Some(monitor_info::fullscreen_on(&next, false)));
         } else {
             let p = next.position();
             self.window.set_outer_position(PhysicalPosition::new(p.x + 32, p.y + 32));
@@ -268,7 +268,7 @@ impl WindowState {
         if self.window.fullscreen().is_some() {
             self.window.set_fullscreen(None);
         } else if let Some(m) = self.window.current_monitor().or_else(|| self.monitor.clone()) {
-            self.window.set_fullscreen(Some(monitors::fullscreen_on(&m, exclusive)));
+            self.window.set_fullscreen(Some(monitor_info::fullscreen_on(&m, exclusive)));
         } else {
             self.window.set_fullscreen(Some(Fullscreen::Borderless(None)));
         }

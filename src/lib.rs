@@ -53,7 +53,7 @@
 //!   **load sprites** are extra entities in the world (`--sprites`,
 //!   `sim::load_sprites`).
 //! - **lane**: one strategy's strip of the playfield in lane mode, with its
-//!   own session (`app::lanes`) and world (`sim::lane`).
+//!   own session (`app::lanes`) and world (`sim::lane_world`).
 //! - **card**: a report card, what `measure` writes (`report.json`,
 //!   `report.html`) and `compare` reads (`report_card`).
 

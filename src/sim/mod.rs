@@ -29,7 +29,7 @@ pub mod ball;
 mod hash;
 pub(crate) mod input;
 pub mod instance;
-pub(crate) mod lane;
+pub(crate) mod lane_world;
 mod load_sprites;
 mod movers;
 mod particles;
@@ -39,7 +39,7 @@ mod world;
 
 pub use input::{Input, InputEvent, InputLog};
 pub use instance::{Instance, SpriteCell};
-pub(crate) use lane::{LANE_INSTANCES, LaneWorld, Look};
+pub(crate) use lane_world::{LANE_INSTANCES, LaneWorld, Look};
 pub use movers::{MoverKind, lerp_angle};
 pub use particles::{PARTICLE_CAPACITY, PARTICLE_LIFETIME, PARTICLE_RATE, particle_birth};
 pub use world::{FIXED_ENTITIES, GHOSTS, INPUT_LOG_CAPACITY, World, WorldConfig};

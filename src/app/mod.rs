@@ -7,14 +7,16 @@
 //!
 //! ```text
 //!   RunConfig (from run's flags, measure, or the page's query) ──► App (ApplicationHandler, shell.rs)
-//!                            └─ Demo (demo/): Session<World>, its mode (one strategy or lanes) and a Screen
-//!                                 ├─ host:     Screen (window, GPU, overlay numbers) and the FrameHost
-//!                                 │            drawing on it: world + overlay, present (or wait for the emulated vblank)
+//!                            └─ Demo (demo/): its Loops (the demo's session; the lanes in lane mode) and a Screen
+//!                                 ├─ host:         Screen (window, GPU, overlay numbers) and the FrameHost
+//!                                 │                drawing on it: world + overlay, present (or wait for the emulated vblank)
 //!                                 ├─ window_state: open, follow the monitor, fullscreen, visibility
-//!                                 ├─ gfx:      device, surface, renderers, GPU times and alarms
-//!                                 ├─ lanes:    lane mode's sessions, layout and labels
-//!                                 ├─ bindings: the key table and F1 help (carried out in demo/keys.rs)
-//!                                 └─ run_outputs: --stats-json at exit (the session's report + GPU facts), --frame-log
+//!                                 ├─ monitor_info: what winit says of a monitor, fullscreen on one
+//!                                 ├─ gfx:          device, surface, renderers, GPU times and alarms
+//!                                 ├─ lanes:        lane mode's sessions, layout and labels
+//!                                 ├─ bindings:     the key table and F1 help (carried out in demo/keys.rs)
+//!                                 ├─ tour:         measure's scripted segments, filling a report card
+//!                                 └─ run_outputs:  --stats-json at exit (the session's report + GPU facts), --frame-log
 //! ```
 
 pub mod bindings;

@@ -184,37 +184,12 @@ impl Demo {
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label())
             .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
-        let asked = if config.presentation_feedback {
-            crate::platform::PresentationFeedback::new(&win.window, clock)
-        } else {
-            Err("--no-presentation-feedback".to_owned())
-        };
-        let feedback = match asked {
-            Ok(feedback) => {
-                log::info!("display times: the compositor's presentation feedback (wp_presentation)");
-                Some(feedback)
-            }
-            Err(why) => {
-                log::info!("display times: {} ({why})", crate::platform::DISPLAY_TIME_SOURCE.blind_spot());
-                None
-            }
-        };
+        let feedback = presentation_feedback(&win, config, clock);
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
         let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
-        let mut help_lines = bindings::help_lines();
-        help_lines.extend(win.monitor_lines());
-        help_lines.extend(crate::platform::help_notes());
-        let runner_lane =
-            RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
-        let hud = HudData {
-            reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
-            help_lines,
-            gpu_timing: gfx.timer.is_some(),
-            runner_lane: Some(runner_lane),
-            ..HudData::default()
-        };
+        let hud = first_hud(&win, &gfx, session.world());
         let instances = Vec::with_capacity(session.world().max_instances());
         let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
@@ -848,6 +823,47 @@ impl Demo {
             screen_refresh_hz: crate::platform::screen_refresh(),
             notes: self.screen.hud.notes.clone(),
         }
+    }
+}
+
+/// The compositor's word on when frames are shown, where it gives one and
+/// `--no-presentation-feedback` does not turn it down; the log says which
+/// display times the run has.
+fn presentation_feedback(
+    win: &WindowState,
+    config: &RunConfig,
+    clock: &RealClock,
+) -> Option<crate::platform::PresentationFeedback> {
+    let asked = if config.presentation_feedback {
+        crate::platform::PresentationFeedback::new(&win.window, clock)
+    } else {
+        Err("--no-presentation-feedback".to_owned())
+    };
+    match asked {
+        Ok(feedback) => {
+            log::info!("display times: the compositor's presentation feedback (wp_presentation)");
+            Some(feedback)
+        }
+        Err(why) => {
+            log::info!("display times: {} ({why})", crate::platform::DISPLAY_TIME_SOURCE.blind_spot());
+            None
+        }
+    }
+}
+
+/// The overlay's data before the first frame: the help (keys, monitors,
+/// platform notes), whether GPU times come, and the runner's lane in `world`.
+fn first_hud(win: &WindowState, gfx: &Gfx, world: &World) -> HudData {
+    let mut help_lines = bindings::help_lines();
+    help_lines.extend(win.monitor_lines());
+    help_lines.extend(crate::platform::help_notes());
+    let runner_lane = RunnerLane { playfield: PLAYFIELD, y: world.mover(MoverKind::Runner).current.pos[1] as f32 };
+    HudData {
+        reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
+        help_lines,
+        gpu_timing: gfx.timer.is_some(),
+        runner_lane: Some(runner_lane),
+        ..HudData::default()
     }
 }
 

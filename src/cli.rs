@@ -18,6 +18,7 @@
 
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RateError, SUPPORTED_RATES, ms_to_nanos, secs_to_nanos};
+use crate::vrr::{Refresh, RefreshError};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use std::path::PathBuf;
 
@@ -27,6 +28,15 @@ use std::path::PathBuf;
 /// Malformed text or a rate outside the range.
 pub fn rate(text: &str) -> Result<Rate, RateError> {
     Rate::parse(text)
+}
+
+/// A display's refresh: a rate (`60`, `59.94`) or a VRR range (`vrr:48-144`,
+/// `vrr:48-144:no-lfc`), its ends within [`SUPPORTED_RATES`] and in order.
+///
+/// # Errors
+/// Malformed text, a rate outside the range, a range whose ends are not in order.
+pub fn refresh(text: &str) -> Result<Refresh, RefreshError> {
+    text.parse()
 }
 
 /// `--emulate-refresh`: one rate for every monitor, or a rate per monitor.

@@ -39,9 +39,10 @@ use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{Verdict, VerdictFacts};
-use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
+use crate::report::{DisplayFacts, IntervalHistogram, RunReport, VrrInfo};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use crate::vrr::VrrRange;
 
 /// How often the overlay's sentences (verdict, status, monitor) are rebuilt:
 /// text changes that fast cannot be read anyway, and building it allocates.
@@ -110,6 +111,13 @@ pub struct DisplayInfo {
     /// Vsync when known by construction (the virtual monitor's setting);
     /// `None` for a real display, where the verdict decides.
     pub vsync: Option<bool>,
+    /// The display is a VRR panel refreshing within this range: frames are
+    /// counted one by one, each repeat the host reports a refresh, not on a
+    /// grid ([`DisplayInfo::refresh`] is `None`).
+    pub vrr: Option<VrrRange>,
+    /// Whether the strategies are told [`DisplayInfo::vrr`] (a display that
+    /// reports it, a game that declares it); otherwise they must detect it.
+    pub vrr_told: bool,
 }
 
 impl DisplayInfo {
@@ -143,9 +151,24 @@ impl DisplayInfo {
         DisplayInfo { vsync, ..self }
     }
 
-    /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
+    /// The same display as a VRR panel refreshing within `range` (`None`: a
+    /// fixed grid), its range told to the strategies or not.
+    pub fn with_vrr(self, range: Option<VrrRange>, told: bool) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: told && range.is_some(), ..self }
+    }
+
+    /// The refresh rate frames are counted in: the emulated grid when there
+    /// is one, else the reported rate; none on a VRR panel (no grid).
     pub fn refresh(&self) -> Option<Rate> {
-        self.emulated.or(self.reported)
+        match (self.emulated, self.vrr) {
+            (None, Some(_)) => None,
+            (emulated, _) => emulated.or(self.reported),
+        }
+    }
+
+    /// The VRR range the strategies are told, if any.
+    fn told_vrr(&self) -> Option<VrrRange> {
+        self.vrr.filter(|_| self.vrr_told)
     }
 }
 
@@ -339,6 +362,7 @@ impl<W: Simulation> Session<W> {
     pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
         let mut pacer = Pacer::with_config(strategy, config);
         pacer.set_refresh(display.refresh());
+        pacer.set_vrr(display.told_vrr());
         let refresh = display.refresh();
         Session {
             pacer,
@@ -379,6 +403,12 @@ impl<W: Simulation> Session<W> {
     /// checks compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
         self.pacer.driver_mut().set_step_limit(limit);
+    }
+
+    /// Frames start at most `limit` times a second, whatever the strategy
+    /// ([`Pacer::set_frame_limit`]); `None`: no limit.
+    pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
+        self.pacer.set_frame_limit(limit);
     }
 
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
@@ -689,6 +719,7 @@ impl<W: Simulation> Session<W> {
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
             }),
             stats: metrics.stats(),
+            vrr: self.display.vrr.map(VrrInfo::from),
             ..RunReport::default()
         }
     }

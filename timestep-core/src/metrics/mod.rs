@@ -17,7 +17,10 @@
 //!   (`1111211110…`, counts ≥ 10 as `+`). A present's refresh is
 //!   `v = round(display_time · Hz)` (Glaiel's bookkeeping); a present that
 //!   lands in the same refresh as the previous one adds its updates to the
-//!   next digit. Without a known refresh rate every present is one digit.
+//!   next digit. Without a refresh grid (a VRR panel, or a rate nobody
+//!   knows) every present is one digit, after a `0` for each refresh the host
+//!   says repeated the previous picture ([`FrameSample::repeats`]: a VRR
+//!   panel's self-refreshes).
 //! - **double updates**: digits > 1. **skipped renders**: refreshes without a
 //!   present (the `0`s Glaiel inserts for vsyncs nobody presented at).
 //! - **repeated frames**: presented frames whose content time equals the
@@ -172,6 +175,10 @@ pub struct FrameSample {
     pub display_time: Nanos,
     /// The driver's total simulated time after this frame.
     pub game_time: Nanos,
+    /// Refreshes before it that repeated the previous picture, where the host
+    /// counts them (a VRR panel's self-refreshes); a refresh grid's are
+    /// counted from the grid.
+    pub repeats: u32,
 }
 
 impl FrameSample {
@@ -185,6 +192,7 @@ impl FrameSample {
             input_time: report.input_time,
             display_time: report.display_time,
             game_time,
+            repeats: report.repeats,
         }
     }
 }
@@ -341,7 +349,7 @@ impl Metrics {
         self.pending_updates += u64::from(frame.shown_updates);
         let v = match self.refresh {
             Some(rate) => rate.nearest_tick(frame.display_time),
-            None => self.last_refresh + 1,
+            None => self.last_refresh + 1 + u64::from(frame.repeats),
         };
         if v <= self.last_refresh {
             return;
@@ -443,7 +451,15 @@ mod tests {
     const MS: Nanos = NANOS_PER_MS;
 
     fn sample(updates: u32, content_time: Nanos, display_time: Nanos, game_time: Nanos) -> FrameSample {
-        FrameSample { updates, shown_updates: updates, content_time, input_time: content_time, display_time, game_time }
+        FrameSample {
+            updates,
+            shown_updates: updates,
+            content_time,
+            input_time: content_time,
+            display_time,
+            game_time,
+            repeats: 0,
+        }
     }
 
     /// 62.5 Hz: a refresh period of exactly 16 ms.
@@ -462,6 +478,7 @@ mod tests {
                 input_time: input,
                 display_time: display,
                 game_time: content,
+                repeats: 0,
             });
         }
         m

@@ -1146,7 +1146,12 @@ mod tests {
             }
             for pair in starts.windows(2) {
                 let slot = |t: Nanos| limit.ticks_in(t);
-                assert!(slot(pair[1]) > slot(pair[0]), "{id}: frames at {} and {} ns share a 20 ms slot", pair[0], pair[1]);
+                assert!(
+                    slot(pair[1]) > slot(pair[0]),
+                    "{id}: frames at {} and {} ns share a 20 ms slot",
+                    pair[0],
+                    pair[1]
+                );
             }
             assert_eq!(starts.len(), 50, "{id}: one frame per 20 ms in a second");
         }

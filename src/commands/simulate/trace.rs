@@ -49,7 +49,8 @@ pub(super) fn trace_display(
                     measured.hz()
                 )));
             }
-            let far = given.iter().map(Refresh::rate).find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE);
+            let far =
+                given.iter().map(Refresh::rate).find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE);
             if let Some(far) = far {
                 return Err(usage(format!(
                     "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \

@@ -19,9 +19,9 @@
 //! presented. `auto` then runs [`VrrPaced`]: frames capped 3 Hz below the
 //! panel's maximum, each drawn for the time it is planned to be shown and
 //! presented then. Measured on `vrr:48-144` (the README's VRR table):
-//! judder 0.00 ms (`glaiel`) and 0.03 ms (`desktop`), latency 3.4 and 6.3 ms
-//! against uncapped `interpolated`'s 20.4 and 34.6 ms, which at the panel's
-//! ceiling queues its frames.
+//! judder 0.03 ms (`glaiel`) and 0.23 ms (`desktop`), latency 11.1 and
+//! 13.5 ms against uncapped `interpolated`'s 20.0 and 27.1 ms, which at the
+//! panel's ceiling queues its frames.
 
 use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector};

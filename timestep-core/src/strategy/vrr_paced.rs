@@ -34,13 +34,17 @@
 //!   and not before the last frame's display time (a frame that takes longer
 //!   than `1/cap` lowers the rate instead of queueing).
 //!
-//! Measured in the virtual monitor (`vrr:48-144`, 60 Hz ticks; see the
-XX
-//! against uncapped interpolated's 20.4 ms; `desktop` 0.03 ms judder, latency
-//! 6.3 ms against 34.6 ms. In this model the cap could sit within 0.5 Hz of
-//! the maximum (the held presents are exactly `1/cap` apart); 3 Hz is Blur
-//! Busters' advice for real panels, whose timing is not exact, and costs
-//! 0.15 ms of interval at 144 Hz.
+//! Measured in the virtual monitor (`vrr:48-144`, 60 Hz ticks, 20 s; the
+//! README's VRR table): `glaiel` judder 0.03 ms, latency 11.1 ms against
+//! uncapped `interpolated`'s 20.0 ms; `desktop` 0.23 ms and 13.5 ms against
+//! 27.1 ms. The margin below the maximum, measured with `interpolated` under a
+//! frame limit on `desktop`: latency 22.9 ms capped at 144 Hz (frames still
+//! queue), 21.2 at 143.5, 20.4 at 142, 20.3 at 141, 19.8 at 138 (where
+//! render spread starts to show: 12 hitches in 20 s); on `glaiel`, whose
+//! timing is exact, 0.5 Hz is enough. Held presents are exactly `1/cap`
+//! apart, so this loop would need even less; [`CAP_MARGIN_HZ`] is Blur
+//! Busters' 3 fps, for real panels whose timing is not exact (0.15 ms of
+//! interval at 144 Hz).
 
 use alloc::format;
 use alloc::string::String;

@@ -40,7 +40,7 @@ use core::time::Duration;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
-use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts};
+use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts, VrrSeen};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 #[cfg(feature = "std")]
 use crate::time::Instant;
@@ -49,6 +49,11 @@ use crate::vrr::VrrRange;
 
 /// The time scale's fixed-point unit: scales are kept in millionths, exactly.
 const SCALE_UNIT: u64 = 1_000_000;
+
+/// How often (in presents) the VRR evidence is looked at while no range is
+/// declared: it sorts [`crate::refresh::VRR_WINDOW`] intervals, about 10 µs,
+/// so twice a second at 120 Hz.
+pub const VRR_CHECK_EVERY: u64 = 64;
 
 /// What to do in one frame, before drawing: the steps and the picture.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,6 +304,8 @@ pub struct Pacer {
     /// that did not wait measures the display.
     last_wake: Option<Nanos>,
     last_end: Nanos,
+    /// Presents measured, for [`Pacer::detect_vrr`]'s pace.
+    presents: u64,
 }
 
 impl Pacer {
@@ -324,6 +331,7 @@ impl Pacer {
             blocking_known: false,
             last_wake: None,
             last_end: 0,
+            presents: 0,
         }
     }
 
@@ -380,6 +388,7 @@ impl Pacer {
         let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
         self.blocking_known |= blocked.is_some();
         self.meter.record(wall, blocked.unwrap_or(0), unpaced);
+        self.detect_vrr();
         if !self.render_first {
             return Updates::NONE;
         }
@@ -683,6 +692,39 @@ impl Pacer {
     /// The refresh the presents measure, once enough frames went by unpaced.
     pub fn measured_refresh(&self) -> Option<Measured> {
         self.meter.measure()
+    }
+
+    /// The range of frame rates the presents show, if they show a variable
+    /// refresh ([`crate::refresh`]'s VRR evidence), on a display reporting the
+    /// refresh the strategies are told.
+    pub fn vrr_seen(&self) -> Option<VrrSeen> {
+        self.meter.vrr_seen(self.driver.refresh().map(Rate::hz))
+    }
+
+    /// Every [`VRR_CHECK_EVERY`] presents under vsync on a display that
+    /// reports its refresh, while no VRR range was declared: where the
+    /// presents show a variable refresh, takes the display as a VRR panel
+    /// from the lowest rate seen (whole Hz, floored) to its reported refresh
+    /// (a VRR monitor reports its maximum), and tells the strategies. A
+    /// display that reports nothing (a page, Xvfb) is never taken for VRR:
+    /// a vsync its driver ignores looks the same.
+    pub(crate) fn detect_vrr(&mut self) {
+        self.presents = self.presents.wrapping_add(1);
+        if !self.presents.is_multiple_of(VRR_CHECK_EVERY)
+            || self.driver.vrr().is_some()
+            || !self.vsync_requested
+            || self.driver.refresh().is_none()
+        {
+            return;
+        }
+        let (Some(seen), Some(max)) = (self.vrr_seen(), self.driver.refresh()) else { return };
+        // Truncation floors a positive rate.
+        if let Ok(min) = Rate::new(seen.min_hz.clamp(1.0, 1000.0) as u64, 1)
+            && let Ok(range) = VrrRange::new(min, max)
+        {
+            log::info!("the presents show a variable refresh ({range}): the strategies are told");
+            self.driver.set_vrr(Some(range));
+        }
     }
 
     /// Whether vsync is in effect, judged from the presents; "cannot tell"
@@ -1107,6 +1149,43 @@ mod tests {
         slow.set_frame_limit(Some(Rate::from_hz(10)));
         slow.advance_at(0);
         assert_eq!(slow.finish_at(0), Some(200_000_000), "a schedule slower than the limit is its own");
+    }
+
+    #[test]
+    fn a_vrr_display_the_presents_show_is_taken_as_declared_and_auto_paces_for_it() {
+        // A 144 Hz monitor whose frames sweep from 50 to 140 Hz in 3 s, each
+        // shown by a VRR panel when ready.
+        let range: VrrRange = "vrr:48-144".parse().expect("range");
+        let mut panel = crate::vrr::VrrPanel::new(range);
+        let mut pacer = Pacer::new(StrategyId::Auto, Rate::from_hz(60));
+        pacer.set_refresh(Some(Rate::from_hz(144)));
+        let mut t = 0.0;
+        while t < 3.0 {
+            let start = crate::time::secs_to_nanos(t);
+            pacer.advance_at(start);
+            let shown = panel.show(start + 3_000_000);
+            pacer.presented_at(shown, Some(100_000));
+            pacer.finish_at(shown);
+            t += 1.0 / (50.0 + 90.0 * t / 3.0);
+        }
+        let told = pacer.vrr().expect("VRR detected");
+        assert_eq!(told.max(), Rate::from_hz(144), "the reported refresh is the panel's maximum: {told}");
+        assert!(told.min().hz() <= 52.0, "{told}");
+        pacer.advance_at(3 * NANOS_PER_SEC);
+        assert!(pacer.status().starts_with("paced for VRR"), "{}", pacer.status());
+        assert!(pacer.verdict().text.contains("VRR in effect"), "{}", pacer.verdict().text);
+    }
+
+    #[test]
+    fn a_display_that_reports_no_refresh_is_never_taken_for_vrr() {
+        let mut pacer = Pacer::new(StrategyId::Auto, Rate::from_hz(60));
+        for k in 0..600u64 {
+            let start = k * 10_000_000;
+            pacer.advance_at(start);
+            pacer.presented_at(start + 2_000_000 + (k % 7) * 1_000_000, Some(100_000));
+            pacer.finish_at(start + 9_000_000);
+        }
+        assert_eq!(pacer.vrr(), None, "unreported: a vsync the driver ignores looks the same");
     }
 
     /// A host without vsync: a present shows at once; a frame costs 1 ms of render.

@@ -446,6 +446,7 @@ impl<W: Simulation> Session<W> {
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
         self.pacer.meter_mut().record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
+        self.pacer.detect_vrr();
         if let Some(previous) = self.last_display {
             self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
         }

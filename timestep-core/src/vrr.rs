@@ -30,6 +30,7 @@
 //! Repeats are refreshes: the virtual monitor's pattern writes each as a `0`,
 //! as it writes a fixed display's refresh without a new frame.
 
+use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::{String, ToString};
 use core::fmt;

@@ -236,14 +236,18 @@ motion error, hitches are frames off by half a refresh or more (a jump or a free
 is input to photon (display time minus the time the depicted update read its input), drift is
 (speed_ratio - 1) * 60000 ms of game time per minute. A --trace run adds trace_app,
 trace_frames, trace_dropped (never-displayed frames, merged into the next displayed one)
-and trace_refresh_hz (measured from the capture's display changes).
+and trace_refresh_hz (measured from the capture's display changes). A run on a VRR display
+(--refresh vrr:48-144) adds vrr_min_hz, vrr_max_hz and vrr_lfc; its refresh_hz column shows
+the range (null in json), each self-refresh is a 0 in the pattern, and P is the median
+display interval.
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
   timestep-lab simulate --strategy fuzzy --fuzzy-variant 60-62 --refresh 59.94 --no-vsync-detect
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
   timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline
-  timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20";
+  timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20
+  timestep-lab simulate --strategy all --refresh 144,vrr:48-144 --frame-limit 141 --model desktop";
 
 /// Output format of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

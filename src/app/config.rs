@@ -111,6 +111,8 @@ pub struct RunConfig {
     pub lanes: StrategyList,
     /// Start in lane mode.
     pub start_in_lanes: bool,
+    /// The pacer's frame limit (`--frame-limit`): a ceiling every strategy keeps.
+    pub frame_limit: Option<crate::time::Rate>,
     /// Where to log the loop's frame intervals.
     pub frame_log: Option<PathBuf>,
 }

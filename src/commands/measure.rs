@@ -138,6 +138,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         lanes: StrategyList::default(),
         start_in_lanes: false,
         frame_log: None,
+        frame_limit: None,
     };
     let tour = Tour::new(TourPlan {
         out: args.out.clone(),

@@ -79,6 +79,14 @@ pub struct RunArgs {
                per monitor as 1=59.94,2=144 (numbered as in the startup log; others keep their real refresh)"))]
     pub emulate_refresh: Option<EmulatedRefresh>,
 
+    /// The pacer's frame limit: frames start at most this often, whatever the strategy.
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", value_parser = cli::rate,
+          help = cli::rate_help(
+              "The pacer's frame limit: frames start at most this often, whatever the strategy (a few Hz below a \
+               VRR display's maximum keeps frames from queueing at its ceiling); the page takes ?frame-limit=HZ",
+              ""))]
+    pub frame_limit: Option<Rate>,
+
     /// Random wake-up jitter of the emulated vblank, ± N microseconds, at most 100000 (needs --emulate-refresh)
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
     pub emulate_jitter_us: Option<u64>,
@@ -153,6 +161,7 @@ pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
         lanes: args.lanes.clone().unwrap_or_default(),
         start_in_lanes: args.lanes.is_some(),
         frame_log: args.frame_log.clone(),
+        frame_limit: args.frame_limit,
     })
 }
 
@@ -195,6 +204,8 @@ mod tests {
         assert_eq!(config.window_size, [1280, 720]);
         assert_eq!(config.emulation, None);
         assert_eq!(config.seed, 1);
+        assert_eq!(config.frame_limit, None);
+        assert_eq!(checked(&["--frame-limit", "141"]).frame_limit, Some(Rate::from_hz(141)));
     }
 
     #[test]

@@ -75,10 +75,12 @@ fn fresh_session(
     config: StrategyConfig,
     display: DisplayInfo,
     input: Input,
+    frame_limit: Option<Rate>,
     now: Nanos,
 ) -> Session<World> {
     let mut session = Session::new(strategy, config, World::new(world), display, now);
     session.world_mut().set_input(input);
+    session.set_frame_limit(frame_limit);
     session
 }
 
@@ -163,7 +165,15 @@ impl Demo {
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
-        let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
+        let session = fresh_session(
+            &world,
+            config.strategy,
+            config.strategy_config,
+            display,
+            Input::NONE,
+            config.frame_limit,
+            now,
+        );
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
         help_lines.extend(crate::platform::help_notes());
@@ -237,7 +247,7 @@ impl Demo {
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
-        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
+        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, config.frame_limit, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
     }
@@ -276,7 +286,8 @@ impl Demo {
         let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
-        self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
+        let limit = self.session.pacer().frame_limit();
+        self.session = fresh_session(&world, strategy, config, display, self.controls.input, limit, now);
         self.hold.reset();
         if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
             self.enter_lanes(now);
@@ -725,6 +736,7 @@ mod tests {
             StrategyConfig::default(),
             DisplayInfo::default(),
             Input::UP,
+            None,
             5,
         );
         assert_eq!(session.world().tick(), 0, "a fresh world");

@@ -584,10 +584,10 @@ mod tests {
     fn a_bad_vrr_range_is_one_line_naming_the_flag() {
         assert_eq!(
             usage_message(&["--refresh", "60,vrr:144-48"]),
-            "timestep-lab: --refresh: vrr:144-48: the lowest refresh (144 Hz) must be below the highest (48 Hz)"
+            "--refresh: vrr:144-48: the lowest refresh (144 Hz) must be below the highest (48 Hz)"
         );
         assert!(usage_message(&["--refresh", "vrr:48"]).contains("is not a VRR range"));
-        assert!(usage_message(&["--frame-limit", "0"]).starts_with("timestep-lab: --frame-limit: 0 is not"));
+        assert!(usage_message(&["--frame-limit", "0"]).starts_with("--frame-limit: 0 is not"));
     }
 
     #[test]

@@ -113,6 +113,10 @@ pub struct WindowHost<'a> {
     /// sooner than the frame is ready); `None`: at once. Ignored under an
     /// emulated refresh, whose vblanks decide.
     hold_until: Option<Nanos>,
+    /// The display time the strategy drew this frame for
+    /// ([`FrameHost::hold_until`]: `auto` on a VRR display): the present
+    /// waits for it, also through an emulated VRR gate.
+    planned: Option<Nanos>,
     frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
     outcome: HostOutcome,
@@ -130,8 +134,16 @@ impl Screen {
         hold_until: Option<Nanos>,
         frame: impl FnOnce(&mut WindowHost<'_>) -> R,
     ) -> (R, HostOutcome) {
-        let mut host =
-            WindowHost { clock, stamp, screen: self, scene, hold_until, frame: None, outcome: HostOutcome::default() };
+        let mut host = WindowHost {
+            clock,
+            stamp,
+            screen: self,
+            scene,
+            hold_until,
+            planned: None,
+            frame: None,
+            outcome: HostOutcome::default(),
+        };
         let result = frame(&mut host);
         (result, host.outcome)
     }
@@ -211,8 +223,9 @@ impl WindowHost<'_> {
         let Some(frame) = self.frame.take() else {
             return self.clock.now();
         };
+        let planned = self.planned.take();
         if self.screen.vsync.is_none()
-            && let Some(target) = self.hold_until
+            && let Some(target) = self.hold_until.or(planned)
         {
             return self.show_held(frame, target);
         }
@@ -228,7 +241,8 @@ impl WindowHost<'_> {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
             let drawn = self.clock.now();
-            let vblank = vsync.next(drawn);
+            // A frame drawn for a later display time is not ready before it.
+            let vblank = vsync.next(drawn.max(planned.unwrap_or(0)));
             crate::platform::spin_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
             frame.present(queue);
@@ -278,7 +292,7 @@ impl WindowHost<'_> {
 
     fn expected_display_time(&self, now: Nanos) -> Nanos {
         match &self.screen.vsync {
-            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
+            Some(vsync) => vsync.peek_time(now),
             None => now.saturating_add(self.scene.display_lead),
         }
     }
@@ -308,6 +322,14 @@ impl FrameHost<World> for WindowHost<'_> {
 
     fn present(&mut self) -> Nanos {
         self.show()
+    }
+
+    fn hold_until(&mut self, t: Nanos) {
+        self.planned = Some(t);
+    }
+
+    fn repeats(&mut self) -> u32 {
+        self.screen.vsync.as_ref().map_or(0, EmulatedVsync::repeats)
     }
 }
 

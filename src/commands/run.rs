@@ -75,8 +75,9 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh,
           help = cli::rate_help(
               "Pace presents to a virtual vblank grid at HZ",
-              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it; \
-               per monitor as 1=59.94,2=144 (numbered as in the startup log; others keep their real refresh)"))]
+              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it, or \
+               through a VRR gate (vrr:48-144: each frame shown when ready, within the range); per monitor as \
+               1=59.94,2=vrr:48-144 (numbered as in the startup log; others keep their real refresh)"))]
     pub emulate_refresh: Option<EmulatedRefresh>,
 
     /// The pacer's frame limit: frames start at most this often, whatever the strategy.
@@ -211,10 +212,15 @@ mod tests {
     #[test]
     fn emulation_parses_ntsc_rates_and_jitter() {
         let config = checked(&["--emulate-refresh", "59.94", "--emulate-jitter-us", "250"]);
-        let rates = EmulatedRefresh::All(Rate::new(60000, 1001).unwrap());
+        let rates = EmulatedRefresh::All(Rate::new(60000, 1001).unwrap().into());
         assert_eq!(config.emulation, Some(Emulation { rates, jitter: 250_000 }));
         let per_monitor = checked(&["--emulate-refresh", "1=59.94,2=144"]).emulation.expect("emulation");
         assert_eq!(per_monitor.rates.rate_on(1), Some(Rate::from_hz(144)), "monitor 2 at 144 Hz");
+        let vrr = checked(&["--emulate-refresh", "1=vrr:48-144,2=60"]).emulation.expect("emulation");
+        assert_eq!(vrr.rates.vrr_on(0).map(|r| r.to_string()), Some("vrr:48-144".to_owned()), "monitor 1 a VRR gate");
+        assert_eq!((vrr.rates.rate_on(0), vrr.rates.vrr_on(1)), (None, None), "a gate has no grid, a grid no range");
+        let all = checked(&["--emulate-refresh", "vrr:48-144"]).emulation.expect("emulation");
+        assert!(all.rates.vrr_on(3).is_some(), "every monitor");
     }
 
     #[test]

@@ -313,6 +313,44 @@ fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
     );
 }
 
+/// An emulated VRR gate (`--emulate-refresh vrr:48-144`) shows each frame when
+/// it is ready, no sooner than 1/144 s after the last: the verdict says VRR on
+/// the gate, the run reports the range and counts on no grid.
+fn an_emulated_vrr_gate_shows_frames_when_ready_and_the_verdict_says_vrr() {
+    let (_serial, display) = setup();
+    let mut app = start_app(
+        &display,
+        "emuvrr",
+        &[
+            "--exit-after",
+            "5",
+            "--window-size",
+            "480x270",
+            "--no-overlay",
+            "--emulate-refresh",
+            "vrr:48-144",
+            "--strategy",
+            "interpolated",
+        ],
+    );
+    let status = app.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}; stderr:\n{}", app.stderr());
+    let stats = app.stats();
+    let verdict = stats["vsync_verdict"].as_str().unwrap_or_default();
+    eprintln!("emulated vrr:48-144, interpolated: {verdict}; {stats}");
+    assert!(
+        verdict.starts_with("emulated vrr:48-144 gate over ") && verdict.contains("VRR in effect"),
+        "the verdict names the gate: {verdict}"
+    );
+    assert_eq!((stats["vrr_min_hz"].as_f64(), stats["vrr_max_hz"].as_f64()), (Some(48.0), Some(144.0)), "{stats}");
+    assert!(stats["refresh_hz"].is_null(), "a VRR gate has no grid to count on: {stats}");
+    // No two frames closer than 1/144 s = 6.944 ms: the 0.25 ms bins below 6.75 ms are empty.
+    let bins = stats["present_interval_histogram"]["counts"].as_array().expect("a histogram");
+    let early: u64 = bins.iter().take(27).filter_map(serde_json::Value::as_u64).sum();
+    assert_eq!(early, 0, "intervals under 6.75 ms through a 144 Hz ceiling: {stats}");
+    assert!(number(&stats, "frames") > 100.0, "frames ran: {stats}");
+}
+
 /// Runs `simulate` for the same settings and returns its JSON report.
 ///
 /// # Panics
@@ -832,6 +870,11 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
             "emulated_60_hz_with_catch_up_runs_one_update_per_refresh",
             &[],
             emulated_60_hz_with_catch_up_runs_one_update_per_refresh,
+        ),
+        window_test(
+            "an_emulated_vrr_gate_shows_frames_when_ready_and_the_verdict_says_vrr",
+            &[],
+            an_emulated_vrr_gate_shows_frames_when_ready_and_the_verdict_says_vrr,
         ),
         window_test(
             "emulated_59_94_hz_fuzzy_counts_agree_with_the_simulator",

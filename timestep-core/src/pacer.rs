@@ -374,8 +374,10 @@ impl Pacer {
         self.driver.rendered(self.scale.game_at(wall));
     }
 
-    /// The wall time the strategy wants this frame presented at, if any.
+    /// The wall time the strategy wants this frame presented at, if any:
+    /// only a strategy told of a VRR display plans one.
     fn present_target(&self) -> Option<Nanos> {
+        self.driver.vrr()?;
         self.driver.present_at().map(|game| self.scale.wall_at(game))
     }
 
@@ -549,8 +551,12 @@ impl Pacer {
     }
 
     /// After a hosted frame's render: tells the strategy, and holds the
-    /// present until the time it planned, if it did.
+    /// present until the time it planned, if it did. Only a strategy told of
+    /// a VRR display plans one (`auto`): on a grid, nothing to ask.
     fn hold<W, H: FrameHost<W>>(&mut self, host: &mut H) {
+        if self.driver.vrr().is_none() {
+            return;
+        }
         let ready = self.host_now(host);
         self.driver.rendered(self.scale.game_at(ready));
         if let Some(at) = self.present_target() {
@@ -736,6 +742,7 @@ impl Pacer {
             mode,
             mode_is_vsync: self.vsync_requested,
             emulated: None,
+            emulated_vrr: None,
             reported_hz: self.driver.refresh().map(Rate::hz),
         };
         let verdict = self.meter.verdict(&facts);

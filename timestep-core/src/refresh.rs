@@ -66,6 +66,7 @@ use alloc::vec::Vec;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
+use crate::vrr::VrrRange;
 
 /// Frames the measurement looks back over (two seconds at 60 Hz).
 pub(crate) const WINDOW: usize = 120;
@@ -418,6 +419,8 @@ pub(crate) struct VerdictFacts<'a> {
     pub mode_is_vsync: bool,
     /// The emulated refresh, when `--emulate-refresh` is on.
     pub emulated: Option<Rate>,
+    /// The emulated VRR gate, when `--emulate-refresh vrr:MIN-MAX` is on.
+    pub emulated_vrr: Option<VrrRange>,
     /// The monitor's refresh as the platform reports it, in Hz.
     pub reported_hz: Option<f64>,
 }
@@ -458,8 +461,16 @@ type Judge = fn(&VerdictInput<'_>) -> Option<Verdict>;
 /// New evidence about the display (a compositor's own word, a variable
 /// refresh) is one more judge in this list, placed by how much it is to
 /// be trusted.
-const JUDGES: [Judge; 7] =
-    [emulated_grid, vsync_not_asked, variable_refresh, at_display_rate, compositor_paced, not_paced, self_paced];
+const JUDGES: [Judge; 8] = [
+    emulated_grid,
+    emulated_vrr_gate,
+    vsync_not_asked,
+    variable_refresh,
+    at_display_rate,
+    compositor_paced,
+    not_paced,
+    self_paced,
+];
 
 /// Decides whether vsync is in effect and says so in one sentence.
 pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
@@ -504,6 +515,24 @@ fn emulated_grid(input: &VerdictInput<'_>) -> Option<Verdict> {
         Some(m) => format!("emulated {rate} vblank grid over {mode}: {}", every(&m)),
         None if input.settled => format!("emulated {rate} vblank grid over {mode} (the strategy paces frames itself)"),
         None => format!("emulated {rate} vblank grid over {mode}: measuring…"),
+    };
+    Some(Verdict { vsync: Some(true), text })
+}
+
+/// An emulated VRR gate shows frames when they come, by construction.
+fn emulated_vrr_gate(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let VerdictFacts { mode, emulated_vrr, .. } = input.facts;
+    let range = emulated_vrr?;
+    let text = match (input.vrr, input.measured) {
+        (Some(seen), _) => format!(
+            "emulated {range} gate over {mode}: VRR in effect: frames shown when ready, seen {:.0}–{:.0} Hz",
+            seen.min_hz, seen.max_hz
+        ),
+        (None, Some(m)) => format!("emulated {range} gate over {mode}: VRR in effect: {}", every(&m)),
+        (None, None) if input.settled => {
+            format!("emulated {range} gate over {mode}: VRR in effect (the strategy paces frames itself)")
+        }
+        (None, None) => format!("emulated {range} gate over {mode}: measuring…"),
     };
     Some(Verdict { vsync: Some(true), text })
 }
@@ -673,7 +702,7 @@ mod tests {
     }
 
     fn facts(mode: &str, vsync: bool, reported_hz: Option<f64>) -> VerdictFacts<'_> {
-        VerdictFacts { mode, mode_is_vsync: vsync, emulated: None, reported_hz }
+        VerdictFacts { mode, mode_is_vsync: vsync, emulated: None, emulated_vrr: None, reported_hz }
     }
 
     fn input<'a>(mode: &'a str, vsync: bool, reported_hz: Option<f64>, measured: Option<Measured>) -> VerdictInput<'a> {

@@ -118,6 +118,8 @@ pub struct DisplayInfo {
     /// Whether the strategies are told [`DisplayInfo::vrr`] (a display that
     /// reports it, a game that declares it); otherwise they must detect it.
     pub vrr_told: bool,
+    /// Whether [`DisplayInfo::vrr`] is an emulated gate (`--emulate-refresh vrr:48-144`).
+    pub vrr_emulated: bool,
 }
 
 impl DisplayInfo {
@@ -154,7 +156,13 @@ impl DisplayInfo {
     /// The same display as a VRR panel refreshing within `range` (`None`: a
     /// fixed grid), its range told to the strategies or not.
     pub fn with_vrr(self, range: Option<VrrRange>, told: bool) -> DisplayInfo {
-        DisplayInfo { vrr: range, vrr_told: told && range.is_some(), ..self }
+        DisplayInfo { vrr: range, vrr_told: told && range.is_some(), vrr_emulated: false, ..self }
+    }
+
+    /// The same display under an emulated VRR gate of `range` (`None`: none),
+    /// which the strategies are told of, as they are of an emulated grid.
+    pub fn with_emulated_vrr(self, range: Option<VrrRange>) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: range.is_some(), vrr_emulated: range.is_some(), ..self }
     }
 
     /// The refresh rate frames are counted in: the emulated grid when there
@@ -526,6 +534,25 @@ impl<W: Simulation> Session<W> {
         self.hud_text_at = 0;
     }
 
+    /// The frames now go through an emulated VRR gate of `range` (`None`:
+    /// none; the window moved to a monitor emulated otherwise): as a change
+    /// of refresh, the run's counts are folded and the bookkeeping restarts.
+    pub fn set_emulated_vrr(&mut self, range: Option<VrrRange>, now: Nanos) {
+        if range == self.display.vrr.filter(|_| self.display.vrr_emulated) {
+            return;
+        }
+        self.display = self.display.clone().with_emulated_vrr(range);
+        let refresh = self.display.refresh();
+        self.pacer.set_refresh(refresh);
+        self.pacer.set_vrr(self.display.told_vrr());
+        self.measures.folded.add(&self.measures.run.totals());
+        self.measures.run = Metrics::new(now, refresh);
+        self.measures.live = None;
+        self.pacer.meter_mut().clear();
+        self.restart_live(now);
+        self.hud_text_at = 0;
+    }
+
     /// Frames stopped for a while (hidden, minimised, resized): the interval
     /// across the gap says nothing about the display.
     pub fn interrupt(&mut self) {
@@ -610,6 +637,7 @@ impl<W: Simulation> Session<W> {
             mode: &mode.name,
             mode_is_vsync: mode.vsync,
             emulated: display.emulated,
+            emulated_vrr: display.vrr.filter(|_| display.vrr_emulated),
             reported_hz: display.reported.map(Rate::hz),
         })
     }

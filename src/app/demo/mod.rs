@@ -48,6 +48,7 @@ use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
+use crate::vrr::VrrRange;
 
 use mode::Mode;
 
@@ -156,10 +157,12 @@ impl Demo {
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
+        let gate = emulated_vrr(emulation.as_ref(), monitor.index);
         let display = DisplayInfo::default()
             .with_monitor(monitor.label)
             .with_reported(monitor.reported)
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label());
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
@@ -186,7 +189,7 @@ impl Demo {
             ..HudData::default()
         };
         let instances = Vec::with_capacity(session.world().max_instances());
-        let vsync = emulated_vsync(emulation.as_ref(), emulated);
+        let vsync = emulated_vsync(emulation.as_ref(), emulated, gate);
         let mut demo = Demo {
             screen: Screen { win, gfx, hud, instances, vsync },
             session,
@@ -237,6 +240,7 @@ impl Demo {
         now: Nanos,
     ) {
         let emulated = self.emulated_here().filter(|_| emulate);
+        let gate = emulated_vrr(self.emulation.as_ref(), self.screen.win.on_monitor().index).filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
         let reported = self.screen.win.on_monitor().reported.or(stand_in);
         let display = self
@@ -244,11 +248,12 @@ impl Demo {
             .display()
             .clone()
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, config.frame_limit, now);
-        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         self.refresh_hud(now);
     }
 
@@ -498,12 +503,20 @@ impl Demo {
     fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
         let Some(monitor) = monitor else { return };
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
-        if emulated != self.session.display().emulated {
-            log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
-            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        let gate = emulated_vrr(self.emulation.as_ref(), monitor.index);
+        let had_gate = self.session.display().vrr.filter(|_| self.session.display().vrr_emulated);
+        if emulated != self.session.display().emulated || gate != had_gate {
+            let what = match (emulated, gate) {
+                (Some(rate), _) => rate.to_string(),
+                (None, Some(range)) => range.to_string(),
+                (None, None) => "none".to_owned(),
+            };
+            log::info!("emulated refresh on this monitor: {what}");
+            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         }
         self.mode.move_to_display(&monitor, emulated, now);
         self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
+        self.session.set_emulated_vrr(gate, now);
         self.refresh_hud(now);
     }
 
@@ -545,15 +558,18 @@ impl Demo {
         if !self.emulation_checked && period > 0 {
             self.emulation_checked = true;
             if rate.period() + rate.period() / 100 < period {
+                let what = match vsync.vrr_range() {
+                    Some(range) => format!("{range}'s maximum, {} Hz,", crate::monitor::trim_number(rate.hz(), 3)),
+                    None => format!("{} Hz", crate::monitor::trim_number(rate.hz(), 3)),
+                };
                 crate::platform::notify(&format!(
-                    "the emulated {} Hz is faster than this screen's {:.2} Hz: frames come at most once a refresh",
-                    crate::monitor::trim_number(rate.hz(), 3),
+                    "the emulated {what} is faster than this screen's {:.2} Hz: frames come at most once a refresh",
                     1e9 / period as f64
                 ));
             }
         }
-        // The emulated refresh the frame would take (after the one the last frame took).
-        vsync.grid().time_of(vsync.peek(now)) > next_real.saturating_add(period / 2)
+        // The emulated refresh (or gate's scanout) the frame would take.
+        vsync.peek_time(now) > next_real.saturating_add(period / 2)
     }
 
     /// The requested redraw arrived at `now`: the frame about to run waited
@@ -641,6 +657,11 @@ impl Demo {
         self.session.verdict()
     }
 
+    /// The range of frame rates the presents show, if they show a variable refresh.
+    pub fn vrr_seen(&self) -> Option<crate::refresh::VrrSeen> {
+        self.session.pacer().vrr_seen()
+    }
+
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
     pub fn report(&mut self, now: Nanos) -> RunReport {
         let mut run = self.session.report(now);
@@ -715,11 +736,25 @@ fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> 
     emulation.rates.rate_on(index.unwrap_or(0))
 }
 
-/// The emulated vsync for `rate`. The grid starts at clock zero so that the
-/// metrics' `round(t · Hz)` numbers refreshes exactly.
-fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
+/// The emulated VRR gate's range on monitor `index` (`--emulate-refresh vrr:48-144` or `N=vrr:…`).
+fn emulated_vrr(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> Option<VrrRange> {
+    let (emulation, _) = emulation?;
+    emulation.rates.vrr_on(index.unwrap_or(0))
+}
+
+/// The emulated vsync for `rate` (a grid) or `gate` (a VRR gate). The grid
+/// starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
+fn emulated_vsync(
+    emulation: Option<&(Emulation, u64)>,
+    rate: Option<Rate>,
+    gate: Option<VrrRange>,
+) -> Option<EmulatedVsync> {
     let (emulation, seed) = emulation?;
-    rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
+    match (rate, gate) {
+        (Some(rate), _) => Some(EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed)),
+        (None, Some(range)) => Some(EmulatedVsync::vrr(range, emulation.jitter, *seed)),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]

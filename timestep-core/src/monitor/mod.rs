@@ -92,6 +92,7 @@ pub enum Stop {
 /// ```
 /// use timestep_core::frame::Simulation;
 /// use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
+/// use timestep_core::vrr::Refresh;
 /// use timestep_core::{Nanos, StrategyId};
 ///
 /// struct NoWorld;
@@ -99,9 +100,11 @@ pub enum Stop {
 ///     fn step(&mut self, _dt: Nanos) {}
 /// }
 /// let spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
-///     .with_refresh("59.94".parse().unwrap())
+///     .with_refresh("59.94".parse::<Refresh>().unwrap())
 ///     .with_stop(Stop::Updates(600));
 /// assert_eq!(simulate(&spec, &mut NoWorld).report().double_updates, 0, "Glaiel's final fuzzy timer");
+/// let vrr = spec.with_refresh("vrr:48-144".parse::<Refresh>().unwrap());
+/// assert_eq!(simulate(&vrr, &mut NoWorld).report().skipped_renders, 0, "every refresh a new frame");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

@@ -524,14 +524,22 @@ impl<W: Simulation> Session<W> {
             self.restart_live(now);
         }
         if refresh != old {
-            self.pacer.set_refresh(refresh);
-            self.measures.folded.add(&self.measures.run.totals());
-            self.measures.run = Metrics::new(now, refresh);
-            self.measures.live = None;
-            self.pacer.meter_mut().clear();
-            self.restart_live(now);
+            self.recount(now);
         }
         self.hud_text_at = 0;
+    }
+
+    /// The display's refresh changed: the pacer is told, the run's counts so
+    /// far are folded, its refresh bookkeeping and the live figures start over.
+    fn recount(&mut self, now: Nanos) {
+        let refresh = self.display.refresh();
+        self.pacer.set_refresh(refresh);
+        self.pacer.set_vrr(self.display.told_vrr());
+        self.measures.folded.add(&self.measures.run.totals());
+        self.measures.run = Metrics::new(now, refresh);
+        self.measures.live = None;
+        self.pacer.meter_mut().clear();
+        self.restart_live(now);
     }
 
     /// The frames now go through an emulated VRR gate of `range` (`None`:
@@ -542,14 +550,7 @@ impl<W: Simulation> Session<W> {
             return;
         }
         self.display = self.display.clone().with_emulated_vrr(range);
-        let refresh = self.display.refresh();
-        self.pacer.set_refresh(refresh);
-        self.pacer.set_vrr(self.display.told_vrr());
-        self.measures.folded.add(&self.measures.run.totals());
-        self.measures.run = Metrics::new(now, refresh);
-        self.measures.live = None;
-        self.pacer.meter_mut().clear();
-        self.restart_live(now);
+        self.recount(now);
         self.hud_text_at = 0;
     }
 

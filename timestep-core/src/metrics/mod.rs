@@ -39,7 +39,7 @@
 //! input behind it was read ([`FrameSample::input_time`]); ΔD and ΔC are the
 //! changes since frame i − 1. Over the frames: **ŝ** = the least-squares
 //! slope of C on D, **P** = the refresh period (the median present interval
-//! when no refresh rate is known).
+//! on a VRR panel, which has no one period, or when no refresh rate is known).
 //!
 //! ```text
 //!  D   0      16      32      48      64      80      96    ms: refreshes, P = 16

@@ -369,7 +369,8 @@ pub static HITCHES: Field = field!(
     0,
     true,
     Read::Stat(|s| Cell::Count(s.hitches)),
-    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze)"
+    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze); P is the refresh \
+     period, on a VRR panel (or a refresh nobody knows) the median display interval"
 );
 /// The largest hitch.
 pub static MAX_HITCH_MS: Field = field!(

@@ -203,6 +203,10 @@ pub(crate) struct FrameDriver {
     refresh: Option<Rate>,
     /// The display's VRR range, declared or detected (`None`: a grid, or unknown).
     vrr: Option<VrrRange>,
+    /// What strategies are told the refresh is: `refresh`, else a VRR
+    /// panel's maximum (what its monitor reports as its mode). Kept, not
+    /// derived each frame: the simulator's frames are a few hundred instructions.
+    told_refresh: Option<Rate>,
     game: GameTime,
     updates: u64,
     step_limit: Option<u64>,
@@ -260,6 +264,7 @@ impl FrameDriver {
             strategy: id.build(&config),
             refresh: None,
             vrr: None,
+            told_refresh: None,
             game: GameTime::new(config.tick_rate),
             updates: 0,
             step_limit: None,
@@ -315,6 +320,7 @@ impl FrameDriver {
     /// Tells strategies the display's refresh rate (or that it is unknown).
     pub(crate) fn set_refresh(&mut self, refresh: Option<Rate>) {
         self.refresh = refresh;
+        self.told_refresh = refresh.or(self.vrr.map(|v| v.max()));
     }
 
     /// The display refresh rate the strategies are told (`None`: unknown).
@@ -326,8 +332,14 @@ impl FrameDriver {
     pub(crate) fn set_vrr(&mut self, vrr: Option<VrrRange>) {
         if vrr != self.vrr {
             self.vrr = vrr;
+            self.told_refresh = self.refresh.or(vrr.map(|v| v.max()));
             self.strategy.set_vrr(vrr);
         }
+    }
+
+    /// Whether the strategies were told of a VRR display.
+    pub(crate) fn has_vrr(&self) -> bool {
+        self.vrr.is_some()
     }
 
     /// The VRR range the strategies are told.
@@ -366,9 +378,7 @@ impl FrameDriver {
     /// The start of a frame at `now` (game time): the strategy's plan.
     pub(crate) fn begin(&mut self, now: Nanos) -> Plan {
         self.inputs.start(now);
-        // A VRR panel's fastest refresh is what its monitor reports as its mode.
-        let refresh = self.refresh.or(self.vrr.map(|v| v.max()));
-        self.strategy.begin(&FrameContext { now, refresh })
+        self.strategy.begin(&FrameContext { now, refresh: self.told_refresh })
     }
 
     /// After a render-first frame's present at `now`: the steps to run now.

@@ -377,7 +377,9 @@ impl Pacer {
     /// The wall time the strategy wants this frame presented at, if any:
     /// only a strategy told of a VRR display plans one.
     fn present_target(&self) -> Option<Nanos> {
-        self.driver.vrr()?;
+        if !self.driver.has_vrr() {
+            return None;
+        }
         self.driver.present_at().map(|game| self.scale.wall_at(game))
     }
 
@@ -466,10 +468,12 @@ impl Pacer {
     /// slot: the limit is a ceiling every strategy keeps.
     fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
-        let limit = self.frame_limit.map(|limit| limit.tick_time(limit.ticks_in(self.frame_start) + 1));
-        let wake = match (wake, limit) {
-            (Some(wake), Some(limit)) => Some(wake.max(limit)),
-            (wake, limit) => wake.or(limit),
+        let wake = match self.frame_limit {
+            None => wake,
+            Some(limit) => {
+                let slot = limit.tick_time(limit.ticks_in(self.frame_start) + 1);
+                Some(wake.map_or(slot, |wake| wake.max(slot)))
+            }
         };
         self.last_end = wall;
         self.last_wake = wake;
@@ -554,7 +558,7 @@ impl Pacer {
     /// present until the time it planned, if it did. Only a strategy told of
     /// a VRR display plans one (`auto`): on a grid, nothing to ask.
     fn hold<W, H: FrameHost<W>>(&mut self, host: &mut H) {
-        if self.driver.vrr().is_none() {
+        if !self.driver.has_vrr() {
             return;
         }
         let ready = self.host_now(host);

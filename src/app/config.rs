@@ -95,6 +95,9 @@ pub struct RunConfig {
     pub fullscreen: bool,
     /// Initial inner size of the window, logical pixels.
     pub window_size: [u32; 2],
+    /// The window fills what it is in and follows it (a page without
+    /// `?window-size=`): `window_size` is not asked for.
+    pub fill_window: bool,
     /// Quit after this long.
     pub exit_after: Option<Nanos>,
     /// Where to write the stats.
@@ -115,6 +118,9 @@ pub struct RunConfig {
     pub frame_limit: Option<crate::time::Rate>,
     /// Where to log the loop's frame intervals.
     pub frame_log: Option<PathBuf>,
+    /// Ask the compositor when frames were shown, where it can say (Wayland's
+    /// `wp_presentation`); off: the present call's return, an estimate.
+    pub presentation_feedback: bool,
 }
 
 #[cfg(test)]

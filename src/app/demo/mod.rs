@@ -17,8 +17,10 @@
 //! and the demo keeps its parts consistent, the lanes included.
 
 mod keys;
+pub(crate) mod life;
 mod mode;
 
+use std::collections::VecDeque;
 use std::io::BufWriter;
 
 use winit::event::WindowEvent;
@@ -43,13 +45,14 @@ use crate::monitor::RunReport;
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Session};
+use crate::session::{DisplayInfo, Outcome, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 use crate::vrr::VrrRange;
 
+use life::Life;
 use mode::Mode;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
@@ -81,6 +84,7 @@ fn fresh_session(
 ) -> Session<World> {
     let mut session = Session::new(strategy, config, World::new(world), display, now);
     session.world_mut().set_input(input);
+    session.keep_settled(true);
     session.set_frame_limit(frame_limit);
     session
 }
@@ -107,8 +111,6 @@ pub struct Demo {
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
     redraw_wait: Nanos,
-    /// How long the last strategy frame waited for the display (acquire, present, emulated vblank).
-    display_wait: Nanos,
     /// Whether the emulated refresh was checked against the page's (once).
     emulation_checked: bool,
     controls: Controls,
@@ -135,6 +137,23 @@ pub struct Demo {
     /// Frames start on timers instead of the display's refresh (`V` where
     /// vsync cannot be turned off: a browser's requestAnimationFrame).
     timer_driven: bool,
+    /// Time hidden, a capped buffer: the window's life, apart from the monitor's.
+    life: Life,
+    /// Each recorded strategy frame's wait for the display, by id, until it is settled.
+    waits: VecDeque<(u64, Nanos)>,
+    /// The strategy frames settled in the last frame that were shown (reused).
+    shown: Vec<ShownFrame>,
+}
+
+/// A strategy frame shown on screen, settled: its report (with the display
+/// time its figures used, the compositor's where it said) and how long it
+/// waited for the display (acquire, present, an emulated vblank).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShownFrame {
+    /// The frame's report.
+    pub report: FrameReport,
+    /// Its wait for the display.
+    pub display_wait: Nanos,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -164,7 +183,23 @@ impl Demo {
             .with_emulated(emulated)
             .with_emulated_vrr(gate)
             .with_present_mode(gfx.present_mode())
-            .with_present_mode_requested(config.present_mode.label());
+            .with_present_mode_requested(config.present_mode.label())
+            .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
+        let asked = if config.presentation_feedback {
+            crate::platform::PresentationFeedback::new(&win.window, clock)
+        } else {
+            Err("--no-presentation-feedback".to_owned())
+        };
+        let feedback = match asked {
+            Ok(feedback) => {
+                log::info!("display times: the compositor's presentation feedback (wp_presentation)");
+                Some(feedback)
+            }
+            Err(why) => {
+                log::info!("display times: {} ({why})", crate::platform::DISPLAY_TIME_SOURCE.blind_spot());
+                None
+            }
+        };
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
@@ -183,6 +218,7 @@ impl Demo {
         let runner_lane =
             RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
         let hud = HudData {
+            reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
             help_lines,
             gpu_timing: gfx.timer.is_some(),
             runner_lane: Some(runner_lane),
@@ -191,12 +227,11 @@ impl Demo {
         let instances = Vec::with_capacity(session.world().max_instances());
         let vsync = emulated_vsync(emulation.as_ref(), emulated, gate);
         let mut demo = Demo {
-            screen: Screen { win, gfx, hud, instances, vsync },
+            screen: Screen { feedback, win, gfx, hud, instances, vsync },
             session,
             mode: Mode::Single,
             emulation,
             redraw_wait: 0,
-            display_wait: 0,
             emulation_checked: false,
             controls: Controls {
                 ghosts: false,
@@ -217,10 +252,16 @@ impl Demo {
             seed: config.seed,
             warmed: false,
             timer_driven: false,
+            life: Life::default(),
+            waits: VecDeque::with_capacity(crate::session::AWAIT_SLOTS),
+            shown: Vec::with_capacity(crate::session::AWAIT_SLOTS),
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
         }
+        // A size reported before the GPU was ready (a page's first) was not seen: take it now.
+        let size = demo.screen.win.window.inner_size();
+        demo.resized(size.width, size.height, now);
         demo.refresh_hud(now);
         Ok(demo)
     }
@@ -252,6 +293,7 @@ impl Demo {
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
+        self.end_run();
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, config.frame_limit, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         self.refresh_hud(now);
@@ -291,6 +333,7 @@ impl Demo {
         let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
+        self.end_run();
         let limit = self.session.pacer().frame_limit();
         self.session = fresh_session(&world, strategy, config, display, self.controls.input, limit, now);
         self.hold.reset();
@@ -301,10 +344,26 @@ impl Demo {
         self.refresh_hud(now);
     }
 
-    /// Whether a frame should be drawn now.
+    /// Whether a frame should be drawn now (never while the page is hidden).
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.screen.gfx.surface.is_zero_size();
-        self.screen.win.renderable(now, zero)
+        self.screen.win.renderable(now, zero) && !self.life.is_hidden()
+    }
+
+    /// The page was hidden (`true`: a background tab, a locked phone) or
+    /// shown again at `now`. No frames meanwhile, and the time is a gap in
+    /// every session's run, not a frame ([`Session::hidden`]). Returns the
+    /// gap `(from, to)` when one ended.
+    pub fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
+        let gap = self.life.hidden(hidden, now);
+        if let Some((from, to)) = gap {
+            log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
+            self.session.hidden(from, to);
+            self.mode.hidden(from, to);
+            self.hold.reset();
+        }
+        self.refresh_hud(now);
+        gap
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
@@ -323,25 +382,30 @@ impl Demo {
     }
 
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
-    /// Returns the strategy frame's report when its picture was presented.
-    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
+    /// Returns the strategy frames settled meanwhile that were shown: this
+    /// one's, or, where the compositor's feedback is awaited, earlier ones'.
+    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> &[ShownFrame] {
         if !self.warmed {
             self.warm_up(clock);
         }
-        let Mode::Lanes(lanes) = &mut self.mode else { return self.session_frame(clock, stamp) };
+        self.shown.clear();
+        let Mode::Lanes(lanes) = &mut self.mode else {
+            self.session_frame(clock, stamp);
+            return &self.shown;
+        };
         let start = stamp.unwrap_or_else(|| clock.now());
         if let Some(log) = self.frame_log.as_mut() {
-            log.frame_started(start);
+            log.frame_started(start, None);
         }
         let load = self.controls.load.cost(&mut self.controls.rng);
         let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load };
         let outcome = lanes.frame(start, clock, &mut self.screen, scene);
         self.after_frame(&outcome, clock.now());
-        None
+        &self.shown
     }
 
     /// A frame of the demo's own session: its strategy's, or the still picture while paused.
-    fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
+    fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) {
         let paused = self.session.paused();
         let scene = SceneParams {
             playfield: PLAYFIELD,
@@ -357,8 +421,9 @@ impl Demo {
             self.still_at = clock.now();
         }
         let hold_until = planned.map(|at| self.hold.target(at));
+        let frame_id = (!paused).then(|| self.session.next_frame_id());
         let session = &mut self.session;
-        let (report, outcome) = self.screen.draw(clock, stamp, scene, hold_until, |host| {
+        let (report, outcome) = self.screen.draw_frame(clock, stamp, scene, hold_until, frame_id, |host| {
             if paused {
                 host.draw_still(session.world(), session.last_view());
                 None
@@ -372,17 +437,68 @@ impl Demo {
         }
         if let Some(report) = &report {
             if let Some(log) = self.frame_log.as_mut() {
-                log.frame_started(report.start);
+                log.frame_started(report.start, Some(report.frame));
             }
-            self.display_wait = outcome.display_wait;
+            if self.waits.len() == crate::session::AWAIT_SLOTS {
+                self.waits.pop_front();
+            }
+            self.waits.push_back((report.frame, outcome.display_wait));
             let presented = outcome.presented().with_throttled(self.redraw_wait);
             self.session.record(report, presented);
-            if outcome.presented {
+        }
+        self.collect_settled();
+        self.after_frame(&outcome, clock.now());
+    }
+
+    /// Hands the compositor's answers to the session, then takes the frames
+    /// it settled: to the frame log, and, when shown, to [`Demo::frame`]'s answer.
+    fn collect_settled(&mut self) {
+        if let Some(feedback) = self.screen.feedback.as_mut() {
+            let session = &mut self.session;
+            feedback.poll(|word| session.feedback(word));
+        }
+        let estimate = self.session.estimate_source().id();
+        for settled in self.session.take_settled() {
+            let report = settled.report;
+            let (shown, source) = match settled.outcome {
+                Outcome::Displayed => (true, "compositor-feedback"),
+                Outcome::Estimated => (true, estimate),
+                Outcome::Discarded => (false, "discarded"),
+                _ => (false, "not-shown"),
+            };
+            if let Some(log) = self.frame_log.as_mut() {
+                log.displayed(report.frame, shown.then_some(report.display_time), source);
+            }
+            while self.waits.front().is_some_and(|(id, _)| *id < report.frame) {
+                self.waits.pop_front();
+            }
+            let display_wait = match self.waits.front() {
+                Some(&(id, wait)) if id == report.frame => wait,
+                _ => 0,
+            };
+            if shown {
                 self.display_lead = report.display_time.saturating_sub(report.start);
+                self.shown.push(ShownFrame { report, display_wait });
             }
         }
-        self.after_frame(&outcome, clock.now());
-        report.filter(|_| outcome.presented)
+    }
+
+    /// The end of the run (or of a session the demo replaces): the
+    /// compositor's answers that arrived are taken; the last frames it has
+    /// not answered yet (one or two) are left out of the figures, not
+    /// counted as estimates (waiting here cannot make it answer: nothing
+    /// reads its socket until the next present), and the frame log says so.
+    pub fn end_run(&mut self) {
+        self.collect_settled();
+        let unanswered = self.session.forget_awaiting();
+        if unanswered > 0 {
+            log::debug!("{unanswered} frame(s) at the end had no answer from the compositor yet: left out");
+        }
+        self.collect_settled();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.forget_pending();
+        }
+        self.waits.clear();
     }
 
     /// The planned start of a frame whose present is held (`app::hold`): a
@@ -473,6 +589,32 @@ impl Demo {
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);
+        let screen = crate::platform::screen_refresh();
+        if screen.is_some() {
+            // A page's frame clock measures the screen, whatever the page managed to draw.
+            hud.figures.measured_refresh_hz = screen;
+        }
+        let fps = hud.figures.fps;
+        if let Some(verdict) = self.slow_page_verdict(fps) {
+            self.screen.hud.figures.vsync_verdict = verdict;
+        }
+        let screen_hz = self.screen_to_judge_by();
+        self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+    }
+
+    /// The screen's refresh from the platform's frame clock (a page's), when
+    /// the frames are meant to come at it: refreshes skipped on purpose (an
+    /// emulated rate, timers, a pause) are not missed ones.
+    fn screen_to_judge_by(&self) -> Option<f64> {
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        crate::platform::screen_refresh().filter(|_| on_refresh)
+    }
+
+    /// The vsync sentence where the page drew `fps` and missed refreshes: the
+    /// meter sees the page's own frames, and slow ones read as a slow,
+    /// compositor-paced screen.
+    fn slow_page_verdict(&self, fps: f64) -> Option<String> {
+        life::slow_page_verdict(fps, self.screen_to_judge_by()?)
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -592,6 +734,14 @@ impl Demo {
 
     /// The window's inner size is `width` × `height` pixels now.
     pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+        let [width, height] = if width == 0 || height == 0 {
+            [width, height]
+        } else {
+            let device = crate::platform::device_pixels(&self.screen.win.window, [width, height]);
+            let max_side = self.screen.gfx.gpu.device.limits().max_texture_dimension_2d;
+            self.life.drawing_size(device, max_side, crate::platform::MAX_DRAWING_PIXELS)
+        };
+        self.screen.gfx.overlay.set_buffer_scale(self.life.buffer_scale());
         self.screen.gfx.surface.resize(width, height);
         self.focused(now);
         self.interrupt();
@@ -639,12 +789,6 @@ impl Demo {
     /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
     pub fn timer_driven(&self) -> bool {
         self.timer_driven
-    }
-
-    /// How long the last strategy frame waited for the display alone
-    /// (acquire, present, the emulated vblank; not the GPU's drawing).
-    pub fn display_wait(&self) -> Nanos {
-        self.display_wait
     }
 
     /// The strategy the demo's session runs.
@@ -705,7 +849,7 @@ impl Demo {
             view: self.session.last_view(),
             playfield: PLAYFIELD,
             hud: &screen.hud,
-            pixels_per_point: screen.win.window.scale_factor() as f32,
+            pixels_per_point: screen.win.window.scale_factor() as f32 * self.life.buffer_scale(),
         };
         match self.mode {
             // The instance buffer holds the last lane frame's sprites, every lane's.
@@ -716,7 +860,11 @@ impl Demo {
 
     /// The run's statistics for `--stats-json`.
     pub fn stats(&mut self, now: Nanos) -> StatsJson {
-        let run = self.report(now);
+        let mut run = self.report(now);
+        let fps = self.screen.hud.figures.fps;
+        if let (Some(display), Some(verdict)) = (run.display.as_mut(), self.slow_page_verdict(fps)) {
+            display.vsync_verdict = verdict;
+        }
         let gfx = &self.screen.gfx;
         StatsJson {
             run,
@@ -726,6 +874,8 @@ impl Demo {
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
             lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            screen_refresh_hz: crate::platform::screen_refresh(),
+            notes: self.screen.hud.notes.clone(),
         }
     }
 }

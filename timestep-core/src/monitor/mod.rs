@@ -540,6 +540,7 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
         .with_present_mode(PresentMode { name: mode.to_owned(), vsync })
         .with_present_mode_requested(mode)
         .with_vsync(Some(vsync))
+        .with_display_time_source(crate::feedback::DisplayTimeSource::Simulated)
 }
 
 fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {

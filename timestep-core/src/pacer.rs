@@ -801,7 +801,8 @@ impl Pacer {
         {
             return;
         }
-        let (Some(seen), Some(max)) = (self.vrr_seen(), self.driver.refresh()) else { return };
+        let Some(max) = self.driver.refresh() else { return };
+        let Some(seen) = self.meter.vrr_seen_now(Some(max.hz())) else { return };
         // Truncation floors a positive rate.
         if let Ok(min) = Rate::new(seen.min_hz.clamp(1.0, 1000.0) as u64, 1)
             && let Ok(range) = VrrRange::new(min, max)

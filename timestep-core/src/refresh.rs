@@ -345,7 +345,7 @@ impl RefreshMeter {
             vrr_intervals: Recent::keeping(VRR_WINDOW),
             last_present: None,
             first_present: None,
-            scratch: Vec::with_capacity(WINDOW),
+            scratch: Vec::with_capacity(VRR_WINDOW),
             word: Word::new(),
         }
     }
@@ -495,9 +495,23 @@ impl RefreshMeter {
     /// What the unpaced intervals show of a variable refresh (module docs),
     /// on a display that reports `reported_hz` (its maximum, for a VRR panel).
     pub fn vrr_seen(&self, reported_hz: Option<f64>) -> Option<VrrSeen> {
-        let mut sorted = self.vrr_intervals.values().to_vec();
+        Self::vrr_seen_with(&self.vrr_intervals, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
+    }
+
+    /// As [`RefreshMeter::vrr_seen`], in the kept scratch space: for a loop's
+    /// own look at the evidence now and then, which must not allocate.
+    pub fn vrr_seen_now(&mut self, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        let mut scratch = core::mem::take(&mut self.scratch);
+        let seen = Self::vrr_seen_with(&self.vrr_intervals, &mut scratch, reported_hz);
+        self.scratch = scratch;
+        seen
+    }
+
+    fn vrr_seen_with(intervals: &Recent, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        sorted.clear();
+        sorted.extend_from_slice(intervals.values());
         sorted.sort_unstable();
-        vrr_evidence(&sorted, reported_hz)
+        vrr_evidence(sorted, reported_hz)
     }
 
     /// Intervals collected so far.

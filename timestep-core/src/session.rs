@@ -646,9 +646,10 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Where the host's own display times come from (what a frame without
-    /// feedback keeps): an emulated grid's vblanks, else what the host said.
+    /// feedback keeps): an emulated grid's vblanks (or VRR gate's
+    /// scanouts), else what the host said.
     pub fn estimate_source(&self) -> DisplayTimeSource {
-        if self.display.emulated.is_some() {
+        if self.display.emulated.is_some() || self.display.vrr_emulated {
             DisplayTimeSource::EmulatedVblank
         } else {
             self.display.display_time_source

@@ -114,6 +114,8 @@ pub(crate) struct RunConfig {
     pub(crate) lanes: StrategyList,
     /// Start in lane mode.
     pub(crate) start_in_lanes: bool,
+    /// The pacer's frame limit (`--frame-limit`): a ceiling every strategy keeps.
+    pub(crate) frame_limit: Option<crate::time::Rate>,
     /// Where to log the loop's frame intervals.
     pub(crate) frame_log: Option<PathBuf>,
     /// Ask the compositor when frames were shown, where it can say (Wayland's

@@ -39,6 +39,7 @@ use crate::report_card::{
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
+use crate::vrr::VrrRange;
 
 /// Time each segment runs before it is recorded: a new present mode
 /// reconfigures the surface, and its first frames say nothing about pacing.
@@ -379,6 +380,7 @@ impl Tour {
                     // a page too slow for its screen made the meter doubt it.
                     verdict.vsync = Some(true);
                 }
+                let seen = demo.vrr_seen().filter(|_| verdict.vsync == Some(true));
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
                 if is_reference(setup, self.emulated.is_some()) {
@@ -391,6 +393,10 @@ impl Tour {
                         |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
                     );
                 if let Some(m) = self.monitor.as_mut() {
+                    if let Some(seen) = seen {
+                        let [min, max] = m.vrr_seen_hz.unwrap_or([seen.min_hz, seen.max_hz]);
+                        m.vrr_seen_hz = Some([min.min(seen.min_hz), max.max(seen.max_hz)]);
+                    }
                     m.present_modes.push(PresentModeCheck {
                         mode: setup_label(setup, emulated),
                         vsync: verdict.vsync,
@@ -469,9 +475,15 @@ impl Tour {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
                 // Told the rate (reported, or the emulated grid's), or measuring it as it goes.
+                // A VRR panel seen: from the lowest rate seen up to the reported (its maximum).
+                let vrr = m.vrr_seen_hz.and_then(|[min, max]| {
+                    let max = m.reported_refresh_hz.unwrap_or(max).max(max);
+                    VrrRange::new(Rate::new(min.floor().max(1.0) as u64, 1).ok()?, rate_of_hz(max.ceil())?).ok()
+                });
                 let display = PredictedDisplay {
                     refresh: rate,
                     reported: m.reported_refresh_hz.is_some() || m.emulated_refresh_hz.is_some(),
+                    vrr,
                 };
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self

@@ -153,6 +153,7 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
         lanes: StrategyList::default(),
         start_in_lanes: false,
         frame_log: None,
+        frame_limit: None,
         presentation_feedback: !args.no_presentation_feedback,
     };
     let tour = Tour::new(TourPlan {

@@ -251,6 +251,7 @@ mod tests {
         assert_eq!(args.tick_rate, Rate::from_hz(30));
         assert!(args.lanes.is_some());
         assert_eq!(run_args("").expect("defaults").strategy, StrategyId::Interpolated);
+        assert_eq!(run_args("?frame-limit=57").expect("valid").frame_limit, Some(Rate::from_hz(57)));
     }
 
     #[test]

@@ -98,6 +98,19 @@ pub fn skip_if_starved(starved: bool, evidence: &str, what: &str) -> Result<(), 
     Err(format!("{SKIP}{evidence} (load {load} on {cores} cores): {what} needs a page that keeps up"))
 }
 
+/// Whether the machine is busier than it has cores (the 1-minute load
+/// average): a page's callbacks then run late in their refresh, and a frame
+/// that finishes after its refresh is shown one later. That is the load's
+/// doing, not the browser's: figures that hold only for a page whose
+/// callbacks run on time are skipped then, with the load in the reason.
+pub fn machine_busy() -> bool {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split(' ').next().and_then(|x| x.parse::<f64>().ok()));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    load.is_some_and(|load| load > cores as f64)
+}
+
 /// Runs `test` against the built site in a fresh browser with a `window`-sized
 /// window, one browser at a time, or skips when something is missing.
 ///

@@ -53,9 +53,10 @@ use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{Verdict, VerdictFacts};
-use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
+use crate::report::{DisplayFacts, IntervalHistogram, RunReport, VrrInfo};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use crate::vrr::VrrRange;
 
 /// How often the overlay's sentences (verdict, status, monitor) are rebuilt:
 /// text changes that fast cannot be read anyway, and building it allocates.
@@ -133,6 +134,15 @@ pub struct DisplayInfo {
     /// Where the display times the host reports come from (the present's
     /// return unless said otherwise); feedback, once it arrives, overrides it.
     pub display_time_source: DisplayTimeSource,
+    /// The display is a VRR panel refreshing within this range: frames are
+    /// counted one by one, each repeat the host reports a refresh, not on a
+    /// grid ([`DisplayInfo::refresh`] is `None`).
+    pub vrr: Option<VrrRange>,
+    /// Whether the strategies are told [`DisplayInfo::vrr`] (a display that
+    /// reports it, a game that declares it); otherwise they must detect it.
+    pub vrr_told: bool,
+    /// Whether [`DisplayInfo::vrr`] is an emulated gate (`--emulate-refresh vrr:48-144`).
+    pub vrr_emulated: bool,
 }
 
 impl DisplayInfo {
@@ -171,9 +181,30 @@ impl DisplayInfo {
         DisplayInfo { display_time_source: source, ..self }
     }
 
-    /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
+    /// The same display as a VRR panel refreshing within `range` (`None`: a
+    /// fixed grid), its range told to the strategies or not.
+    pub fn with_vrr(self, range: Option<VrrRange>, told: bool) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: told && range.is_some(), vrr_emulated: false, ..self }
+    }
+
+    /// The same display under an emulated VRR gate of `range` (`None`: none),
+    /// which the strategies are told of, as they are of an emulated grid.
+    pub fn with_emulated_vrr(self, range: Option<VrrRange>) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: range.is_some(), vrr_emulated: range.is_some(), ..self }
+    }
+
+    /// The refresh rate frames are counted in: the emulated grid when there
+    /// is one, else the reported rate; none on a VRR panel (no grid).
     pub fn refresh(&self) -> Option<Rate> {
-        self.emulated.or(self.reported)
+        match (self.emulated, self.vrr) {
+            (None, Some(_)) => None,
+            (emulated, _) => emulated.or(self.reported),
+        }
+    }
+
+    /// The VRR range the strategies are told, if any.
+    fn told_vrr(&self) -> Option<VrrRange> {
+        self.vrr.filter(|_| self.vrr_told)
     }
 }
 
@@ -457,6 +488,7 @@ impl<W: Simulation> Session<W> {
     pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
         let mut pacer = Pacer::with_config(strategy, config);
         pacer.set_refresh(display.refresh());
+        pacer.set_vrr(display.told_vrr());
         let refresh = display.refresh();
         Session {
             pacer,
@@ -504,6 +536,12 @@ impl<W: Simulation> Session<W> {
     /// checks compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
         self.pacer.driver_mut().set_step_limit(limit);
+    }
+
+    /// Frames start at most `limit` times a second, whatever the strategy
+    /// ([`Pacer::set_frame_limit`]); `None`: no limit.
+    pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
+        self.pacer.set_frame_limit(limit);
     }
 
     /// The id the next frame's report will carry ([`FrameReport::frame`]):
@@ -614,9 +652,10 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Where the host's own display times come from (what a frame without
-    /// feedback keeps): an emulated grid's vblanks, else what the host said.
+    /// feedback keeps): an emulated grid's vblanks (or VRR gate's
+    /// scanouts), else what the host said.
     pub fn estimate_source(&self) -> DisplayTimeSource {
-        if self.display.emulated.is_some() {
+        if self.display.emulated.is_some() || self.display.vrr_emulated {
             DisplayTimeSource::EmulatedVblank
         } else {
             self.display.display_time_source
@@ -781,13 +820,33 @@ impl<W: Simulation> Session<W> {
             self.restart_live(now);
         }
         if refresh != old {
-            self.pacer.set_refresh(refresh);
-            self.measures.folded.add(&self.measures.run.totals());
-            self.measures.run = Metrics::new(now, refresh);
-            self.measures.live = None;
-            self.pacer.meter_mut().clear();
-            self.restart_live(now);
+            self.recount(now);
         }
+        self.hud_text_at = 0;
+    }
+
+    /// The display's refresh changed: the pacer is told, the run's counts so
+    /// far are folded, its refresh bookkeeping and the live figures start over.
+    fn recount(&mut self, now: Nanos) {
+        let refresh = self.display.refresh();
+        self.pacer.set_refresh(refresh);
+        self.pacer.set_vrr(self.display.told_vrr());
+        self.measures.folded.add(&self.measures.run.totals());
+        self.measures.run = Metrics::new(now, refresh);
+        self.measures.live = None;
+        self.pacer.meter_mut().clear();
+        self.restart_live(now);
+    }
+
+    /// The frames now go through an emulated VRR gate of `range` (`None`:
+    /// none; the window moved to a monitor emulated otherwise): as a change
+    /// of refresh, the run's counts are folded and the bookkeeping restarts.
+    pub fn set_emulated_vrr(&mut self, range: Option<VrrRange>, now: Nanos) {
+        if range == self.display.vrr.filter(|_| self.display.vrr_emulated) {
+            return;
+        }
+        self.display = self.display.clone().with_emulated_vrr(range);
+        self.recount(now);
         self.hud_text_at = 0;
     }
 
@@ -877,6 +936,7 @@ impl<W: Simulation> Session<W> {
             mode: &mode.name,
             mode_is_vsync: mode.vsync,
             emulated: display.emulated,
+            emulated_vrr: display.vrr.filter(|_| display.vrr_emulated),
             reported_hz: display.reported.map(Rate::hz),
         })
     }
@@ -1001,6 +1061,7 @@ impl<W: Simulation> Session<W> {
             }),
             display_time_source: source.label(),
             stats: metrics.stats(),
+            vrr: self.display.vrr.map(VrrInfo::from),
             ..RunReport::default()
         }
     }
@@ -1511,6 +1572,7 @@ mod tests {
                 content_time: k * 200 * MS,
                 input_time: (k - 1) * 200 * MS,
                 display_time: k * 200 * MS,
+                repeats: 0,
                 end: k * 200 * MS,
                 wake: crate::strategy::Wake { at: None },
             };

@@ -51,6 +51,7 @@ use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
+use crate::vrr::VrrRange;
 
 use life::Life;
 use loops::Loops;
@@ -79,11 +80,13 @@ fn fresh_session(
     config: StrategyConfig,
     display: DisplayInfo,
     input: Input,
+    frame_limit: Option<Rate>,
     now: Nanos,
 ) -> Session<World> {
     let mut session = Session::new(strategy, config, World::new(world), display, now);
     session.world_mut().set_input(input);
     session.keep_settled(true);
+    session.set_frame_limit(frame_limit);
     session
 }
 
@@ -177,10 +180,12 @@ impl Demo {
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
+        let gate = emulated_vrr(emulation.as_ref(), monitor.index);
         let display = DisplayInfo::default()
             .with_monitor(monitor.label)
             .with_reported(monitor.reported)
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label())
             .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
@@ -188,10 +193,18 @@ impl Demo {
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
-        let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
+        let session = fresh_session(
+            &world,
+            config.strategy,
+            config.strategy_config,
+            display,
+            Input::NONE,
+            config.frame_limit,
+            now,
+        );
         let hud = first_hud(&win, &gfx, session.world());
         let instances = Vec::with_capacity(session.world().max_instances());
-        let vsync = emulated_vsync(emulation.as_ref(), emulated);
+        let vsync = emulated_vsync(emulation.as_ref(), emulated, gate);
         let mut demo = Demo {
             screen: Screen { feedback, win, gfx, hud, instances, vsync },
             loops: Loops::new(session),
@@ -246,6 +259,7 @@ impl Demo {
         now: Nanos,
     ) {
         let emulated = self.emulated_here().filter(|_| emulate);
+        let gate = emulated_vrr(self.emulation.as_ref(), self.screen.win.on_monitor().index).filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
         let reported = self.screen.win.on_monitor().reported.or(stand_in);
         let display = self
@@ -254,12 +268,14 @@ impl Demo {
             .display()
             .clone()
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.end_run();
-        self.loops.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
-        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        self.loops.session =
+            fresh_session(&world, strategy, config.strategy_config, display, input, config.frame_limit, now);
+        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         self.refresh_hud(now);
     }
 
@@ -298,7 +314,8 @@ impl Demo {
         let display = self.loops.session.display().clone();
         let world = *self.loops.session.world().config();
         self.end_run();
-        self.loops.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
+        let limit = self.loops.session.pacer().frame_limit();
+        self.loops.session = fresh_session(&world, strategy, config, display, self.controls.input, limit, now);
         self.hold.reset();
         // The lanes start afresh too, on the fresh session.
         if self.loops.lanes.take().is_some() {
@@ -609,11 +626,19 @@ impl Demo {
     fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
         let Some(monitor) = monitor else { return };
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
-        if emulated != self.loops.session.display().emulated {
-            log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
-            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        let gate = emulated_vrr(self.emulation.as_ref(), monitor.index);
+        let had_gate = self.loops.session.display().vrr.filter(|_| self.loops.session.display().vrr_emulated);
+        if emulated != self.loops.session.display().emulated || gate != had_gate {
+            let what = match (emulated, gate) {
+                (Some(rate), _) => rate.to_string(),
+                (None, Some(range)) => range.to_string(),
+                (None, None) => "none".to_owned(),
+            };
+            log::info!("emulated refresh on this monitor: {what}");
+            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         }
         self.loops.move_to_display(monitor, emulated, now);
+        self.loops.session.set_emulated_vrr(gate, now);
         self.refresh_hud(now);
     }
 
@@ -654,15 +679,18 @@ impl Demo {
         if !self.emulation_checked && period > 0 {
             self.emulation_checked = true;
             if rate.period() + rate.period() / 100 < period {
+                let what = match vsync.vrr_range() {
+                    Some(range) => format!("{range}'s maximum, {} Hz,", crate::monitor::trim_number(rate.hz(), 3)),
+                    None => format!("{} Hz", crate::monitor::trim_number(rate.hz(), 3)),
+                };
                 crate::platform::notify(&format!(
-                    "the emulated {} Hz is faster than this screen's {:.2} Hz: frames come at most once a refresh",
-                    crate::monitor::trim_number(rate.hz(), 3),
+                    "the emulated {what} is faster than this screen's {:.2} Hz: frames come at most once a refresh",
                     1e9 / period as f64
                 ));
             }
         }
-        // The emulated refresh the frame would take (after the one the last frame took).
-        vsync.grid().time_of(vsync.peek(now)) > next_real.saturating_add(period / 2)
+        // The emulated refresh (or gate's scanout) the frame would take.
+        vsync.peek_time(now) > next_real.saturating_add(period / 2)
     }
 
     /// The requested redraw arrived at `now`: the frame about to run waited
@@ -750,6 +778,11 @@ impl Demo {
     /// The session's vsync verdict, brought up to date.
     pub(crate) fn verdict(&self) -> Verdict {
         self.loops.session.verdict()
+    }
+
+    /// The range of frame rates the presents show, if they show a variable refresh.
+    pub(crate) fn vrr_seen(&self) -> Option<crate::refresh::VrrSeen> {
+        self.loops.session.pacer().vrr_seen()
     }
 
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
@@ -873,11 +906,25 @@ fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> 
     emulation.rates.rate_on(index.unwrap_or(0))
 }
 
-/// The emulated vsync for `rate`. The grid starts at clock zero so that the
-/// metrics' `round(t · Hz)` numbers refreshes exactly.
-fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
+/// The emulated VRR gate's range on monitor `index` (`--emulate-refresh vrr:48-144` or `N=vrr:…`).
+fn emulated_vrr(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> Option<VrrRange> {
+    let (emulation, _) = emulation?;
+    emulation.rates.vrr_on(index.unwrap_or(0))
+}
+
+/// The emulated vsync for `rate` (a grid) or `gate` (a VRR gate). The grid
+/// starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
+fn emulated_vsync(
+    emulation: Option<&(Emulation, u64)>,
+    rate: Option<Rate>,
+    gate: Option<VrrRange>,
+) -> Option<EmulatedVsync> {
     let (emulation, seed) = emulation?;
-    rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
+    match (rate, gate) {
+        (Some(rate), _) => Some(EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed)),
+        (None, Some(range)) => Some(EmulatedVsync::vrr(range, emulation.jitter, *seed)),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
@@ -894,6 +941,7 @@ mod tests {
             StrategyConfig::default(),
             DisplayInfo::default(),
             Input::UP,
+            None,
             5,
         );
         assert_eq!(session.world().tick(), 0, "a fresh world");

@@ -17,7 +17,10 @@
 //!   (`1111211110…`, counts ≥ 10 as `+`). A present's refresh is
 //!   `v = round(display_time · Hz)` (Glaiel's bookkeeping); a present that
 //!   lands in the same refresh as the previous one adds its updates to the
-//!   next digit. Without a known refresh rate every present is one digit.
+//!   next digit. Without a refresh grid (a VRR panel, or a rate nobody
+//!   knows) every present is one digit, after a `0` for each refresh the host
+//!   says repeated the previous picture ([`FrameSample::repeats`]: a VRR
+//!   panel's self-refreshes).
 //! - **double updates**: digits > 1. **skipped renders**: refreshes without a
 //!   present (the `0`s Glaiel inserts for vsyncs nobody presented at).
 //! - **repeated frames**: presented frames whose content time equals the
@@ -36,7 +39,7 @@
 //! input behind it was read ([`FrameSample::input_time`]); ΔD and ΔC are the
 //! changes since frame i − 1. Over the frames: **ŝ** = the least-squares
 //! slope of C on D, **P** = the refresh period (the median present interval
-//! when no refresh rate is known).
+//! on a VRR panel, which has no one period, or when no refresh rate is known).
 //!
 //! ```text
 //!  D   0      16      32      48      64      80      96    ms: refreshes, P = 16
@@ -172,6 +175,10 @@ pub struct FrameSample {
     pub display_time: Nanos,
     /// The driver's total simulated time after this frame.
     pub game_time: Nanos,
+    /// Refreshes before it that repeated the previous picture, where the host
+    /// counts them (a VRR panel's self-refreshes); a refresh grid's are
+    /// counted from the grid.
+    pub repeats: u32,
 }
 
 impl FrameSample {
@@ -185,6 +192,7 @@ impl FrameSample {
             input_time: report.input_time,
             display_time: report.display_time,
             game_time,
+            repeats: report.repeats,
         }
     }
 }
@@ -385,7 +393,7 @@ impl Metrics {
         self.pending_updates += u64::from(frame.shown_updates);
         let v = match self.refresh {
             Some(rate) => rate.nearest_tick(frame.display_time),
-            None => self.last_refresh + 1,
+            None => self.last_refresh + 1 + u64::from(frame.repeats),
         };
         if v <= self.last_refresh {
             return;
@@ -487,7 +495,15 @@ mod tests {
     const MS: Nanos = NANOS_PER_MS;
 
     fn sample(updates: u32, content_time: Nanos, display_time: Nanos, game_time: Nanos) -> FrameSample {
-        FrameSample { updates, shown_updates: updates, content_time, input_time: content_time, display_time, game_time }
+        FrameSample {
+            updates,
+            shown_updates: updates,
+            content_time,
+            input_time: content_time,
+            display_time,
+            game_time,
+            repeats: 0,
+        }
     }
 
     /// 62.5 Hz: a refresh period of exactly 16 ms.
@@ -506,6 +522,7 @@ mod tests {
                 input_time: input,
                 display_time: display,
                 game_time: content,
+                repeats: 0,
             });
         }
         m
@@ -587,6 +604,7 @@ mod tests {
             input_time: at - p,
             display_time: at,
             game_time: i * p,
+            repeats: 0,
         };
         let (mut skipped, mut counted) =
             (Metrics::new(0, Some(Rate::from_hz(60))), Metrics::new(0, Some(Rate::from_hz(60))));
@@ -619,6 +637,7 @@ mod tests {
             input_time: at - p,
             display_time: at,
             game_time: at,
+            repeats: 0,
         };
         for i in 1..60 {
             metrics.record(&sample(i * p));

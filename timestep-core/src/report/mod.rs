@@ -23,8 +23,9 @@ mod table;
 mod text;
 
 pub use registry::{
-    Cell, FIELDS, Field, Section, TRACE_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
+    Cell, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field,
+    table_fields,
 };
-pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo};
+pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
 pub use table::{Table, trim_number};
 pub use text::{to_csv, to_json, to_table};

@@ -13,12 +13,12 @@
 //!
 //! D is a picture's display time, C the simulation time it depicts, I the
 //! input time of that state, ŝ the slope of C on D, P the refresh period
-//! (the median present interval when no refresh is known); see
+//! (the median present interval on a VRR panel or when no refresh is known); see
 //! [`crate::metrics`] for the definitions with worked examples.
 
 use std::fmt::Write as _;
 
-use super::run_report::{RunReport, TraceInfo};
+use super::run_report::{RunReport, TraceInfo, VrrInfo};
 use super::table::trim_number;
 use crate::metrics::FrameStats;
 
@@ -74,6 +74,8 @@ pub enum Section {
     Figure,
     /// What a replayed trace was (`--trace` runs only).
     Trace,
+    /// The VRR panel the frames went to (VRR runs only).
+    Vrr,
 }
 
 /// How a field is read.
@@ -85,6 +87,8 @@ enum Read {
     Stat(fn(&FrameStats) -> Cell<'static>),
     /// From the replayed trace's facts.
     Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
+    /// From the VRR panel's facts.
+    Vrr(fn(&VrrInfo) -> Cell<'static>),
 }
 
 /// One figure of a report: see the module docs.
@@ -127,6 +131,7 @@ impl Field {
             Read::Report(read) => read(report),
             Read::Stat(read) => read(&report.stats),
             Read::Trace(read) => report.trace.as_ref().map_or(Cell::Missing, read),
+            Read::Vrr(read) => report.vrr.as_ref().map_or(Cell::Missing, read),
         }
     }
 
@@ -139,7 +144,15 @@ impl Field {
     pub fn trace_cell<'a>(&self, trace: &'a TraceInfo) -> Cell<'a> {
         match self.read {
             Read::Trace(read) => read(trace),
-            Read::Report(_) | Read::Stat(_) => Cell::Missing,
+            Read::Report(_) | Read::Stat(_) | Read::Vrr(_) => Cell::Missing,
+        }
+    }
+
+    /// The field's value in a VRR panel's facts ([`Cell::Missing`] for another field).
+    pub fn vrr_cell(&self, vrr: &VrrInfo) -> Cell<'static> {
+        match self.read {
+            Read::Vrr(read) => read(vrr),
+            Read::Report(_) | Read::Stat(_) | Read::Trace(_) => Cell::Missing,
         }
     }
 
@@ -147,7 +160,7 @@ impl Field {
     pub fn stat(&self, stats: &FrameStats) -> Option<f64> {
         match self.read {
             Read::Stat(read) => read(stats).number(),
-            Read::Report(_) | Read::Trace(_) => None,
+            Read::Report(_) | Read::Trace(_) | Read::Vrr(_) => None,
         }
     }
 
@@ -186,15 +199,16 @@ macro_rules! field {
 /// The strategy's id.
 pub static STRATEGY: Field =
     field!("strategy", "", Setting, 0, true, Read::Report(|r| Cell::Text(&r.strategy)), "the loop strategy's id");
-/// The refresh rate the pattern counts in.
+/// The refresh rate the pattern counts in; a VRR panel's range in the table and CSV.
 pub static REFRESH_HZ: Field = field!(
     "refresh_hz",
     "Hz",
     Setting,
     3,
     true,
-    Read::Report(|r| Cell::Hz(r.refresh_hz)),
-    "the display's refresh rate (59.94 is exactly 60000/1001)"
+    Read::Report(|r| r.vrr.as_ref().map_or(Cell::Hz(r.refresh_hz), |v| Cell::Text(&v.range))),
+    "the display's refresh rate (59.94 is exactly 60000/1001); a VRR panel's range (`vrr:48-144`) in the table \
+     and CSV, `null` in JSON (no grid: see vrr_min_hz)"
 );
 /// Vsync on or off.
 pub static VSYNC: Field = field!(
@@ -368,7 +382,8 @@ pub static HITCHES: Field = field!(
     0,
     true,
     Read::Stat(|s| Cell::Count(s.hitches)),
-    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze)"
+    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze); P is the refresh \
+     period, on a VRR panel (or a refresh nobody knows) the median display interval"
 );
 /// The largest hitch.
 pub static MAX_HITCH_MS: Field = field!(
@@ -494,6 +509,37 @@ pub static TRACE_REFRESH_HZ: Field = field!(
     "the refresh rate measured from the capture's display changes"
 );
 
+/// A VRR panel's lowest refresh.
+pub static VRR_MIN_HZ: Field = field!(
+    "vrr_min_hz",
+    "Hz",
+    Vrr,
+    3,
+    false,
+    Read::Vrr(|v| Cell::Hz(v.min_hz)),
+    "a VRR panel's lowest refresh: without a new frame it repeats the last after 1/min"
+);
+/// A VRR panel's highest refresh.
+pub static VRR_MAX_HZ: Field = field!(
+    "vrr_max_hz",
+    "Hz",
+    Vrr,
+    3,
+    false,
+    Read::Vrr(|v| Cell::Hz(v.max_hz)),
+    "a VRR panel's highest refresh: frames start scanout at least 1/max apart"
+);
+/// Whether the VRR panel compensates low frame rates.
+pub static VRR_LFC: Field = field!(
+    "vrr_lfc",
+    "",
+    Vrr,
+    0,
+    false,
+    Read::Vrr(|v| Cell::OnOff(Some(v.lfc))),
+    "low-framerate compensation: below min each frame is scanned k times (on where max ≥ 2 × min)"
+);
+
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
 pub static FIELDS: [&Field; 29] = [
@@ -531,9 +577,12 @@ pub static FIELDS: [&Field; 29] = [
 /// The fields a run that replayed a trace adds, in column order.
 pub static TRACE_FIELDS: [&Field; 4] = [&TRACE_APP, &TRACE_FRAMES, &TRACE_DROPPED, &TRACE_REFRESH_HZ];
 
-/// Every field, the trace's last.
+/// The fields a run on a VRR panel adds, in column order.
+pub static VRR_FIELDS: [&Field; 3] = [&VRR_MIN_HZ, &VRR_MAX_HZ, &VRR_LFC];
+
+/// Every field, the trace's and the VRR panel's last.
 pub fn all_fields() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().chain(TRACE_FIELDS.iter()).copied()
+    FIELDS.iter().chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).copied()
 }
 
 /// The fields the table shows: what the run was, the article's counts, and

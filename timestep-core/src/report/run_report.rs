@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::ser::SerializeMap as _;
 
-use super::registry::{Cell, TRACE_FIELDS};
+use super::registry::{Cell, TRACE_FIELDS, VRR_FIELDS};
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
@@ -61,6 +61,10 @@ pub struct RunReport {
     /// [`TRACE_FIELDS`](super::TRACE_FIELDS).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceInfo>,
+    /// The VRR panel the frames went to (VRR runs only): the
+    /// [`VRR_FIELDS`](super::VRR_FIELDS). `refresh_hz` is then `null`: no grid.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub vrr: Option<VrrInfo>,
 }
 
 impl Default for RunReport {
@@ -86,6 +90,7 @@ impl Default for RunReport {
             present_interval_histogram: None,
             display: None,
             trace: None,
+            vrr: None,
         }
     }
 }
@@ -93,12 +98,11 @@ impl Default for RunReport {
 impl RunReport {
     /// A short label for plots and pattern lines: `catch-up @ 60 Hz vsync on`.
     pub fn label(&self) -> String {
-        format!(
-            "{} @ {} Hz vsync {}",
-            self.strategy,
-            Cell::Hz(self.refresh_hz).format(0),
-            Cell::OnOff(self.vsync).format(0)
-        )
+        let refresh = match &self.vrr {
+            Some(vrr) => vrr.range.clone(),
+            None => format!("{} Hz", Cell::Hz(self.refresh_hz).format(0)),
+        };
+        format!("{} @ {refresh} vsync {}", self.strategy, Cell::OnOff(self.vsync).format(0))
     }
 }
 
@@ -201,6 +205,36 @@ impl Serialize for Cell<'_> {
             Cell::Count(n) => serializer.serialize_u64(n),
             Cell::Missing => serializer.serialize_none(),
         }
+    }
+}
+
+/// The VRR panel a run's frames went to: the report's
+/// [`VRR_FIELDS`](super::VRR_FIELDS), written under the registry's names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VrrInfo {
+    /// The range as the command line writes it (`vrr:48-144`): the table's refresh.
+    pub range: String,
+    /// The lowest refresh, Hz.
+    pub min_hz: f64,
+    /// The highest refresh, Hz.
+    pub max_hz: f64,
+    /// Whether the panel compensates low frame rates.
+    pub lfc: bool,
+}
+
+impl From<crate::vrr::VrrRange> for VrrInfo {
+    fn from(range: crate::vrr::VrrRange) -> VrrInfo {
+        VrrInfo { range: range.to_string(), min_hz: range.min().hz(), max_hz: range.max().hz(), lfc: range.lfc() }
+    }
+}
+
+impl Serialize for VrrInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(VRR_FIELDS.len()))?;
+        for field in VRR_FIELDS {
+            map.serialize_entry(field.name, &field.vrr_cell(self))?;
+        }
+        map.end()
     }
 }
 

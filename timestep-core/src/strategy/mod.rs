@@ -29,6 +29,7 @@ mod props;
 mod snapped;
 mod startup;
 mod variable;
+mod vrr_paced;
 
 pub use fuzzy::FuzzyVariant;
 pub use startup::Startup;
@@ -43,6 +44,7 @@ use snapped::Snapped;
 use variable::Variable;
 
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
+use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -524,6 +526,20 @@ pub(crate) trait Strategy: Send {
     /// The end of a frame: when the next one should start.
     fn end(&mut self, _now: Nanos) -> Wake {
         Wake::default()
+    }
+
+    /// The display is a VRR panel with this range (`None`: a fixed grid, or
+    /// unknown). Called after every build and reset, and when it changes.
+    fn set_vrr(&mut self, _vrr: Option<VrrRange>) {}
+
+    /// The frame's picture was rendered at `now`, before any hold of its present.
+    fn rendered(&mut self, _now: Nanos) {}
+
+    /// When this frame's present should go out: the display time its picture
+    /// was drawn for, on a display that shows a frame when it is presented
+    /// (VRR). `None`: at once.
+    fn present_at(&self) -> Option<Nanos> {
+        None
     }
 
     /// A short human sentence about the current internal state, for the

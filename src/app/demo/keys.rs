@@ -160,7 +160,7 @@ impl Demo {
 
     /// Turns lane mode on (see `LaneMode::enter`).
     pub(super) fn enter_lanes(&mut self, now: Nanos) {
-        let Some(max_instances) = self.loops.enter_lanes(&self.lane_ids, PLAYFIELD, now) else { return };
+        let Some(max_instances) = self.loops.enter_lanes(PLAYFIELD, now) else { return };
         self.screen.instances.reserve(max_instances);
         self.screen.hud.lane_playfield = PLAYFIELD;
         self.refresh_hud(now);
@@ -168,8 +168,8 @@ impl Demo {
 
     /// Turns lane mode off (see `LaneMode::leave`); its reports are kept for `--stats-json`.
     fn leave_lanes(&mut self, adopt: Option<StrategyId>, now: Nanos) {
-        let Some(reports) = self.loops.leave_lanes(adopt, self.seed, now) else { return };
-        self.lane_reports = reports;
-        self.refresh_hud(now);
+        if self.loops.leave_lanes(adopt, self.seed, now) {
+            self.refresh_hud(now);
+        }
     }
 }

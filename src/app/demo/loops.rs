@@ -30,12 +30,16 @@ pub(super) struct Loops {
     pub(super) session: Session<World>,
     /// Lane mode, while it is on.
     pub(super) lanes: Option<LaneMode>,
+    /// The strategies lane mode shows, in lane order.
+    lane_ids: Vec<StrategyId>,
+    /// The reports of the last lane mode, kept for `--stats-json` when it ends.
+    last_reports: Vec<LaneReport>,
 }
 
 impl Loops {
-    /// Single mode: `session` runs the loop.
-    pub(super) fn new(session: Session<World>) -> Loops {
-        Loops { session, lanes: None }
+    /// Single mode: `session` runs the loop; lane mode will show `lane_ids`.
+    pub(super) fn new(session: Session<World>, lane_ids: Vec<StrategyId>) -> Loops {
+        Loops { session, lanes: None, lane_ids, last_reports: Vec::new() }
     }
 
     /// Frames stopped for a while (hidden, minimised, resized).
@@ -86,28 +90,33 @@ impl Loops {
         }
     }
 
-    /// Every lane's report at `now`, in lane mode.
-    pub(super) fn lane_reports(&mut self, now: Nanos, seed: u64) -> Option<Vec<LaneReport>> {
-        self.lanes.as_mut().map(|mode| mode.lanes.reports(now, seed))
+    /// Every lane's report at `now` in lane mode, else those of the last
+    /// lane mode (none if there was none).
+    pub(super) fn lane_reports(&mut self, now: Nanos, seed: u64) -> Vec<LaneReport> {
+        match &mut self.lanes {
+            Some(mode) => mode.lanes.reports(now, seed),
+            None => self.last_reports.clone(),
+        }
     }
 
     /// Turns lane mode on (see [`LaneMode::enter`]); returns the most
     /// sprites a lane frame draws, or `None` when lane mode was on already.
-    pub(super) fn enter_lanes(&mut self, ids: &[StrategyId], playfield: [f32; 2], now: Nanos) -> Option<usize> {
+    pub(super) fn enter_lanes(&mut self, playfield: [f32; 2], now: Nanos) -> Option<usize> {
         if self.lanes.is_some() {
             return None;
         }
-        let mode = LaneMode::enter(ids, &mut self.session, playfield, now);
+        let mode = LaneMode::enter(&self.lane_ids, &mut self.session, playfield, now);
         let max_instances = mode.lanes.max_instances();
         self.lanes = Some(mode);
         Some(max_instances)
     }
 
-    /// Turns lane mode off (see [`LaneMode::leave`]); returns the lanes'
-    /// reports at `now`, or `None` when lane mode was off.
-    pub(super) fn leave_lanes(&mut self, adopt: Option<StrategyId>, seed: u64, now: Nanos) -> Option<Vec<LaneReport>> {
-        let mode = self.lanes.take()?;
-        Some(mode.leave(&mut self.session, adopt, seed, now))
+    /// Turns lane mode off (see [`LaneMode::leave`]), keeping the lanes'
+    /// reports at `now` for [`Loops::lane_reports`]; false when lane mode was off.
+    pub(super) fn leave_lanes(&mut self, adopt: Option<StrategyId>, seed: u64, now: Nanos) -> bool {
+        let Some(mode) = self.lanes.take() else { return false };
+        self.last_reports = mode.leave(&mut self.session, adopt, seed, now);
+        true
     }
 }
 
@@ -271,23 +280,24 @@ mod tests {
     #[test]
     fn only_lane_mode_has_lane_labels_and_lane_reports() {
         let mut labels = vec![LaneLabel::default()];
-        let mut loops = Loops::new(demo_session(StrategyId::CatchUp));
+        let mut loops = Loops::new(demo_session(StrategyId::CatchUp), IDS.to_vec());
         loops.fill_labels(&mut labels, 0);
         assert!(labels.is_empty(), "one strategy: no lane labels");
-        assert!(loops.lane_reports(0, 7).is_none());
-        assert!(loops.enter_lanes(&IDS, PLAYFIELD, 0).is_some(), "lane mode starts");
-        assert!(loops.enter_lanes(&IDS, PLAYFIELD, 0).is_none(), "and is on already");
+        assert!(loops.lane_reports(0, 7).is_empty(), "no lane mode yet: no lane reports");
+        assert!(loops.enter_lanes(PLAYFIELD, 0).is_some(), "lane mode starts");
+        assert!(loops.enter_lanes(PLAYFIELD, 0).is_none(), "and is on already");
         loops.fill_labels(&mut labels, 0);
         assert_eq!(labels.len(), IDS.len(), "a label per lane");
-        assert_eq!(loops.lane_reports(0, 7).map(|r| r.len()), Some(IDS.len()));
-        assert_eq!(loops.leave_lanes(None, 7, 0).map(|r| r.len()), Some(IDS.len()), "the reports, at the end");
+        assert_eq!(loops.lane_reports(0, 7).len(), IDS.len());
+        assert!(loops.leave_lanes(None, 7, 0), "lane mode ends");
         assert!(loops.lanes.is_none(), "single mode again");
+        assert_eq!(loops.lane_reports(0, 7).len(), IDS.len(), "the last lane mode's reports are kept");
     }
 
     #[test]
     fn a_change_reaches_the_demo_session_and_every_lane() {
-        let mut loops = Loops::new(demo_session(StrategyId::CatchUp));
-        loops.enter_lanes(&IDS, PLAYFIELD, 0);
+        let mut loops = Loops::new(demo_session(StrategyId::CatchUp), IDS.to_vec());
+        loops.enter_lanes(PLAYFIELD, 0);
         loops.set_tick_rate(Rate::from_hz(120), 0);
         assert_eq!(loops.session.pacer().config().tick_rate, Rate::from_hz(120), "the paused demo's session");
         let lanes = loops.lanes.as_ref().map(|mode| {

@@ -36,7 +36,6 @@ use crate::app::cpu_load::LoadPreset;
 use crate::app::gfx::{Gfx, GpuStart, ScreenshotScene};
 use crate::app::hold::PresentHold;
 use crate::app::host::{HostOutcome, SceneParams, Screen};
-use crate::app::lanes::LaneReport;
 use crate::app::run_outputs::{FrameLog, StatsJson};
 use crate::app::window_state::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
@@ -121,10 +120,6 @@ pub(crate) struct Demo {
     log_at: Nanos,
     /// When the paused demo last drew its still picture.
     still_at: Nanos,
-    /// The strategies lane mode shows, in lane order.
-    lane_ids: Vec<StrategyId>,
-    /// The reports of the last lane mode, kept for `--stats-json` when it ends.
-    lane_reports: Vec<LaneReport>,
     /// Where the pointer is, window pixels (a click selects the lane under it).
     pointer: Option<[f32; 2]>,
     /// `--frame-log`.
@@ -207,7 +202,7 @@ impl Demo {
         let vsync = emulated_vsync(emulation.as_ref(), emulated, gate);
         let mut demo = Demo {
             screen: Screen { feedback, win, gfx, hud, instances, vsync },
-            loops: Loops::new(session),
+            loops: Loops::new(session, config.lanes.0.clone()),
             emulation,
             redraw_wait: 0,
             emulation_checked: false,
@@ -223,8 +218,6 @@ impl Demo {
             cpu: CpuSampler::new(),
             log_at: now,
             still_at: now,
-            lane_ids: config.lanes.0.clone(),
-            lane_reports: Vec::new(),
             pointer: None,
             frame_log,
             seed: config.seed,
@@ -852,7 +845,7 @@ impl Demo {
             gpu_timed_frames: gfx.run_times.frames,
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
-            lanes: self.loops.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            lanes: self.loops.lane_reports(now, self.seed),
             screen_refresh_hz: crate::platform::screen_refresh(),
             notes: self.screen.hud.notes.clone(),
         }

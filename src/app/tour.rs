@@ -371,61 +371,10 @@ impl Tour {
             // Wayland names a surface's output only once the compositor shows it.
             identify(m, self.plan.monitors, demo, event_loop);
         }
-        let emulated = self.emulated_rate();
         match under_way.segment {
-            Segment::Probe(setup) => {
-                let mut verdict = demo.verdict();
-                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !setup.emulated {
-                    // A browser presents on the screen's refresh whatever its frames show:
-                    // a page too slow for its screen made the meter doubt it.
-                    verdict.vsync = Some(true);
-                }
-                let seen = demo.vrr_seen().filter(|_| verdict.vsync == Some(true));
-                let report = demo.report(now);
-                let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
-                if is_reference(setup, self.emulated.is_some()) {
-                    self.reference_vsync = verdict.vsync;
-                }
-                let intervals = IntervalStats::from_intervals(&under_way.intervals);
-                // A page's frame clock tells a slow page from a slow or compositor-paced screen.
-                let slow_page =
-                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !setup.emulated)).and_then(
-                        |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
-                    );
-                if let Some(m) = self.monitor.as_mut() {
-                    if let Some(seen) = seen {
-                        let [min, max] = m.vrr_seen_hz.unwrap_or([seen.min_hz, seen.max_hz]);
-                        m.vrr_seen_hz = Some([min.min(seen.min_hz), max.max(seen.max_hz)]);
-                    }
-                    m.present_modes.push(PresentModeCheck {
-                        mode: setup_label(setup, emulated),
-                        vsync: verdict.vsync,
-                        verdict: slow_page.unwrap_or(verdict.text),
-                        measured_refresh_hz: measured,
-                        intervals,
-                    });
-                }
-            }
+            Segment::Probe(setup) => self.record_probe(setup, &under_way.intervals, demo, now),
             Segment::Run { vsync, setup, strategy } => {
-                let report = demo.report(now);
-                let stats = IntervalStats::from_intervals(&under_way.intervals);
-                let record = RunRecord {
-                    vsync_requested: Some(vsync),
-                    present_mode: Some(setup_label(setup, emulated)),
-                    ..RunRecord::from(&report)
-                };
-                let record = with_interval_stats(record, stats.as_ref());
-                if let Some(m) = self.monitor.as_mut() {
-                    // The trace shows interpolated (the default strategy) with vsync on,
-                    // else the first strategy of the pass.
-                    if vsync && (strategy == StrategyId::Interpolated || m.frame_trace.is_none()) {
-                        m.frame_trace = Some(FrameTrace::from_intervals(
-                            format!("{strategy}, vsync on ({})", record.present_mode.as_deref().unwrap_or("?")),
-                            &under_way.intervals,
-                        ));
-                    }
-                    m.runs.push(record);
-                }
+                self.record_run(strategy, vsync, setup, &under_way.intervals, demo, now);
             }
             Segment::NextMonitor => {
                 demo.follow_monitor(now);
@@ -438,6 +387,74 @@ impl Tour {
                 self.segments[at - 1] = Segment::Moved;
             }
             Segment::Moved => {}
+        }
+    }
+
+    /// Puts a probe's verdict, measured refresh and present intervals on the
+    /// monitor's card (and a VRR range, where vsync was in effect).
+    fn record_probe(&mut self, setup: PresentSetup, intervals: &[Nanos], demo: &mut Demo, now: Nanos) {
+        let emulated = self.emulated_rate();
+        let mut verdict = demo.verdict();
+        if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !setup.emulated {
+            // A browser presents on the screen's refresh whatever its frames show:
+            // a page too slow for its screen made the meter doubt it.
+            verdict.vsync = Some(true);
+        }
+        let seen = demo.vrr_seen().filter(|_| verdict.vsync == Some(true));
+        let report = demo.report(now);
+        let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
+        if is_reference(setup, self.emulated.is_some()) {
+            self.reference_vsync = verdict.vsync;
+        }
+        let intervals = IntervalStats::from_intervals(intervals);
+        // A page's frame clock tells a slow page from a slow or compositor-paced screen.
+        let slow_page = crate::platform::screen_refresh()
+            .zip(intervals.as_ref().filter(|_| !setup.emulated))
+            .and_then(|(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen));
+        if let Some(m) = self.monitor.as_mut() {
+            if let Some(seen) = seen {
+                let [min, max] = m.vrr_seen_hz.unwrap_or([seen.min_hz, seen.max_hz]);
+                m.vrr_seen_hz = Some([min.min(seen.min_hz), max.max(seen.max_hz)]);
+            }
+            m.present_modes.push(PresentModeCheck {
+                mode: setup_label(setup, emulated),
+                vsync: verdict.vsync,
+                verdict: slow_page.unwrap_or(verdict.text),
+                measured_refresh_hz: measured,
+                intervals,
+            });
+        }
+    }
+
+    /// Puts a run's record (and, for the pass's trace, its intervals) on the monitor's card.
+    fn record_run(
+        &mut self,
+        strategy: StrategyId,
+        vsync: bool,
+        setup: PresentSetup,
+        intervals: &[Nanos],
+        demo: &mut Demo,
+        now: Nanos,
+    ) {
+        let emulated = self.emulated_rate();
+        let report = demo.report(now);
+        let stats = IntervalStats::from_intervals(intervals);
+        let record = RunRecord {
+            vsync_requested: Some(vsync),
+            present_mode: Some(setup_label(setup, emulated)),
+            ..RunRecord::from(&report)
+        };
+        let record = with_interval_stats(record, stats.as_ref());
+        if let Some(m) = self.monitor.as_mut() {
+            // The trace shows interpolated (the default strategy) with vsync on,
+            // else the first strategy of the pass.
+            if vsync && (strategy == StrategyId::Interpolated || m.frame_trace.is_none()) {
+                m.frame_trace = Some(FrameTrace::from_intervals(
+                    format!("{strategy}, vsync on ({})", record.present_mode.as_deref().unwrap_or("?")),
+                    intervals,
+                ));
+            }
+            m.runs.push(record);
         }
     }
 

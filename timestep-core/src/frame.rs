@@ -13,9 +13,7 @@
 //! manual clock and charges modelled costs to it. Neither the pacer nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
-use alloc::boxed::Box;
-
-use crate::strategy::{FrameContext, Plan, Steps, Strategy, StrategyConfig, StrategyId, View, Wake};
+use crate::strategy::{AnyStrategy, FrameContext, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Something that can be advanced by a simulation step.
@@ -178,10 +176,11 @@ impl GameTime {
 /// The strategy and its bookkeeping under a [`crate::Pacer`]: game time,
 /// update counts, input times, the step limit. The pacer decides when (its
 /// clock, time scale and frame limit); the driver keeps what was decided.
+#[derive(Clone, Debug)]
 pub(crate) struct FrameDriver {
     id: StrategyId,
     config: StrategyConfig,
-    strategy: Box<dyn Strategy>,
+    strategy: AnyStrategy,
     refresh: Option<Rate>,
     game: GameTime,
     updates: u64,
@@ -253,8 +252,8 @@ impl FrameDriver {
     }
 
     /// The active strategy's state machine (for its status line).
-    pub(crate) fn strategy(&self) -> &dyn Strategy {
-        self.strategy.as_ref()
+    pub(crate) fn strategy(&self) -> &AnyStrategy {
+        &self.strategy
     }
 
     /// The configuration strategies are built from.
@@ -262,29 +261,27 @@ impl FrameDriver {
         &self.config
     }
 
-    /// Switches strategy. The world is untouched; only timing state starts over.
+    /// Switches strategy. The world is untouched, and so is the tick phase:
+    /// the new strategy's next tick falls due a period after the old one's
+    /// latest, so the switch neither loses nor repeats game time.
     pub(crate) fn set_strategy(&mut self, id: StrategyId) {
-        if id != self.id {
-            self.id = id;
-            self.strategy = id.build(&self.config);
-        } else {
-            self.strategy.reset(&self.config);
+        let last_tick = self.strategy.last_tick();
+        self.id = id;
+        self.strategy = id.build(&self.config);
+        if let Some(last_tick) = last_tick {
+            self.strategy.continue_from(last_tick);
         }
+    }
+
+    /// Forgets all timing state: the next frame starts the clock afresh.
+    pub(crate) fn resync(&mut self) {
+        self.strategy.reset(&self.config);
     }
 
     /// Changes the tick rate (resets the strategy's timing state).
     pub(crate) fn set_tick_rate(&mut self, rate: Rate) {
         self.game.set_rate(rate);
         self.config.tick_rate = rate;
-        self.strategy.reset(&self.config);
-    }
-
-    /// Replaces the whole configuration (resets the strategy's timing state).
-    pub(crate) fn set_config(&mut self, config: StrategyConfig) {
-        if config.tick_rate != self.config.tick_rate {
-            self.set_tick_rate(config.tick_rate);
-        }
-        self.config = config;
         self.strategy.reset(&self.config);
     }
 

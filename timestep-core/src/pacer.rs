@@ -50,8 +50,11 @@ use crate::time::{Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duratio
 const SCALE_UNIT: u64 = 1_000_000;
 
 /// What to do in one frame, before drawing: the steps and the picture.
+/// Dropping it drops the frame's steps: the game would stand still while
+/// [`Pacer::updates`] counts them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
+#[must_use = "a frame's steps must run: `for dt in frame.steps() { update(dt) }`"]
 pub struct Frame {
     steps: Steps,
     tick: Duration,
@@ -127,7 +130,33 @@ impl Frame {
 }
 
 /// The `dt` of each world update to run: an iterator over [`Duration`]s.
+///
+/// Each is counted in [`Pacer::updates`] when it is handed out, so dropping
+/// one loses game time: under `paced` a loop that drops what
+/// [`Pacer::presented_at`] returns runs no update at all. Hence `#[must_use]`,
+/// which a loop that denies warnings turns into an error:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # use timestep_core::{Pacer, Rate, StrategyId};
+/// let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(60));
+/// let _first = pacer.advance_at(0);
+/// pacer.presented_at(3_000_000, None); // error: unused `Updates` that must be used
+/// ```
+///
+/// The same loop, running them:
+///
+/// ```
+/// #![deny(unused_must_use)]
+/// # use timestep_core::{Pacer, Rate, StrategyId};
+/// let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(60));
+/// let _first = pacer.advance_at(0);
+/// let mut ran = 0;
+/// pacer.presented_at(3_000_000, None).for_each(|_dt| ran += 1);
+/// assert_eq!(ran, pacer.updates(), "what the pacer counts, the game ran");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "each update is counted as run: `for dt in updates { update(dt) }`"]
 pub struct Updates {
     left: u32,
     dt: Duration,
@@ -267,6 +296,7 @@ impl Scale {
 /// assert_eq!(pacer.updates(), 2);
 /// assert_eq!(pacer.game_time(), Duration::from_nanos(33_333_333), "two ticks at their exact times");
 /// ```
+#[derive(Clone, Debug)]
 pub struct Pacer {
     driver: FrameDriver,
     /// The real clock's zero: the first instant the `Instant` calls saw.
@@ -292,10 +322,10 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer running `strategy` at `tick_rate`, with the step cap and lag
-    /// limit of [`StrategyConfig::for_tick_rate`].
+    /// A pacer running `strategy` at `tick_rate` with the defaults the lab
+    /// measures: `StrategyConfig::default().with_tick_rate(tick_rate)`.
     pub fn new(strategy: StrategyId, tick_rate: Rate) -> Pacer {
-        Pacer::with_config(strategy, StrategyConfig::for_tick_rate(tick_rate))
+        Pacer::with_config(strategy, StrategyConfig::default().with_tick_rate(tick_rate))
     }
 
     /// A pacer running `strategy` with every setting of `config`.
@@ -535,7 +565,7 @@ impl Pacer {
     /// Forgets the backlog and all timing state (after a load, a pause, a
     /// debugger break): the next frame starts the clock afresh and runs no steps.
     pub fn resync(&mut self) {
-        self.driver.set_strategy(self.driver.strategy_id());
+        self.driver.resync();
         self.meter.break_sequence();
         self.last_wake = None;
         self.render_first = false;
@@ -556,17 +586,18 @@ impl Pacer {
         self.scale.num as f64 / SCALE_UNIT as f64
     }
 
-    /// Switches strategy; the game's state is its own, only timing starts over.
+    /// Switches strategy; the game's state is its own. The tick phase is
+    /// kept: the next tick falls due a period after the last one run, and
+    /// the first frame after the switch runs the ticks due by then.
     pub fn set_strategy(&mut self, strategy: StrategyId) {
         self.driver.set_strategy(strategy);
         self.render_first = false;
     }
 
-    /// Changes the tick rate, with [`StrategyConfig::for_tick_rate`]'s step
-    /// cap; the other settings stay. Timing starts over.
+    /// Changes the tick rate; the other settings stay (the step cap is the
+    /// same catch-up time in ticks of the new rate). Timing starts over.
     pub fn set_tick_rate(&mut self, tick_rate: Rate) {
-        let max_steps = StrategyConfig::for_tick_rate(tick_rate).max_steps;
-        self.driver.set_config(StrategyConfig { tick_rate, max_steps, ..*self.driver.config() });
+        self.driver.set_tick_rate(tick_rate);
         self.render_first = false;
     }
 
@@ -668,25 +699,131 @@ impl Pacer {
     }
 }
 
-/// Runs `game` in a loop on the real clock until `render` breaks: each frame
-/// steps with `update`, draws with `render`, then sleeps until the wake
-/// ([`crate::sleep_until`], spinning the last [`crate::DEFAULT_SPIN`]).
+/// What the closures of [`run`] get besides the game: the loop's counters
+/// and the pacer's settings, so that a game needs no clock or counter of its
+/// own to exit, switch strategy, resync after a load, change the time scale
+/// or show the vsync verdict.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use timestep_core::{Pacer, Rate, StrategyId, pacer};
+///
+/// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+/// let mut position = 0.0_f64;
+/// pacer::run(
+///     &mut pacer,
+///     &mut position,
+///     |position, _ctx, dt| *position += dt.as_secs_f64(),
+///     |position, ctx, frame| {
+///         let _x = frame.blend(*position - 1.0 / 60.0, *position); // draw it
+///         if ctx.running_time() >= Duration::from_secs(5) {
+///             ctx.exit();
+///         }
+///     },
+/// );
+/// ```
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+#[derive(Debug)]
+pub struct LoopContext<'a> {
+    pacer: &'a mut Pacer,
+    started: Instant,
+    frame_start: Instant,
+    last_frame: Duration,
+    renders: u64,
+    exit: bool,
+}
+
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+impl LoopContext<'_> {
+    /// Wall time since the loop's first frame started.
+    pub fn running_time(&self) -> Duration {
+        self.frame_start.saturating_duration_since(self.started)
+    }
+
+    /// Frames rendered before this one.
+    pub fn renders(&self) -> u64 {
+        self.renders
+    }
+
+    /// How long the previous frame took, from its start to this frame's start.
+    pub fn last_frame_time(&self) -> Duration {
+        self.last_frame
+    }
+
+    /// Ends the loop after this frame: [`run`] returns once it is presented.
+    pub fn exit(&mut self) {
+        self.exit = true;
+    }
+
+    /// Switches strategy, keeping the tick phase ([`Pacer::set_strategy`]).
+    pub fn set_strategy(&mut self, strategy: StrategyId) {
+        self.pacer.set_strategy(strategy);
+    }
+
+    /// Drops the backlog after a load or a pause ([`Pacer::resync`]).
+    pub fn resync(&mut self) {
+        self.pacer.resync();
+    }
+
+    /// Game time runs `scale` times as fast from now on ([`Pacer::set_time_scale`]).
+    pub fn set_time_scale(&mut self, scale: f64) {
+        self.pacer.set_time_scale(scale);
+    }
+
+    /// The pacer, for everything else it says: [`Pacer::updates`],
+    /// [`Pacer::game_time`], [`Pacer::strategy`], [`Pacer::verdict`], …
+    pub fn pacer(&self) -> &Pacer {
+        self.pacer
+    }
+}
+
+/// Runs `game` in a loop on the real clock until a closure calls
+/// [`LoopContext::exit`]: each frame steps with `update`, draws with
+/// `render`, then sleeps until the wake ([`crate::sleep_until`], spinning
+/// the last [`crate::DEFAULT_SPIN`]). Both closures get a [`LoopContext`].
 /// Not on wasm32, where the page's requestAnimationFrame owns the loop.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub fn run<G>(
     pacer: &mut Pacer,
     game: &mut G,
-    mut update: impl FnMut(&mut G, Duration),
-    mut render: impl FnMut(&G, &Frame) -> core::ops::ControlFlow<()>,
+    update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
+    render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
 ) {
+    run_on(pacer, game, Instant::now, |wake| crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN), update, render);
+}
+
+/// [`run`] on `clock`, waiting with `wait`: a test's manual clock, or the real one.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+fn run_on<G>(
+    pacer: &mut Pacer,
+    game: &mut G,
+    mut clock: impl FnMut() -> Instant,
+    mut wait: impl FnMut(Instant),
+    mut update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
+    mut render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
+) {
+    let started = clock();
+    let mut ctx =
+        LoopContext { pacer, started, frame_start: started, last_frame: Duration::ZERO, renders: 0, exit: false };
     loop {
-        let mut flow = core::ops::ControlFlow::Continue(());
-        let wake = pacer.run_frame(Instant::now, game, &mut update, |game, frame| flow = render(game, frame));
-        if flow.is_break() {
+        let now = clock();
+        ctx.last_frame = now.saturating_duration_since(ctx.frame_start);
+        ctx.frame_start = now;
+        let frame = ctx.pacer.advance(now);
+        for dt in frame.steps() {
+            update(game, &mut ctx, dt);
+        }
+        render(game, &mut ctx, &frame);
+        ctx.renders += 1;
+        for dt in ctx.pacer.presented(clock()) {
+            update(game, &mut ctx, dt);
+        }
+        let wake = ctx.pacer.finish(clock());
+        if ctx.exit {
             return;
         }
         if let Some(wake) = wake {
-            crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN);
+            wait(wake);
         }
     }
 }
@@ -742,13 +879,35 @@ mod tests {
         }
     }
 
-    /// Updates per frame from a `Pacer` driven through a host on a vsync grid (the lab's loop).
-    fn hosted_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut driver = Pacer::with_config(id, StrategyConfig::default());
-        driver.set_refresh(Some(refresh));
-        let mut host = VsyncHost { clock: ManualClock::default(), refresh };
-        (0..frames)
-            .map(|_| {
+    /// A run of frames on a vsync grid: `frames` of them, and before frame
+    /// `stall.0` the machine stops for `stall.1` (a load, a suspend).
+    #[derive(Clone, Copy)]
+    struct Run {
+        tick: Rate,
+        refresh: Rate,
+        frames: usize,
+        stall: (usize, Nanos),
+    }
+
+    impl Run {
+        fn smooth(tick: Rate, refresh: Rate, frames: usize) -> Run {
+            Run { tick, refresh, frames, stall: (usize::MAX, 0) }
+        }
+
+        fn stall_before(&self, frame: usize) -> Nanos {
+            if frame == self.stall.0 { self.stall.1 } else { 0 }
+        }
+    }
+
+    /// Updates per frame from a pacer built as the lab builds one
+    /// (`StrategyConfig::default().with_tick_rate`), driven through a host (the lab's loop).
+    fn hosted_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut driver = Pacer::with_config(id, StrategyConfig::default().with_tick_rate(run.tick));
+        driver.set_refresh(Some(run.refresh));
+        let mut host = VsyncHost { clock: ManualClock::default(), refresh: run.refresh };
+        (0..run.frames)
+            .map(|frame| {
+                host.clock.advance_by(run.stall_before(frame));
                 let report = driver.run_host_frame(&mut Counter, &mut host);
                 if let Some(wake) = report.wake.at {
                     host.clock.advance_to(wake);
@@ -758,16 +917,17 @@ mod tests {
             .collect()
     }
 
-    /// Updates per frame from a `Pacer` in a game's own loop, with the same costs.
-    fn pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut pacer = Pacer::new(id, Rate::from_hz(60));
-        pacer.set_refresh(Some(refresh));
+    /// Updates per frame from a game's `Pacer::new` in its own loop, with the same costs.
+    fn pacer_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, run.tick);
+        pacer.set_refresh(Some(run.refresh));
         let mut clock = ManualClock::default();
-        (0..frames)
-            .map(|_| {
+        (0..run.frames)
+            .map(|frame| {
+                clock.advance_by(run.stall_before(frame));
                 let before = pacer.advance_at(clock.now()).steps().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
-                clock.advance_to(next_vblank(refresh, clock.now()));
+                clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented_at(clock.now(), None).len();
                 clock.advance_by(STEP_COST * after as Nanos);
                 if let Some(wake) = pacer.finish_at(clock.now()) {
@@ -780,15 +940,16 @@ mod tests {
 
     /// [`pacer_updates`] through the `Instant` calls, from an instant some way into the run.
     #[cfg(feature = "std")]
-    fn instant_pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut pacer = Pacer::new(id, Rate::from_hz(60));
-        pacer.set_refresh(Some(refresh));
+    fn instant_pacer_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, run.tick);
+        pacer.set_refresh(Some(run.refresh));
         let (base, mut clock) = (Instant::now(), ManualClock::default());
-        (0..frames)
-            .map(|_| {
+        (0..run.frames)
+            .map(|frame| {
+                clock.advance_by(run.stall_before(frame));
                 let before = pacer.advance(at(base, clock.now())).steps().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
-                clock.advance_to(next_vblank(refresh, clock.now()));
+                clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented(at(base, clock.now())).len();
                 clock.advance_by(STEP_COST * after as Nanos);
                 if let Some(wake) = pacer.finish(at(base, clock.now())) {
@@ -802,15 +963,40 @@ mod tests {
     #[test]
     fn every_strategy_steps_through_a_host_as_in_a_games_own_loop_on_60_and_144_hz_vsync() {
         for hz in [60, 144] {
-            let refresh = Rate::from_hz(hz);
+            let run = Run::smooth(Rate::from_hz(60), Rate::from_hz(hz), 2 * hz as usize);
             for id in StrategyId::ALL {
-                let frames = 2 * hz as usize;
-                let lab = hosted_updates(id, refresh, frames);
-                assert_eq!(pacer_updates(id, refresh, frames), lab, "{id} at {refresh}");
+                let lab = hosted_updates(id, run);
+                assert_eq!(pacer_updates(id, run), lab, "{id} at {}", run.refresh);
                 #[cfg(feature = "std")]
-                assert_eq!(instant_pacer_updates(id, refresh, frames), lab, "{id} at {refresh}, on Instants");
+                assert_eq!(instant_pacer_updates(id, run), lab, "{id} at {}, on Instants", run.refresh);
             }
         }
+    }
+
+    #[test]
+    fn the_lab_and_a_games_pacer_new_run_the_same_steps_through_a_stall_at_2_30_60_and_240_hz_ticks() {
+        for hz in [2, 30, 60, 240] {
+            // Three seconds of 60 Hz frames with a 4 s stall after the first,
+            // then a 250 ms one: beyond every lag limit, then within it.
+            let tick = Rate::from_hz(hz);
+            let stalled = Run { tick, refresh: Rate::from_hz(60), frames: 180, stall: (60, 4 * NANOS_PER_SEC) };
+            let hiccup = Run { stall: (90, 250_000_000), ..stalled };
+            for run in [stalled, hiccup] {
+                for id in StrategyId::ALL {
+                    let lab = hosted_updates(id, run);
+                    assert_eq!(pacer_updates(id, run), lab, "{id} at a {tick} tick, stall {:?}", run.stall);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_4_s_stall_at_a_2_hz_tick_is_dropped_by_the_lab_as_by_a_game() {
+        let run =
+            Run { tick: Rate::from_hz(2), refresh: Rate::from_hz(60), frames: 70, stall: (60, 4 * NANOS_PER_SEC) };
+        let after_stall = hosted_updates(StrategyId::CatchUp, run)[60];
+        assert_eq!(after_stall, 0, "the lab no longer replays the stall as 8 ticks in one frame");
+        assert_eq!(pacer_updates(StrategyId::CatchUp, run)[60], 0, "and neither does a game");
     }
 
     #[test]
@@ -835,9 +1021,9 @@ mod tests {
         let mut clock = ManualClock::default();
         let wakes: Vec<_> = (0..3)
             .map(|_| {
-                pacer.advance_at(clock.now());
+                let _frame = pacer.advance_at(clock.now());
                 clock.advance_by(3_000_000);
-                pacer.presented_at(clock.now(), None);
+                let _updates = pacer.presented_at(clock.now(), None);
                 let wake = pacer.finish_at(clock.now()).expect("fixed-fps sets its own wake");
                 clock.advance_to(wake);
                 wake
@@ -849,7 +1035,10 @@ mod tests {
 
     #[test]
     fn two_seconds_of_60_hz_ticks_are_120_updates_except_for_lockstep_at_144_hz() {
-        let total = |id, hz| pacer_updates(id, Rate::from_hz(hz), 2 * hz as usize).iter().sum::<u32>();
+        let total = |id, hz| {
+            let run = Run::smooth(Rate::from_hz(60), Rate::from_hz(hz), 2 * hz as usize);
+            pacer_updates(id, run).iter().sum::<u32>()
+        };
         assert_eq!(total(StrategyId::Lockstep, 60), 120);
         assert_eq!(total(StrategyId::Lockstep, 144), 288, "one tick a frame: 2.4 times too fast");
         assert_eq!(total(StrategyId::Interpolated, 144), 119, "the first frame only starts the clock");
@@ -883,17 +1072,6 @@ mod tests {
     }
 
     #[test]
-    fn the_lab_default_at_2_hz_would_replay_the_4_s_stall_as_8_ticks() {
-        let config = StrategyConfig { tick_rate: Rate::from_hz(2), ..StrategyConfig::default() };
-        let mut pacer = Pacer::with_config(StrategyId::CatchUp, config);
-        assert_eq!(frames_until(&mut pacer, 0, NANOS_PER_SEC).iter().sum::<usize>(), 2);
-        assert_eq!(frames_until(&mut pacer, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [8]);
-        let mut game = Pacer::new(StrategyId::CatchUp, Rate::from_hz(2));
-        frames_until(&mut game, 0, NANOS_PER_SEC);
-        assert_eq!(frames_until(&mut game, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [0], "dropped: 3 ticks, 1.5 s");
-    }
-
-    #[test]
     fn resync_drops_the_backlog_of_a_load() {
         let run = |resync: bool| {
             let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
@@ -923,7 +1101,7 @@ mod tests {
     fn a_scaled_frame_paced_strategy_wakes_on_the_scaled_schedule() {
         let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         pacer.set_time_scale(0.5);
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         assert_eq!(pacer.finish_at(0), Some(33_333_332), "tick 1 of game time, 2 × 16_666_666 ns of wall time");
         assert_eq!(pacer.time_scale(), 0.5);
     }
@@ -955,7 +1133,7 @@ mod tests {
     #[test]
     fn extrapolated_frames_say_how_far_ahead_to_draw() {
         let mut pacer = Pacer::new(StrategyId::Extrapolated, Rate::from_hz(60));
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         pacer.finish_at(0);
         let frame = pacer.advance_at(20_000_000);
         assert_eq!(frame.steps().len(), 1);
@@ -971,8 +1149,8 @@ mod tests {
         pacer.set_refresh(Some(Rate::from_hz(60)));
         for k in 0..=60 {
             let now = Rate::from_hz(60).tick_time_ceil(k);
-            pacer.advance_at(now);
-            pacer.presented_at(now, blocked);
+            let _frame = pacer.advance_at(now);
+            let _updates = pacer.presented_at(now, blocked);
             pacer.finish_at(now);
         }
         pacer.verdict()
@@ -986,8 +1164,8 @@ mod tests {
         let base = Instant::now();
         for k in 0..=60 {
             let now = at(base, Rate::from_hz(60).tick_time_ceil(k));
-            pacer.advance(now);
-            pacer.presented(Present::at(now).blocked(Duration::from_millis(14)));
+            let _frame = pacer.advance(now);
+            let _updates = pacer.presented(Present::at(now).blocked(Duration::from_millis(14)));
             pacer.finish(now);
         }
         assert_eq!(pacer.verdict(), verdict_after_presents(Some(14_000_000)));
@@ -1008,6 +1186,42 @@ mod tests {
         let verdict = verdict_after_presents(None);
         assert_eq!(verdict.vsync, None, "{}", verdict.text);
         assert!(verdict.text.ends_with("present blocking not reported (Present::blocked): vsync cannot be judged"));
+    }
+
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    #[test]
+    fn a_run_loop_s_closures_count_time_and_frames_and_change_the_pacer_without_a_clock_of_their_own() {
+        use core::cell::Cell;
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        pacer.set_frame_limit(Some(Rate::from_hz(10)));
+        let (base, now) = (Instant::now(), Cell::new(0));
+        let (mut seen, mut ticks) = (Vec::new(), Vec::new());
+        run_on(
+            &mut pacer,
+            &mut ticks,
+            || at(base, now.get()),
+            |wake| now.set(duration_to_nanos(wake - base)),
+            |ticks, ctx, _dt| ticks.push(ctx.running_time().as_millis()),
+            |_, ctx, _frame| {
+                let ms = |d: Duration| d.as_millis();
+                seen.push((ctx.renders(), ms(ctx.running_time()), ms(ctx.last_frame_time()), ctx.pacer().updates()));
+                if ctx.running_time() == Duration::from_millis(500) {
+                    ctx.set_time_scale(2.0);
+                }
+                if ctx.running_time() >= Duration::from_secs(1) {
+                    ctx.exit();
+                }
+            },
+        );
+        assert_eq!(
+            ticks,
+            [500, 800, 1000],
+            "ticks at 0.5 s, then twice as fast: game time 1 s at 0.75 s, 1.5 s at 1 s"
+        );
+        assert_eq!(seen.len(), 11, "frames on the 10 Hz limit's grid from 0 to 1 s");
+        assert_eq!(seen[0], (0, 0, 0, 0));
+        assert_eq!(seen[10], (10, 1000, 100, 3), "the frame that exits: the tenth render, 100 ms after the last");
+        assert_eq!((pacer.game_time(), pacer.time_scale()), (Duration::from_millis(1500), 2.0));
     }
 
     #[cfg(feature = "std")]
@@ -1032,13 +1246,13 @@ mod tests {
     fn a_frame_limit_wakes_on_its_grid_unless_the_strategy_wakes_itself() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
         pacer.set_frame_limit(Some(Rate::from_hz(10)));
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         assert_eq!(pacer.finish_at(1_000_000), Some(100_000_000));
-        pacer.advance_at(130_000_000);
+        let _frame = pacer.advance_at(130_000_000);
         assert_eq!(pacer.finish_at(250_000_000), Some(200_000_000), "a late frame: the next starts at once");
         let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         fixed.set_frame_limit(Some(Rate::from_hz(10)));
-        fixed.advance_at(0);
+        let _frame = fixed.advance_at(0);
         assert_eq!(fixed.finish_at(0), Some(16_666_666), "fixed-fps keeps its own schedule");
     }
 
@@ -1102,13 +1316,69 @@ mod tests {
     }
 
     #[test]
-    fn switching_strategy_starts_its_timing_over_and_keeps_the_game_time() {
+    fn switching_strategy_keeps_the_game_time_and_the_tick_phase() {
         let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
         frames_until(&mut pacer, 0, 100_000_000);
         assert_eq!(pacer.updates(), 6);
         pacer.set_strategy(StrategyId::Variable);
         assert_eq!(pacer.strategy(), StrategyId::Variable);
-        assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [0], "the first frame of variable");
-        assert_eq!(pacer.game_time(), Duration::from_nanos(100_000_000), "six ticks of 60 Hz, exactly");
+        assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [1], "variable steps from the last tick on");
+        assert_eq!(pacer.game_time(), Duration::from_nanos(200_000_000), "six ticks of 60 Hz and 100 ms, exactly");
+    }
+
+    /// The times of the frames (every 1/60 s from `from` to `until`) that ran steps, in ms.
+    fn stepping_frames_ms(pacer: &mut Pacer, from: u64, until: u64) -> Vec<Nanos> {
+        let display = Rate::from_hz(60);
+        let mut stepped = Vec::new();
+        for k in from..=until {
+            let now = display.tick_time_ceil(k);
+            let n = pacer.advance_at(now).steps().len() + pacer.presented_at(now, None).len();
+            if n > 0 {
+                stepped.push(now / 1_000_000);
+            }
+            let _wake = pacer.finish_at(now);
+        }
+        stepped
+    }
+
+    #[test]
+    fn interpolated_to_fuzzy_at_1_005_s_on_a_2_hz_tick_ticks_next_at_1_5_s() {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        assert_eq!(stepping_frames_ms(&mut pacer, 0, 60), [500, 1000], "60 Hz frames from 0 to 1 s");
+        pacer.set_strategy(StrategyId::Fuzzy); // at 1.005 s: between frames, the switch reads no clock
+        assert_eq!(stepping_frames_ms(&mut pacer, 61, 120), [1500, 2000], "in phase, not 1.5 s after the switch");
+        assert_eq!(pacer.game_time(), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn the_first_frame_after_a_switch_runs_the_ticks_due() {
+        let after_switch = StrategyId::ALL.map(|id| {
+            let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+            let _first = pacer.advance_at(0);
+            let _wake = pacer.finish_at(0);
+            assert_eq!(pacer.advance_at(900_000_000).steps().len(), 1, "the tick at 0.5 s");
+            let _wake = pacer.finish_at(900_000_000);
+            pacer.set_strategy(id);
+            let steps = pacer.advance_at(1_200_000_000).steps().len();
+            steps + pacer.presented_at(1_200_000_000, None).len()
+        });
+        // The tick at 1 s is due at 1.2 s: every strategy runs it (`variable`
+        // as one step of 0.7 s); before, only those that step every frame did.
+        assert_eq!(after_switch, [1; 10], "in the order of StrategyId::ALL");
+    }
+
+    #[test]
+    fn a_pacer_can_be_cloned_and_debug_printed_inside_a_game_s_state() {
+        #[derive(Clone, Debug)]
+        struct Game {
+            pacer: Pacer,
+        }
+        let mut game = Game { pacer: Pacer::new(StrategyId::CatchUp, Rate::from_hz(60)) };
+        frames_until(&mut game.pacer, 0, 100_000_000);
+        let mut copy = game.clone();
+        assert!(format!("{game:?}").starts_with("Game { pacer: Pacer {"), "{game:?}");
+        let steps = |pacer: &mut Pacer| frames_until(pacer, 150_000_000, 150_000_000);
+        assert_eq!(steps(&mut copy.pacer), steps(&mut game.pacer), "the copy decides as the original");
+        assert_eq!(copy.pacer.updates(), 9);
     }
 }

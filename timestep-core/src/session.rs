@@ -431,7 +431,7 @@ impl<W: Simulation> Session<W> {
 
     /// Changes the tick rate (timing and live figures start over).
     pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
-        self.pacer.driver_mut().set_tick_rate(rate);
+        self.pacer.set_tick_rate(rate);
         self.restart_live(now);
     }
 
@@ -991,5 +991,19 @@ mod tests {
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
         assert_eq!(hud.stats, live.stats, "the overlay shows the live report's figures");
         assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
+    }
+
+    #[test]
+    fn a_session_and_a_games_pacer_agree_on_the_settings_after_a_tick_rate_change() {
+        for hz in [2, 30, 60, 240] {
+            let rate = Rate::from_hz(hz);
+            let mut session =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            session.set_tick_rate(rate, 0);
+            let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+            pacer.set_tick_rate(rate);
+            assert_eq!(session.pacer().config(), pacer.config(), "{rate}");
+            assert_eq!(pacer.config(), Pacer::new(StrategyId::CatchUp, rate).config(), "{rate}: as if built at it");
+        }
     }
 }

@@ -174,6 +174,33 @@ pub struct Rate {
     den: u64,
 }
 
+/// The NTSC rate `k·1000/1001` Hz that the decimal `num / den` (`den` a
+/// power of ten) names: the one within 0.005 Hz of it, unless the decimal is
+/// itself within 0.005 Hz of a whole number. `None` for any other fraction.
+fn ntsc_of_decimal(num: u64, den: u64) -> Option<(u64, u64)> {
+    let mut power = den;
+    while power.is_multiple_of(10) {
+        power /= 10;
+    }
+    if power != 1 {
+        return None;
+    }
+    let (n, d) = (u128::from(num), u128::from(den));
+    // |x − y| < 0.005 Hz, with x and y as fractions over `den`: 200·|x·den − y·den| < den.
+    let near = |scaled_diff: u128, over: u128| 200 * scaled_diff < over;
+    let whole = (n + d / 2) / d;
+    if near(n.abs_diff(whole * d), d) {
+        return None;
+    }
+    // k = round(x · 1.001) = round(num · 1001 / (1000 · den)); k·1000/1001 against num/den over 1001·den.
+    let k = (n * 1001 + 500 * d) / (1000 * d);
+    let ntsc_diff = (n * 1001).abs_diff(k * 1000 * d);
+    if k == 0 || !near(ntsc_diff, 1001 * d) {
+        return None;
+    }
+    Some((u64::try_from(k * 1000).ok()?, 1001))
+}
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -212,7 +239,19 @@ impl Rate {
         nanos_to_duration(self.period())
     }
 
-    /// `num / den` Hz, reduced.
+    /// `num / den` Hz, reduced, with the NTSC rule of [`Rate::parse`] for a
+    /// decimal (a `den` of 1, 10, 100, …): winit reports a 59.94 Hz monitor
+    /// as 59940 millihertz, and `Rate::new(59940, 1000)` is the 60000/1001
+    /// Hz it runs at, as `"59.94".parse()` is. Any other fraction is exact.
+    ///
+    /// ```
+    /// use timestep_core::Rate;
+    /// let ntsc = Rate::new(60000, 1001).unwrap();
+    /// assert_eq!(Rate::new(59940, 1000), Ok(ntsc), "winit's millihertz");
+    /// assert_eq!("59.94".parse::<Rate>(), Ok(ntsc));
+    /// assert_eq!(Rate::new(2997, 50).unwrap().hz(), 59.94, "exactly 59.94 Hz, not a decimal");
+    /// assert_eq!(Rate::new(74973, 1000).unwrap().hz(), 74.973, "not near an NTSC rate: exact");
+    /// ```
     ///
     /// # Errors
     /// If either part is zero or the value is outside [`SUPPORTED_RATES`].
@@ -220,11 +259,13 @@ impl Rate {
         Rate::checked(num, den, || format!("{num}/{den}"))
     }
 
-    /// `num / den`, reduced and checked; `text` names the value in an error.
+    /// `num / den`, reduced and checked, a decimal near an NTSC rate taken
+    /// as that rate; `text` names the value in an error.
     fn checked(num: u64, den: u64, text: impl Fn() -> String) -> Result<Rate, RateError> {
         if num == 0 || den == 0 {
             return Err(RateError::NotPositive(text()));
         }
+        let (num, den) = ntsc_of_decimal(num, den).unwrap_or((num, den));
         let g = gcd(num, den);
         let rate = Rate { num: num / g, den: den / g };
         if !SUPPORTED_RATES.contains(rate) {
@@ -233,12 +274,13 @@ impl Rate {
         Ok(rate)
     }
 
-    /// Parses `60`, `59.94`, `143.856`, `60000/1001`, each with or without ` Hz`.
+    /// Parses `60`, `59.94`, `143.5`, `60000/1001`, each with or without ` Hz`.
     ///
-    /// Decimals are taken exactly (`143.856` is `143856/1000`), except the
-    /// NTSC family: a value within 0.005 Hz of `k·1000/1001` for a whole `k`
+    /// Decimals are taken exactly (`143.5` is `287/2`), except the NTSC
+    /// family: a decimal within 0.005 Hz of `k·1000/1001` for a whole `k`
     /// (and not itself whole) is that rational, because that is what such
-    /// displays really run at (59.94 → 60000/1001, 119.88 → 120000/1001).
+    /// displays really run at (59.94 → 60000/1001, 119.88 → 120000/1001,
+    /// 143.856 → 144000/1001). [`Rate::new`] follows the same rule.
     ///
     /// # Errors
     /// Malformed text, non-positive or non-finite values, values out of range.
@@ -261,11 +303,8 @@ impl Rate {
         if value < SUPPORTED_RATES.min.hz() / 2.0 || value > SUPPORTED_RATES.max.hz() * 2.0 {
             return Err(RateError::OutOfRange(named()));
         }
-        let k = (value * 1.001).round();
-        if (value - value.round()).abs() > 0.005 && (k * 1000.0 / 1001.0 - value).abs() < 0.005 {
-            return Rate::checked(k as u64 * 1000, 1001, named);
-        }
-        // Exact decimal: digits after the point become a power-of-ten denominator.
+        // Exact decimal: digits after the point become a power-of-ten
+        // denominator (`checked` applies the NTSC rule to it).
         let (int_part, frac_part) = text.split_once('.').unwrap_or((text, ""));
         let frac_part = frac_part.trim_end_matches('0');
         if frac_part.len() > 9
@@ -753,6 +792,28 @@ mod tests {
         assert!(std::panic::catch_unwind(|| Rate::from_hz(2000)).is_err(), "from_hz panics where new errs");
         let shown = Rate::new(60000, 1001).unwrap().to_string();
         assert_eq!(shown.parse::<Rate>(), Rate::new(60000, 1001), "Display parses back");
+    }
+
+    #[test]
+    fn a_decimal_rate_near_an_ntsc_rate_is_that_rate_however_it_is_built() {
+        let ntsc = |k: u64| Rate::new(k * 1000, 1001).unwrap();
+        assert_eq!(Rate::new(59940, 1000), Ok(ntsc(60)), "winit's 59.940 Hz in millihertz");
+        assert_eq!(Rate::new(5994, 100), Ok(ntsc(60)));
+        assert_eq!(Rate::new(119_880, 1000), Ok(ntsc(120)));
+        assert_eq!(Rate::new(143_856, 1000), Ok(ntsc(144)));
+        assert_eq!(Rate::new(23_976, 1000), Ok(ntsc(24)));
+        assert_eq!(Rate::new(29_970, 1000), Ok(ntsc(30)));
+        for (num, den) in [(59_940, 1000), (143_856, 1000), (23_976, 1000), (74_973, 1000), (60_000, 1000)] {
+            let text = format!("{}.{:03}", num / den, num % den);
+            assert_eq!(Rate::new(num, den), text.parse::<Rate>(), "{num}/{den} and '{text}' are one rate");
+        }
+        // Exact: not a decimal, a whole number, or not near an NTSC rate.
+        assert_eq!(Rate::new(2997, 50).unwrap().num(), 2997, "59.94 Hz exactly: an even fraction");
+        assert_eq!(Rate::new(60_000, 1000), Ok(Rate::from_hz(60)));
+        assert_eq!(Rate::new(59_999, 1000).unwrap().den(), 1000, "59.999 Hz: within 0.005 of 60, a whole rate");
+        assert_eq!(Rate::new(74_973, 1000).unwrap().den(), 1000, "74.973 Hz: 0.048 from 74.925");
+        assert_eq!(Rate::new(59_946, 1000).unwrap().den(), 500, "59.946 Hz: 0.006 from 59.94");
+        assert_eq!(Rate::new(59_944, 1000), Ok(ntsc(60)), "59.944 Hz: 0.004 from 59.94");
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector};
 use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
-use crate::time::Rate;
+use crate::time::{Nanos, Rate};
 use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -81,6 +81,19 @@ impl Strategy for Auto {
 
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Auto::new(config);
+    }
+
+    fn last_tick(&self) -> Option<Nanos> {
+        match self.choice? {
+            AutoChoice::FuzzyLockstep => self.fuzzy.last_tick(),
+            AutoChoice::Interpolated => self.interpolated.last_tick(),
+        }
+    }
+
+    /// Either branch may run first: both start in phase.
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.fuzzy.continue_from(last_tick);
+        self.interpolated.continue_from(last_tick);
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

@@ -169,6 +169,19 @@ impl Backlog {
         self.total += u64::from(n);
     }
 
+    /// Starts the accounting with the latest tick at `last_tick`: the next
+    /// falls due a period later (a switch of strategy keeps the phase).
+    pub(crate) fn continue_from(&mut self, last_tick: Nanos) {
+        self.origin = Some(last_tick);
+        self.last_now = self.last_now.max(last_tick);
+        self.set_done(0, None);
+    }
+
+    /// Clock time of the latest tick run; `None` before the first frame.
+    pub(crate) fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| origin + self.near.at)
+    }
+
     /// Restarts the accounting at `now` with nothing owed.
     pub(crate) fn resync(&mut self, now: Nanos) {
         let now = now.max(self.last_now);
@@ -260,7 +273,9 @@ mod tests {
 
     #[test]
     fn at_one_hertz_a_frame_of_max_steps_ticks_runs_them_all() {
-        let mut b = backlog(1);
+        // Ten seconds of catch-up (600 ticks of 60 Hz): a step cap of 10, a lag limit of 12 s.
+        let mut b =
+            Backlog::new(&StrategyConfig { tick_rate: Rate::from_hz(1), max_steps: 600, ..StrategyConfig::default() });
         b.advance(0);
         // 10.999 s late: 10 ticks owed, 0.999 s left over, within 12 s.
         assert_eq!(b.advance(10 * NANOS_PER_SEC + 999_000_000), 10);
@@ -291,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_backlog_beyond_the_lag_limit_is_dropped_keeping_the_fraction_of_a_tick() {
-        // 1 Hz: lag limit 12 s. 12.25 s late is a stall.
+        // 1 Hz: lag limit 3 s. 12.25 s late is a stall.
         let mut b = backlog(1);
         b.advance(0);
         assert_eq!(b.advance(12 * NANOS_PER_SEC + 250_000_000), 0, "the stall is dropped, not replayed");

@@ -48,6 +48,16 @@ impl Strategy for FixedFps {
         *self = FixedFps::new(config);
     }
 
+    /// The state of the step the last frame ran: `n` ticks after the origin
+    /// (a frame runs the step to its next tick when it starts).
+    fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| origin.saturating_add(self.tick.tick_time(self.n)))
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.n) = (Some(last_tick), 0);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let mut origin = *self.origin.get_or_insert(ctx.now);
         // Measured from the tick this frame was due at: judged only at the

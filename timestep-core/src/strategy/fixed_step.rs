@@ -29,6 +29,7 @@ use alloc::string::String;
 
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use crate::time::Nanos;
 
 /// Which picture a [`FixedStep`] loop draws between ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,6 +70,14 @@ impl Strategy for FixedStep {
 
     fn reset(&mut self, config: &StrategyConfig) {
         self.backlog = Backlog::new(config);
+    }
+
+    fn last_tick(&self) -> Option<Nanos> {
+        self.backlog.last_tick()
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.backlog.continue_from(last_tick);
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

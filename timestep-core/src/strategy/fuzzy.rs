@@ -347,6 +347,23 @@ impl Strategy for Fuzzy {
         *self = Fuzzy::new(config);
     }
 
+    /// Fuzzing, the clock less the accumulator (the game follows vsync, not
+    /// the tick grid: its ticks' own times drift from the clock); strict, the
+    /// exact accounting's.
+    fn last_tick(&self) -> Option<Nanos> {
+        let last_now = self.last_now?;
+        if self.fuzzing {
+            Some(last_now.saturating_sub(u64::try_from(self.acc.max(0)).unwrap_or(0)))
+        } else {
+            self.strict.last_tick()
+        }
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.last_now) = (last_tick, Some(last_tick));
+        self.strict.continue_from(last_tick);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let now = self.last_now.map_or(ctx.now, |l| l.max(ctx.now));
         let delta = self.last_now.map_or(0, |l| now - l);

@@ -33,6 +33,14 @@ impl Strategy for Lockstep {
         *self = Lockstep::new(config);
     }
 
+    fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| origin.saturating_add(self.tick.tick_time(self.done)))
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.done) = (Some(last_tick), 0);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let origin = *self.origin.get_or_insert(ctx.now);
         self.done += 1;

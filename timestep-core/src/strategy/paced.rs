@@ -51,6 +51,9 @@ pub(crate) struct Paced {
     frame_end: Nanos,
     proportion: f32,
     grown: u64,
+    /// Whether a frame has begun since the last reset (the interval starts
+    /// at the refresh period then).
+    started: bool,
 }
 
 impl Paced {
@@ -69,6 +72,7 @@ impl Paced {
             frame_end: 0,
             proportion: 1.0,
             grown: 0,
+            started: false,
         }
     }
 
@@ -102,19 +106,25 @@ impl Strategy for Paced {
         *self = Paced::new(config);
     }
 
+    /// The simulation's latest tick (ahead of the clock by up to a frame).
+    fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| self.current_time(origin))
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.origin = Some(last_tick);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let now = ctx.now.max(self.frame_start);
-        let origin = match self.origin {
-            Some(origin) => origin,
-            None => {
-                if let Some(refresh) = ctx.refresh {
-                    self.floor = refresh.period();
-                    self.interval = self.floor;
-                }
-                self.origin = Some(now);
-                now
+        if !self.started {
+            self.started = true;
+            if let Some(refresh) = ctx.refresh {
+                self.floor = refresh.period();
+                self.interval = self.floor;
             }
-        };
+        }
+        let origin = *self.origin.get_or_insert(now);
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);

@@ -131,7 +131,7 @@ struct Totals {
 /// ends at `t + work`, and the next starts then or at the strategy's
 /// wake-up, whichever is later.
 struct Host {
-    strategy: Box<dyn super::Strategy>,
+    strategy: super::AnyStrategy,
     refresh: Option<Rate>,
     now: Nanos,
     totals: Totals,

@@ -133,6 +133,17 @@ impl Strategy for Snapped {
         *self = Snapped::new(config);
     }
 
+    /// The clock less the accumulator (snapped and averaged deltas drift
+    /// from the tick grid by design).
+    fn last_tick(&self) -> Option<Nanos> {
+        let acc = self.acc / u128::from(self.tick.num());
+        Some(self.last_now?.saturating_sub(u64::try_from(acc).unwrap_or(u64::MAX)))
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.last_now) = (last_tick, Some(last_tick));
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let raw = match self.last_now {
             None => {

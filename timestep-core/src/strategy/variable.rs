@@ -43,6 +43,15 @@ impl Strategy for Variable {
         *self = Variable::new(config);
     }
 
+    /// The world is stepped up to the latest frame's start.
+    fn last_tick(&self) -> Option<Nanos> {
+        self.last_now
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.last_now = Some(last_tick);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let dt = match self.last_now {
             None => 0,

@@ -1,4 +1,4 @@
-//! A frame through a host: the lab's loop shape, for the window and the simulator alike.
+//! A frame through a host: one loop shape for a window and the simulator alike.
 //!
 //! ```text
 //! frame:  now ─► strategy.begin ─► [steps] ─► render(view) ─► present ─► [steps] ─► strategy.end ─► wake
@@ -7,9 +7,9 @@
 //!
 //! [`crate::Pacer::run_host_frame`] runs one such frame: the pacer decides,
 //! as it does for a game's own loop; the world ([`Simulation`]) and the
-//! platform ([`FrameHost`]) are passed in. A host is what differs between the
-//! shell and the virtual monitor: the window's host reads the real clock,
-//! draws with wgpu and presents to a surface; the simulator's host reads a
+//! platform ([`FrameHost`]) are passed in. A host is what differs between a
+//! window and the virtual monitor: a window's host reads the real clock,
+//! draws and presents to a surface; the simulator's host reads a
 //! manual clock and charges modelled costs to it. Neither the pacer nor the
 //! strategies sleep: the caller waits until [`FrameReport::wake`].
 
@@ -99,8 +99,8 @@ struct GameTime {
     at_rate: Nanos,
     rem: u64,
     /// One tick's `den · 10⁹` and its quotient and remainder by `num`, where
-    /// they and the sum of two remainders fit in 64 bits (every rate the lab
-    /// accepts); `None`: each tick time is divided out.
+    /// they and the sum of two remainders fit in 64 bits (every supported
+    /// rate); `None`: each tick time is divided out.
     step: Option<TickStep>,
     /// `base + at_rate`.
     now: Nanos,

@@ -7,8 +7,8 @@
 //! re-exported here. Everything behind it is platform-free: no window, no
 //! GPU, no real sleeping. Time arrives as data (integer nanoseconds),
 //! strategies are state machines that return decisions, and the same
-//! [`Pacer`] decides in a game's own loop, in the lab's window and in the
-//! `monitor` (a virtual display that reproduces Tyler Glaiel's monitor
+//! [`Pacer`] decides in a game's own loop and in the `monitor` (a virtual
+//! display that reproduces Tyler Glaiel's monitor
 //! simulator; the `monitor` feature). Which feature gates which module is
 //! in the README's "Features" above: without the default `std` the pacing
 //! core (`pacer` on the game's own clock in nanoseconds, `time` without the
@@ -25,9 +25,9 @@
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
-//!   session   the lab's loop: pacer + world + metrics + verdict → HUD data, report  monitor
+//!   session   a measured loop: pacer + world + metrics + verdict → HUD data, report monitor
 //!   report    the one RunReport, the metric registry, table / CSV / JSON          monitor
-//!   hud       the loop's figures an overlay shows, as plain data                   monitor
+//!   hud       the loop's figures a HUD shows, as plain data                        monitor
 //!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
 //! ```
 #![forbid(unsafe_code)]

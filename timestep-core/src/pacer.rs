@@ -20,9 +20,9 @@
 //! [`Pacer::finish_at`], which answer with the wake time on that clock. Use
 //! one clock or the other for a pacer's whole life.
 //!
-//! The lab runs on the pacer too: its demo window and its virtual monitor
-//! drive one through [`Pacer::run_host_frame`], so every figure the lab
-//! measures is a figure about what a game gets from this type. Around the
+//! The crate's own measuring side (the virtual monitor and the `Session`,
+//! feature `monitor`) drives a pacer too, through [`Pacer::run_host_frame`],
+//! so every figure it measures is about what a game gets from this type. Around the
 //! strategies it adds time in and out as [`Duration`]s, a time scale, a
 //! frame limit, an explicit [`Pacer::resync`] after a load, and a refresh
 //! measurement and vsync verdict from the presents it is told about.
@@ -322,8 +322,8 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer running `strategy` at `tick_rate` with the defaults the lab
-    /// measures: `StrategyConfig::default().with_tick_rate(tick_rate)`.
+    /// A pacer running `strategy` at `tick_rate` with the defaults every
+    /// figure in these docs was measured with: `StrategyConfig::default().with_tick_rate(tick_rate)`.
     pub fn new(strategy: StrategyId, tick_rate: Rate) -> Pacer {
         Pacer::with_config(strategy, StrategyConfig::default().with_tick_rate(tick_rate))
     }
@@ -469,8 +469,8 @@ impl Pacer {
     }
 
     /// One whole frame through a [`FrameHost`], on the host's clock in
-    /// nanoseconds: the lab's loop shape, which the demo window and the
-    /// virtual monitor run (through the lab's `Session`, feature `monitor`). The same
+    /// nanoseconds: the loop shape of the virtual monitor and of the
+    /// `Session` (feature `monitor`), with the world and the platform passed in. The same
     /// decisions as [`Pacer::advance_at`], [`Pacer::presented_at`] and
     /// [`Pacer::finish_at`]; the world steps one update at a time, each after
     /// the host's clock is read (the update's input time), and the host is
@@ -679,7 +679,7 @@ impl Pacer {
         &self.driver
     }
 
-    /// The driver underneath, for the lab's settings a game does not have
+    /// The driver underneath, for the settings a game does not have
     /// (a step limit, a tick rate that keeps the step cap).
     #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn driver_mut(&mut self) -> &mut FrameDriver {

@@ -1,10 +1,10 @@
 //! A [`Session`]: one game loop's frame pacing and everything measured about it.
 //!
-//! A game (or the demo window, or the virtual monitor) owns one session. The
+//! A game (or a test window, or the virtual monitor) owns one session. The
 //! session owns the [`Pacer`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
-//! the vsync verdict; it assembles the overlay's [`LoopFigures`] and the one
-//! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
+//! the vsync verdict; it assembles a HUD's [`LoopFigures`] and the one
+//! [`RunReport`] a run writes as JSON.
 //! The caller keeps only what is platform: the clock, the surface, waiting.
 //!
 //! ```text
@@ -16,17 +16,17 @@
 //!                                                        frame-time ring, fps/ups
 //!   wait until report.wake                               (the caller sleeps; the session never does)
 //!   on a key: session.set_strategy(id, now)   ────►     new strategy, live metrics start over
-//!   each frame: session.fill_hud(&mut hud, now)          every number the overlay shows
+//!   each frame: session.fill_hud(&mut hud, now)          every number a HUD shows
 //!   any time: session.live_report(now)                   the report since the last change
 //!   at exit: session.report(now)                         the run's report
 //! ```
 //!
-//! "Live" figures (the overlay's) start over whenever the setting changes:
+//! "Live" figures (a HUD's) start over whenever the setting changes:
 //! strategy, tick rate, present mode, pause, monitor. "Run" figures cover
 //! the whole run; when the refresh rate changes (the window moved to another
 //! monitor) the refresh bookkeeping restarts, the counts of the earlier part
 //! are kept (folded) and the statistics describe the part since the change.
-//! The overlay's speed, judder, hitch, latency and pacing figures are the
+//! The HUD's speed, judder, hitch, latency and pacing figures are the
 //! live [`FrameStats`](crate::metrics::FrameStats): for a run with one setting
 //! they are exactly its report's, and [`Session::live_report`] gives them as
 //! a report (one strategy's entry of a report card).
@@ -43,14 +43,14 @@ use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 
-/// How often the overlay's sentences (verdict, status, monitor) are rebuilt:
+/// How often the HUD's sentences (verdict, status, monitor) are rebuilt:
 /// text changes that fast cannot be read anyway, and building it allocates.
 pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 
 /// The window over which frames and updates per second are counted.
 pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
-/// The present mode frames go out with, as the overlay names it.
+/// The present mode frames go out with, as a HUD names it.
 ///
 /// ```
 /// use timestep_core::session::PresentMode;
@@ -97,11 +97,11 @@ impl Default for PresentMode {
 #[derive(Clone, Debug, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DisplayInfo {
-    /// The monitor's name, as the overlay and the report give it.
+    /// The monitor's name, as the HUD and the report give it.
     pub monitor: Option<String>,
     /// The refresh rate the display reports (winit's claim, or the virtual monitor's setting).
     pub reported: Option<Rate>,
-    /// An emulated refresh grid that replaces the display's (`--emulate-refresh`).
+    /// An emulated refresh grid that replaces the display's.
     pub emulated: Option<Rate>,
     /// The present mode in effect.
     pub present_mode: PresentMode,
@@ -313,7 +313,7 @@ pub struct Session<W> {
     world: W,
     display: DisplayInfo,
     measures: Measures,
-    /// When the overlay's sentences are next rebuilt.
+    /// When the HUD's sentences are next rebuilt.
     hud_text_at: Nanos,
     start: Nanos,
     frames: u64,
@@ -561,7 +561,7 @@ impl<W: Simulation> Session<W> {
         (self.frames, self.presented)
     }
 
-    /// Metrics of the current setting (the overlay's).
+    /// Metrics of the current setting (the HUD's).
     pub fn live_metrics(&self) -> &Metrics {
         self.measures.live()
     }
@@ -583,7 +583,7 @@ impl<W: Simulation> Session<W> {
         })
     }
 
-    /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
+    /// Fills every number a HUD shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
     pub fn fill_hud(&mut self, hud: &mut LoopFigures, now: Nanos) {
         let live = self.measures.live();
         let totals = live.totals();
@@ -627,7 +627,7 @@ impl<W: Simulation> Session<W> {
 
     /// A report of the live figures: the part of the run since the setting
     /// (strategy, tick rate, present mode, pause, monitor) last changed, as
-    /// the overlay shows it; a report card's entry for one strategy. Equal
+    /// a HUD shows it; the entry of one strategy in a comparison. Equal
     /// to [`Session::report`] while the run has had one setting.
     pub fn live_report(&mut self, now: Nanos) -> RunReport {
         let Some(live) = &self.measures.live else { return self.report(now) };

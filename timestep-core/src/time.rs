@@ -13,8 +13,8 @@
 //! (deWiTTERS' drift demo is why). Floats are derived from these integers at
 //! the edges (alpha, shader uniforms, printed seconds) and never fed back.
 //!
-//! `RealClock` is the only place in the core that reads the OS clock; the
-//! window shell owns one. Tests and the simulator use [`ManualClock`].
+//! `RealClock` is the only place in the core that reads the OS clock (and
+//! `Instant`, which a game passes in). Tests and the simulator use [`ManualClock`].
 //!
 //! At the edges, where a game speaks `std::time`, [`duration_to_nanos`] and
 //! [`nanos_to_duration`] convert exactly (saturating past 584 years), and
@@ -79,7 +79,7 @@ impl fmt::Display for RateRange {
 }
 
 /// Every tick and refresh rate the core accepts from outside ([`Rate::new`],
-/// [`Rate::parse`], hence every CLI flag and help text): 1–1000 Hz. Below
+/// [`Rate::parse`], and so every rate a user types): 1–1000 Hz. Below
 /// 1 Hz nothing moves on screen; above 1000 Hz no display or game loop runs
 /// (and a 1 ms period is where the nanosecond grid is still 6 digits deep).
 pub const SUPPORTED_RATES: RateRange = RateRange { min: Rate::from_hz(1), max: Rate::from_hz(1000) };
@@ -455,7 +455,7 @@ pub trait Clock {
 
 /// The OS monotonic clock (the page's on wasm32), counted from when this value was created.
 ///
-/// Only the window shell and benchmarks use it; the core takes time as data.
+/// For a host that counts in nanoseconds; the core itself takes time as data.
 ///
 /// ```
 /// use timestep_core::time::{Clock, RealClock};

@@ -1,8 +1,8 @@
 //! The virtual monitor: the real loop driver and strategies against simulated displays.
 //!
-//! A run is the window's loop with the platform swapped out. The same
-//! [`Pacer`] runs the same [`crate::strategy`] state machine on the
-//! demo world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
+//! A run is a game's loop with the platform swapped out. The same
+//! [`Pacer`] runs the same [`crate::strategy`] state machine on a
+//! world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
 //! [`VirtualDisplay`] whose [`ManualClock`](crate::time::ManualClock) moves
 //! by modelled costs instead of real time.
 //!
@@ -21,8 +21,8 @@
 //! double-updates about every thousand frames. Everything is integer
 //! nanoseconds and a seeded PRNG, so a run is reproducible bit for bit.
 //!
-//! This module reads no real clock and does not sleep; the `timestep-lab`
-//! binary is the shell that prints, plots and shows progress.
+//! This module reads no real clock, does not sleep and prints nothing: a
+//! caller prints, plots and shows progress.
 
 mod display;
 mod model;
@@ -59,18 +59,17 @@ use std::sync::Arc;
 ///
 /// 10⁸ frames are 19 days of a 60 Hz display: weeks of drift, far beyond
 /// any figure that settles within minutes. The largest run accepted on the
-/// default setting (`simulate --seconds 1639349.743`: catch-up, glaiel,
-/// 60 Hz, 98.4 M frames) took 44.5 s of CPU in release on the 2-core dev
-/// machine, in 6 MB; per frame the strategies range from lockstep (0.40 µs)
-/// to auto (0.65 µs), so a run ends within about a minute and
-/// `--strategy all` within ten.
+/// default setting (1 639 349.743 s: catch-up, glaiel, 60 Hz, 98.4 M
+/// frames) took 44.5 s of CPU in release on a 2-core machine, in 6 MB; per
+/// frame the strategies range from lockstep (0.40 µs) to auto (0.65 µs), so
+/// a run ends within about a minute and one of each strategy within ten.
 pub const MAX_FRAMES: u64 = 100_000_000;
 
 /// How far behind the clock the game may fall before a run is given up:
 /// a run for N updates ends by `20 ×` its expected clock span, plus a minute.
 const CLOCK_GUARD_FACTOR: u64 = 20;
 
-/// How many timeline events `--timeline` keeps per run.
+/// How many timeline events a run keeps at most ([`RunSpec::timeline`]).
 pub const TIMELINE_EVENTS: usize = 200;
 
 /// When a run ends (checked at the start of every frame).
@@ -114,7 +113,7 @@ pub struct RunSpec {
     /// Display refresh rate (also told to the driver, when the display reports it).
     pub refresh: Rate,
     /// Whether the display reports its refresh rate to the game (true by
-    /// default). A browser page, and a window under Xvfb, learn none: the
+    /// default). A browser page, and a window on a virtual X server, learn none: the
     /// strategies that want it (fuzzy, auto) start without it and measure it.
     pub reports_refresh: bool,
     /// Vsync on or off.
@@ -129,8 +128,8 @@ pub struct RunSpec {
     pub timeline: usize,
     /// A capture or list of frame times to replay instead of the model's
     /// costs. A capture that fixes vsync ([`Trace::vsync`]) overrides
-    /// `vsync`; the refresh stays `refresh` (the CLI sets it to the
-    /// capture's measured one).
+    /// `vsync`; the refresh stays `refresh` (set it to the capture's
+    /// measured one, [`Trace::refresh`]).
     pub trace: Option<Arc<Trace>>,
     /// Never step the world past this many updates (determinism checks
     /// compare worlds at exactly tick N); `None` lets the last frame overshoot.

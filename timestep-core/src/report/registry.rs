@@ -3,11 +3,10 @@
 //! A [`Field`] is a figure's name (the contract scripts and CI read), its
 //! unit, its one-line definition, how many decimals the table and CSV print,
 //! whether the table shows it, and how to read it from a [`RunReport`] (or
-//! from [`FrameStats`] alone, for the overlay). Every list is derived from
+//! from [`FrameStats`] alone, for a live HUD). Every list is derived from
 //! [`FIELDS`] and [`TRACE_FIELDS`]: the table's columns, the CSV header and
-//! its cells, the JSON keys (checked by a test), `simulate --fields`, a
-//! `--phases` sweep's columns, the overlay's rows and hover legends, the
-//! lanes' labels and the report card's run records.
+//! its cells, the JSON keys (checked by a test), the columns of a sweep over
+//! start phases, a HUD's rows and legends, the definitions printed for a reader.
 //!
 //! Nothing here needs serde: the registry is plain data and functions.
 //!
@@ -68,11 +67,11 @@ impl Cell<'_> {
 /// Which part of a report a field belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
-    /// What the run was: the same in every run of a `--phases` sweep group.
+    /// What the run was: the same in every run of a sweep over start phases.
     Setting,
     /// What was counted and measured.
     Figure,
-    /// What a replayed trace was (`--trace` runs only).
+    /// What a replayed trace was (runs of a trace only).
     Trace,
 }
 
@@ -81,7 +80,7 @@ pub enum Section {
 enum Read {
     /// From the report.
     Report(for<'a> fn(&'a RunReport) -> Cell<'a>),
-    /// From the frame statistics (the report's, or the overlay's live ones).
+    /// From the frame statistics (the report's, or a HUD's live ones).
     Stat(fn(&FrameStats) -> Cell<'static>),
     /// From the replayed trace's facts.
     Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
@@ -89,11 +88,11 @@ enum Read {
 
 /// One figure of a report: see the module docs.
 pub struct Field {
-    /// The name in the table, CSV, JSON and `--stats-json`: `judder_ms`.
+    /// The name in the table, CSV and JSON: `judder_ms`.
     pub name: &'static str,
     /// The unit, as labels print it after a value (`ms`, `ms/min`, `/min`); empty for names and counts.
     pub unit: &'static str,
-    /// One line: what it means, as `simulate --fields`, the README and the overlay's hover legends show it.
+    /// One line: what it means, as the definitions table and a HUD's legends show it.
     pub definition: &'static str,
     /// Decimals the table and CSV print a measured figure with.
     pub decimals: usize,
@@ -538,7 +537,7 @@ pub fn definition(name: &str) -> Option<&'static str> {
     field(name).map(|f| f.definition)
 }
 
-/// Every field's definition as a Markdown table, for `simulate --fields` and the README.
+/// Every field's definition as a Markdown table.
 pub fn definitions_markdown() -> String {
     let mut out = String::from("| field | definition |\n|---|---|\n");
     for f in all_fields() {

@@ -8,9 +8,9 @@ use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
 /// The figures of one run, with the report's exact field names (the
-/// [registry](super::registry)): what `simulate` prints and what
-/// `run --stats-json` writes (with its [`DisplayFacts`]), assembled by
-/// `Session::report`. The frame statistics are held once,
+/// [registry](super::registry)): what a simulated run gives and what a
+/// session on a real display writes (with its [`DisplayFacts`]), assembled
+/// by `Session::report`. The frame statistics are held once,
 /// as [`FrameStats`], and written flat beside the counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunReport {
@@ -54,7 +54,7 @@ pub struct RunReport {
     /// What a real display did (window runs only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub display: Option<DisplayFacts>,
-    /// What a replayed trace was (`--trace` runs only): the
+    /// What a replayed trace was (runs of a trace only): the
     /// [`TRACE_FIELDS`](super::TRACE_FIELDS).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceInfo>,
@@ -122,8 +122,7 @@ impl From<&PresentHistogram> for IntervalHistogram {
     }
 }
 
-/// What a session saw of a real display: written by `run --stats-json`
-/// beside the run's figures.
+/// What a session saw of a real display, written beside the run's figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DisplayFacts {
     /// Frames run (including frames the surface refused).
@@ -138,15 +137,15 @@ pub struct DisplayFacts {
     pub wall_time_s: f64,
     /// Refresh measured from present timestamps (1 / median interval), Hz.
     pub measured_refresh_hz: Option<f64>,
-    /// Refresh the monitor reports, Hz (null on Xvfb).
+    /// Refresh the monitor reports, Hz (null where the platform reports none).
     pub reported_refresh_hz: Option<f64>,
-    /// The emulated refresh, Hz, when `--emulate-refresh` was on.
+    /// The emulated refresh, Hz, when one paced the presents.
     pub emulated_refresh_hz: Option<f64>,
     /// Emulation accuracy: mean lateness of the present call after the vblank's wake time, µs.
     pub emulation_late_us_mean: Option<f64>,
     /// Emulation accuracy: worst lateness, µs.
     pub emulation_late_us_max: Option<f64>,
-    /// The overlay's sentence about vsync.
+    /// The verdict's sentence about vsync.
     pub vsync_verdict: String,
     /// Present mode asked for.
     pub present_mode_requested: String,

@@ -16,7 +16,7 @@
 //! (59.94 Hz → 0.1 % slow) and drifts badly with vsync off. So, as the article
 //! did for *The End is Nigh*, frame times are measured ([`VsyncDetector`]) and
 //! the timer falls back to strict stepping unless they look like a vsync near
-//! the tick rate. `--no-vsync-detect` gives the article's raw timer.
+//! the tick rate. [`StrategyConfig::vsync_detect`] off gives the article's raw timer.
 //!
 //! Measuring takes [`VSYNC_WINDOW`] frames. Until then the timer trusts the
 //! display's reported refresh ([`FrameContext::refresh`]): fuzzy when it is
@@ -58,7 +58,7 @@ impl FuzzyVariant {
     /// All variants, for help text.
     pub const ALL: [FuzzyVariant; 3] = [FuzzyVariant::Fuzzy6062, FuzzyVariant::Fuzzy5961, FuzzyVariant::Final];
 
-    /// The CLI name (`60-62`, `59-61`, `final`).
+    /// The name it parses from and prints as (`60-62`, `59-61`, `final`).
     pub fn name(self) -> &'static str {
         match self {
             FuzzyVariant::Fuzzy6062 => "60-62",
@@ -67,7 +67,7 @@ impl FuzzyVariant {
         }
     }
 
-    /// Parses a CLI name.
+    /// Parses a name: `60-62`, `59-61` or `final`.
     ///
     /// # Errors
     /// Anything but `60-62`, `59-61`, `final`.

@@ -9,12 +9,13 @@
 //!             │
 //!             ├─ Order::StepsThenRender(steps):  run steps ─► render(view) ─► present
 //!             └─ Order::RenderThenSteps:         render(view) ─► present ─► after_render(now) ─► run steps
-//!   now ──► end() ──► Wake { at }     (the shell sleeps / WaitUntil; the simulator jumps its clock)
+//!   now ──► end() ──► Wake { at }     (a game sleeps / WaitUntil; the simulator jumps its clock)
 //! ```
 //!
-//! The same state machine runs in the window and in the virtual monitor, so a
-//! figure from `timestep-lab simulate` is a figure about the code the demo runs.
-//! Switching strategy at run time keeps the world and resets the strategy's timing.
+//! The same state machine runs in a game's loop and in the virtual monitor, so
+//! a simulated figure is a figure about the code a game runs. Switching
+//! strategy at run time keeps the world and the tick phase; only the
+//! strategy's own timing state is new.
 
 mod auto;
 mod backlog;
@@ -79,13 +80,13 @@ pub enum StrategyId {
     Auto,
 }
 
-/// What the CLI, the overlay and reports say about a strategy.
+/// What a HUD, a help text and reports say about a strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StrategyInfo {
     /// The id.
     pub id: StrategyId,
-    /// The stable name used on the command line and in reports (`catch-up`).
+    /// The stable name it parses from and reports use (`catch-up`).
     pub name: &'static str,
     /// One line: what it does and what it costs.
     pub summary: &'static str,
@@ -264,7 +265,7 @@ pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 /// Built from [`StrategyConfig::default`] and the `with_` methods; the
 /// fields say what is set. There is one default: a game's
 /// `Pacer::new(id, rate)` runs `StrategyConfig::default().with_tick_rate(rate)`,
-/// as the lab does, at every tick rate.
+/// as the virtual monitor does, at every tick rate.
 ///
 /// ```
 /// use std::time::Duration;
@@ -389,7 +390,7 @@ pub(crate) struct FrameContext {
     /// The clock at the start of the frame.
     pub now: Nanos,
     /// The display refresh rate, if anybody knows it (winit's report, the
-    /// virtual monitor's setting). `None` on Xvfb.
+    /// virtual monitor's setting). `None` where the platform reports none.
     pub refresh: Option<Rate>,
 }
 
@@ -508,8 +509,8 @@ pub(crate) trait Strategy: Send {
         Wake::default()
     }
 
-    /// A short human sentence about the current internal state, for the
-    /// overlay (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
+    /// A short human sentence about the current internal state, for a HUD
+    /// (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
     fn status(&self) -> String {
         String::new()
     }

@@ -139,6 +139,10 @@ impl Gpu {
     }
 }
 
+/// How early `WaitUntil` is asked to wake: the event loop's timer wakes late
+/// (its timeout may be rounded to whole milliseconds); `sleep_until` waits out the rest.
+const EARLY: Duration = Duration::from_millis(1);
+
 struct Game {
     pacer: Pacer,
     square: Square,
@@ -152,7 +156,7 @@ impl Game {
     /// One frame: finish the wait, step, draw, present, step (`paced`), ask for the wake.
     fn frame(&mut self) {
         let Some(gpu) = self.gpu.as_mut() else { return };
-        // `WaitUntil` woke us `DEFAULT_SPIN` early: spin to the exact time.
+        // `WaitUntil` woke us `EARLY`: sleep and spin to the exact time.
         if let Some(wake) = self.wake.take() {
             sleep_until(wake, DEFAULT_SPIN);
         }
@@ -195,9 +199,8 @@ impl ApplicationHandler for Game {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(gpu) = &self.gpu else { return };
         match self.wake {
-            // Early by the spin: the OS timer behind `WaitUntil` wakes late.
-            Some(wake) if wake > Instant::now() + DEFAULT_SPIN => {
-                event_loop.set_control_flow(ControlFlow::WaitUntil(wake - DEFAULT_SPIN));
+            Some(wake) if wake > Instant::now() + EARLY => {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(wake - EARLY));
             }
             _ => {
                 gpu.window.request_redraw();

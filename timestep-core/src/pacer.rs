@@ -65,6 +65,7 @@ pub struct Frame {
 impl Frame {
     /// The world updates to run before drawing, each with its `dt`: a tick
     /// period for fixed steps, the measured frame time for `variable`.
+    #[inline]
     pub fn steps(&self) -> Updates {
         Updates::of(self.steps, self.tick)
     }
@@ -81,6 +82,7 @@ impl Frame {
 
     /// The blend between the previous and the current state to draw: the
     /// interpolation factor, 1 (the current state) for every other view.
+    #[inline]
     pub fn alpha(&self) -> f32 {
         match self.view {
             View::Interpolate { alpha } => alpha,
@@ -111,6 +113,7 @@ impl Frame {
     /// assert_eq!(frame.view(), View::Interpolate { alpha: 0.25 });
     /// assert_eq!(frame.blend(10.0, 20.0), 12.5);
     /// ```
+    #[inline]
     pub fn blend(&self, previous: f64, current: f64) -> f64 {
         let change = current - previous;
         match self.view {
@@ -166,6 +169,7 @@ impl Updates {
     /// No updates.
     pub const NONE: Updates = Updates { left: 0, dt: Duration::ZERO };
 
+    #[inline]
     fn of(steps: Steps, tick: Duration) -> Updates {
         match steps {
             Steps::Fixed(n) => Updates { left: n, dt: tick },
@@ -178,6 +182,7 @@ impl Updates {
 impl Iterator for Updates {
     type Item = Duration;
 
+    #[inline]
     fn next(&mut self) -> Option<Duration> {
         self.left = self.left.checked_sub(1)?;
         Some(self.dt)
@@ -227,6 +232,7 @@ impl Present {
 
 #[cfg(feature = "std")]
 impl From<Instant> for Present {
+    #[inline]
     fn from(at: Instant) -> Present {
         Present::at(at)
     }
@@ -244,6 +250,7 @@ struct Scale {
 
 impl Scale {
     /// Game time at wall time `wall` (not before the last change).
+    #[inline]
     fn game_at(&self, wall: Nanos) -> Nanos {
         let since = wall.saturating_sub(self.wall);
         // Fast paths, the same exact quotient: a `u128` division is a library
@@ -261,6 +268,7 @@ impl Scale {
     }
 
     /// The first wall time at which game time reaches `game`.
+    #[inline]
     fn wall_at(&self, game: Nanos) -> Nanos {
         let since = game.saturating_sub(self.game);
         let wall = if self.num == SCALE_UNIT {
@@ -349,6 +357,7 @@ impl Pacer {
 
     /// Wall time `now` on the game's clock, never less than the latest (a
     /// clock that runs backwards stands still).
+    #[inline]
     fn wall_of(&mut self, now: Nanos) -> Nanos {
         let wall = now.max(self.wall);
         self.wall = wall;
@@ -357,22 +366,25 @@ impl Pacer {
 
     /// `at` on the pacer's clock: nanoseconds since the first instant seen.
     #[cfg(feature = "std")]
+    #[inline]
     fn nanos_of(&mut self, at: Instant) -> Nanos {
         let origin = *self.origin.get_or_insert(at);
         duration_to_nanos(at.saturating_duration_since(origin))
     }
 
     #[cfg(feature = "std")]
+    #[inline]
     fn instant_at(&self, wall: Nanos) -> Option<Instant> {
         self.origin.map(|origin| origin + nanos_to_duration(wall))
     }
 
     /// Starts a frame at `now` on the game's clock (nanoseconds since its
     /// zero): the steps to run before drawing, and what to draw.
+    #[inline]
     pub fn advance_at(&mut self, now: Nanos) -> Frame {
         let wall = self.wall_of(now);
-        let (plan, game) = self.begin_at(wall);
-        let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
+        let (plan, _) = self.begin_at(wall);
+        let steps = self.driver.count_steps(plan.order.steps_before_render());
         Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
     }
 
@@ -380,6 +392,7 @@ impl Pacer {
     /// blocking for `blocked` nanoseconds if the game measured it (what tells
     /// vsync from a fast loop): measures the refresh, and returns the steps a
     /// render-first strategy runs now (none for the others).
+    #[inline]
     pub fn presented_at(&mut self, at: Nanos, blocked: Option<Nanos>) -> Updates {
         let wall = self.wall_of(at);
         let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
@@ -389,11 +402,12 @@ impl Pacer {
             return Updates::NONE;
         }
         let steps = self.after_render_at(wall);
-        Updates::of(self.driver.count_steps(steps, self.scale.game_at(wall)), self.tick())
+        Updates::of(self.driver.count_steps(steps), self.tick())
     }
 
     /// Ends the frame at `now` on the game's clock: when, on that clock, the
     /// next frame should start (`None`: at once, vsync or the GPU paces the loop).
+    #[inline]
     pub fn finish_at(&mut self, now: Nanos) -> Option<Nanos> {
         let wall = self.wall_of(now);
         self.end_at(wall)
@@ -415,6 +429,7 @@ impl Pacer {
     /// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
     /// ```
     #[cfg(feature = "std")]
+    #[inline]
     pub fn advance(&mut self, now: Instant) -> Frame {
         let now = self.nanos_of(now);
         self.advance_at(now)
@@ -423,6 +438,7 @@ impl Pacer {
     /// [`Pacer::presented_at`] on the real clock: the frame's picture was
     /// presented (an [`Instant`], or a [`Present`] with its blocking time).
     #[cfg(feature = "std")]
+    #[inline]
     pub fn presented(&mut self, present: impl Into<Present>) -> Updates {
         let present = present.into();
         let at = self.nanos_of(present.at);
@@ -432,6 +448,7 @@ impl Pacer {
     /// [`Pacer::finish_at`] on the real clock: ends the frame at `now`, and
     /// says when the next should start. Sleep with [`crate::sleep_until`].
     #[cfg(feature = "std")]
+    #[inline]
     pub fn finish(&mut self, now: Instant) -> Option<Instant> {
         let now = self.nanos_of(now);
         self.finish_at(now).and_then(|wall| self.instant_at(wall))
@@ -441,6 +458,7 @@ impl Pacer {
     /// calls above and [`Pacer::run_host_frame`]: the start of a
     /// frame at wall time `wall` (nanoseconds since the pacer's origin):
     /// the strategy's plan, and the game time it was made at.
+    #[inline]
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
         let game = self.scale.game_at(wall);
@@ -457,6 +475,7 @@ impl Pacer {
 
     /// The end of a frame at wall time `wall`: the wall time to wake at, the
     /// strategy's (on the scaled clock) or else the frame limit's.
+    #[inline]
     fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
         let wake = wake.or_else(|| {
@@ -501,7 +520,8 @@ impl Pacer {
     /// ```
     pub fn run_host_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = self.host_now(host);
-        let (plan, _) = self.begin_at(start);
+        let (plan, game) = self.begin_at(start);
+        self.driver.start_inputs(game);
         let (updates, shown_updates, display_time, input_time);
         match plan.order {
             Order::RenderThenSteps => {
@@ -629,8 +649,9 @@ impl Pacer {
     }
 
     /// One fixed step's `dt` (the tick period, rounded to the nanosecond).
+    #[inline]
     pub fn tick(&self) -> Duration {
-        nanos_to_duration(self.driver.step_dt())
+        self.driver.step_duration()
     }
 
     /// Game time so far: the ticks run at their exact times plus variable steps.

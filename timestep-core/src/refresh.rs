@@ -127,6 +127,7 @@ impl Recent {
         Recent { values: Vec::with_capacity(WINDOW), next: 0 }
     }
 
+    #[inline]
     fn push(&mut self, value: Nanos) {
         match self.values.get_mut(self.next) {
             Some(oldest) => *oldest = value,
@@ -184,12 +185,14 @@ impl RefreshMeter {
     /// Records a present that returned at `at` after `blocked` ns in acquire +
     /// present. `unpaced`: the frame started as soon as the loop allowed (no
     /// strategy wait before it), so its interval is the display's doing.
+    #[inline]
     pub fn record(&mut self, at: Nanos, blocked: Nanos, unpaced: bool) {
         self.record_throttled(at, blocked, 0, unpaced);
     }
 
     /// As [`RefreshMeter::record`], for a frame that first waited `throttled`
     /// ns for the compositor's go-ahead to draw (a Wayland frame callback).
+    #[inline]
     pub fn record_throttled(&mut self, at: Nanos, blocked: Nanos, throttled: Nanos, unpaced: bool) {
         if let Some(prev) = self.last_present
             && unpaced

@@ -111,11 +111,15 @@ pub fn nanos_to_ms(ns: Nanos) -> f64 {
 }
 
 /// A `Duration` as nanoseconds, exactly; saturates at `u64::MAX` (584 years).
+#[inline]
 pub fn duration_to_nanos(d: Duration) -> Nanos {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    // In 64 bits: `as_nanos` multiplies in 128 (three conversions a frame).
+    let secs = d.as_secs().checked_mul(NANOS_PER_SEC);
+    secs.and_then(|ns| ns.checked_add(u64::from(d.subsec_nanos()))).unwrap_or(u64::MAX)
 }
 
 /// Nanoseconds as a `Duration`, exactly (a step's `dt` for a game's update).
+#[inline]
 pub const fn nanos_to_duration(ns: Nanos) -> Duration {
     Duration::from_nanos(ns)
 }
@@ -124,6 +128,7 @@ pub const fn nanos_to_duration(ns: Nanos) -> Duration {
 /// years): baseline x86-64 converts signed integers in one instruction and
 /// unsigned ones in about six, with a longer latency, and the simulator
 /// converts several a frame (alpha, interpolated times, mover phases).
+#[inline]
 pub fn nanos_as_f64(ns: Nanos) -> f64 {
     match i64::try_from(ns) {
         Ok(signed) => signed as f64,
@@ -135,6 +140,7 @@ pub fn nanos_as_f64(ns: Nanos) -> f64 {
 /// saturating), without the libm call: `round` is not an instruction on
 /// baseline x86-64 and interpolated content and input times round every
 /// frame (1 % of a simulator profile, `round` plus the call).
+#[inline]
 pub(crate) fn round_to_nanos(x: f64) -> Nanos {
     // Through `i64` below 2⁶³, as in `nanos_as_f64`: the same truncation
     // and the same fraction, in fewer instructions.
@@ -338,6 +344,7 @@ impl Rate {
 
     /// One period, rounded to the nearest nanosecond. Use [`Rate::tick_time`]
     /// for anything that is summed.
+    #[inline]
     pub fn period(self) -> Nanos {
         // 64-bit fast path, the same exact quotient: the driver asks for the
         // tick period every frame and `u128` division is a library call.
@@ -351,6 +358,7 @@ impl Rate {
 
     /// The time of tick `n` after tick 0, floored to the nanosecond. Exact:
     /// no error accumulates with `n`.
+    #[inline]
     pub fn tick_time(self, n: u64) -> Nanos {
         // 64-bit fast path (years of ticks fit); 128-bit division is several
         // times slower and this runs a few times per simulated frame.
@@ -377,6 +385,7 @@ impl Rate {
 
     /// How many whole ticks fit in `t`: the largest `n` with `tick_time(n) <= t`,
     /// so that the two functions are exact inverses on the nanosecond grid.
+    #[inline]
     pub fn ticks_in(self, t: Nanos) -> u64 {
         // floor(n·d/r) <= t  <=>  n·d/r < t + 1  <=>  n < (t + 1)·r/d
         if let (Some(scale), Some(x)) =
@@ -421,6 +430,48 @@ impl Rate {
             a
         };
         Rate { num: (num / g).min(u64::MAX as u128) as u64, den: (den / g).min(u64::MAX as u128) as u64 }
+    }
+}
+
+/// One tick of a rate as a quotient and remainder, to step tick times
+/// without dividing: `tick_time(n + 1)` is `tick_time(n) + quotient`, plus
+/// one when the remainders carried past `num`. A division a frame was 5 % of
+/// a pacer's frame, and its latency more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TickStep {
+    /// One tick's `den · 10⁹`.
+    pub(crate) scaled: u64,
+    /// `scaled / num` and `scaled % num`.
+    pub(crate) quotient: Nanos,
+    pub(crate) remainder: u64,
+    num: u64,
+}
+
+impl TickStep {
+    /// The step of `rate`, where it and the sum of two remainders fit in 64
+    /// bits (every supported rate); `None`: tick times are divided out.
+    pub(crate) fn of(rate: Rate) -> Option<TickStep> {
+        let scaled = rate.den.checked_mul(NANOS_PER_SEC).filter(|_| rate.num <= u64::MAX / 2)?;
+        Some(TickStep { scaled, quotient: scaled / rate.num, remainder: scaled % rate.num, num: rate.num })
+    }
+
+    /// `tick_time(n)` and its remainder, exactly (one division).
+    pub(crate) fn at(self, n: u64) -> (Nanos, u64) {
+        // 64-bit where it fits (`u128` division is a library call).
+        if let Some(scaled) = n.checked_mul(self.scaled) {
+            return (scaled / self.num, scaled % self.num);
+        }
+        let scaled = u128::from(n) * u128::from(self.scaled);
+        let num = u128::from(self.num);
+        (u64::try_from(scaled / num).unwrap_or(u64::MAX), u64::try_from(scaled % num).unwrap_or(0))
+    }
+
+    /// The tick after one at `time` with remainder `rem`: its time and remainder.
+    #[inline]
+    pub(crate) fn next(self, time: Nanos, rem: u64) -> (Nanos, u64) {
+        let rem = rem + self.remainder;
+        let (rem, carry) = if rem >= self.num { (rem - self.num, 1) } else { (rem, 0) };
+        (time.saturating_add(self.quotient).saturating_add(carry), rem)
     }
 }
 
@@ -496,10 +547,16 @@ impl Clock for RealClock {
     }
 }
 
-/// A spin that covers Linux's timer slack and scheduler latency under load
-/// (well under a millisecond) at ~6 % of a core at 60 fps; an OS with a
-/// coarser sleep needs more.
-pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
+/// The spin [`sleep_until`] ends a wait with: 250 µs. An OS sleep wakes
+/// late: on Linux by the timer slack (50 µs by default) plus the scheduler's
+/// wake-up latency; `std::thread::sleep` woke 111–128 µs late at the median
+/// on a loaded 2-core machine (`cargo bench -p pacer-compare --bench wait`),
+/// and 250 µs covers that twice over. A spin costs at most itself a frame:
+/// 1.5 % of a core at 60 fps, 3.6 % at 144 (the 1 ms it was cost 14 %), 6 %
+/// at 240. Longer spins woke no more frames on time there: what a busy
+/// machine adds (a preempted thread, tens of ms), no spin shorter than a
+/// frame hides. An OS with a coarser sleep needs more.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(250);
 
 /// What [`sleep_until`] does next.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -526,7 +583,7 @@ fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
 
 /// Blocks the thread until `deadline`: `std::thread::sleep` for all but the
 /// last `spin`, then a busy spin, because OS sleeps wake late (by up to a
-/// timer tick). `Duration::ZERO` never spins; [`DEFAULT_SPIN`] is 1 ms.
+/// timer tick). `Duration::ZERO` never spins; [`DEFAULT_SPIN`] is 250 µs.
 /// Returns at once for a past deadline. Not on wasm32, where a page must not block.
 ///
 /// ```

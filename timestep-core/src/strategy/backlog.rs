@@ -83,6 +83,7 @@ impl NearTicks {
     /// These times, which are around `from`, moved to be around `to`. One
     /// tick on reuses two of them and divides once, for `after`, unless the
     /// caller has it already (`after_to`).
+    #[inline]
     pub(crate) fn moved(self, tick: Rate, from: u64, to: u64, after_to: Option<Nanos>) -> NearTicks {
         if to == from {
             self
@@ -113,6 +114,7 @@ impl Backlog {
 
     /// Sets the ticks run since `origin`, keeping [`NearTicks`] in step
     /// (`next_after`: its `after`, if [`Backlog::advance`] computed it).
+    #[inline]
     fn set_done(&mut self, done: u64, next_after: Option<Nanos>) {
         self.near = self.near.moved(self.tick, self.done, done, next_after);
         self.done = done;
@@ -126,6 +128,7 @@ impl Backlog {
     /// Brings the accounting up to `now` and returns how many ticks to run
     /// (already counted as done). The first call only sets the origin.
     /// A clock that runs backwards is treated as standing still.
+    #[inline]
     pub(crate) fn advance(&mut self, now: Nanos) -> u32 {
         let now = now.max(self.last_now);
         self.last_now = now;
@@ -192,6 +195,7 @@ impl Backlog {
 
     /// Time since the last tick run, as of the last `advance`. Can exceed a
     /// period when the step cap capped the frame.
+    #[inline]
     pub(crate) fn leftover(&self) -> Nanos {
         match self.origin {
             Some(origin) => (self.last_now - origin).saturating_sub(self.near.at),
@@ -200,6 +204,7 @@ impl Backlog {
     }
 
     /// `leftover / period`, clamped to [0, 1].
+    #[inline]
     pub(crate) fn alpha(&self) -> f32 {
         let period = self.near.after - self.near.at;
         if period == 0 {
@@ -209,11 +214,13 @@ impl Backlog {
     }
 
     /// Clock time of the latest tick run.
+    #[inline]
     pub(crate) fn latest_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.at
     }
 
     /// Clock time of the tick before the latest (what alpha 0 depicts).
+    #[inline]
     pub(crate) fn previous_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.before
     }
@@ -221,6 +228,7 @@ impl Backlog {
     /// Clock time that `lerp(previous, current, alpha)` depicts for this
     /// `alpha` ([`Backlog::alpha`], which a caller drawing it has already
     /// divided out: a second division was 1 % of an `interpolated` frame).
+    #[inline]
     pub(crate) fn time_at(&self, alpha: f32) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;

@@ -80,6 +80,7 @@ impl Strategy for FixedStep {
         self.backlog.continue_from(last_tick);
     }
 
+    #[inline]
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let steps = Order::StepsThenRender(Steps::Fixed(self.backlog.advance(ctx.now)));
         let b = &self.backlog;

@@ -202,7 +202,7 @@ impl InputTimes {
             View::Interpolate { alpha } => {
                 let previous = self.previous.unwrap_or(latest);
                 let span = nanos_as_f64(latest.saturating_sub(previous));
-                previous + round_to_nanos(span * f64::from(alpha.clamp(0.0, 1.0)))
+                previous + round_to_nanos(span * alpha.clamp(0.0, 1.0))
             }
         }
     }
@@ -524,7 +524,7 @@ mod tests {
         let report = pacer.run_host_frame(&mut world, &mut host);
         // Two ticks due (33.3 ms), 6.67 ms left over: alpha 0.4 between the
         // steps that read input at 40 ms and 41 ms.
-        assert_eq!(report.view, View::Interpolate { alpha: 0.4 });
+        assert_eq!(report.view, View::Interpolate { alpha: 6_666_667.0 / 16_666_667.0 });
         assert_eq!(report.input_time, 40_400_000);
     }
 

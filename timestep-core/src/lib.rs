@@ -30,6 +30,19 @@
 //!   hud       the loop's figures a HUD shows, as plain data                        monitor
 //!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
 //! ```
+//!
+//! ## Units
+//!
+//! One unit of time a layer. Where a game meets the pacer with `std`'s
+//! types, time is a `Duration` (or an `Instant`): the `Pacer`'s `advance`,
+//! `presented` and `finish`, a [`Frame`]'s steps and `ahead`, the pacer's
+//! game time and tick period, `Present`, [`StrategyConfig`] (its fields and
+//! its builders), the `pacer::run` loop's context, `sleep_until`. Behind it,
+//! time is [`Nanos`], integer nanoseconds: the `_at` twins on the game's own
+//! clock, [`View`], the strategies' decisions, the `frame` host layer
+//! (`Simulation::step`, `FrameHost`, `FrameReport`), the refresh
+//! measurement, the metrics, the virtual monitor and its reports. Fractions
+//! (a view's alpha, a blend, the time scale, a rate in Hz) are `f64` in both.
 #![forbid(unsafe_code)]
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
 

@@ -82,8 +82,9 @@ impl Frame {
 
     /// The blend between the previous and the current state to draw: the
     /// interpolation factor, 1 (the current state) for every other view.
+    /// An `f64`, as [`Frame::blend`] takes and gives.
     #[inline]
-    pub fn alpha(&self) -> f32 {
+    pub fn alpha(&self) -> f64 {
         match self.view {
             View::Interpolate { alpha } => alpha,
             View::Latest | View::Extrapolate { .. } => 1.0,
@@ -118,7 +119,7 @@ impl Frame {
         let change = current - previous;
         match self.view {
             View::Latest => current,
-            View::Interpolate { alpha } => previous + change * f64::from(alpha),
+            View::Interpolate { alpha } => previous + change * alpha,
             View::Extrapolate { ahead } => {
                 current + change * (nanos_as_f64(ahead) / nanos_as_f64(duration_to_nanos(self.tick)))
             }
@@ -426,7 +427,7 @@ impl Pacer {
     /// pacer.finish(ms(1));
     /// let frame = pacer.advance(ms(40));
     /// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
-    /// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
+    /// assert_eq!(frame.alpha(), 6_666_667.0 / 16_666_667.0, "6.67 ms into the 16.67 ms of the third tick");
     /// ```
     #[cfg(feature = "std")]
     #[inline]
@@ -1331,7 +1332,7 @@ mod tests {
         let mut pacer = Pacer::with_config(StrategyId::Fuzzy, config);
         pacer.set_tick_rate(Rate::from_hz(2));
         assert_eq!(pacer.config().tick_rate, Rate::from_hz(2));
-        assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, 1_500_000_000));
+        assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, Duration::from_millis(1500)));
         assert_eq!(pacer.config().fuzzy_variant, FuzzyVariant::Fuzzy6062);
         assert_eq!(pacer.tick(), Duration::from_millis(500));
     }

@@ -547,7 +547,7 @@ impl Clock for RealClock {
     }
 }
 
-/// The spin [`sleep_until`] ends a wait with: 250 µs. An OS sleep wakes
+/// The spin `sleep_until` ends a wait with: 250 µs. An OS sleep wakes
 /// late: on Linux by the timer slack (50 µs by default) plus the scheduler's
 /// wake-up latency; `std::thread::sleep` woke 111–128 µs late at the median
 /// on a loaded 2-core machine (`cargo bench -p pacer-compare --bench wait`),

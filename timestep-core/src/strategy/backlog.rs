@@ -102,7 +102,7 @@ impl Backlog {
         Backlog {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             origin: None,
             done: 0,
             last_now: 0,
@@ -205,12 +205,12 @@ impl Backlog {
 
     /// `leftover / period`, clamped to [0, 1].
     #[inline]
-    pub(crate) fn alpha(&self) -> f32 {
+    pub(crate) fn alpha(&self) -> f64 {
         let period = self.near.after - self.near.at;
         if period == 0 {
             return 1.0;
         }
-        (nanos_as_f64(self.leftover()) / nanos_as_f64(period)).clamp(0.0, 1.0) as f32
+        (nanos_as_f64(self.leftover()) / nanos_as_f64(period)).clamp(0.0, 1.0)
     }
 
     /// Clock time of the latest tick run.
@@ -229,10 +229,10 @@ impl Backlog {
     /// `alpha` ([`Backlog::alpha`], which a caller drawing it has already
     /// divided out: a second division was 1 % of an `interpolated` frame).
     #[inline]
-    pub(crate) fn time_at(&self, alpha: f32) -> Nanos {
+    pub(crate) fn time_at(&self, alpha: f64) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
-        prev + round_to_nanos(nanos_as_f64(span) * f64::from(alpha))
+        prev + round_to_nanos(nanos_as_f64(span) * alpha)
     }
 
     #[cfg(test)]
@@ -263,7 +263,7 @@ mod tests {
         let mut backlog = Backlog::new(&StrategyConfig::default());
         backlog.advance(0);
         assert_eq!(backlog.advance(40_000_000), 2, "two 60 Hz ticks in 40 ms");
-        assert_eq!(backlog.alpha(), 0.4);
+        assert_eq!(backlog.alpha(), 6_666_667.0 / 16_666_667.0, "6.67 ms into the 16.67 ms from tick 2 to 3");
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub(crate) struct FixedFps {
 impl FixedFps {
     /// A fresh `fixed-fps`.
     pub(crate) fn new(config: &StrategyConfig) -> FixedFps {
-        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit(), origin: None, n: 0, late_frames: 0 }
+        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit_nanos(), origin: None, n: 0, late_frames: 0 }
     }
 }
 

@@ -289,7 +289,7 @@ impl Fuzzy {
             detect: config.vsync_detect,
             strict_only: config.fuzzy_strict,
             max_steps: config.step_cap(),
-            lag_limit: i64::try_from(config.lag_limit()).unwrap_or(i64::MAX),
+            lag_limit: i64::try_from(config.lag_limit_nanos()).unwrap_or(i64::MAX),
             tick: config.tick_rate,
             detector: VsyncDetector::new(config.tick_rate),
             acc: 0,

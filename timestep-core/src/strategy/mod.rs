@@ -43,7 +43,7 @@ use paced::Paced;
 use snapped::Snapped;
 use variable::Variable;
 
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
+use crate::time::{Nanos, Rate, duration_to_nanos, nanos_to_duration};
 use alloc::borrow::ToOwned;
 use alloc::string::String;
 use core::fmt;
@@ -248,7 +248,7 @@ pub const MAX_STEPS_REFERENCE: Rate = Rate::from_hz(60);
 /// The default oldest backlog kept: the frame-rate answers drop everything older than a
 /// second (a suspended laptop, a debugger break) instead of replaying it.
 /// Below 3 Hz ticks the lag limit is longer (3 ticks): see [`StrategyConfig::lag_limit`].
-pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
+pub const DEFAULT_MAX_LAG: Duration = Duration::from_secs(1);
 
 /// Ticks the lag limit keeps beyond the step cap: before a frame's steps the
 /// backlog holds the leftover of the last tick (under one) plus the frame's
@@ -259,7 +259,7 @@ pub(crate) const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 
 /// The default largest variable step; the frame-rate answers treat anything over a second
 /// as absurd (and so does `variable`, which then steps one tick period).
-pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
+pub const DEFAULT_MAX_VARIABLE_DT: Duration = Duration::from_secs(1);
 
 /// Settings every strategy is built from. Strategies read what they need.
 /// Built from [`StrategyConfig::default`] and the `with_` methods; the
@@ -277,7 +277,7 @@ pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 ///     .with_fuzzy_variant(FuzzyVariant::Fuzzy5961)
 ///     .with_max_lag(Duration::from_millis(250));
 /// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(120), 20), "1/6 s of 120 Hz ticks");
-/// assert_eq!(config.lag_limit(), 250_000_000, "250 ms: more than 22 ticks of 120 Hz");
+/// assert_eq!(config.lag_limit(), Duration::from_millis(250), "more than 22 ticks of 120 Hz");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -289,9 +289,9 @@ pub struct StrategyConfig {
     pub max_steps: u32,
     /// Backlog older than this is dropped (the game slows down instead of
     /// freezing), but never one frame's due ticks: see [`StrategyConfig::lag_limit`].
-    pub max_lag: Nanos,
+    pub max_lag: Duration,
     /// `variable`: deltas above this are replaced by one tick period.
-    pub max_variable_dt: Nanos,
+    pub max_variable_dt: Duration,
     /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
     pub fuzzy_variant: FuzzyVariant,
     /// `fuzzy`: measure frame times and fall back to strict stepping when
@@ -323,7 +323,7 @@ impl StrategyConfig {
     /// ```
     /// use timestep_core::{Rate, StrategyConfig};
     /// let config = StrategyConfig::default().with_tick_rate(Rate::from_hz(2));
-    /// assert_eq!((config.step_cap(), config.lag_limit()), (1, 1_500_000_000), "a 4 s stall is dropped, not replayed");
+    /// assert_eq!((config.step_cap(), config.lag_limit().as_millis()), (1, 1500), "a 4 s stall is dropped, not replayed");
     /// ```
     pub fn with_tick_rate(self, tick_rate: Rate) -> StrategyConfig {
         StrategyConfig { tick_rate, ..self }
@@ -336,12 +336,12 @@ impl StrategyConfig {
 
     /// A backlog older than `max_lag` is dropped (but never one frame's due ticks).
     pub fn with_max_lag(self, max_lag: Duration) -> StrategyConfig {
-        StrategyConfig { max_lag: duration_to_nanos(max_lag), ..self }
+        StrategyConfig { max_lag, ..self }
     }
 
     /// `variable`: a frame time above `max_dt` steps one tick period instead.
     pub fn with_max_variable_dt(self, max_dt: Duration) -> StrategyConfig {
-        StrategyConfig { max_variable_dt: duration_to_nanos(max_dt), ..self }
+        StrategyConfig { max_variable_dt: max_dt, ..self }
     }
 
     /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
@@ -378,9 +378,14 @@ impl StrategyConfig {
     /// and drops it instead of replaying it: `max_lag`, but at least
     /// `step_cap + 2` tick periods, so that no tick a keeping-up machine owes
     /// is ever dropped (1 s at 3 Hz and up by default; 3 s at 1 Hz).
-    pub fn lag_limit(&self) -> Nanos {
+    pub fn lag_limit(&self) -> Duration {
+        nanos_to_duration(self.lag_limit_nanos())
+    }
+
+    /// [`StrategyConfig::lag_limit`] in the strategies' nanoseconds.
+    pub(crate) fn lag_limit_nanos(&self) -> Nanos {
         let ticks = u64::from(self.step_cap()) + LAG_LIMIT_SPARE_TICKS;
-        self.max_lag.max(self.tick_rate.tick_time(ticks))
+        duration_to_nanos(self.max_lag).max(self.tick_rate.tick_time(ticks))
     }
 }
 
@@ -425,7 +430,7 @@ pub enum View {
     /// `lerp(previous, current, alpha)`, `alpha` in [0, 1].
     Interpolate {
         /// The fraction of a tick between the previous and current state.
-        alpha: f32,
+        alpha: f64,
     },
     /// `current + velocity × ahead` (prediction).
     Extrapolate {
@@ -601,11 +606,12 @@ impl AnyStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::NANOS_PER_SEC;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn lag_limit(tick_rate: Rate, max_steps: u32) -> Nanos {
-        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit()
+        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit_nanos()
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub(crate) struct Paced {
     floor: Nanos,
     frame_start: Nanos,
     frame_end: Nanos,
-    proportion: f32,
+    proportion: f64,
     grown: u64,
     /// Whether a frame has begun since the last reset (the interval starts
     /// at the refresh period then).
@@ -62,7 +62,7 @@ impl Paced {
         Paced {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             origin: None,
             ticks: 0,
             near: NearTicks::of(config.tick_rate, 0),
@@ -128,7 +128,7 @@ impl Strategy for Paced {
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
-        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(self.proportion));
+        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * self.proportion);
         Plan {
             order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },
@@ -184,7 +184,7 @@ impl Strategy for Paced {
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
         self.proportion = if cur > prev {
-            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0) as f32
+            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0)
         } else {
             1.0
         };

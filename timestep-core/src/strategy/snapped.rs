@@ -79,7 +79,7 @@ impl Snapped {
         Snapped {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             period,
             history: [period; HISTORY],
             next: 0,
@@ -99,8 +99,8 @@ impl Snapped {
         u128::from(self.tick.den()) * u128::from(NANOS_PER_SEC)
     }
 
-    fn alpha(&self) -> f32 {
-        (u128_as_f64(self.acc) / u128_as_f64(self.one_tick())).clamp(0.0, 1.0) as f32
+    fn alpha(&self) -> f64 {
+        (u128_as_f64(self.acc) / u128_as_f64(self.one_tick())).clamp(0.0, 1.0)
     }
 
     fn clean(&mut self, raw: Nanos, refresh: Option<Rate>) -> Nanos {
@@ -174,7 +174,7 @@ impl Strategy for Snapped {
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(steps)),
             view: View::Interpolate { alpha },
-            content_time: prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(alpha)),
+            content_time: prev + round_to_nanos(nanos_as_f64(cur - prev) * alpha),
         }
     }
 

@@ -161,7 +161,7 @@ impl Game {
             sleep_until(wake, DEFAULT_SPIN);
         }
         let frame = self.pacer.advance(Instant::now());
-        frame.steps().for_each(|dt| self.square.update(dt));
+        frame.updates().for_each(|dt| self.square.update(dt));
         let blocked = gpu.draw(self.square.drawn_x(&frame)) + gpu.present();
         let present = Present::at(Instant::now()).blocked(blocked);
         self.pacer.presented(present).for_each(|dt| self.square.update(dt));
@@ -229,7 +229,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     print_figures(format_args!(
         "{}: {} updates, {:.2} s of game time; {}",
         pacer.strategy(),
-        pacer.updates(),
+        pacer.total_updates(),
         pacer.game_time().as_secs_f64(),
         pacer.verdict().text
     ));

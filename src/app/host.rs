@@ -27,11 +27,11 @@
 use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
 use crate::app::window::WindowState;
-use crate::frame::FrameHost;
+use crate::host::FrameHost;
 use crate::hud::HudData;
 use crate::render::overlay::{Input, Target};
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
-use crate::session::Presented;
+use crate::session::PresentOutcome;
 use crate::sim::{Instance, World};
 use crate::strategy::View;
 use crate::time::{Clock, Nanos, RealClock};
@@ -65,8 +65,8 @@ pub struct HostOutcome {
 
 impl HostOutcome {
     /// What the session is told about the frame's picture.
-    pub fn presented(&self) -> Presented {
-        Presented::default()
+    pub fn presented(&self) -> PresentOutcome {
+        PresentOutcome::default()
             .with_shown(self.presented)
             .with_blocked(self.blocked)
             .with_emulation_late(self.vblank.map(|_| self.wake_late))

@@ -30,7 +30,7 @@ use crate::app::config::{PresentModeRequest, RunConfig};
 use crate::app::demo::Demo;
 use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
 use crate::error::CliError;
-use crate::frame::FrameReport;
+use crate::host::FrameReport;
 use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{

@@ -1,7 +1,7 @@
 //! The winit application: events in, frames out, and the one place that decides when to wake.
 //!
 //! ```text
-//!  RedrawRequested ──► demo.frame() ──► session: run_frame + record ──► wake time
+//!  RedrawRequested ──► demo.frame() ──► session: run_host_frame + record ──► wake time
 //!                                                                         │
 //!  about_to_wait ◄────────────────────────────────────────────────────────┘
 //!     wake None / due        ─► request_redraw

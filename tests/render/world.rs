@@ -6,7 +6,7 @@
 
 use crate::harness::gpu_tests;
 
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, SpriteCell, World, WorldConfig, lerp_angle};
 use timestep_lab::strategy::View;

@@ -4,7 +4,7 @@
 //! Case counts follow proptest's `PROPTEST_CASES` (default 256).
 
 use proptest::prelude::*;
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::sim::{
     Input, InputLog, Instance, MoverKind, PARTICLE_LIFETIME, SpriteCell, World, WorldConfig, particle_birth,
 };

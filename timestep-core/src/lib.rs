@@ -12,7 +12,7 @@
 //! simulator; the `monitor` feature). Which feature gates which module is
 //! in the README's "Features" above: without the default `std` the pacing
 //! core (`pacer` on the game's own clock in nanoseconds, `time` without the
-//! real clock, `strategy`, `frame`, `refresh`, `vblank`, `rng`) is `no_std`
+//! real clock, `strategy`, `host`, `refresh`, `vblank`, `rng`) is `no_std`
 //! with `alloc`.
 //!
 //! ```text
@@ -21,7 +21,7 @@
 //!   time      integer nanoseconds, exact rational rates, clocks (the real one: std),
 //!             sleep_until (std)
 //!   strategy  ten loop strategies (lockstep … auto), one state machine each
-//!   frame     a frame through a host: begin → steps → render → present → wake
+//!   host      a frame through a host: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
@@ -31,6 +31,39 @@
 //!   monitor   the virtual monitor: models, runs, reports; trace replay (trace)     monitor
 //! ```
 //!
+//! ## Glossary
+//!
+//! One name for each idea, in every module:
+//!
+//! - **tick**: a point of the fixed grid of the tick rate (a [`Rate`]);
+//!   `Pacer::tick_period` is the time between two.
+//! - **update**: one run of the game's update with a `dt` (a tick period, or
+//!   the frame's time for `variable`). A frame's updates are
+//!   [`Frame::updates`], an [`Updates`] iterator of `dt`s, and what
+//!   `presented` returns (`paced` updates after its present); every one so
+//!   far is `Pacer::total_updates`, the reports' `total_updates`; a host's
+//!   frame counts its own in `FrameReport::updates`.
+//! - **steps**: what a strategy decides a frame runs ([`strategy::Steps`]:
+//!   so many ticks, or one variable `dt`); the pacer hands them out as updates.
+//! - **frame**: one pass of the loop, advance → updates → draw → present →
+//!   finish. A [`Frame`] is what `advance` says to do in one; [`host`] runs
+//!   a whole one through a `FrameHost` (`run_host_frame`, on the `Pacer`
+//!   and the `Session`) and reports it as a `FrameReport`.
+//! - **view**: which picture a frame draws ([`View`]): the latest state, a
+//!   blend of the last two by `alpha`, or the latest moved `ahead`;
+//!   [`Frame::blend`] draws it for one quantity.
+//! - **present**: the picture handed to the display. `Present` is what a
+//!   game tells the pacer of one (when it returned, how long it blocked);
+//!   `session::PresentOutcome` is what a `Session` records (shown, blocked,
+//!   throttled).
+//! - **wake**: when the next frame should start: `finish` says, and
+//!   `sleep_until` waits for it.
+//! - **game time** is what the updates have covered, **wall time** the
+//!   clock's; the **time scale** is the ratio (`Pacer::set_time_scale`).
+//! - **verdict**: whether vsync is in effect, judged from the presents.
+//! - **run**: `pacer::run` is a game's whole loop; `run_host_frame` one
+//!   frame through a host.
+//!
 //! ## Units
 //!
 //! One unit of time a layer. Where a game meets the pacer with `std`'s
@@ -39,7 +72,7 @@
 //! game time and tick period, `Present`, [`StrategyConfig`] (its fields and
 //! its builders), the `pacer::run` loop's context, `sleep_until`. Behind it,
 //! time is [`Nanos`], integer nanoseconds: the `_at` twins on the game's own
-//! clock, [`View`], the strategies' decisions, the `frame` host layer
+//! clock, [`View`], the strategies' decisions, the `host` layer
 //! (`Simulation::step`, `FrameHost`, `FrameReport`), the refresh
 //! measurement, the metrics, the virtual monitor and its reports. Fractions
 //! (a view's alpha, a blend, the time scale, a rate in Hz) are `f64` in both.
@@ -50,7 +83,7 @@ extern crate alloc;
 
 #[cfg(any(not(feature = "std"), test))]
 mod float;
-pub mod frame;
+pub mod host;
 #[cfg(feature = "monitor")]
 pub mod hud;
 #[cfg(feature = "std")]

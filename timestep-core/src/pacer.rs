@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   frame = pacer.advance(now)        steps to run before drawing, the view (alpha / ahead)
-//!   for dt in frame.steps()           the game updates its own state
+//!   for dt in frame.updates()           the game updates its own state
 //!   draw(frame.view()), present
 //!   for dt in pacer.presented(at)     feeds the refresh measurement; the steps a
 //!                                     render-first strategy (`paced`) runs after its present
@@ -12,8 +12,8 @@
 //! ```
 //!
 //! Time comes in two ways, the same calls underneath. With `std`, as
-//! `Instant`s (`advance`, `presented`, `finish`; `run_frame` and `run` for
-//! a whole frame): the pacer counts from the first instant it sees. Without
+//! `Instant`s (`advance`, `presented`, `finish`; `run` for the whole
+//! loop): the pacer counts from the first instant it sees. Without
 //! it, as the game's own clock in integer nanoseconds ([`Nanos`] since any
 //! fixed zero: a timer register, a host's frame clock, a manual clock in a
 //! test): [`Pacer::advance_at`], [`Pacer::presented_at`] and
@@ -39,7 +39,7 @@ use core::time::Duration;
 
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
-use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
+use crate::host::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 #[cfg(feature = "std")]
@@ -51,10 +51,10 @@ const SCALE_UNIT: u64 = 1_000_000;
 
 /// What to do in one frame, before drawing: the steps and the picture.
 /// Dropping it drops the frame's steps: the game would stand still while
-/// [`Pacer::updates`] counts them.
+/// [`Pacer::total_updates`] counts them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
-#[must_use = "a frame's steps must run: `for dt in frame.steps() { update(dt) }`"]
+#[must_use = "a frame's steps must run: `for dt in frame.updates() { update(dt) }`"]
 pub struct Frame {
     steps: Steps,
     tick: Duration,
@@ -66,13 +66,8 @@ impl Frame {
     /// The world updates to run before drawing, each with its `dt`: a tick
     /// period for fixed steps, the measured frame time for `variable`.
     #[inline]
-    pub fn steps(&self) -> Updates {
+    pub fn updates(&self) -> Updates {
         Updates::of(self.steps, self.tick)
-    }
-
-    /// The steps as the strategy decided them (a count of ticks, or one variable `dt`).
-    pub fn raw_steps(&self) -> Steps {
-        self.steps
     }
 
     /// Which picture to draw.
@@ -135,7 +130,7 @@ impl Frame {
 
 /// The `dt` of each world update to run: an iterator over [`Duration`]s.
 ///
-/// Each is counted in [`Pacer::updates`] when it is handed out, so dropping
+/// Each is counted in [`Pacer::total_updates`] when it is handed out, so dropping
 /// one loses game time: under `paced` a loop that drops what
 /// [`Pacer::presented_at`] returns runs no update at all. Hence `#[must_use]`,
 /// which a loop that denies warnings turns into an error:
@@ -157,7 +152,7 @@ impl Frame {
 /// let _first = pacer.advance_at(0);
 /// let mut ran = 0;
 /// pacer.presented_at(3_000_000, None).for_each(|_dt| ran += 1);
-/// assert_eq!(ran, pacer.updates(), "what the pacer counts, the game ran");
+/// assert_eq!(ran, pacer.total_updates(), "what the pacer counts, the game ran");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[must_use = "each update is counted as run: `for dt in updates { update(dt) }`"]
@@ -296,13 +291,13 @@ impl Scale {
 ///
 /// let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
 /// let ms = |n: u64| n * 1_000_000;
-/// assert_eq!(pacer.advance_at(ms(0)).steps().len(), 0, "the first frame starts the clock");
+/// assert_eq!(pacer.advance_at(ms(0)).updates().len(), 0, "the first frame starts the clock");
 /// assert_eq!(pacer.presented_at(ms(2), None).len(), 0, "steps come before the picture");
 /// assert_eq!(pacer.finish_at(ms(2)), None, "vsync paces the loop");
 ///
 /// let frame = pacer.advance_at(ms(40));
-/// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2], "ticks at 16.67 and 33.33 ms");
-/// assert_eq!(pacer.updates(), 2);
+/// assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2], "ticks at 16.67 and 33.33 ms");
+/// assert_eq!(pacer.total_updates(), 2);
 /// assert_eq!(pacer.game_time(), Duration::from_nanos(33_333_333), "two ticks at their exact times");
 /// ```
 #[derive(Clone, Debug)]
@@ -386,7 +381,7 @@ impl Pacer {
         let wall = self.wall_of(now);
         let (plan, _) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render());
-        Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
+        Frame { steps, tick: self.tick_period(), view: plan.view, render_first: self.render_first }
     }
 
     /// The frame's picture was presented at `at` on the game's clock, after
@@ -403,7 +398,7 @@ impl Pacer {
             return Updates::NONE;
         }
         let steps = self.after_render_at(wall);
-        Updates::of(self.driver.count_steps(steps), self.tick())
+        Updates::of(self.driver.count_steps(steps), self.tick_period())
     }
 
     /// Ends the frame at `now` on the game's clock: when, on that clock, the
@@ -423,10 +418,10 @@ impl Pacer {
     /// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
     /// let start = Instant::now();
     /// let ms = |n| start + Duration::from_millis(n);
-    /// assert_eq!(pacer.advance(ms(0)).steps().len(), 0, "the first frame starts the clock");
+    /// assert_eq!(pacer.advance(ms(0)).updates().len(), 0, "the first frame starts the clock");
     /// pacer.finish(ms(1));
     /// let frame = pacer.advance(ms(40));
-    /// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
+    /// assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
     /// assert_eq!(frame.alpha(), 6_666_667.0 / 16_666_667.0, "6.67 ms into the 16.67 ms of the third tick");
     /// ```
     #[cfg(feature = "std")]
@@ -498,7 +493,7 @@ impl Pacer {
     /// than the present time (the session measures them).
     ///
     /// ```
-    /// use timestep_core::frame::{FrameHost, Simulation};
+    /// use timestep_core::host::{FrameHost, Simulation};
     /// use timestep_core::{Nanos, Pacer, Rate, StrategyId, View};
     ///
     /// struct Ticks(u32);
@@ -564,23 +559,6 @@ impl Pacer {
         let now = host.now();
         self.wall = now;
         now
-    }
-
-    /// One whole frame on `clock`: `update` for each step, `render` once,
-    /// then presented and finished at the clock's time. Returns the wake.
-    #[cfg(feature = "std")]
-    pub fn run_frame<G>(
-        &mut self,
-        mut clock: impl FnMut() -> Instant,
-        game: &mut G,
-        mut update: impl FnMut(&mut G, Duration),
-        render: impl FnOnce(&G, &Frame),
-    ) -> Option<Instant> {
-        let frame = self.advance(clock());
-        frame.steps().for_each(|dt| update(game, dt));
-        render(game, &frame);
-        self.presented(clock()).for_each(|dt| update(game, dt));
-        self.finish(clock())
     }
 
     /// Forgets the backlog and all timing state (after a load, a pause, a
@@ -651,7 +629,7 @@ impl Pacer {
 
     /// One fixed step's `dt` (the tick period, rounded to the nanosecond).
     #[inline]
-    pub fn tick(&self) -> Duration {
+    pub fn tick_period(&self) -> Duration {
         self.driver.step_duration()
     }
 
@@ -660,8 +638,8 @@ impl Pacer {
         nanos_to_duration(self.driver.game_time())
     }
 
-    /// World updates handed out so far.
-    pub fn updates(&self) -> u64 {
+    /// World updates handed out so far (the reports' `total_updates`).
+    pub fn total_updates(&self) -> u64 {
         self.driver.updates()
     }
 
@@ -792,7 +770,7 @@ impl LoopContext<'_> {
         self.pacer.set_time_scale(scale);
     }
 
-    /// The pacer, for everything else it says: [`Pacer::updates`],
+    /// The pacer, for everything else it says: [`Pacer::total_updates`],
     /// [`Pacer::game_time`], [`Pacer::strategy`], [`Pacer::verdict`], …
     pub fn pacer(&self) -> &Pacer {
         self.pacer
@@ -832,7 +810,7 @@ fn run_on<G>(
         ctx.last_frame = now.saturating_duration_since(ctx.frame_start);
         ctx.frame_start = now;
         let frame = ctx.pacer.advance(now);
-        for dt in frame.steps() {
+        for dt in frame.updates() {
             update(game, &mut ctx, dt);
         }
         render(game, &mut ctx, &frame);
@@ -853,7 +831,7 @@ fn run_on<G>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{FrameHost, Simulation};
+    use crate::host::{FrameHost, Simulation};
     use crate::time::{Clock, ManualClock, NANOS_PER_SEC};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -924,13 +902,13 @@ mod tests {
     /// Updates per frame from a pacer built as the lab builds one
     /// (`StrategyConfig::default().with_tick_rate`), driven through a host (the lab's loop).
     fn hosted_updates(id: StrategyId, run: Run) -> Vec<u32> {
-        let mut driver = Pacer::with_config(id, StrategyConfig::default().with_tick_rate(run.tick));
-        driver.set_refresh(Some(run.refresh));
+        let mut pacer = Pacer::with_config(id, StrategyConfig::default().with_tick_rate(run.tick));
+        pacer.set_refresh(Some(run.refresh));
         let mut host = VsyncHost { clock: ManualClock::default(), refresh: run.refresh };
         (0..run.frames)
             .map(|frame| {
                 host.clock.advance_by(run.stall_before(frame));
-                let report = driver.run_host_frame(&mut Counter, &mut host);
+                let report = pacer.run_host_frame(&mut Counter, &mut host);
                 if let Some(wake) = report.wake.at {
                     host.clock.advance_to(wake);
                 }
@@ -947,7 +925,7 @@ mod tests {
         (0..run.frames)
             .map(|frame| {
                 clock.advance_by(run.stall_before(frame));
-                let before = pacer.advance_at(clock.now()).steps().len();
+                let before = pacer.advance_at(clock.now()).updates().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
                 clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented_at(clock.now(), None).len();
@@ -969,7 +947,7 @@ mod tests {
         (0..run.frames)
             .map(|frame| {
                 clock.advance_by(run.stall_before(frame));
-                let before = pacer.advance(at(base, clock.now())).steps().len();
+                let before = pacer.advance(at(base, clock.now())).updates().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
                 clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented(at(base, clock.now())).len();
@@ -1027,14 +1005,14 @@ mod tests {
         let mut clock = ManualClock::default();
         let mut dts = Vec::new();
         while clock.now() <= NANOS_PER_SEC {
-            dts.extend(pacer.advance_at(clock.now()).steps());
+            dts.extend(pacer.advance_at(clock.now()).updates());
             clock.advance_by(2_000_000);
             assert_eq!(pacer.presented_at(clock.now(), Some(1_000_000)).len(), 0, "catch-up steps before drawing");
             assert_eq!(pacer.finish_at(clock.now()), None, "vsync paces a catch-up loop");
             clock.advance_by(8_000_000);
         }
         assert_eq!(dts, [Duration::from_nanos(16_666_667); 60], "ticks 1 to 60, the last at 1 s exactly");
-        assert_eq!((pacer.updates(), pacer.game_time()), (60, Duration::from_secs(1)));
+        assert_eq!((pacer.total_updates(), pacer.game_time()), (60, Duration::from_secs(1)));
     }
 
     #[test]
@@ -1052,7 +1030,7 @@ mod tests {
             })
             .collect();
         assert_eq!(wakes, [16_666_666, 33_333_333, 50_000_000], "n / 60 s, floored to the nanosecond");
-        assert_eq!(pacer.updates(), 3, "one tick a frame");
+        assert_eq!(pacer.total_updates(), 3, "one tick a frame");
     }
 
     #[test]
@@ -1072,7 +1050,7 @@ mod tests {
         let (mut now, mut steps) = (from, Vec::new());
         let display = Rate::from_hz(60);
         while now <= until {
-            let n = pacer.advance_at(now).steps().len() + pacer.presented_at(now, None).len();
+            let n = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
             steps.push(n);
             let wake = pacer.finish_at(now).unwrap_or(0);
             now = wake.max(next_vblank(display, now));
@@ -1131,10 +1109,10 @@ mod tests {
     #[test]
     fn variable_runs_one_update_of_the_frame_time() {
         let mut pacer = Pacer::new(StrategyId::Variable, Rate::from_hz(60));
-        assert_eq!(pacer.advance_at(0).steps().len(), 0);
+        assert_eq!(pacer.advance_at(0).updates().len(), 0);
         pacer.finish_at(0);
         let frame = pacer.advance_at(7_000_000);
-        assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_millis(7)]);
+        assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_millis(7)]);
         assert_eq!((frame.alpha(), frame.ahead()), (1.0, Duration::ZERO), "the latest state, as it is");
         assert_eq!(pacer.game_time(), Duration::from_millis(7));
     }
@@ -1145,7 +1123,7 @@ mod tests {
         pacer.set_refresh(Some(Rate::new(125, 2).unwrap()));
         let frame = pacer.advance_at(0);
         assert!(frame.renders_first());
-        assert_eq!(frame.steps().len(), 0, "nothing before the picture");
+        assert_eq!(frame.updates().len(), 0, "nothing before the picture");
         let late = pacer.presented_at(3_000_000, None);
         assert_eq!(late.collect::<Vec<_>>(), [Duration::from_millis(5); 4], "simulates just past the 16 ms frame end");
         assert_eq!(pacer.finish_at(7_000_000), Some(16_000_000));
@@ -1158,7 +1136,7 @@ mod tests {
         let _frame = pacer.advance_at(0);
         pacer.finish_at(0);
         let frame = pacer.advance_at(20_000_000);
-        assert_eq!(frame.steps().len(), 1);
+        assert_eq!(frame.updates().len(), 1);
         assert_eq!(frame.ahead(), Duration::from_nanos(20_000_000 - 16_666_666));
         assert_eq!(frame.alpha(), 1.0);
         // 3_333_334 ns ahead of a 16_666_667 ns tick: a fifth of the last change, and a hair more.
@@ -1226,7 +1204,12 @@ mod tests {
             |ticks, ctx, _dt| ticks.push(ctx.running_time().as_millis()),
             |_, ctx, _frame| {
                 let ms = |d: Duration| d.as_millis();
-                seen.push((ctx.renders(), ms(ctx.running_time()), ms(ctx.last_frame_time()), ctx.pacer().updates()));
+                seen.push((
+                    ctx.renders(),
+                    ms(ctx.running_time()),
+                    ms(ctx.last_frame_time()),
+                    ctx.pacer().total_updates(),
+                ));
                 if ctx.running_time() == Duration::from_millis(500) {
                     ctx.set_time_scale(2.0);
                 }
@@ -1244,24 +1227,6 @@ mod tests {
         assert_eq!(seen[0], (0, 0, 0, 0));
         assert_eq!(seen[10], (10, 1000, 100, 3), "the frame that exits: the tenth render, 100 ms after the last");
         assert_eq!((pacer.game_time(), pacer.time_scale()), (Duration::from_millis(1500), 2.0));
-    }
-
-    #[cfg(feature = "std")]
-    #[test]
-    fn run_frame_updates_for_each_step_and_renders_once() {
-        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
-        let base = Instant::now();
-        let mut clock = ManualClock::default();
-        let (mut updates, mut renders) = (Vec::new(), Vec::new());
-        for frame in 0..4 {
-            clock.advance_to(frame * 300_000_000);
-            let now = || at(base, clock.now());
-            let wake =
-                pacer.run_frame(now, &mut updates, |u, dt| u.push(dt), |u, f| renders.push((u.len(), f.alpha())));
-            assert_eq!(wake, None, "interpolation waits for vsync, not a timer");
-        }
-        assert_eq!(updates, [Duration::from_millis(500); 1], "one tick of 2 Hz in 0.9 s");
-        assert_eq!(renders, [(0, 0.0), (0, 0.6), (1, 0.2), (1, 0.8)]);
     }
 
     #[test]
@@ -1334,14 +1299,14 @@ mod tests {
         assert_eq!(pacer.config().tick_rate, Rate::from_hz(2));
         assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, Duration::from_millis(1500)));
         assert_eq!(pacer.config().fuzzy_variant, FuzzyVariant::Fuzzy6062);
-        assert_eq!(pacer.tick(), Duration::from_millis(500));
+        assert_eq!(pacer.tick_period(), Duration::from_millis(500));
     }
 
     #[test]
     fn switching_strategy_keeps_the_game_time_and_the_tick_phase() {
         let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
         frames_until(&mut pacer, 0, 100_000_000);
-        assert_eq!(pacer.updates(), 6);
+        assert_eq!(pacer.total_updates(), 6);
         pacer.set_strategy(StrategyId::Variable);
         assert_eq!(pacer.strategy(), StrategyId::Variable);
         assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [1], "variable steps from the last tick on");
@@ -1354,7 +1319,7 @@ mod tests {
         let mut stepped = Vec::new();
         for k in from..=until {
             let now = display.tick_time_ceil(k);
-            let n = pacer.advance_at(now).steps().len() + pacer.presented_at(now, None).len();
+            let n = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
             if n > 0 {
                 stepped.push(now / 1_000_000);
             }
@@ -1378,10 +1343,10 @@ mod tests {
             let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
             let _first = pacer.advance_at(0);
             let _wake = pacer.finish_at(0);
-            assert_eq!(pacer.advance_at(900_000_000).steps().len(), 1, "the tick at 0.5 s");
+            assert_eq!(pacer.advance_at(900_000_000).updates().len(), 1, "the tick at 0.5 s");
             let _wake = pacer.finish_at(900_000_000);
             pacer.set_strategy(id);
-            let steps = pacer.advance_at(1_200_000_000).steps().len();
+            let steps = pacer.advance_at(1_200_000_000).updates().len();
             steps + pacer.presented_at(1_200_000_000, None).len()
         });
         // The tick at 1 s is due at 1.2 s: every strategy runs it (`variable`
@@ -1401,6 +1366,6 @@ mod tests {
         assert!(format!("{game:?}").starts_with("Game { pacer: Pacer {"), "{game:?}");
         let steps = |pacer: &mut Pacer| frames_until(pacer, 150_000_000, 150_000_000);
         assert_eq!(steps(&mut copy.pacer), steps(&mut game.pacer), "the copy decides as the original");
-        assert_eq!(copy.pacer.updates(), 9);
+        assert_eq!(copy.pacer.total_updates(), 9);
     }
 }

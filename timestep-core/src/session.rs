@@ -10,8 +10,8 @@
 //! ```text
 //!   caller (window / virtual monitor / game)            Session
 //!   ───────────────────────────────────────             ────────────────────────────────────────
-//!   host = FrameHost(clock, renderer, present)
-//!   report = session.run_frame(&mut host)     ────►     pacer.run_host_frame(world, host)
+//!   h = FrameHost(clock, renderer, present)
+//!   report = session.run_host_frame(&mut h)   ────►     pacer.run_host_frame(world, h)
 //!   session.record(&report, presented)        ────►     run + live metrics, refresh meter,
 //!                                                        frame-time ring, fps/ups
 //!   wait until report.wake                               (the caller sleeps; the session never does)
@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::Pacer;
-use crate::frame::{FrameHost, FrameReport, Simulation};
+use crate::host::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{Verdict, VerdictFacts};
@@ -150,18 +150,18 @@ impl DisplayInfo {
 }
 
 /// How one frame's picture fared on its way to the screen:
-/// [`Presented::SHOWN`] or [`Presented::default`] (not shown), and the
+/// [`PresentOutcome::SHOWN`] or [`PresentOutcome::default`] (not shown), and the
 /// `with_` methods.
 ///
 /// ```
-/// use timestep_core::session::Presented;
-/// let vsynced = Presented::SHOWN.with_blocked(14_000_000);
+/// use timestep_core::session::PresentOutcome;
+/// let vsynced = PresentOutcome::SHOWN.with_blocked(14_000_000);
 /// assert_eq!((vsynced.shown, vsynced.blocked, vsynced.throttled), (true, 14_000_000, 0));
-/// assert!(!Presented::default().shown, "a frame the surface refused");
+/// assert!(!PresentOutcome::default().shown, "a frame the surface refused");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub struct Presented {
+pub struct PresentOutcome {
     /// It reached the screen (a surface may refuse a frame: minimised, lost).
     pub shown: bool,
     /// Time the frame was blocked in acquire + present (vsync shows up here).
@@ -173,28 +173,28 @@ pub struct Presented {
     pub throttled: Nanos,
 }
 
-impl Presented {
+impl PresentOutcome {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
-    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
+    pub const SHOWN: PresentOutcome = PresentOutcome { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
 
     /// The same frame, shown or not.
-    pub fn with_shown(self, shown: bool) -> Presented {
-        Presented { shown, ..self }
+    pub fn with_shown(self, shown: bool) -> PresentOutcome {
+        PresentOutcome { shown, ..self }
     }
 
     /// The same frame, blocked `blocked` ns in acquire + present.
-    pub fn with_blocked(self, blocked: Nanos) -> Presented {
-        Presented { blocked, ..self }
+    pub fn with_blocked(self, blocked: Nanos) -> PresentOutcome {
+        PresentOutcome { blocked, ..self }
     }
 
     /// The same frame, presented `late` ns after its emulated wake time (`None`: no emulation).
-    pub fn with_emulation_late(self, late: Option<Nanos>) -> Presented {
-        Presented { emulation_late: late, ..self }
+    pub fn with_emulation_late(self, late: Option<Nanos>) -> PresentOutcome {
+        PresentOutcome { emulation_late: late, ..self }
     }
 
     /// The same frame, after waiting `throttled` ns for the compositor's go-ahead.
-    pub fn with_throttled(self, throttled: Nanos) -> Presented {
-        Presented { throttled, ..self }
+    pub fn with_throttled(self, throttled: Nanos) -> PresentOutcome {
+        PresentOutcome { throttled, ..self }
     }
 }
 
@@ -289,9 +289,9 @@ struct Lateness {
 /// One loop's pacing and measurements. See the module docs.
 ///
 /// ```
-/// use timestep_core::frame::Simulation;
+/// use timestep_core::host::Simulation;
 /// use timestep_core::monitor::{Preset, VirtualDisplay};
-/// use timestep_core::session::{DisplayInfo, Presented, Session};
+/// use timestep_core::session::{DisplayInfo, PresentOutcome, Session};
 /// use timestep_core::{Nanos, Rate, StrategyConfig, StrategyId};
 ///
 /// struct NoWorld;
@@ -302,8 +302,8 @@ struct Lateness {
 /// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
 /// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
 /// for _ in 0..60 {
-///     let report = session.run_frame(&mut monitor);
-///     session.record(&report, Presented::SHOWN);
+///     let report = session.run_host_frame(&mut monitor);
+///     session.record(&report, PresentOutcome::SHOWN);
 /// }
 /// assert_eq!(session.report(monitor.clock()).total_updates, 60);
 /// ```
@@ -382,12 +382,12 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
-    pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
+    pub fn run_host_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
         self.pacer.run_host_frame(&mut self.world, host)
     }
 
     /// Records what a frame did and how its picture fared.
-    pub fn record(&mut self, report: &FrameReport, presented: Presented) {
+    pub fn record(&mut self, report: &FrameReport, presented: PresentOutcome) {
         let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
         self.last_wake = report.wake.at;
         self.last_end = report.end;
@@ -409,7 +409,7 @@ impl<W: Simulation> Session<W> {
         }
     }
 
-    fn measure(&mut self, report: &FrameReport, presented: Presented, unpaced: bool) {
+    fn measure(&mut self, report: &FrameReport, presented: PresentOutcome, unpaced: bool) {
         self.rates.record(report.end, true, report.updates);
         if let Some(late) = presented.emulation_late {
             let l = &mut self.lateness;
@@ -506,7 +506,7 @@ impl<W: Simulation> Session<W> {
         self.measures.live_origin = LiveOrigin {
             at: now,
             game: self.pacer.driver().game_time(),
-            updates: self.pacer.updates(),
+            updates: self.pacer.total_updates(),
             frames: self.frames,
             presented: self.presented,
         };
@@ -639,7 +639,7 @@ impl<W: Simulation> Session<W> {
 
     fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
         let game = self.game_time().saturating_sub(origin.game);
-        let updates = self.pacer.updates().saturating_sub(origin.updates);
+        let updates = self.pacer.total_updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
         let refresh = self.display.refresh();
@@ -736,8 +736,8 @@ mod tests {
     /// Runs `frames` frames on the article's virtual 60 Hz display.
     fn run(session: &mut Session<Counter>, display: &mut VirtualDisplay<'_>, frames: u32) {
         for _ in 0..frames {
-            let report = session.run_frame(display);
-            session.record(&report, Presented::SHOWN);
+            let report = session.run_host_frame(display);
+            session.record(&report, PresentOutcome::SHOWN);
             if let Some(at) = report.wake.at {
                 display.wait_until(at);
             }
@@ -851,13 +851,13 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 60);
-        let updates = session.pacer().updates();
+        let updates = session.pacer().total_updates();
         session.set_paused(true, display.clock());
         assert!(session.paused());
         display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
-        assert!(session.pacer().updates() - updates <= 2, "ten paused seconds are not replayed");
+        assert!(session.pacer().total_updates() - updates <= 2, "ten paused seconds are not replayed");
     }
 
     #[test]
@@ -929,8 +929,8 @@ mod tests {
         let mut session = Session::new(StrategyId::Lockstep, config, Counter::default(), display, 0);
         let mut host = Grid16 { clock: 0, frame: 0, freeze_at };
         for _ in 0..frames {
-            let report = session.run_frame(&mut host);
-            session.record(&report, Presented::SHOWN);
+            let report = session.run_host_frame(&mut host);
+            session.record(&report, PresentOutcome::SHOWN);
         }
         let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, host.clock);
@@ -976,7 +976,7 @@ mod tests {
         let mut display = glaiel_60();
         run(&mut session, &mut display, 300);
         assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
-        let updates_before = session.pacer().updates();
+        let updates_before = session.pacer().total_updates();
         session.set_strategy(StrategyId::Interpolated, display.clock());
         run(&mut session, &mut display, 200);
         let now = display.clock();
@@ -985,7 +985,7 @@ mod tests {
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");
-        assert_eq!(live.total_updates, session.pacer().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.total_updates, session.pacer().total_updates() - updates_before, "updates since the switch");
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);

@@ -2,9 +2,9 @@
 //! and what the keys change.
 //!
 //! ```text
-//!   Demo::frame ─► Mode::Single:  screen.draw(WindowHost) ─► session.run_frame ─► session.record
+//!   Demo::frame ─► Mode::Single:  screen.draw(WindowHost) ─► session.run_host_frame ─► session.record
 //!               │                 └► session.fill_hud(hud) ─► next frame's overlay
-//!               └► Mode::Lanes:   lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
+//!               └► Mode::Lanes:   lanes.run_lane_frames(start) ─► WindowHost::show_instances ─► lanes.record
 //!                                 (the demo's session is paused meanwhile: see `mode` and `app::lanes`)
 //!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx    (keys.rs)
 //!   shell, measure ─► Demo's methods (redraws, resizes, reports), never its parts
@@ -37,7 +37,7 @@ use crate::app::load::LoadPreset;
 use crate::app::stats::{FrameLog, StatsJson};
 use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
-use crate::frame::FrameReport;
+use crate::host::FrameReport;
 use crate::hud::{HudData, RunnerLane};
 use crate::monitor::RunReport;
 use crate::refresh::Verdict;
@@ -347,7 +347,7 @@ impl Demo {
                 host.draw_still(session.world(), session.last_view());
                 None
             } else {
-                Some(session.run_frame(host))
+                Some(session.run_host_frame(host))
             }
         });
         self.screen.gfx.collect_times();
@@ -645,7 +645,7 @@ impl Demo {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
         let (frames, presented) = self.session.frame_counts();
-        log::info!("{frames} frames, {presented} presented, {} updates", self.session.pacer().updates());
+        log::info!("{frames} frames, {presented} presented, {} updates", self.session.pacer().total_updates());
         if let Some(held) = self.hold.run_summary() {
             log::info!("{held}");
         }
@@ -714,7 +714,7 @@ fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::Simulation as _;
+    use crate::host::Simulation as _;
 
     #[test]
     fn a_fresh_session_starts_at_tick_zero_with_the_keys_held_now() {

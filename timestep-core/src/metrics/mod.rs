@@ -143,7 +143,7 @@ pub(crate) mod window;
 pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};
 
-use crate::frame::FrameReport;
+use crate::host::FrameReport;
 use crate::time::{Nanos, Rate, nanos_to_ms};
 use motion::{Point, Running};
 use pattern::PatternLog;

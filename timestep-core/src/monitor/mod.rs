@@ -2,7 +2,7 @@
 //!
 //! A run is a game's loop with the platform swapped out. The same
 //! [`Pacer`] runs the same [`crate::strategy`] state machine on a
-//! world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
+//! world; only the [`FrameHost`](crate::host::FrameHost) differs: a
 //! [`VirtualDisplay`] whose [`ManualClock`](crate::time::ManualClock) moves
 //! by modelled costs instead of real time.
 //!
@@ -43,9 +43,9 @@ pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, Tr
 pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::Pacer;
-use crate::frame::Simulation;
+use crate::host::Simulation;
 use crate::metrics::Metrics;
-use crate::session::{DisplayInfo, PresentMode, Presented, Session};
+use crate::session::{DisplayInfo, PresentMode, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use std::fmt;
@@ -88,7 +88,7 @@ pub enum Stop {
 /// `with_` methods, or its fields.
 ///
 /// ```
-/// use timestep_core::frame::Simulation;
+/// use timestep_core::host::Simulation;
 /// use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
 /// use timestep_core::{Nanos, StrategyId};
 ///
@@ -456,7 +456,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.pacer().updates() >= n,
+            Stop::Updates(n) => session.pacer().total_updates() >= n,
             Stop::Duration(d) => now - spec.start >= d,
             Stop::TraceEnd => false,
         };
@@ -469,7 +469,11 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             Some(Truncation::FrameBudget { estimate: spec.estimated_frames().min(u64::MAX as f64) as u64 })
         } else if now >= clock_limit {
             let wanted = if let Stop::Updates(n) = spec.stop { n } else { 0 };
-            Some(Truncation::GameFellBehind { updates: session.pacer().updates(), wanted, elapsed: now - spec.start })
+            Some(Truncation::GameFellBehind {
+                updates: session.pacer().total_updates(),
+                wanted,
+                elapsed: now - spec.start,
+            })
         } else {
             None
         };
@@ -477,10 +481,10 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             log::debug!("{} on {}: stopped after {frames} frames: {reason}", spec.strategy, spec.refresh);
             break;
         }
-        display.begin_frame(session.game_time(), session.pacer().updates(), tick);
-        let report = session.run_frame(&mut display);
+        display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
+        let report = session.run_host_frame(&mut display);
         display.end_frame(session.game_time());
-        session.record(&report, Presented::SHOWN);
+        session.record(&report, PresentOutcome::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
@@ -525,7 +529,7 @@ fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start:
         done as f64 / len.max(1) as f64
     } else {
         match stop {
-            Stop::Updates(n) => pacer.updates() as f64 / n.max(1) as f64,
+            Stop::Updates(n) => pacer.total_updates() as f64 / n.max(1) as f64,
             Stop::Duration(d) => (display.clock() - start) as f64 / d.max(1) as f64,
             Stop::TraceEnd => 0.0,
         }

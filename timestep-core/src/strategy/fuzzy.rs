@@ -470,7 +470,7 @@ mod tests {
     struct StepCounter(u64);
 
     #[cfg(feature = "monitor")]
-    impl crate::frame::Simulation for StepCounter {
+    impl crate::host::Simulation for StepCounter {
         fn step(&mut self, _dt: Nanos) {
             self.0 += 1;
         }

@@ -1,7 +1,7 @@
 //! Loop strategies: plain state machines that turn time into decisions.
 //!
 //! A strategy never reads a clock and never sleeps. The loop driver
-//! ([`crate::frame`]) feeds it the time at three points of a frame and carries
+//! ([`crate::host`]) feeds it the time at three points of a frame and carries
 //! out what it returns:
 //!
 //! ```text

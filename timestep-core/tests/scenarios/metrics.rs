@@ -10,7 +10,7 @@
 //! | ten 100 ms freezes          | twenty hitches (freeze, then jump) of 83 ms, at any length   |
 
 use std::sync::Arc;
-use timestep_core::frame::Simulation;
+use timestep_core::host::Simulation;
 use timestep_core::metrics::FrameStats;
 use timestep_core::monitor::{Event, Preset, RunSpec, Stop, Trace, simulate};
 use timestep_core::strategy::{StrategyId, View};

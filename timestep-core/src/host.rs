@@ -537,7 +537,7 @@ mod tests {
         host.clock.advance_to(100_000_000);
         let report = pacer.run_host_frame(&mut world, &mut host);
         assert_eq!(report.updates, 3);
-        assert_eq!(pacer.updates(), 3);
+        assert_eq!(pacer.total_updates(), 3);
     }
 
     #[test]
@@ -561,7 +561,7 @@ mod tests {
         pacer.run_host_frame(&mut world, &mut host);
         pacer.set_strategy(StrategyId::Variable);
         assert_eq!(pacer.strategy(), StrategyId::Variable);
-        assert_eq!(pacer.updates(), 1);
+        assert_eq!(pacer.total_updates(), 1);
         assert_eq!(pacer.driver().game_time(), 16_666_666);
     }
 }

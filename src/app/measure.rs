@@ -545,7 +545,7 @@ fn apply(demo: &mut Demo, config: &RunConfig, mode: Mode, strategy: StrategyId, 
 fn mode_label(mode: Mode, emulated_hz: Option<f64>) -> String {
     let name = crate::render::surface::present_mode_title(mode.present);
     match (mode.emulated, emulated_hz) {
-        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::monitor::trim_number(hz, 3)),
+        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::report::trim_number(hz, 3)),
         (true, None) => format!("{name} + emulated vblank"),
         (false, _) => name.to_owned(),
     }

@@ -15,11 +15,12 @@ use std::time::Duration;
 use timestep_lab::host::Simulation;
 use timestep_lab::hud::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
-use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
+use timestep_lab::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
 use timestep_lab::render::overlay::{
     Input, LayoutMode, Overlay, OverlayLayout, Target, metric_rows, present_interval_line,
 };
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
+use timestep_lab::report::RunReport;
 use timestep_lab::session::{DisplayInfo, PresentMode, PresentOutcome, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
 use timestep_lab::strategy::StrategyId;
@@ -504,7 +505,7 @@ fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str
     for row in metric_rows(&hud.figures.stats) {
         assert_eq!(
             Some(row.legend),
-            timestep_lab::monitor::definition(row.name),
+            timestep_lab::report::definition(row.name),
             "{what}: the legend is the definition"
         );
         let field = serde_json::to_value(report).expect("JSON")[row.name].as_f64().expect("a number");

@@ -39,9 +39,9 @@ use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::host::FrameReport;
 use crate::hud::{HudData, RunnerLane};
-use crate::monitor::RunReport;
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
+use crate::report::RunReport;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
@@ -536,7 +536,7 @@ impl Demo {
             if rate.period() + rate.period() / 100 < period {
                 crate::platform::notify(&format!(
                     "the emulated {} Hz is faster than this screen's {:.2} Hz: frames come at most once a refresh",
-                    crate::monitor::trim_number(rate.hz(), 3),
+                    crate::report::trim_number(rate.hz(), 3),
                     1e9 / period as f64
                 ));
             }

@@ -32,11 +32,6 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-// The reports a run gives, where they were before they had a module of their own.
-pub use crate::report::{
-    DisplayFacts, FIELDS, IntervalHistogram, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
-    definitions_markdown, to_csv, to_json, to_table, trim_number,
-};
 pub use timeline::{Event, Timeline};
 pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 #[cfg(feature = "trace")]
@@ -45,6 +40,7 @@ pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 use crate::Pacer;
 use crate::host::Simulation;
 use crate::metrics::Metrics;
+use crate::report::RunReport;
 use crate::session::{DisplayInfo, PresentMode, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};

@@ -1,9 +1,8 @@
 //! The one [`RunReport`]: what a simulated run or a window's session reports.
 
 use serde::Serialize;
-use serde::ser::SerializeMap as _;
 
-use super::registry::{Cell, TRACE_FIELDS};
+use super::cell::Cell;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
@@ -158,7 +157,7 @@ pub struct DisplayFacts {
 }
 
 /// What a replayed trace was: the report's [`TRACE_FIELDS`](super::TRACE_FIELDS),
-/// written under the registry's names.
+/// written under the registry's names (which serialize it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceInfo {
     /// The replayed application (`null` for a plain list).
@@ -171,26 +170,4 @@ pub struct TraceInfo {
     /// The refresh measured from the capture (`null` when it has no
     /// display-change times or tears).
     pub refresh_hz: Option<f64>,
-}
-
-impl Serialize for Cell<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Cell::Text(text) => serializer.serialize_str(text),
-            Cell::Hz(value) | Cell::Real(value) => serializer.serialize_f64(value),
-            Cell::OnOff(flag) => flag.serialize(serializer),
-            Cell::Count(n) => serializer.serialize_u64(n),
-            Cell::Missing => serializer.serialize_none(),
-        }
-    }
-}
-
-impl Serialize for TraceInfo {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(TRACE_FIELDS.len()))?;
-        for field in TRACE_FIELDS {
-            map.serialize_entry(field.name, &field.trace_cell(self))?;
-        }
-        map.end()
-    }
 }

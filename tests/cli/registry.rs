@@ -2,17 +2,18 @@
 //! registry (`timestep-core/src/report/registry.rs`): everything else reads
 //! it from there. Tests and comments aside.
 //!
-//! Two words are also present mode names, another meaning of the same
-//! spelling: `vsync` as `--present-mode vsync` (the app's alias table) and
-//! as the pacer's present-mode label.
+//! One word has other meanings of the same spelling: `vsync` as
+//! `--present-mode vsync` (the app's alias table), as the pacer's
+//! present-mode label, and as a compositor's presentation flag.
 
 use std::path::{Path, PathBuf};
 use timestep_lab::report::registry::all_fields;
 
 /// Where a field's name may appear as a string besides the registry, and why.
-const OTHER_MEANINGS: [(&str, &str); 2] = [
+const OTHER_MEANINGS: [(&str, &str); 3] = [
     ("src/app/config.rs", "vsync"),          // the present mode alias `--present-mode vsync`
     ("timestep-core/src/pacer.rs", "vsync"), // the pacer's present-mode label
+    ("timestep-core/src/feedback.rs", "vsync"), // the compositor's presentation flag
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -53,9 +53,10 @@ fn the_only_unsafe_in_the_core_is_the_attribute_forbidding_it() {
 }
 
 /// Words that speak of the app built on the crate, not of the crate: its
-/// window and overlay, its command line and flags, the displays its tests run on.
+/// window and overlay, its command line and flags, the display its tests run
+/// on. (A compositor's name, Weston's too, is a fact about a platform.)
 const APP_WORDS: [&str; 8] =
-    ["demo window", "overlay", "the shell", "the lab", "cli ", "xvfb", "weston", "--stats-json"];
+    ["demo window", "overlay", "the shell", "the lab", " cli ", "the cli", "xvfb", "--stats-json"];
 
 #[test]
 fn the_core_s_docs_speak_of_the_crate_not_of_the_app_built_on_it() {

@@ -244,12 +244,17 @@ impl FrameDriver {
     /// Switches strategy. The world is untouched, and so is the tick phase:
     /// the new strategy's next tick falls due a period after the old one's
     /// latest, so the switch neither loses nor repeats game time.
-    pub(crate) fn set_strategy(&mut self, id: StrategyId) {
+    /// The phase kept is within a tick of `now` (the game time of the latest
+    /// frame): what the old strategy owed beyond that (a backlog it was
+    /// dropping) is not replayed, and what it ran ahead (`paced`) is not
+    /// waited out.
+    pub(crate) fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
         let last_tick = self.strategy.last_tick();
         self.id = id;
         self.strategy = id.build(&self.config);
         if let Some(last_tick) = last_tick {
-            self.strategy.continue_from(last_tick);
+            let period = self.game.period;
+            self.strategy.continue_from(last_tick.clamp(now.saturating_sub(period), now.saturating_add(period)));
         }
     }
 

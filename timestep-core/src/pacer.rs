@@ -654,7 +654,7 @@ impl Pacer {
     /// kept: the next tick falls due a period after the last one run, and
     /// the first frame after the switch runs the ticks due by then.
     pub fn set_strategy(&mut self, strategy: StrategyId) {
-        self.driver.set_strategy(strategy);
+        self.driver.set_strategy(strategy, self.scale.game_at(self.wall));
         self.render_first = false;
         self.last_wake = None;
     }
@@ -1438,6 +1438,55 @@ mod tests {
         // The tick at 1 s is due at 1.2 s: every strategy runs it (`variable`
         // as one step of 0.7 s); before, only those that step every frame did.
         assert_eq!(after_switch, [1; 10], "in the order of StrategyId::ALL");
+    }
+
+    #[test]
+    fn a_switch_keeps_a_tick_of_phase_at_most_so_lockstep_s_own_clock_neither_bursts_nor_freezes() {
+        let display = Rate::from_hz(144);
+        let steps_after_switch = |from: StrategyId| {
+            let mut pacer = Pacer::new(from, Rate::from_hz(60));
+            // A second of 144 Hz frames: lockstep's 144 ticks say 2.4 s.
+            for k in 0..=144 {
+                let now = display.tick_time_ceil(k);
+                let _updates = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
+                let _wake = pacer.finish_at(now);
+            }
+            pacer.set_strategy(StrategyId::CatchUp);
+            (145..=216).map(|k| pacer.advance_at(display.tick_time_ceil(k)).updates().len()).collect::<Vec<_>>()
+        };
+        for from in [StrategyId::Lockstep, StrategyId::Interpolated, StrategyId::Paced] {
+            let steps = steps_after_switch(from);
+            let total: usize = steps.iter().sum();
+            assert!(steps.iter().all(|&n| n <= 1), "{from} -> catch-up: no burst: {steps:?}");
+            assert!(
+                (29..=31).contains(&total),
+                "{from} -> catch-up: half a second is 30 ticks, not {total}: {steps:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn after_a_switch_an_interpolated_picture_moves_on_at_once_instead_of_freezing_a_tick() {
+        for to in [StrategyId::Interpolated, StrategyId::Snapped, StrategyId::Paced] {
+            let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+            let refresh = Rate::from_hz(60);
+            pacer.set_refresh(Some(refresh));
+            let mut host = VsyncHost { clock: ManualClock::default(), refresh };
+            let mut frame = |pacer: &mut Pacer| {
+                let report = pacer.run_host_frame(&mut Counter, &mut host);
+                if let Some(wake) = report.wake.at {
+                    host.clock.advance_to(wake);
+                }
+                report.content_time
+            };
+            for _ in 0..60 {
+                frame(&mut pacer);
+            }
+            pacer.set_strategy(to);
+            let shown: Vec<Nanos> = (0..10).map(|_| frame(&mut pacer)).collect();
+            let steps: Vec<Nanos> = shown.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(steps.iter().all(|&d| d > 10_000_000), "{to}: every picture a refresh on: {steps:?}");
+        }
     }
 
     #[test]

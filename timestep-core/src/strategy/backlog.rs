@@ -173,11 +173,17 @@ impl Backlog {
     }
 
     /// Starts the accounting with the latest tick at `last_tick`: the next
-    /// falls due a period later (a switch of strategy keeps the phase).
+    /// falls due a period later (a switch of strategy keeps the phase). The
+    /// tick before it counts as run too, so an interpolated picture goes on
+    /// between the two states the world holds instead of freezing on the latest.
     pub(crate) fn continue_from(&mut self, last_tick: Nanos) {
-        self.origin = Some(last_tick);
+        let (origin, done) = match last_tick.checked_sub(self.tick.tick_time(1)) {
+            Some(origin) => (origin, 1),
+            None => (last_tick, 0),
+        };
+        self.origin = Some(origin);
         self.last_now = self.last_now.max(last_tick);
-        self.set_done(0, None);
+        self.set_done(done, None);
     }
 
     /// Clock time of the latest tick run; `None` before the first frame.

@@ -111,8 +111,16 @@ impl Strategy for Paced {
         self.origin.map(|origin| self.current_time(origin))
     }
 
+    /// As the backlog's: the tick before `last_tick` counts as simulated, the
+    /// picture goes on between the two.
     fn continue_from(&mut self, last_tick: Nanos) {
-        self.origin = Some(last_tick);
+        match last_tick.checked_sub(self.tick.tick_time(1)) {
+            Some(origin) => {
+                self.origin = Some(origin);
+                self.set_ticks(1);
+            }
+            None => self.origin = Some(last_tick),
+        }
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

@@ -140,8 +140,16 @@ impl Strategy for Snapped {
         Some(self.last_now?.saturating_sub(u64::try_from(acc).unwrap_or(u64::MAX)))
     }
 
+    /// As the backlog's: the tick before `last_tick` counts as run, the
+    /// picture goes on between the two.
     fn continue_from(&mut self, last_tick: Nanos) {
-        (self.origin, self.last_now) = (last_tick, Some(last_tick));
+        self.last_now = Some(last_tick);
+        self.origin = last_tick;
+        if let Some(origin) = last_tick.checked_sub(self.tick.tick_time(1)) {
+            self.origin = origin;
+            self.near = self.near.moved(self.tick, self.ticks, 1, None);
+            self.ticks = 1;
+        }
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

@@ -674,7 +674,8 @@ impl<W: Simulation> Session<W> {
         self.pacer.measure_present(report.display_time, presented.blocked, presented.throttled);
     }
 
-    /// Switches strategy (the world is kept; timing and live figures start over).
+    /// Switches strategy (the world and the tick phase are kept, as
+    /// [`Pacer::set_strategy`] keeps them; live figures start over).
     pub fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
         self.pacer.set_strategy(id);
         self.strategies_used.insert(id);

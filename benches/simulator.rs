@@ -94,6 +94,7 @@ fn ntsc_samples(n: u64) -> Vec<FrameSample> {
                 input_time: start + 2_000_000 + (i * 7_919 % 2_000_000),
                 display_time: refresh.tick_time(i + 1),
                 game_time: tick.tick_time(ticks),
+                repeats: 0,
             }
         })
         .collect()

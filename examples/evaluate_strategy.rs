@@ -31,7 +31,7 @@ fn main() {
     println!("strategy       doubles  hitches  judder ms  latency ms  drift ms/min");
     for id in [StrategyId::CatchUp, StrategyId::Interpolated, StrategyId::Fuzzy, StrategyId::Lockstep] {
         let mut spec = RunSpec::new(id, Preset::Glaiel);
-        spec.refresh = Rate::from_hz(144);
+        spec.refresh = Rate::from_hz(144).into();
         let run = simulate(&spec, &mut Ball::default()).report();
         println!(
             "{:<13} {:>8} {:>8} {:>10.3} {:>11.2} {:>13.1}",

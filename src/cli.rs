@@ -18,6 +18,7 @@
 
 use crate::strategy::StrategyId;
 use crate::time::{Nanos, Rate, RateError, SUPPORTED_RATES, ms_to_nanos, secs_to_nanos};
+use crate::vrr::{Refresh, RefreshError, VrrRange};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use std::path::PathBuf;
 
@@ -29,28 +30,50 @@ pub fn rate(text: &str) -> Result<Rate, RateError> {
     Rate::parse(text)
 }
 
-/// `--emulate-refresh`: one rate for every monitor, or a rate per monitor.
+/// A display's refresh: a rate (`60`, `59.94`) or a VRR range (`vrr:48-144`,
+/// `vrr:48-144:no-lfc`), its ends within [`SUPPORTED_RATES`] and in order.
+///
+/// # Errors
+/// Malformed text, a rate outside the range, a range whose ends are not in order.
+pub fn refresh(text: &str) -> Result<Refresh, RefreshError> {
+    text.parse()
+}
+
+/// `--emulate-refresh`: one refresh for every monitor, or one per monitor;
+/// each a rate (a vblank grid) or a VRR range (a VRR gate).
 ///
 /// ```text
 /// --emulate-refresh 59.94          every monitor: a 60000/1001 Hz grid
 /// --emulate-refresh 1=59.94,2=144  monitor 1 (as the startup log numbers them) at 59.94 Hz,
 ///                                  monitor 2 at 144 Hz, any other at its real refresh
+/// --emulate-refresh 1=vrr:48-144   monitor 1 a 48–144 Hz VRR panel: frames shown when ready
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EmulatedRefresh {
-    /// The same grid on every monitor.
-    All(Rate),
-    /// `(monitor index, 0-based; rate)`, in the order given, each monitor once.
-    PerMonitor(Vec<(usize, Rate)>),
+    /// The same refresh on every monitor.
+    All(Refresh),
+    /// `(monitor index, 0-based; refresh)`, in the order given, each monitor once.
+    PerMonitor(Vec<(usize, Refresh)>),
 }
 
 impl EmulatedRefresh {
-    /// The emulated rate on monitor `index` (0-based), or `None` for its real refresh.
-    pub fn rate_on(&self, index: usize) -> Option<Rate> {
+    /// The emulated refresh on monitor `index` (0-based), or `None` for its real refresh.
+    pub fn refresh_on(&self, index: usize) -> Option<Refresh> {
         match self {
-            EmulatedRefresh::All(rate) => Some(*rate),
-            EmulatedRefresh::PerMonitor(list) => list.iter().find(|(i, _)| *i == index).map(|(_, rate)| *rate),
+            EmulatedRefresh::All(refresh) => Some(*refresh),
+            EmulatedRefresh::PerMonitor(list) => list.iter().find(|(i, _)| *i == index).map(|(_, r)| *r),
         }
+    }
+
+    /// The emulated grid's rate on monitor `index` (0-based): `None` for its
+    /// real refresh, and for a VRR gate ([`EmulatedRefresh::vrr_on`]).
+    pub fn rate_on(&self, index: usize) -> Option<Rate> {
+        self.refresh_on(index).and_then(|r| r.fixed())
+    }
+
+    /// The emulated VRR gate's range on monitor `index` (0-based), if it has one.
+    pub fn vrr_on(&self, index: usize) -> Option<VrrRange> {
+        self.refresh_on(index).and_then(|r| r.vrr())
     }
 
     /// The highest monitor number (1-based) the list names, to check against the monitors found.
@@ -69,9 +92,9 @@ impl EmulatedRefresh {
 /// [`SUPPORTED_RATES`]; the message quotes the entry.
 pub fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
     if !text.contains('=') {
-        return rate(text).map(EmulatedRefresh::All).map_err(|e| e.to_string());
+        return refresh(text).map(EmulatedRefresh::All).map_err(|e| e.to_string());
     }
-    let mut list: Vec<(usize, Rate)> = Vec::new();
+    let mut list: Vec<(usize, Refresh)> = Vec::new();
     for entry in text.split(',') {
         let (monitor, hz) = entry.split_once('=').ok_or_else(|| {
             format!("'{entry}' is not MONITOR=HZ: give one rate for all monitors (59.94) or a list (1=59.94,2=144)")
@@ -85,7 +108,7 @@ pub fn emulated_refresh(text: &str) -> Result<EmulatedRefresh, String> {
                 ));
             }
         };
-        let rate = rate(hz).map_err(|e| format!("'{entry}': {e}"))?;
+        let rate = refresh(hz).map_err(|e| format!("'{entry}': {e}"))?;
         if list.iter().any(|(i, _)| *i == n - 1) {
             return Err(format!("'{entry}': monitor {n} is given twice"));
         }
@@ -278,7 +301,7 @@ mod tests {
     #[test]
     fn one_emulated_rate_applies_to_every_monitor() {
         let all = emulated_refresh("59.94").expect("a rate");
-        assert_eq!(all, EmulatedRefresh::All(Rate::new(60000, 1001).expect("rate")));
+        assert_eq!(all, EmulatedRefresh::All(Rate::new(60000, 1001).expect("rate").into()));
         assert_eq!(all.rate_on(0), all.rate_on(7), "every monitor gets the same grid");
         assert_eq!(all.highest_monitor(), None);
     }
@@ -301,6 +324,7 @@ mod tests {
             ("1=fast", "'1=fast': 'fast' is not a rate"),
             ("1=2000", "'1=2000': 2000 is outside 1–1000 Hz"),
             ("2=60,2=144", "'2=144': monitor 2 is given twice"),
+            ("1=vrr:144-48", "'1=vrr:144-48': vrr:144-48: the lowest refresh (144 Hz) must be below the highest"),
             ("fast", "'fast' is not a rate"),
         ];
         for (text, expected) in cases {

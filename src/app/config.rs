@@ -95,6 +95,9 @@ pub struct RunConfig {
     pub fullscreen: bool,
     /// Initial inner size of the window, logical pixels.
     pub window_size: [u32; 2],
+    /// The window fills what it is in and follows it (a page without
+    /// `?window-size=`): `window_size` is not asked for.
+    pub fill_window: bool,
     /// Quit after this long.
     pub exit_after: Option<Nanos>,
     /// Where to write the stats.
@@ -111,6 +114,8 @@ pub struct RunConfig {
     pub lanes: StrategyList,
     /// Start in lane mode.
     pub start_in_lanes: bool,
+    /// The pacer's frame limit (`--frame-limit`): a ceiling every strategy keeps.
+    pub frame_limit: Option<crate::time::Rate>,
     /// Where to log the loop's frame intervals.
     pub frame_log: Option<PathBuf>,
     /// Ask the compositor when frames were shown, where it can say (Wayland's

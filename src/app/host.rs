@@ -119,6 +119,10 @@ pub struct WindowHost<'a> {
     /// sooner than the frame is ready); `None`: at once. Ignored under an
     /// emulated refresh, whose vblanks decide.
     hold_until: Option<Nanos>,
+    /// The display time the strategy drew this frame for
+    /// ([`FrameHost::hold_until`]: `auto` on a VRR display): the present
+    /// waits for it, also through an emulated VRR gate.
+    planned: Option<Nanos>,
     /// The id of the strategy frame being drawn, whose present asks the
     /// compositor for feedback; `None`: a still or lane frame, which does not.
     frame_id: Option<u64>,
@@ -154,7 +158,8 @@ impl Screen {
         frame: impl FnOnce(&mut WindowHost<'_>) -> R,
     ) -> (R, HostOutcome) {
         let outcome = HostOutcome::default();
-        let mut host = WindowHost { clock, stamp, screen: self, scene, hold_until, frame_id, frame: None, outcome };
+        let mut host =
+            WindowHost { clock, stamp, screen: self, scene, hold_until, planned: None, frame_id, frame: None, outcome };
         let result = frame(&mut host);
         (result, host.outcome)
     }
@@ -234,8 +239,9 @@ impl WindowHost<'_> {
         let Some(frame) = self.frame.take() else {
             return self.clock.now();
         };
+        let planned = self.planned.take();
         if self.screen.vsync.is_none()
-            && let Some(target) = self.hold_until
+            && let Some(target) = self.hold_until.or(planned)
         {
             return self.show_held(frame, target);
         }
@@ -254,7 +260,8 @@ impl WindowHost<'_> {
                 log::debug!("waiting for the GPU before the emulated vblank failed: {err}");
             }
             let drawn = self.clock.now();
-            let vblank = vsync.next(drawn);
+            // A frame drawn for a later display time is not ready before it.
+            let vblank = vsync.next(drawn.max(planned.unwrap_or(0)));
             crate::platform::spin_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
             frame.present(queue);
@@ -314,7 +321,7 @@ impl WindowHost<'_> {
 
     fn expected_display_time(&self, now: Nanos) -> Nanos {
         match &self.screen.vsync {
-            Some(vsync) => vsync.grid().time_of(vsync.peek(now)),
+            Some(vsync) => vsync.peek_time(now),
             None => now.saturating_add(self.scene.display_lead),
         }
     }
@@ -344,6 +351,14 @@ impl FrameHost<World> for WindowHost<'_> {
 
     fn present(&mut self) -> Nanos {
         self.show()
+    }
+
+    fn hold_until(&mut self, t: Nanos) {
+        self.planned = Some(t);
+    }
+
+    fn repeats(&mut self) -> u32 {
+        self.screen.vsync.as_ref().map_or(0, EmulatedVsync::repeats)
     }
 }
 

@@ -39,6 +39,7 @@ use crate::report_card::{
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
+use crate::vrr::VrrRange;
 
 /// Time each segment runs before it is recorded: a new present mode
 /// reconfigures the surface, and its first frames say nothing about pacing.
@@ -176,7 +177,8 @@ impl Tour {
             created: Some(crate::platform::utc_now()),
             ..ReportCard::new(Machine {
                 name: self.name.clone(),
-                adapter: Some(info.name.clone()),
+                // A browser may hide the adapter's name: none rather than an empty one.
+                adapter: Some(info.name.trim().to_owned()).filter(|name| !name.is_empty()),
                 backend: Some(format!("{:?}", info.backend)),
                 driver: (!driver.is_empty()).then_some(driver),
                 ..Machine::this_build()
@@ -336,6 +338,31 @@ impl Tour {
         false
     }
 
+    /// The page was hidden from `gap.0` to `gap.1`: the segment under way
+    /// (its figures cut by the gap) runs again from its start, and the card
+    /// says so.
+    pub fn hidden(
+        &mut self,
+        demo: &mut Demo,
+        gap: (Nanos, Nanos),
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) {
+        let Some(segment) = self.segment.take() else { return };
+        let seconds = crate::report::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
+        let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(segment.step));
+        log::info!("{note}");
+        if let Some(m) = self.monitor.as_mut() {
+            m.notes.push(note);
+        }
+        self.sampler.break_sequence();
+        self.next -= 1;
+        // The time a re-run takes is added to the tour's.
+        self.started = self.started.saturating_add(now.saturating_sub(segment.record_at.min(now)));
+        self.begin(demo, config, event_loop, now);
+    }
+
     /// Puts what `segment` measured on the card.
     fn close(
         &mut self,
@@ -352,19 +379,35 @@ impl Tour {
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
-                let verdict = demo.verdict();
+                let mut verdict = demo.verdict();
+                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !mode.emulated {
+                    // A browser presents on the screen's refresh whatever its frames show:
+                    // a page too slow for its screen made the meter doubt it.
+                    verdict.vsync = Some(true);
+                }
+                let seen = demo.vrr_seen().filter(|_| verdict.vsync == Some(true));
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
                 if is_reference(mode, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
+                let intervals = IntervalStats::from_intervals(&segment.intervals);
+                // A page's frame clock tells a slow page from a slow or compositor-paced screen.
+                let slow_page =
+                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !mode.emulated)).and_then(
+                        |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
+                    );
                 if let Some(m) = self.monitor.as_mut() {
+                    if let Some(seen) = seen {
+                        let [min, max] = m.vrr_seen_hz.unwrap_or([seen.min_hz, seen.max_hz]);
+                        m.vrr_seen_hz = Some([min.min(seen.min_hz), max.max(seen.max_hz)]);
+                    }
                     m.present_modes.push(PresentModeCheck {
                         mode: mode_label(mode, emulated),
                         vsync: verdict.vsync,
-                        verdict: verdict.text,
+                        verdict: slow_page.unwrap_or(verdict.text),
                         measured_refresh_hz: measured,
-                        intervals: IntervalStats::from_intervals(&segment.intervals),
+                        intervals,
                     });
                 }
             }
@@ -408,11 +451,19 @@ impl Tour {
         let Some(mut m) = self.monitor.take() else { return };
         // The refresh with vsync in effect: the first probe that found it and measured a rate.
         // The emulated grid's probe measures the grid, not the monitor.
-        m.measured_refresh_hz = m
+        // A browser's frame clock gives the screen's refresh however many refreshes the page missed.
+        let probed = m
             .present_modes
             .iter()
             .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
             .find_map(|p| p.measured_refresh_hz);
+        m.measured_refresh_hz = crate::platform::screen_refresh().or(probed);
+        let drawn = m.present_modes.iter().find(|p| !p.mode.contains("emulated")).and_then(|p| p.intervals.as_ref());
+        if let (Some(screen), Some(drawn)) = (crate::platform::screen_refresh(), drawn)
+            && let Some(note) = crate::app::demo::life::missed_refreshes(1000.0 / drawn.mean_ms, screen)
+        {
+            m.notes.push(note);
+        }
         let refresh = self
             .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
@@ -429,9 +480,15 @@ impl Tour {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
                 // Told the rate (reported, or the emulated grid's), or measuring it as it goes.
+                // A VRR panel seen: from the lowest rate seen up to the reported (its maximum).
+                let vrr = m.vrr_seen_hz.and_then(|[min, max]| {
+                    let max = m.reported_refresh_hz.unwrap_or(max).max(max);
+                    VrrRange::new(Rate::new(min.floor().max(1.0) as u64, 1).ok()?, rate_of_hz(max.ceil())?).ok()
+                });
                 let display = PredictedDisplay {
                     refresh: rate,
                     reported: m.reported_refresh_hz.is_some() || m.emulated_refresh_hz.is_some(),
+                    vrr,
                 };
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self
@@ -483,7 +540,8 @@ impl Tour {
             &OUTPUTS[..2]
         };
         let paths: Vec<String> = written.iter().map(|f| self.out.join(f).display().to_string()).collect();
-        crate::platform::notify(&format!("measure: wrote {}", paths.join(", ")));
+        log::info!("measure: wrote {}", paths.join(", "));
+        crate::platform::tour_finished();
         Ok(())
     }
 }
@@ -591,18 +649,30 @@ impl Progress {
 
     /// Refreshes the time left, once a second, where the line is rewritten in place.
     fn tick(&mut self, now: Nanos, left: Nanos) {
-        if self.line.in_place() && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
+        if now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
             self.shown_at = now;
-            self.print(left);
+            let line = self.line_for(left);
+            // A page shows it where it is; a terminal line is rewritten in place, a log is not.
+            crate::platform::show_progress(Some(&line));
+            if self.line.in_place() {
+                self.line.show(&line);
+            }
         }
     }
 
-    fn print(&mut self, left: Nanos) {
+    fn line_for(&self, left: Nanos) -> String {
         let secs = left.div_ceil(NANOS_PER_SEC);
-        self.line.show(&format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60));
+        format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60)
+    }
+
+    fn print(&mut self, left: Nanos) {
+        let line = self.line_for(left);
+        crate::platform::show_progress(Some(&line));
+        self.line.show(&line);
     }
 
     fn done(&mut self) {
+        crate::platform::show_progress(None);
         self.line.finish(true);
     }
 }

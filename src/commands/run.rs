@@ -75,9 +75,18 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "HZ|N=HZ,…", value_parser = cli::emulated_refresh,
           help = cli::rate_help(
               "Pace presents to a virtual vblank grid at HZ",
-              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it; \
-               per monitor as 1=59.94,2=144 (numbered as in the startup log; others keep their real refresh)"))]
+              " (e.g. 59.94, 144), over a non-blocking present mode, to study vsync on displays without it, or \
+               through a VRR gate (vrr:48-144: each frame shown when ready, within the range); per monitor as \
+               1=59.94,2=vrr:48-144 (numbered as in the startup log; others keep their real refresh)"))]
     pub emulate_refresh: Option<EmulatedRefresh>,
+
+    /// The pacer's frame limit: frames start at most this often, whatever the strategy.
+    #[arg(long, allow_hyphen_values = true, value_name = "HZ", value_parser = cli::rate,
+          help = cli::rate_help(
+              "The pacer's frame limit: frames start at most this often, whatever the strategy (a few Hz below a \
+               VRR display's maximum keeps frames from queueing at its ceiling); the page takes ?frame-limit=HZ",
+              ""))]
+    pub frame_limit: Option<Rate>,
 
     /// Random wake-up jitter of the emulated vblank, ± N microseconds, at most 100000 (needs --emulate-refresh)
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = cli::whole(0, MAX_JITTER_US))]
@@ -150,6 +159,7 @@ pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
         monitor: args.monitor.map(|n| n - 1),
         fullscreen: args.fullscreen,
         window_size: args.window_size,
+        fill_window: false,
         exit_after: args.exit_after,
         stats_json: args.stats_json.clone(),
         screenshot: args.screenshot.clone(),
@@ -160,6 +170,7 @@ pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
         start_in_lanes: args.lanes.is_some(),
         presentation_feedback: !args.no_presentation_feedback,
         frame_log: args.frame_log.clone(),
+        frame_limit: args.frame_limit,
     })
 }
 
@@ -202,15 +213,22 @@ mod tests {
         assert_eq!(config.window_size, [1280, 720]);
         assert_eq!(config.emulation, None);
         assert_eq!(config.seed, 1);
+        assert_eq!(config.frame_limit, None);
+        assert_eq!(checked(&["--frame-limit", "141"]).frame_limit, Some(Rate::from_hz(141)));
     }
 
     #[test]
     fn emulation_parses_ntsc_rates_and_jitter() {
         let config = checked(&["--emulate-refresh", "59.94", "--emulate-jitter-us", "250"]);
-        let rates = EmulatedRefresh::All(Rate::new(60000, 1001).unwrap());
+        let rates = EmulatedRefresh::All(Rate::new(60000, 1001).unwrap().into());
         assert_eq!(config.emulation, Some(Emulation { rates, jitter: 250_000 }));
         let per_monitor = checked(&["--emulate-refresh", "1=59.94,2=144"]).emulation.expect("emulation");
         assert_eq!(per_monitor.rates.rate_on(1), Some(Rate::from_hz(144)), "monitor 2 at 144 Hz");
+        let vrr = checked(&["--emulate-refresh", "1=vrr:48-144,2=60"]).emulation.expect("emulation");
+        assert_eq!(vrr.rates.vrr_on(0).map(|r| r.to_string()), Some("vrr:48-144".to_owned()), "monitor 1 a VRR gate");
+        assert_eq!((vrr.rates.rate_on(0), vrr.rates.vrr_on(1)), (None, None), "a gate has no grid, a grid no range");
+        let all = checked(&["--emulate-refresh", "vrr:48-144"]).emulation.expect("emulation");
+        assert!(all.rates.vrr_on(3).is_some(), "every monitor");
     }
 
     #[test]

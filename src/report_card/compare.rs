@@ -227,6 +227,14 @@ fn hz_label(hz: Option<f64>) -> String {
     hz.filter(|v| v.is_finite()).map_or_else(|| "? Hz".to_owned(), |v| format!("{} Hz", trim_number(v, 2)))
 }
 
+/// `vrr 48–144 Hz` for a VRR range, else [`hz_label`] of the fixed rate.
+fn refresh_label(hz: Option<f64>, vrr: Option<[f64; 2]>) -> String {
+    match vrr {
+        Some([min, max]) => format!("vrr {}–{} Hz", trim_number(min, 2), trim_number(max, 2)),
+        None => hz_label(hz),
+    }
+}
+
 fn groups_of(file: &str, source: &Source) -> Vec<Group> {
     match source {
         Source::Card(card) => card
@@ -234,9 +242,17 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
             .iter()
             .map(|m| {
                 let emulated = if m.emulated_refresh_hz.is_some() { " emulated" } else { "" };
+                // A VRR monitor: the range seen, up to the refresh it reports.
+                let vrr = m.vrr_seen_hz.map(|[min, max]| [min, m.reported_refresh_hz.unwrap_or(max).max(max)]);
+                let monitor = format!("monitor {} ({}{emulated})", m.index, refresh_label(m.refresh_hz(), vrr));
+                // Two phones' cards are told apart by name, else by browser and device.
+                let label = match card.machine.who() {
+                    Some(who) => format!("{who} · {monitor}"),
+                    None => monitor,
+                };
                 Group {
                     file: file.to_owned(),
-                    label: format!("monitor {} ({}{emulated})", m.index, hz_label(m.refresh_hz())),
+                    label,
                     refresh_hz: m.refresh_hz(),
                     runs: m.runs.clone(),
                     predictions: m.predictions.clone(),
@@ -250,10 +266,12 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                 let model = run.model.clone().unwrap_or_else(|| "unknown model".to_owned());
                 let tick =
                     run.tick_rate.filter(|t| (t - 60.0).abs() > 1e-9).map(|t| format!(", tick {}", hz_label(Some(t))));
+                let vrr = run.vrr_min_hz.zip(run.vrr_max_hz).map(|(min, max)| [min, max]);
+                let refresh = refresh_label(run.refresh_hz, vrr);
                 let label = if model == "window" {
-                    format!("window {}", hz_label(run.refresh_hz))
+                    format!("window {refresh}")
                 } else {
-                    format!("sim {} ({model}{})", hz_label(run.refresh_hz), tick.unwrap_or_default())
+                    format!("sim {refresh} ({model}{})", tick.unwrap_or_default())
                 };
                 match groups.iter_mut().find(|g| g.label == label) {
                     Some(g) => g.runs.push(run.clone()),
@@ -594,6 +612,21 @@ mod tests {
         .with(&SPEED_RATIO, 1.0)
         .with(&JUDDER_MS, judder)
         .with(&LATENCY_MS, 20.0)
+    }
+
+    #[test]
+    fn a_vrr_display_is_a_column_of_its_own_named_by_its_range() {
+        let vrr = |s| RunRecord {
+            refresh_hz: None,
+            vrr_min_hz: Some(48.0),
+            vrr_max_hz: Some(144.0),
+            ..sim(s, 0.0, true, 0.2)
+        };
+        let runs = vec![sim("auto", 144.0, true, 0.1), vrr("auto"), vrr("interpolated")];
+        let c = compare(&[("runs.json".to_owned(), Source::Runs(runs))], 120.0);
+        let labels: Vec<&str> = c.tables[0].columns.iter().map(|col| col.label.as_str()).collect();
+        assert_eq!(labels, ["sim 144 Hz (desktop)", "sim vrr 48–144 Hz (desktop)"]);
+        assert_eq!(c.tables[0].columns[1].runs.len(), 2);
     }
 
     #[test]

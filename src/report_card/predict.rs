@@ -24,6 +24,7 @@ use crate::monitor::{Preset, RunSpec, Stop};
 use crate::report::registry::JUDDER_MS;
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use crate::vrr::{Refresh, VrrRange};
 
 /// The model predictions run on when the setup was not measured: a typical
 /// desktop (queued presents, sloppy sleeps, 2–8 ms renders).
@@ -45,16 +46,18 @@ pub const PREDICTION_SEED: u64 = 0;
 /// measured runs (in a page's tour, one hitch at the start of a 3 s run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PredictedDisplay {
-    /// The measured refresh rate.
+    /// The measured refresh rate (a VRR panel's maximum).
     pub refresh: Rate,
     /// Whether the game was told the refresh rate.
     pub reported: bool,
+    /// The VRR range, where the tour saw one: the prediction runs on a VRR panel.
+    pub vrr: Option<VrrRange>,
 }
 
 impl PredictedDisplay {
     /// A display of `refresh` that reports it.
     pub fn reporting(refresh: Rate) -> PredictedDisplay {
-        PredictedDisplay { refresh, reported: true }
+        PredictedDisplay { refresh, reported: true, vrr: None }
     }
 }
 
@@ -79,7 +82,7 @@ pub fn prediction_spec(
     let refresh = display.refresh;
     let spec = RunSpec::new(strategy, PREDICTION_MODEL)
         .with_config(config)
-        .with_refresh(refresh)
+        .with_refresh(display.vrr.map_or(Refresh::Fixed(refresh), Refresh::Vrr))
         .with_reported_refresh(display.reported)
         .with_vsync(vsync)
         .with_seed(PREDICTION_SEED + k)
@@ -173,6 +176,19 @@ mod tests {
         // Lockstep on 59.94 Hz runs one tick per refresh: 0.1 % slow.
         let drift = records[0].drift_ms_per_min().expect("lockstep has a speed");
         assert!((drift - (-60_000.0 / 1001.0)).abs() < 1.0, "lockstep at 59.94 Hz loses 60 ms a minute: {drift}");
+    }
+
+    #[test]
+    fn a_display_seen_as_vrr_is_predicted_on_a_vrr_panel() {
+        let display =
+            PredictedDisplay { vrr: "vrr:50-144".parse().ok(), ..PredictedDisplay::reporting(Rate::from_hz(144)) };
+        let (records, _) = predict(display, true, StrategyConfig::default(), &[StrategyId::Auto], None, 0);
+        assert_eq!(
+            (records[0].refresh_hz, records[0].vrr_min_hz, records[0].vrr_max_hz),
+            (None, Some(50.0), Some(144.0))
+        );
+        let latency = records[0].figure(&crate::report::registry::LATENCY_MS).expect("a latency");
+        assert!(latency < 20.0, "auto on VRR presents each frame on time: {latency} ms");
     }
 
     #[test]

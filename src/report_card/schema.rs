@@ -172,6 +172,13 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Who measured the card, in words: its name, else the browser and
+    /// device (`Chrome 156 on Android 15`); `None` for an unnamed native card.
+    pub fn who(&self) -> Option<String> {
+        let name = self.name.as_deref().map(str::trim).filter(|n| !n.is_empty());
+        name.map(str::to_owned).or_else(|| self.browser.as_deref().map(super::agent::in_words))
+    }
+
     /// This machine's OS and architecture (or the browser) and this build's version; no name, adapter or driver yet.
     pub fn this_build() -> Machine {
         Machine {
@@ -206,6 +213,11 @@ pub struct MonitorCard {
     /// The emulated vblank grid the tour ran on instead (`--emulate-refresh`), Hz; null for a real one.
     #[serde(default)]
     pub emulated_refresh_hz: Option<f64>,
+    /// The lowest and highest frame rate a variable refresh (VRR) was seen at,
+    /// Hz: under vsync the present intervals spread between bounds instead of
+    /// falling on multiples of one period. Absent where none was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vrr_seen_hz: Option<[f64; 2]>,
     /// What the tour found per present mode, in the order it tried them.
     #[serde(default)]
     pub present_modes: Vec<PresentModeCheck>,
@@ -358,6 +370,13 @@ pub struct RunRecord {
     pub present_interval_histogram: Option<IntervalHistogram>,
     /// Updates per refresh, the first 200 refreshes (`1111211110…`).
     pub pattern: Option<String>,
+    /// A VRR display's lowest and highest refresh, Hz (`simulate`'s
+    /// `vrr_min_hz`, `vrr_max_hz`); absent for a fixed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vrr_min_hz: Option<f64>,
+    /// See [`RunRecord::vrr_min_hz`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vrr_max_hz: Option<f64>,
 }
 
 /// The spread of a prediction made from several runs: the least and the
@@ -424,6 +443,8 @@ impl From<&RunReport> for RunRecord {
             figures,
             present_interval_histogram: r.present_interval_histogram.clone(),
             pattern: Some(r.pattern.clone()),
+            vrr_min_hz: r.vrr.as_ref().map(|v| v.min_hz),
+            vrr_max_hz: r.vrr.as_ref().map(|v| v.max_hz),
         }
     }
 }

@@ -134,8 +134,12 @@ fn median(values: &[Nanos]) -> Nanos {
 fn display_intervals(spec: &RunSpec, count: usize) -> Vec<Nanos> {
     let mut world = crate::sim::World::new(&crate::sim::WorldConfig::default());
     let mut pacer = Pacer::with_config(spec.strategy, spec.config);
-    pacer.set_refresh(Some(spec.refresh));
-    let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
+    pacer.set_refresh(spec.refresh.fixed());
+    pacer.set_vrr(spec.refresh.vrr());
+    let mut display = VirtualDisplay::new(spec.model, spec.refresh.rate(), spec.vsync, spec.seed, spec.start, 0);
+    if let Some(range) = spec.refresh.vrr() {
+        display = display.with_vrr(range);
+    }
     let mut last = None;
     let mut intervals = Vec::with_capacity(count);
     while intervals.len() < count {

@@ -456,11 +456,11 @@ fn ntsc() -> Rate {
 fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     let display_info = DisplayInfo::default()
         .with_monitor("virtual")
-        .with_reported(Some(spec.refresh))
+        .with_reported(Some(spec.refresh.rate()))
         .with_present_mode(PresentMode::new("virtual vsync", spec.vsync))
         .with_vsync(Some(spec.vsync));
     let mut session = Session::new(spec.strategy, spec.config, Counter::default(), display_info, spec.start);
-    let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, 0);
+    let mut display = VirtualDisplay::new(spec.model, spec.refresh.rate(), spec.vsync, spec.seed, spec.start, 0);
     if let Some(trace) = &spec.trace {
         display = display.with_trace(trace);
     }

@@ -43,6 +43,7 @@ fn recording_a_frame_in_the_metrics_never_allocates() {
                 input_time: hz.tick_time(i),
                 display_time: hz.tick_time(i + 1 + i / 1000),
                 game_time: hz.tick_time(i),
+                repeats: 0,
             };
             metrics.record(&frame);
         }

@@ -17,6 +17,7 @@ use core::time::Duration;
 
 use crate::strategy::{AnyStrategy, FrameContext, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 use crate::time::{Nanos, Rate, TickStep, nanos_as_f64, nanos_to_duration, round_to_nanos};
+use crate::vrr::VrrRange;
 
 /// Something that can be advanced by a simulation step.
 pub trait Simulation {
@@ -46,6 +47,20 @@ pub trait FrameHost<W> {
     /// Shows the rendered frame; returns the (best known) time it became
     /// visible: the vblank in the simulator, the present's return in the window.
     fn present(&mut self) -> Nanos;
+
+    /// Holds the coming present until `t` on the host's clock: the strategy
+    /// drew the picture for that display time (`auto` on a VRR display,
+    /// where a frame is shown when it is presented). A host that cannot
+    /// hold presents at once.
+    fn hold_until(&mut self, _t: Nanos) {}
+
+    /// After [`FrameHost::present`]: the refreshes since the previous present
+    /// that showed the previous picture again (a VRR panel's self-refreshes),
+    /// where the host knows them. On a refresh grid the metrics count those
+    /// from the grid: 0.
+    fn repeats(&mut self) -> u32 {
+        0
+    }
 }
 
 /// What happened in one frame.
@@ -76,6 +91,9 @@ pub struct FrameReport {
     pub input_time: Nanos,
     /// When the frame became visible, as the host reported it.
     pub display_time: Nanos,
+    /// Refreshes before it that repeated the previous picture, as the host
+    /// reported them ([`FrameHost::repeats`]: a VRR panel's self-refreshes).
+    pub repeats: u32,
     /// Clock after the last step of the frame.
     pub end: Nanos,
     /// When the next frame should start.
@@ -160,6 +178,12 @@ pub(crate) struct FrameDriver {
     config: StrategyConfig,
     strategy: AnyStrategy,
     refresh: Option<Rate>,
+    /// The display's VRR range, declared or detected (`None`: a grid, or unknown).
+    vrr: Option<VrrRange>,
+    /// What strategies are told the refresh is: `refresh`, else a VRR
+    /// panel's maximum (what its monitor reports as its mode). Kept, not
+    /// derived each frame: the simulator's frames are a few hundred instructions.
+    told_refresh: Option<Rate>,
     game: GameTime,
     updates: u64,
     step_limit: Option<u64>,
@@ -218,6 +242,8 @@ impl FrameDriver {
             config,
             strategy: id.build(&config),
             refresh: None,
+            vrr: None,
+            told_refresh: None,
             game: GameTime::new(config.tick_rate),
             updates: 0,
             step_limit: None,
@@ -256,11 +282,13 @@ impl FrameDriver {
             let period = self.game.period;
             self.strategy.continue_from(last_tick.clamp(now.saturating_sub(period), now.saturating_add(period)));
         }
+        self.strategy.set_vrr(self.vrr);
     }
 
     /// Forgets all timing state: the next frame starts the clock afresh.
     pub(crate) fn resync(&mut self) {
         self.strategy.reset(&self.config);
+        self.strategy.set_vrr(self.vrr);
     }
 
     /// Changes the tick rate (resets the strategy's timing state).
@@ -268,16 +296,47 @@ impl FrameDriver {
         self.game.set_rate(rate);
         self.config.tick_rate = rate;
         self.strategy.reset(&self.config);
+        self.strategy.set_vrr(self.vrr);
     }
 
     /// Tells strategies the display's refresh rate (or that it is unknown).
     pub(crate) fn set_refresh(&mut self, refresh: Option<Rate>) {
         self.refresh = refresh;
+        self.told_refresh = refresh.or(self.vrr.map(|v| v.max()));
     }
 
     /// The display refresh rate the strategies are told (`None`: unknown).
     pub(crate) fn refresh(&self) -> Option<Rate> {
         self.refresh
+    }
+
+    /// Tells strategies the display is a VRR panel with this range (`None`: it is not, or nobody knows).
+    pub(crate) fn set_vrr(&mut self, vrr: Option<VrrRange>) {
+        if vrr != self.vrr {
+            self.vrr = vrr;
+            self.told_refresh = self.refresh.or(vrr.map(|v| v.max()));
+            self.strategy.set_vrr(vrr);
+        }
+    }
+
+    /// Whether the strategies were told of a VRR display.
+    pub(crate) fn has_vrr(&self) -> bool {
+        self.vrr.is_some()
+    }
+
+    /// The VRR range the strategies are told.
+    pub(crate) fn vrr(&self) -> Option<VrrRange> {
+        self.vrr
+    }
+
+    /// The frame's picture is rendered at `now` (game time), before any hold.
+    pub(crate) fn rendered(&mut self, now: Nanos) {
+        self.strategy.rendered(now);
+    }
+
+    /// When (game time) the frame's present should go out, if the strategy planned its display time.
+    pub(crate) fn present_at(&self) -> Option<Nanos> {
+        self.strategy.present_at()
     }
 
     /// Stops stepping once this many updates have run in total (so a
@@ -301,7 +360,7 @@ impl FrameDriver {
     /// The start of a frame at `now` (game time): the strategy's plan.
     #[inline]
     pub(crate) fn begin(&mut self, now: Nanos) -> Plan {
-        self.strategy.begin(&FrameContext { now, refresh: self.refresh })
+        self.strategy.begin(&FrameContext { now, refresh: self.told_refresh })
     }
 
     /// The start of a hosted frame at `now`: the first one seeds the input

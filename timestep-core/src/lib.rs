@@ -12,7 +12,7 @@
 //! simulator; the `monitor` feature). Which feature gates which module is
 //! in the README's "Features" above: without the default `std` the pacing
 //! core (`pacer` on the game's own clock in nanoseconds, `time` without the
-//! real clock, `strategy`, `host`, `refresh`, `vblank`, `rng`) is `no_std`
+//! real clock, `strategy`, `host`, `refresh`, `vblank`, `vrr`, `rng`) is `no_std`
 //! with `alloc`.
 //!
 //! ```text
@@ -24,6 +24,7 @@
 //!   host      a frame through a host: begin → steps → render → present → wake
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
+//!   vrr       variable refresh: a fixed rate or a range (vrr:48-144), a VRR panel's scanouts
 //!   refresh   the measured refresh rate and the vsync verdict
 //!   feedback  when frames were really shown, as the display says (Wayland, Vulkan, DXGI,
 //!             Metal, Android), and where a run's display times came from
@@ -111,6 +112,7 @@ pub mod session;
 pub mod strategy;
 pub mod time;
 pub mod vblank;
+pub mod vrr;
 
 #[cfg(feature = "std")]
 pub use pacer::Present;

@@ -43,14 +43,20 @@ use crate::feedback::Feedback;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::host::{FrameDriver, FrameHost, FrameReport, Simulation};
-use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts};
+use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts, VrrSeen};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 #[cfg(feature = "std")]
 use crate::time::Instant;
 use crate::time::{Nanos, Rate, duration_to_nanos, nanos_as_f64, nanos_to_duration};
+use crate::vrr::VrrRange;
 
 /// The time scale's fixed-point unit: scales are kept in millionths, exactly.
 const SCALE_UNIT: u64 = 1_000_000;
+
+/// How often (in presents) the VRR evidence is looked at while no range is
+/// declared: it sorts [`crate::refresh::VRR_WINDOW`] intervals, about 10 µs,
+/// so twice a second at 120 Hz.
+pub const VRR_CHECK_EVERY: u64 = 64;
 
 /// What to do in one frame, before drawing: the steps and the picture.
 /// Dropping it drops the frame's steps: the game would stand still while
@@ -64,6 +70,7 @@ pub struct Frame {
     tick: Duration,
     view: View,
     render_first: bool,
+    present_at: Option<Nanos>,
 }
 
 impl Frame {
@@ -134,6 +141,14 @@ impl Frame {
     /// from [`Pacer::presented_at`] (or `presented`), after the present.
     pub fn renders_first(&self) -> bool {
         self.render_first
+    }
+
+    /// When to present this frame, on the game's clock in nanoseconds: the
+    /// display time its picture was drawn for (`auto` on a VRR display, which
+    /// shows a frame when it is presented). Render, tell
+    /// [`Pacer::rendered_at`], wait until then, present. `None`: present at once.
+    pub fn present_at(&self) -> Option<Nanos> {
+        self.present_at
     }
 }
 
@@ -337,6 +352,8 @@ pub struct Pacer {
     unpaced: bool,
     /// Frames started: the id of the frame in progress.
     frames: u64,
+    /// Presents measured, for [`Pacer::detect_vrr`]'s pace.
+    presents: u64,
 }
 
 impl Pacer {
@@ -364,6 +381,7 @@ impl Pacer {
             last_end: 0,
             unpaced: true,
             frames: 0,
+            presents: 0,
         }
     }
 
@@ -404,7 +422,33 @@ impl Pacer {
         let wall = self.wall_of(now);
         let (plan, _) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render());
-        Frame { id: self.frames, steps, tick: self.tick_period(), view: plan.view, render_first: self.render_first }
+        let present_at = self.present_target();
+        Frame {
+            id: self.frames,
+            steps,
+            tick: self.tick_period(),
+            view: plan.view,
+            render_first: self.render_first,
+            present_at,
+        }
+    }
+
+    /// The frame's picture was rendered at `now` on the game's clock, before
+    /// holding its present until [`Frame::present_at`]: how long frames take
+    /// to render is what that time is planned from. Frames without a
+    /// `present_at` need not call it.
+    pub fn rendered_at(&mut self, now: Nanos) {
+        let wall = self.wall_of(now);
+        self.driver.rendered(self.scale.game_at(wall));
+    }
+
+    /// The wall time the strategy wants this frame presented at, if any:
+    /// only a strategy told of a VRR display plans one.
+    fn present_target(&self) -> Option<Nanos> {
+        if !self.driver.has_vrr() {
+            return None;
+        }
+        self.driver.present_at().map(|game| self.scale.wall_at(game))
     }
 
     /// The frame's picture was presented at `at` on the game's clock, after
@@ -461,6 +505,7 @@ impl Pacer {
     /// frame started unpaced.
     pub(crate) fn measure_present(&mut self, wall: Nanos, blocked: Nanos, throttled: Nanos) {
         self.meter.record_throttled(wall, blocked, throttled, self.unpaced);
+        self.detect_vrr();
     }
 
     /// Ends the frame at `now` on the game's clock: when, on that clock, the
@@ -534,14 +579,18 @@ impl Pacer {
     }
 
     /// The end of a frame at wall time `wall`: the wall time to wake at, the
-    /// strategy's (on the scaled clock) or else the frame limit's.
+    /// strategy's (on the scaled clock), never before the frame limit's next
+    /// slot: the limit is a ceiling every strategy keeps.
     #[inline]
     fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
-        let wake = wake.or_else(|| {
-            let limit = self.frame_limit?;
-            Some(limit.tick_time(limit.ticks_in(self.frame_start) + 1))
-        });
+        let wake = match self.frame_limit {
+            None => wake,
+            Some(limit) => {
+                let slot = limit.tick_time(limit.ticks_in(self.frame_start) + 1);
+                Some(wake.map_or(slot, |wake| wake.max(slot)))
+            }
+        };
         self.last_end = wall;
         self.last_wake = wake;
         wake
@@ -587,6 +636,7 @@ impl Pacer {
             Order::RenderThenSteps => {
                 input_time = self.driver.input_time(plan.view);
                 host.render(world, plan.view);
+                self.hold(host);
                 display_time = host.present();
                 shown_updates = self.driver.unshown();
                 let now = self.host_now(host);
@@ -598,11 +648,13 @@ impl Pacer {
                 updates = self.driver.run_steps(steps, world, host);
                 input_time = self.driver.input_time(plan.view);
                 host.render(world, plan.view);
+                self.hold(host);
                 display_time = host.present();
                 shown_updates = self.driver.unshown() + updates;
                 self.driver.set_unshown(0);
             }
         }
+        let repeats = host.repeats();
         let end = self.host_now(host);
         let wake = Wake { at: self.end_at(end) };
         FrameReport {
@@ -614,8 +666,23 @@ impl Pacer {
             content_time: plan.content_time,
             input_time,
             display_time,
+            repeats,
             end,
             wake,
+        }
+    }
+
+    /// After a hosted frame's render: tells the strategy, and holds the
+    /// present until the time it planned, if it did. Only a strategy told of
+    /// a VRR display plans one (`auto`): on a grid, nothing to ask.
+    fn hold<W, H: FrameHost<W>>(&mut self, host: &mut H) {
+        if !self.driver.has_vrr() {
+            return;
+        }
+        let ready = self.host_now(host);
+        self.driver.rendered(self.scale.game_at(ready));
+        if let Some(at) = self.present_target() {
+            host.hold_until(at);
         }
     }
 
@@ -672,11 +739,33 @@ impl Pacer {
         self.driver.set_refresh(refresh);
     }
 
-    /// Frames start at most `limit` times a second, on its grid, when the
-    /// strategy asks for no wake time of its own: for a loop that nothing
-    /// else paces (no vsync, headless). `None` (the default): no limit.
+    /// Frames start at most `limit` times a second, at most one in each
+    /// period of its grid, whatever the strategy: a ceiling every strategy
+    /// keeps (`paced`, `fixed-fps` and `auto` wait for the later of their own
+    /// wake and the limit's). For a loop that nothing else paces (no vsync,
+    /// headless), and below a VRR display's maximum, where frames at the
+    /// ceiling queue. `None` (the default): no limit.
     pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
         self.frame_limit = limit;
+    }
+
+    /// The frame limit ([`Pacer::set_frame_limit`]).
+    pub fn frame_limit(&self) -> Option<Rate> {
+        self.frame_limit
+    }
+
+    /// Tells the strategies the display is a VRR panel refreshing within
+    /// `range` (G-Sync, FreeSync, Adaptive-Sync, ProMotion): a frame is shown
+    /// when it is presented. `auto` then paces its own frames below the
+    /// range's maximum and draws each for its display time; `fuzzy` steps
+    /// strictly. `None`: a fixed refresh, or unknown (the default).
+    pub fn set_vrr(&mut self, range: Option<VrrRange>) {
+        self.driver.set_vrr(range);
+    }
+
+    /// The VRR range the strategies were told ([`Pacer::set_vrr`]).
+    pub fn vrr(&self) -> Option<VrrRange> {
+        self.driver.vrr()
     }
 
     /// Whether the game presents with vsync asked for (the default): the verdict's premise.
@@ -720,6 +809,40 @@ impl Pacer {
         self.meter.measure()
     }
 
+    /// The range of frame rates the presents show, if they show a variable
+    /// refresh ([`crate::refresh`]'s VRR evidence), on a display reporting the
+    /// refresh the strategies are told.
+    pub fn vrr_seen(&self) -> Option<VrrSeen> {
+        self.meter.vrr_seen(self.driver.refresh().map(Rate::hz))
+    }
+
+    /// Every [`VRR_CHECK_EVERY`] presents under vsync on a display that
+    /// reports its refresh, while no VRR range was declared: where the
+    /// presents show a variable refresh, takes the display as a VRR panel
+    /// from the lowest rate seen (whole Hz, floored) to its reported refresh
+    /// (a VRR monitor reports its maximum), and tells the strategies. A
+    /// display that reports nothing (a page, a virtual X server) is never taken for VRR:
+    /// a vsync its driver ignores looks the same.
+    pub(crate) fn detect_vrr(&mut self) {
+        self.presents = self.presents.wrapping_add(1);
+        if !self.presents.is_multiple_of(VRR_CHECK_EVERY)
+            || self.driver.vrr().is_some()
+            || !self.vsync_requested
+            || self.driver.refresh().is_none()
+        {
+            return;
+        }
+        let Some(max) = self.driver.refresh() else { return };
+        let Some(seen) = self.meter.vrr_seen_now(Some(max.hz())) else { return };
+        // Truncation floors a positive rate.
+        if let Ok(min) = Rate::new(seen.min_hz.clamp(1.0, 1000.0) as u64, 1)
+            && let Ok(range) = VrrRange::new(min, max)
+        {
+            log::info!("the presents show a variable refresh ({range}): the strategies are told");
+            self.driver.set_vrr(Some(range));
+        }
+    }
+
     /// Whether vsync is in effect: the display's word when it gives one
     /// ([`Pacer::displayed`]), else judged from the presents; "cannot tell"
     /// unless presents report how long they blocked (`presented_at`'s
@@ -730,6 +853,7 @@ impl Pacer {
             mode,
             mode_is_vsync: self.vsync_requested,
             emulated: None,
+            emulated_vrr: None,
             reported_hz: self.driver.refresh().map(Rate::hz),
         };
         let verdict = self.meter.verdict(&facts);
@@ -1316,7 +1440,7 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_limit_wakes_on_its_grid_unless_the_strategy_wakes_itself() {
+    fn a_frame_limit_wakes_on_its_grid_and_a_strategy_that_wakes_itself_keeps_it_too() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
         pacer.set_frame_limit(Some(Rate::from_hz(10)));
         let _frame = pacer.advance_at(0);
@@ -1326,7 +1450,96 @@ mod tests {
         let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         fixed.set_frame_limit(Some(Rate::from_hz(10)));
         let _frame = fixed.advance_at(0);
-        assert_eq!(fixed.finish_at(0), Some(16_666_666), "fixed-fps keeps its own schedule");
+        assert_eq!(fixed.finish_at(0), Some(100_000_000), "fixed-fps at 60 Hz waits for the 10 Hz limit");
+        let mut slow = Pacer::new(StrategyId::FixedFps, Rate::from_hz(5));
+        slow.set_frame_limit(Some(Rate::from_hz(10)));
+        let _frame = slow.advance_at(0);
+        assert_eq!(slow.finish_at(0), Some(200_000_000), "a schedule slower than the limit is its own");
+    }
+
+    #[test]
+    fn a_vrr_display_the_presents_show_is_taken_as_declared_and_auto_paces_for_it() {
+        // A 144 Hz monitor whose frames sweep from 50 to 140 Hz in 3 s, each
+        // shown by a VRR panel when ready.
+        let range: VrrRange = "vrr:48-144".parse().expect("range");
+        let mut panel = crate::vrr::VrrPanel::new(range);
+        let mut pacer = Pacer::new(StrategyId::Auto, Rate::from_hz(60));
+        pacer.set_refresh(Some(Rate::from_hz(144)));
+        let mut t = 0.0;
+        while t < 3.0 {
+            let start = crate::time::secs_to_nanos(t);
+            let _frame = pacer.advance_at(start);
+            let shown = panel.show(start + 3_000_000);
+            let _updates = pacer.presented_at(shown, Some(100_000));
+            pacer.finish_at(shown);
+            t += 1.0 / (50.0 + 90.0 * t / 3.0);
+        }
+        let told = pacer.vrr().expect("VRR detected");
+        assert_eq!(told.max(), Rate::from_hz(144), "the reported refresh is the panel's maximum: {told}");
+        assert!(told.min().hz() <= 52.0, "{told}");
+        let _frame = pacer.advance_at(3 * NANOS_PER_SEC);
+        assert!(pacer.status().starts_with("paced for VRR"), "{}", pacer.status());
+        assert!(pacer.verdict().text.contains("VRR in effect"), "{}", pacer.verdict().text);
+    }
+
+    #[test]
+    fn a_display_that_reports_no_refresh_is_never_taken_for_vrr() {
+        let mut pacer = Pacer::new(StrategyId::Auto, Rate::from_hz(60));
+        for k in 0..600u64 {
+            let start = k * 10_000_000;
+            let _frame = pacer.advance_at(start);
+            let _updates = pacer.presented_at(start + 2_000_000 + (k % 7) * 1_000_000, Some(100_000));
+            pacer.finish_at(start + 9_000_000);
+        }
+        assert_eq!(pacer.vrr(), None, "unreported: a vsync the driver ignores looks the same");
+    }
+
+    /// A host without vsync: a present shows at once; a frame costs 1 ms of render.
+    struct FreeHost(ManualClock);
+
+    impl FrameHost<Counter> for FreeHost {
+        fn now(&mut self) -> Nanos {
+            self.0.now()
+        }
+        fn render(&mut self, _world: &Counter, _view: View) {
+            self.0.advance_by(1_000_000);
+        }
+        fn present(&mut self) -> Nanos {
+            self.0.now()
+        }
+        fn hold_until(&mut self, t: Nanos) {
+            self.0.advance_to(t);
+        }
+    }
+
+    #[test]
+    fn no_strategy_starts_frames_faster_than_the_frame_limit() {
+        // 100 Hz ticks (fixed-fps would run 100 frames a second, paced 60,
+        // the rest as fast as 1 ms renders allow); the limit is 50 Hz.
+        let limit = Rate::from_hz(50);
+        for id in StrategyId::ALL {
+            let mut pacer = Pacer::with_config(id, StrategyConfig::default().with_tick_rate(Rate::from_hz(100)));
+            pacer.set_frame_limit(Some(limit));
+            let mut host = FreeHost(ManualClock::default());
+            let mut starts = Vec::new();
+            while host.0.now() < NANOS_PER_SEC {
+                let report = pacer.run_host_frame(&mut Counter, &mut host);
+                starts.push(report.start);
+                if let Some(wake) = report.wake.at {
+                    host.0.advance_to(wake);
+                }
+            }
+            for pair in starts.windows(2) {
+                let slot = |t: Nanos| limit.ticks_in(t);
+                assert!(
+                    slot(pair[1]) > slot(pair[0]),
+                    "{id}: frames at {} and {} ns share a 20 ms slot",
+                    pair[0],
+                    pair[1]
+                );
+            }
+            assert_eq!(starts.len(), 50, "{id}: one frame per 20 ms in a second");
+        }
     }
 
     #[test]

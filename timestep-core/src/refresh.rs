@@ -37,6 +37,28 @@
 //! are the display's word, not an inference from the presents' timing, and
 //! the judge that reads them comes before the ones that infer.
 //!
+//! A VRR display (G-Sync, FreeSync, Adaptive-Sync) shows a frame when it is
+//! presented: under a vsync mode its intervals spread between the panel's
+//! bounds instead of clustering at whole multiples of one period, and a
+//! fixed display that misses frames still clusters:
+//!
+//! ```text
+//!   fixed 60 Hz, missed frames:  16.7 16.7 33.3 16.7 33.3 16.7 …   on multiples of 16.7 ms: a grid
+//!   VRR 48–144, sweeping:        19.8 18.1 15.2 12.9 10.3 8.6 7.2 …   spread, none under 1/max: VRR
+//! ```
+//!
+//! So the meter also keeps the last [`VRR_WINDOW`] unpaced intervals (a
+//! sweep through the range takes seconds) and calls the frames VRR when,
+//! under a vsync mode, their 1st to 99th percentile spread by at least
+//! [`MIN_VRR_SPREAD`], fewer than [`MAX_ON_GRID_SHARE`] of them lie on
+//! multiples of one period (the reported one, else the shortest), and none is
+//! shorter than a reported refresh allows; the range seen is those
+//! percentiles' rates. The verdict says VRR when, besides, presents return
+//! promptly (a panel takes a frame when it comes; a software rasteriser
+//! blocks in present, a compositor holds the go-ahead: neither is VRR).
+//! From intervals alone, a vsync the driver ignores at a frame rate below
+//! the display's looks the same: the verdict says VRR.
+//!
 //! A verdict settles within a second of frames: a mode without vsync needs
 //! no measurement at all; an emulated grid is known; and a vsync mode whose
 //! strategy paces its own frames (no unpaced intervals to measure) is judged
@@ -51,6 +73,7 @@ use crate::feedback::{Feedback, FeedbackFlags};
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
+use crate::vrr::VrrRange;
 
 /// Frames the measurement looks back over (two seconds at 60 Hz).
 pub(crate) const WINDOW: usize = 120;
@@ -79,6 +102,66 @@ pub(crate) const MIN_BLOCKED_SHARE: f64 = 0.2;
 
 /// Largest relative spread (interquartile range / median) of a vsync-paced interval.
 pub(crate) const MAX_SPREAD: f64 = 0.1;
+
+/// Unpaced intervals the VRR evidence looks back over (4 s at 128 Hz): a
+/// sweep through a panel's range takes seconds, and 512 of them cost 4 KB.
+pub const VRR_WINDOW: usize = 512;
+
+/// Smallest ratio of the 99th to the 1st percentile interval taken as a
+/// spread of frame rates rather than a steady rate with jitter and the odd hitch.
+pub const MIN_VRR_SPREAD: f64 = 1.2;
+
+/// Share of intervals within [`ON_GRID_TOLERANCE`] of a whole multiple of one
+/// period at or above which the frames are paced by a fixed grid.
+pub const MAX_ON_GRID_SHARE: f64 = 0.5;
+
+/// How close (relative) to a whole multiple of the period an interval must
+/// be to count as on the grid: real vsync jitters by a few percent.
+pub const ON_GRID_TOLERANCE: f64 = 0.03;
+
+/// What the presents show of a variable refresh: the range of frame rates
+/// seen (the 1st to 99th percentile intervals' rates).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct VrrSeen {
+    /// The lowest rate seen, Hz.
+    pub min_hz: f64,
+    /// The highest rate seen, Hz.
+    pub max_hz: f64,
+}
+
+/// The VRR evidence in `sorted` unpaced intervals (see the module docs):
+/// `None` when they are too few, steady, on one grid, or faster than the
+/// reported refresh.
+fn vrr_evidence(sorted: &[Nanos], reported_hz: Option<f64>) -> Option<VrrSeen> {
+    let n = sorted.len();
+    if n < MIN_SAMPLES {
+        return None;
+    }
+    let (fast, slow) = (sorted[n / 100], sorted[n - 1 - n / 100]);
+    if fast < MIN_VSYNC_PERIOD || (slow as f64) < fast as f64 * MIN_VRR_SPREAD {
+        return None;
+    }
+    let period = match reported_hz {
+        Some(hz) if hz > 0.0 => NANOS_PER_SEC as f64 / hz,
+        _ => fast as f64,
+    };
+    if (fast as f64) < period * (1.0 - ON_GRID_TOLERANCE) {
+        return None;
+    }
+    let on_grid = sorted
+        .iter()
+        .filter(|&&d| {
+            let multiple = (d as f64 / period).round().max(1.0);
+            (d as f64 - multiple * period).abs() <= ON_GRID_TOLERANCE * period
+        })
+        .count();
+    if on_grid as f64 >= MAX_ON_GRID_SHARE * n as f64 {
+        return None;
+    }
+    let hz = |d: Nanos| NANOS_PER_SEC as f64 / d as f64;
+    Some(VrrSeen { min_hz: hz(slow), max_hz: hz(fast) })
+}
 
 /// What the measurement found.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,6 +194,8 @@ pub(crate) struct RefreshMeter {
     throttled: Recent,
     /// Blocking of every present, paced or not (the evidence for self-paced strategies).
     blocked_all: Recent,
+    /// The last [`VRR_WINDOW`] unpaced intervals: the evidence for a variable refresh.
+    vrr_intervals: Recent,
     last_present: Option<Nanos>,
     /// The first present since the last clear: how long the meter has been listening.
     first_present: Option<Nanos>,
@@ -206,11 +291,18 @@ struct Recent {
     values: Vec<Nanos>,
     /// The slot the next value goes to (the oldest once full).
     next: usize,
+    /// How many values are kept.
+    len: usize,
 }
 
 impl Recent {
     fn new() -> Recent {
-        Recent { values: Vec::with_capacity(WINDOW), next: 0 }
+        Recent::keeping(WINDOW)
+    }
+
+    /// The latest `len` values.
+    fn keeping(len: usize) -> Recent {
+        Recent { values: Vec::with_capacity(len), next: 0, len }
     }
 
     #[inline]
@@ -219,7 +311,7 @@ impl Recent {
             Some(oldest) => *oldest = value,
             None => self.values.push(value),
         }
-        self.next = if self.next + 1 == WINDOW { 0 } else { self.next + 1 };
+        self.next = if self.next + 1 == self.len { 0 } else { self.next + 1 };
     }
 
     #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
@@ -251,9 +343,10 @@ impl RefreshMeter {
             blocked: Recent::new(),
             throttled: Recent::new(),
             blocked_all: Recent::new(),
+            vrr_intervals: Recent::keeping(VRR_WINDOW),
             last_present: None,
             first_present: None,
-            scratch: Vec::with_capacity(WINDOW),
+            scratch: Vec::with_capacity(VRR_WINDOW),
             word: Word::new(),
         }
     }
@@ -265,6 +358,7 @@ impl RefreshMeter {
         self.blocked.clear();
         self.throttled.clear();
         self.blocked_all.clear();
+        self.vrr_intervals.clear();
         self.last_present = None;
         self.first_present = None;
         self.word.clear();
@@ -287,6 +381,7 @@ impl RefreshMeter {
             && at > prev
         {
             self.intervals.push(at - prev);
+            self.vrr_intervals.push(at - prev);
             self.blocked.push(blocked);
             self.throttled.push(throttled);
         }
@@ -394,8 +489,31 @@ impl RefreshMeter {
             samples: self.samples(),
             settled: self.settled(),
             median_blocked: median(&mut scratch, &self.blocked_all),
+            vrr: self.vrr_seen(facts.reported_hz),
             word: self.compositor_word(&mut scratch),
         })
+    }
+
+    /// What the unpaced intervals show of a variable refresh (module docs),
+    /// on a display that reports `reported_hz` (its maximum, for a VRR panel).
+    pub fn vrr_seen(&self, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        Self::vrr_seen_with(&self.vrr_intervals, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
+    }
+
+    /// As [`RefreshMeter::vrr_seen`], in the kept scratch space: for a loop's
+    /// own look at the evidence now and then, which must not allocate.
+    pub fn vrr_seen_now(&mut self, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        let mut scratch = core::mem::take(&mut self.scratch);
+        let seen = Self::vrr_seen_with(&self.vrr_intervals, &mut scratch, reported_hz);
+        self.scratch = scratch;
+        seen
+    }
+
+    fn vrr_seen_with(intervals: &Recent, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        sorted.clear();
+        sorted.extend_from_slice(intervals.values());
+        sorted.sort_unstable();
+        vrr_evidence(sorted, reported_hz)
     }
 
     /// Intervals collected so far.
@@ -435,6 +553,8 @@ pub(crate) struct VerdictFacts<'a> {
     pub mode_is_vsync: bool,
     /// The emulated refresh, when one paces the presents.
     pub emulated: Option<Rate>,
+    /// The emulated VRR gate, when `--emulate-refresh vrr:MIN-MAX` is on.
+    pub emulated_vrr: Option<VrrRange>,
     /// The monitor's refresh as the platform reports it, in Hz.
     pub reported_hz: Option<f64>,
 }
@@ -452,6 +572,8 @@ pub(crate) struct VerdictInput<'a> {
     pub settled: bool,
     /// Median time every recent present blocked (paced frames included).
     pub median_blocked: Option<Nanos>,
+    /// What the intervals show of a variable refresh.
+    pub vrr: Option<VrrSeen>,
     /// What the display's own feedback said, if it said anything.
     pub word: Option<CompositorWord>,
 }
@@ -475,8 +597,17 @@ type Judge = fn(&VerdictInput<'_>) -> Option<Verdict>;
 /// New evidence about the display (a compositor's own word, a variable
 /// refresh) is one more judge in this list, placed by how much it is to
 /// be trusted.
-const JUDGES: [Judge; 7] =
-    [emulated_grid, vsync_not_asked, compositor_feedback, at_display_rate, compositor_paced, not_paced, self_paced];
+const JUDGES: [Judge; 9] = [
+    emulated_grid,
+    emulated_vrr_gate,
+    vsync_not_asked,
+    compositor_feedback,
+    variable_refresh,
+    at_display_rate,
+    compositor_paced,
+    not_paced,
+    self_paced,
+];
 
 /// Decides whether vsync is in effect and says so in one sentence; where
 /// the display's feedback did not decide, the sentence ends with what it said.
@@ -543,6 +674,24 @@ fn emulated_grid(input: &VerdictInput<'_>) -> Option<Verdict> {
     Some(Verdict { vsync: Some(true), text })
 }
 
+/// An emulated VRR gate shows frames when they come, by construction.
+fn emulated_vrr_gate(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let VerdictFacts { mode, emulated_vrr, .. } = input.facts;
+    let range = emulated_vrr?;
+    let text = match (input.vrr, input.measured) {
+        (Some(seen), _) => format!(
+            "emulated {range} gate over {mode}: VRR in effect: frames shown when ready, seen {:.0}–{:.0} Hz",
+            seen.min_hz, seen.max_hz
+        ),
+        (None, Some(m)) => format!("emulated {range} gate over {mode}: VRR in effect: {}", every(&m)),
+        (None, None) if input.settled => {
+            format!("emulated {range} gate over {mode}: VRR in effect (the strategy paces frames itself)")
+        }
+        (None, None) => format!("emulated {range} gate over {mode}: measuring…"),
+    };
+    Some(Verdict { vsync: Some(true), text })
+}
+
 /// A mode that does not ask for vsync gets none, whatever paces the frames.
 fn vsync_not_asked(input: &VerdictInput<'_>) -> Option<Verdict> {
     let mode = input.facts.mode;
@@ -554,6 +703,28 @@ fn vsync_not_asked(input: &VerdictInput<'_>) -> Option<Verdict> {
         None => format!("{mode} requested (no vsync)"),
     };
     Some(Verdict { vsync: Some(false), text })
+}
+
+/// Under a vsync mode, intervals spread between bounds and off any one
+/// grid, and presents that return promptly: a VRR panel shows each frame
+/// when it comes (module docs). Presents that block or wait for a
+/// compositor are paced by something else.
+fn variable_refresh(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let seen = input.vrr?;
+    let m = input.measured?;
+    if share(m.blocked.saturating_add(m.throttled), &m) >= MIN_BLOCKED_SHARE {
+        return None;
+    }
+    let mode = input.facts.mode;
+    Some(Verdict {
+        vsync: Some(true),
+        text: format!(
+            "{mode} requested{}: VRR in effect: frames shown when ready, seen {:.0}–{:.0} Hz",
+            reported(&input.facts),
+            seen.min_hz,
+            seen.max_hz
+        ),
+    })
 }
 
 /// The display said when it showed each frame: its vsync flag, or its
@@ -735,7 +906,7 @@ mod tests {
     }
 
     fn facts(mode: &str, vsync: bool, reported_hz: Option<f64>) -> VerdictFacts<'_> {
-        VerdictFacts { mode, mode_is_vsync: vsync, emulated: None, reported_hz }
+        VerdictFacts { mode, mode_is_vsync: vsync, emulated: None, emulated_vrr: None, reported_hz }
     }
 
     fn input<'a>(mode: &'a str, vsync: bool, reported_hz: Option<f64>, measured: Option<Measured>) -> VerdictInput<'a> {
@@ -745,6 +916,7 @@ mod tests {
             samples: 120,
             settled: true,
             median_blocked: None,
+            vrr: None,
             word: None,
         }
     }
@@ -904,6 +1076,69 @@ mod tests {
         let v = verdict(&VerdictInput { samples: 0, median_blocked: Some(50_000), ..input("Fifo", true, None, None) });
         assert_eq!(v.vsync, None, "{}", v.text);
         assert!(!v.text.contains("measuring"), "a settled verdict stops measuring: {}", v.text);
+    }
+
+    /// A meter fed the display times of frames ready at `readies`, shown by `show`.
+    fn shown(readies: &[Nanos], mut show: impl FnMut(Nanos) -> Nanos) -> RefreshMeter {
+        let mut meter = RefreshMeter::new();
+        for &t in readies {
+            meter.record(show(t), 500_000, true);
+        }
+        meter
+    }
+
+    /// A loop whose frame rate sweeps from 50 to 140 Hz, linearly in rate, in 3 s: when each frame is ready.
+    fn sweep() -> Vec<Nanos> {
+        let (mut t, mut readies) = (0.0, Vec::new());
+        while t < 3.0 {
+            readies.push(crate::time::secs_to_nanos(t) + 5_000_000);
+            t += 1.0 / (50.0 + 90.0 * t / 3.0);
+        }
+        readies
+    }
+
+    #[test]
+    fn a_vrr_sweep_from_50_to_140_hz_is_vrr_and_its_range_is_seen_within_2_hz() {
+        let mut panel = crate::vrr::VrrPanel::new("vrr:48-144".parse().expect("range"));
+        let meter = shown(&sweep(), |t| panel.show(t));
+        for reported in [None, Some(144.0)] {
+            let seen = meter.vrr_seen(reported).expect("VRR");
+            assert!((seen.min_hz - 50.0).abs() <= 2.0 && (seen.max_hz - 140.0).abs() <= 2.0, "{seen:?}");
+            let v = meter.verdict(&facts("Fifo", true, reported));
+            assert_eq!(v.vsync, Some(true), "{}", v.text);
+            assert!(v.text.contains("VRR in effect: frames shown when ready, seen 5"), "{}", v.text);
+        }
+    }
+
+    #[test]
+    fn fixed_60_and_144_hz_displays_missing_frames_are_not_vrr() {
+        // The same sweep on fixed grids: each frame waits for the next
+        // refresh, so the intervals are whole numbers of refreshes.
+        for hz in [60, 144] {
+            let grid = crate::vblank::VblankGrid::new(crate::time::Rate::from_hz(hz), 0);
+            let mut last = None;
+            let meter = shown(&sweep(), |t| {
+                let k = last.map_or(grid.at_or_after(t), |l: u64| grid.at_or_after(t).max(l + 1));
+                last = Some(k);
+                grid.time_of(k)
+            });
+            for reported in [None, Some(hz as f64)] {
+                assert_eq!(meter.vrr_seen(reported), None, "{hz} Hz, reported {reported:?}");
+                let v = meter.verdict(&facts("Fifo", true, reported));
+                assert!(!v.text.contains("VRR"), "{hz} Hz: {}", v.text);
+            }
+        }
+    }
+
+    #[test]
+    fn frames_faster_than_the_reported_refresh_or_steady_are_not_vrr() {
+        let steady = meter_with(7_092_199, 0, 200);
+        assert_eq!(steady.vrr_seen(Some(144.0)), None, "a steady 141 Hz shows no range");
+        let free = shown(&sweep(), |t| t);
+        assert!(free.vrr_seen(None).is_some(), "unreported, a free-running sweep looks like VRR");
+        assert_eq!(free.vrr_seen(Some(100.0)), None, "frames at 140 Hz on a 100 Hz display: no vsync");
+        let immediate = free.verdict(&facts("Immediate", false, Some(144.0)));
+        assert_eq!(immediate.vsync, Some(false), "a mode without vsync is judged first: {}", immediate.text);
     }
 
     #[test]

@@ -53,9 +53,10 @@ use crate::host::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{Verdict, VerdictFacts};
-use crate::report::{DisplayFacts, IntervalHistogram, RunReport};
+use crate::report::{DisplayFacts, IntervalHistogram, RunReport, VrrInfo};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use crate::vrr::VrrRange;
 
 /// How often the HUD's sentences (verdict, status, monitor) are rebuilt:
 /// text changes that fast cannot be read anyway, and building it allocates.
@@ -127,6 +128,15 @@ pub struct DisplayInfo {
     /// Where the display times the host reports come from (the present's
     /// return unless said otherwise); feedback, once it arrives, overrides it.
     pub display_time_source: DisplayTimeSource,
+    /// The display is a VRR panel refreshing within this range: frames are
+    /// counted one by one, each repeat the host reports a refresh, not on a
+    /// grid ([`DisplayInfo::refresh`] is `None`).
+    pub vrr: Option<VrrRange>,
+    /// Whether the strategies are told [`DisplayInfo::vrr`] (a display that
+    /// reports it, a game that declares it); otherwise they must detect it.
+    pub vrr_told: bool,
+    /// Whether [`DisplayInfo::vrr`] is an emulated gate (`--emulate-refresh vrr:48-144`).
+    pub vrr_emulated: bool,
 }
 
 impl DisplayInfo {
@@ -165,9 +175,30 @@ impl DisplayInfo {
         DisplayInfo { display_time_source: source, ..self }
     }
 
-    /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
+    /// The same display as a VRR panel refreshing within `range` (`None`: a
+    /// fixed grid), its range told to the strategies or not.
+    pub fn with_vrr(self, range: Option<VrrRange>, told: bool) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: told && range.is_some(), vrr_emulated: false, ..self }
+    }
+
+    /// The same display under an emulated VRR gate of `range` (`None`: none),
+    /// which the strategies are told of, as they are of an emulated grid.
+    pub fn with_emulated_vrr(self, range: Option<VrrRange>) -> DisplayInfo {
+        DisplayInfo { vrr: range, vrr_told: range.is_some(), vrr_emulated: range.is_some(), ..self }
+    }
+
+    /// The refresh rate frames are counted in: the emulated grid when there
+    /// is one, else the reported rate; none on a VRR panel (no grid).
     pub fn refresh(&self) -> Option<Rate> {
-        self.emulated.or(self.reported)
+        match (self.emulated, self.vrr) {
+            (None, Some(_)) => None,
+            (emulated, _) => emulated.or(self.reported),
+        }
+    }
+
+    /// The VRR range the strategies are told, if any.
+    fn told_vrr(&self) -> Option<VrrRange> {
+        self.vrr.filter(|_| self.vrr_told)
     }
 }
 
@@ -341,6 +372,8 @@ struct LiveOrigin {
     frames: u64,
     /// Frames presented.
     presented: u64,
+    /// Time skipped so far ([`Session::skip`]).
+    skipped: Nanos,
     /// The first frame (by id) the live figures count.
     first_frame: u64,
     /// Feedback counts.
@@ -433,6 +466,12 @@ pub struct Session<W> {
     rates: Rates,
     lateness: Lateness,
     paused: bool,
+    /// When the pause began (its time is skipped when it ends).
+    paused_at: Nanos,
+    /// Time taken out of the run ([`Session::skip`]): pauses, a hidden page.
+    skipped: Nanos,
+    /// Of that, the time the display could not be seen ([`Session::hidden`]).
+    hidden: Nanos,
     /// Measure the display (refresh meter, frame-time plot, fps): off where
     /// the display is known exactly and only the figures matter.
     measure_display: bool,
@@ -443,6 +482,7 @@ impl<W: Simulation> Session<W> {
     pub fn new(strategy: StrategyId, config: StrategyConfig, world: W, display: DisplayInfo, now: Nanos) -> Self {
         let mut pacer = Pacer::with_config(strategy, config);
         pacer.set_refresh(display.refresh());
+        pacer.set_vrr(display.told_vrr());
         let refresh = display.refresh();
         Session {
             pacer,
@@ -471,6 +511,9 @@ impl<W: Simulation> Session<W> {
             rates: Rates { since: now, ..Rates::default() },
             lateness: Lateness::default(),
             paused: false,
+            paused_at: now,
+            skipped: 0,
+            hidden: 0,
             measure_display: true,
         }
     }
@@ -487,6 +530,12 @@ impl<W: Simulation> Session<W> {
     /// checks compare worlds at exactly tick N).
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
         self.pacer.driver_mut().set_step_limit(limit);
+    }
+
+    /// Frames start at most `limit` times a second, whatever the strategy
+    /// ([`Pacer::set_frame_limit`]); `None`: no limit.
+    pub fn set_frame_limit(&mut self, limit: Option<Rate>) {
+        self.pacer.set_frame_limit(limit);
     }
 
     /// The id the next frame's report will carry ([`FrameReport::frame`]):
@@ -597,9 +646,10 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Where the host's own display times come from (what a frame without
-    /// feedback keeps): an emulated grid's vblanks, else what the host said.
+    /// feedback keeps): an emulated grid's vblanks (or VRR gate's
+    /// scanouts), else what the host said.
     pub fn estimate_source(&self) -> DisplayTimeSource {
-        if self.display.emulated.is_some() {
+        if self.display.emulated.is_some() || self.display.vrr_emulated {
             DisplayTimeSource::EmulatedVblank
         } else {
             self.display.display_time_source
@@ -695,10 +745,38 @@ impl<W: Simulation> Session<W> {
             return;
         }
         self.paused = paused;
-        if !paused {
-            self.pacer.resync();
+        if paused {
+            self.paused_at = now;
+        } else {
+            self.skip(self.paused_at, now);
             self.restart_live(now);
         }
+    }
+
+    /// Nothing was shown from `from` to `now` and nothing should count it (a
+    /// pause, lane mode, a hidden page): the strategy starts its timing over
+    /// (the time is not caught up) and the figures go on as if it had not
+    /// passed ([`Metrics::skip`]): no hitch, latency or missed refresh of it.
+    pub fn skip(&mut self, from: Nanos, now: Nanos) {
+        let gap = now.saturating_sub(from);
+        self.pacer.resync();
+        self.pacer.meter_mut().break_sequence();
+        self.measures.run.skip(from, now);
+        if let Some(live) = &mut self.measures.live {
+            live.skip(from, now);
+        }
+        self.skipped = self.skipped.saturating_add(gap);
+        self.last_display = None;
+    }
+
+    /// The display could not be seen from `from` to `now` (a hidden page, a
+    /// locked phone): skipped as [`Session::skip`] (a paused session skips it
+    /// with the pause), and the report says how long.
+    pub fn hidden(&mut self, from: Nanos, now: Nanos) {
+        if !self.paused {
+            self.skip(from, now);
+        }
+        self.hidden = self.hidden.saturating_add(now.saturating_sub(from));
     }
 
     /// The present mode changed: the refresh is measured again, live figures start over.
@@ -737,13 +815,33 @@ impl<W: Simulation> Session<W> {
             self.restart_live(now);
         }
         if refresh != old {
-            self.pacer.set_refresh(refresh);
-            self.measures.folded.add(&self.measures.run.totals());
-            self.measures.run = Metrics::new(now, refresh);
-            self.measures.live = None;
-            self.pacer.meter_mut().clear();
-            self.restart_live(now);
+            self.recount(now);
         }
+        self.hud_text_at = 0;
+    }
+
+    /// The display's refresh changed: the pacer is told, the run's counts so
+    /// far are folded, its refresh bookkeeping and the live figures start over.
+    fn recount(&mut self, now: Nanos) {
+        let refresh = self.display.refresh();
+        self.pacer.set_refresh(refresh);
+        self.pacer.set_vrr(self.display.told_vrr());
+        self.measures.folded.add(&self.measures.run.totals());
+        self.measures.run = Metrics::new(now, refresh);
+        self.measures.live = None;
+        self.pacer.meter_mut().clear();
+        self.restart_live(now);
+    }
+
+    /// The frames now go through an emulated VRR gate of `range` (`None`:
+    /// none; the window moved to a monitor emulated otherwise): as a change
+    /// of refresh, the run's counts are folded and the bookkeeping restarts.
+    pub fn set_emulated_vrr(&mut self, range: Option<VrrRange>, now: Nanos) {
+        if range == self.display.vrr.filter(|_| self.display.vrr_emulated) {
+            return;
+        }
+        self.display = self.display.clone().with_emulated_vrr(range);
+        self.recount(now);
         self.hud_text_at = 0;
     }
 
@@ -761,6 +859,7 @@ impl<W: Simulation> Session<W> {
             updates: self.pacer.total_updates(),
             frames: self.frames,
             presented: self.presented,
+            skipped: self.skipped,
             first_frame: self.pacer.frames_started() + 1,
             counts: self.counts,
         };
@@ -832,6 +931,7 @@ impl<W: Simulation> Session<W> {
             mode: &mode.name,
             mode_is_vsync: mode.vsync,
             emulated: display.emulated,
+            emulated_vrr: display.vrr.filter(|_| display.vrr_emulated),
             reported_hz: display.reported.map(Rate::hz),
         })
     }
@@ -896,6 +996,9 @@ impl<W: Simulation> Session<W> {
         let updates = self.pacer.total_updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
+        // Rates over the time the loop ran: a pause or a hidden page ran no frames.
+        let skipped = self.skipped.saturating_sub(origin.skipped);
+        let running = wall.saturating_sub(skipped);
         let refresh = self.display.refresh();
         // Vsync known by construction (a virtual display) needs no verdict sentence.
         let (vsync, vsync_verdict) = match self.display.vsync {
@@ -931,8 +1034,8 @@ impl<W: Simulation> Session<W> {
             display: Some(DisplayFacts {
                 frames: self.frames.saturating_sub(origin.frames),
                 presented,
-                fps: per_second(presented, wall),
-                ups: per_second(updates, wall),
+                fps: per_second(presented, running),
+                ups: per_second(updates, running),
                 wall_time_s: nanos_to_secs(wall),
                 measured_refresh_hz: measured.map(|m| m.hz()),
                 reported_refresh_hz: self.display.reported.map(Rate::hz),
@@ -944,6 +1047,7 @@ impl<W: Simulation> Session<W> {
                 present_mode_actual: self.display.present_mode.name.clone(),
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
+                hidden_s: (self.hidden > 0).then(|| nanos_to_secs(self.hidden)),
                 feedback_frames: counts.displayed,
                 estimated_frames: counts.estimated,
                 discarded_frames: counts.discarded,
@@ -952,6 +1056,7 @@ impl<W: Simulation> Session<W> {
             }),
             display_time_source: source.label(),
             stats: metrics.stats(),
+            vrr: self.display.vrr.map(VrrInfo::from),
             ..RunReport::default()
         }
     }
@@ -1121,6 +1226,34 @@ mod tests {
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
         assert!(session.pacer().total_updates() - updates <= 2, "ten paused seconds are not replayed");
+    }
+
+    #[test]
+    fn a_pause_and_a_hidden_display_are_gaps_in_the_run_not_a_frame() {
+        for hide in [false, true] {
+            let mut session =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            let mut display = glaiel_60();
+            run(&mut session, &mut display, 120);
+            let from = display.clock();
+            if !hide {
+                session.set_paused(true, from);
+            }
+            display.wait_until(from + 5 * NANOS_PER_SEC);
+            match hide {
+                true => session.hidden(from, display.clock()),
+                false => session.set_paused(false, display.clock()),
+            }
+            run(&mut session, &mut display, 120);
+            let report = session.report(display.clock());
+            let (stats, facts) = (report.stats, report.display.expect("a session's display facts"));
+            assert!(stats.max_hitch_ms < 20.0, "hide {hide}: no 5 s hitch: {stats:?}");
+            // A resynced strategy shows its last state one more frame: three refreshes, not five seconds.
+            assert!(stats.latency_max_ms < 60.0, "hide {hide}: no 5 s latency: {stats:?}");
+            assert_eq!(report.skipped_renders, 0, "hide {hide}: the gap's refreshes are not missed ones");
+            assert!((facts.fps - 60.0).abs() < 1.0, "hide {hide}: fps over the time frames ran: {}", facts.fps);
+            assert_eq!(facts.hidden_s, hide.then_some(5.0), "only a hidden display is reported as hidden");
+        }
     }
 
     #[test]
@@ -1448,6 +1581,7 @@ mod tests {
                 content_time: k * 200 * MS,
                 input_time: (k - 1) * 200 * MS,
                 display_time: k * 200 * MS,
+                repeats: 0,
                 end: k * 200 * MS,
                 wake: crate::strategy::Wake { at: None },
             };

@@ -21,6 +21,7 @@
 
 use crate::rng::SplitMix64;
 use crate::time::{Nanos, Rate};
+use crate::vrr::{VrrPanel, VrrRange};
 
 /// The refreshes of a display at `rate`, counted from `origin`.
 ///
@@ -101,9 +102,23 @@ pub struct Vblank {
 /// assert_eq!(vsync.next(5_000_000).time, 20_000_000, "ready at 5 ms, shown at the 20 ms refresh");
 /// assert_eq!(vsync.next(5_000_000).time, 40_000_000, "two presents never share a refresh");
 /// ```
+///
+/// As a VRR gate ([`EmulatedVsync::vrr`]) a frame ready at `t` is shown when
+/// a [`VrrPanel`] of the range would start scanning it out: at once within
+/// the range, no sooner than `1/max` after the last, after a self-refresh
+/// it meets (see [`crate::vrr`]); its index counts scanouts, repeats included.
+///
+/// ```
+/// use timestep_core::vblank::EmulatedVsync;
+/// let mut gate = EmulatedVsync::vrr("vrr:48-144".parse().unwrap(), 0, 7);
+/// assert_eq!(gate.next(5_000_000).time, 5_000_000, "shown when ready");
+/// assert_eq!(gate.next(6_000_000).time, 11_944_445, "no sooner than 1/144 s after the last");
+/// ```
 #[derive(Clone, Debug)]
 pub struct EmulatedVsync {
     grid: VblankGrid,
+    /// The VRR panel that replaces the grid, for a VRR gate.
+    gate: Option<VrrPanel>,
     jitter: Nanos,
     last: Option<u64>,
     rng: SplitMix64,
@@ -113,7 +128,33 @@ impl EmulatedVsync {
     /// Presents paced by `grid`, waking within ±`jitter` of each refresh
     /// (random but reproducible from `seed`).
     pub fn new(grid: VblankGrid, jitter: Nanos, seed: u64) -> EmulatedVsync {
-        EmulatedVsync { grid, jitter, last: None, rng: SplitMix64::new(seed) }
+        EmulatedVsync { grid, gate: None, jitter, last: None, rng: SplitMix64::new(seed) }
+    }
+
+    /// A VRR gate for `range` instead of a grid (`--emulate-refresh vrr:48-144`),
+    /// waking within ±`jitter` of each frame's scanout.
+    pub fn vrr(range: VrrRange, jitter: Nanos, seed: u64) -> EmulatedVsync {
+        let grid = VblankGrid::new(range.max(), 0);
+        EmulatedVsync { grid, gate: Some(VrrPanel::new(range)), jitter, last: None, rng: SplitMix64::new(seed) }
+    }
+
+    /// The VRR range of a VRR gate; `None` for a grid.
+    pub fn vrr_range(&self) -> Option<VrrRange> {
+        self.gate.as_ref().map(VrrPanel::range)
+    }
+
+    /// When a frame ready at `now` would be shown, without taking it.
+    pub fn peek_time(&self, now: Nanos) -> Nanos {
+        match &self.gate {
+            Some(gate) => gate.clone().show(now),
+            None => self.grid.time_of(self.peek(now)),
+        }
+    }
+
+    /// The self-refreshes before the latest frame a VRR gate showed (0 on a grid,
+    /// whose skipped refreshes the metrics count from the grid).
+    pub fn repeats(&self) -> u32 {
+        self.gate.as_ref().map_or(0, VrrPanel::repeats)
     }
 
     /// The grid.
@@ -139,9 +180,18 @@ impl EmulatedVsync {
 
     /// Takes the refresh a frame ready at `now` is shown at.
     pub fn next(&mut self, now: Nanos) -> Vblank {
-        let index = self.peek(now);
+        let (index, time) = match &mut self.gate {
+            Some(gate) => {
+                let time = gate.show(now);
+                let index = self.last.map_or(0, |last| last + 1 + u64::from(gate.repeats()));
+                (index, time)
+            }
+            None => {
+                let index = self.peek(now);
+                (index, self.grid.time_of(index))
+            }
+        };
         self.last = Some(index);
-        let time = self.grid.time_of(index);
         let wake = if self.jitter == 0 {
             time
         } else {

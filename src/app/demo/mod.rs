@@ -17,6 +17,7 @@
 //! and the demo keeps its parts consistent, the lanes included.
 
 mod keys;
+pub(crate) mod life;
 mod mode;
 
 use std::collections::VecDeque;
@@ -49,7 +50,9 @@ use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
+use crate::vrr::VrrRange;
 
+use life::Life;
 use mode::Mode;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
@@ -76,11 +79,13 @@ fn fresh_session(
     config: StrategyConfig,
     display: DisplayInfo,
     input: Input,
+    frame_limit: Option<Rate>,
     now: Nanos,
 ) -> Session<World> {
     let mut session = Session::new(strategy, config, World::new(world), display, now);
     session.world_mut().set_input(input);
     session.keep_settled(true);
+    session.set_frame_limit(frame_limit);
     session
 }
 
@@ -132,6 +137,8 @@ pub struct Demo {
     /// Frames start on timers instead of the display's refresh (`V` where
     /// vsync cannot be turned off: a browser's requestAnimationFrame).
     timer_driven: bool,
+    /// Time hidden, a capped buffer: the window's life, apart from the monitor's.
+    life: Life,
     /// Each recorded strategy frame's wait for the display, by id, until it is settled.
     waits: VecDeque<(u64, Nanos)>,
     /// The strategy frames settled in the last frame that were shown (reused).
@@ -169,10 +176,12 @@ impl Demo {
         let monitor = win.follow_monitor(true).unwrap_or_else(|| win.on_monitor());
         let emulation = config.emulation.clone().map(|e| (e, config.seed));
         let emulated = emulated_rate(emulation.as_ref(), monitor.index);
+        let gate = emulated_vrr(emulation.as_ref(), monitor.index);
         let display = DisplayInfo::default()
             .with_monitor(monitor.label)
             .with_reported(monitor.reported)
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label())
             .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
@@ -194,20 +203,29 @@ impl Demo {
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
-        let session = fresh_session(&world, config.strategy, config.strategy_config, display, Input::NONE, now);
+        let session = fresh_session(
+            &world,
+            config.strategy,
+            config.strategy_config,
+            display,
+            Input::NONE,
+            config.frame_limit,
+            now,
+        );
         let mut help_lines = bindings::help_lines();
         help_lines.extend(win.monitor_lines());
         help_lines.extend(crate::platform::help_notes());
         let runner_lane =
             RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
         let hud = HudData {
+            reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
             help_lines,
             gpu_timing: gfx.timer.is_some(),
             runner_lane: Some(runner_lane),
             ..HudData::default()
         };
         let instances = Vec::with_capacity(session.world().max_instances());
-        let vsync = emulated_vsync(emulation.as_ref(), emulated);
+        let vsync = emulated_vsync(emulation.as_ref(), emulated, gate);
         let mut demo = Demo {
             screen: Screen { feedback, win, gfx, hud, instances, vsync },
             session,
@@ -234,12 +252,16 @@ impl Demo {
             seed: config.seed,
             warmed: false,
             timer_driven: false,
+            life: Life::default(),
             waits: VecDeque::with_capacity(crate::session::AWAIT_SLOTS),
             shown: Vec::with_capacity(crate::session::AWAIT_SLOTS),
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
         }
+        // A size reported before the GPU was ready (a page's first) was not seen: take it now.
+        let size = demo.screen.win.window.inner_size();
+        demo.resized(size.width, size.height, now);
         demo.refresh_hud(now);
         Ok(demo)
     }
@@ -259,6 +281,7 @@ impl Demo {
         now: Nanos,
     ) {
         let emulated = self.emulated_here().filter(|_| emulate);
+        let gate = emulated_vrr(self.emulation.as_ref(), self.screen.win.on_monitor().index).filter(|_| emulate);
         let present_mode = self.screen.gfx.present_mode();
         let reported = self.screen.win.on_monitor().reported.or(stand_in);
         let display = self
@@ -266,12 +289,13 @@ impl Demo {
             .display()
             .clone()
             .with_emulated(emulated)
+            .with_emulated_vrr(gate)
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
         self.end_run();
-        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
-        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        self.session = fresh_session(&world, strategy, config.strategy_config, display, input, config.frame_limit, now);
+        self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         self.refresh_hud(now);
     }
 
@@ -310,7 +334,8 @@ impl Demo {
         let display = self.session.display().clone();
         let world = *self.session.world().config();
         self.end_run();
-        self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
+        let limit = self.session.pacer().frame_limit();
+        self.session = fresh_session(&world, strategy, config, display, self.controls.input, limit, now);
         self.hold.reset();
         if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
             self.enter_lanes(now);
@@ -319,10 +344,26 @@ impl Demo {
         self.refresh_hud(now);
     }
 
-    /// Whether a frame should be drawn now.
+    /// Whether a frame should be drawn now (never while the page is hidden).
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.screen.gfx.surface.is_zero_size();
-        self.screen.win.renderable(now, zero)
+        self.screen.win.renderable(now, zero) && !self.life.is_hidden()
+    }
+
+    /// The page was hidden (`true`: a background tab, a locked phone) or
+    /// shown again at `now`. No frames meanwhile, and the time is a gap in
+    /// every session's run, not a frame ([`Session::hidden`]). Returns the
+    /// gap `(from, to)` when one ended.
+    pub fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
+        let gap = self.life.hidden(hidden, now);
+        if let Some((from, to)) = gap {
+            log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
+            self.session.hidden(from, to);
+            self.mode.hidden(from, to);
+            self.hold.reset();
+        }
+        self.refresh_hud(now);
+        gap
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
@@ -548,6 +589,32 @@ impl Demo {
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);
+        let screen = crate::platform::screen_refresh();
+        if screen.is_some() {
+            // A page's frame clock measures the screen, whatever the page managed to draw.
+            hud.figures.measured_refresh_hz = screen;
+        }
+        let fps = hud.figures.fps;
+        if let Some(verdict) = self.slow_page_verdict(fps) {
+            self.screen.hud.figures.vsync_verdict = verdict;
+        }
+        let screen_hz = self.screen_to_judge_by();
+        self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+    }
+
+    /// The screen's refresh from the platform's frame clock (a page's), when
+    /// the frames are meant to come at it: refreshes skipped on purpose (an
+    /// emulated rate, timers, a pause) are not missed ones.
+    fn screen_to_judge_by(&self) -> Option<f64> {
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        crate::platform::screen_refresh().filter(|_| on_refresh)
+    }
+
+    /// The vsync sentence where the page drew `fps` and missed refreshes: the
+    /// meter sees the page's own frames, and slow ones read as a slow,
+    /// compositor-paced screen.
+    fn slow_page_verdict(&self, fps: f64) -> Option<String> {
+        life::slow_page_verdict(fps, self.screen_to_judge_by()?)
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -578,12 +645,20 @@ impl Demo {
     fn move_to(&mut self, monitor: Option<OnMonitor>, now: Nanos) {
         let Some(monitor) = monitor else { return };
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
-        if emulated != self.session.display().emulated {
-            log::info!("emulated refresh on this monitor: {}", emulated.map_or("none".to_owned(), |r| r.to_string()));
-            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
+        let gate = emulated_vrr(self.emulation.as_ref(), monitor.index);
+        let had_gate = self.session.display().vrr.filter(|_| self.session.display().vrr_emulated);
+        if emulated != self.session.display().emulated || gate != had_gate {
+            let what = match (emulated, gate) {
+                (Some(rate), _) => rate.to_string(),
+                (None, Some(range)) => range.to_string(),
+                (None, None) => "none".to_owned(),
+            };
+            log::info!("emulated refresh on this monitor: {what}");
+            self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated, gate);
         }
         self.mode.move_to_display(&monitor, emulated, now);
         self.session.move_to_display(Some(monitor.label), monitor.reported, emulated, now);
+        self.session.set_emulated_vrr(gate, now);
         self.refresh_hud(now);
     }
 
@@ -625,15 +700,18 @@ impl Demo {
         if !self.emulation_checked && period > 0 {
             self.emulation_checked = true;
             if rate.period() + rate.period() / 100 < period {
+                let what = match vsync.vrr_range() {
+                    Some(range) => format!("{range}'s maximum, {} Hz,", crate::report::trim_number(rate.hz(), 3)),
+                    None => format!("{} Hz", crate::report::trim_number(rate.hz(), 3)),
+                };
                 crate::platform::notify(&format!(
-                    "the emulated {} Hz is faster than this screen's {:.2} Hz: frames come at most once a refresh",
-                    crate::report::trim_number(rate.hz(), 3),
+                    "the emulated {what} is faster than this screen's {:.2} Hz: frames come at most once a refresh",
                     1e9 / period as f64
                 ));
             }
         }
-        // The emulated refresh the frame would take (after the one the last frame took).
-        vsync.grid().time_of(vsync.peek(now)) > next_real.saturating_add(period / 2)
+        // The emulated refresh (or gate's scanout) the frame would take.
+        vsync.peek_time(now) > next_real.saturating_add(period / 2)
     }
 
     /// The requested redraw arrived at `now`: the frame about to run waited
@@ -656,6 +734,14 @@ impl Demo {
 
     /// The window's inner size is `width` × `height` pixels now.
     pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+        let [width, height] = if width == 0 || height == 0 {
+            [width, height]
+        } else {
+            let device = crate::platform::device_pixels(&self.screen.win.window, [width, height]);
+            let max_side = self.screen.gfx.gpu.device.limits().max_texture_dimension_2d;
+            self.life.drawing_size(device, max_side, crate::platform::MAX_DRAWING_PIXELS)
+        };
+        self.screen.gfx.overlay.set_buffer_scale(self.life.buffer_scale());
         self.screen.gfx.surface.resize(width, height);
         self.focused(now);
         self.interrupt();
@@ -715,6 +801,11 @@ impl Demo {
         self.session.verdict()
     }
 
+    /// The range of frame rates the presents show, if they show a variable refresh.
+    pub fn vrr_seen(&self) -> Option<crate::refresh::VrrSeen> {
+        self.session.pacer().vrr_seen()
+    }
+
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
     pub fn report(&mut self, now: Nanos) -> RunReport {
         let mut run = self.session.report(now);
@@ -758,7 +849,7 @@ impl Demo {
             view: self.session.last_view(),
             playfield: PLAYFIELD,
             hud: &screen.hud,
-            pixels_per_point: screen.win.window.scale_factor() as f32,
+            pixels_per_point: screen.win.window.scale_factor() as f32 * self.life.buffer_scale(),
         };
         match self.mode {
             // The instance buffer holds the last lane frame's sprites, every lane's.
@@ -769,7 +860,11 @@ impl Demo {
 
     /// The run's statistics for `--stats-json`.
     pub fn stats(&mut self, now: Nanos) -> StatsJson {
-        let run = self.report(now);
+        let mut run = self.report(now);
+        let fps = self.screen.hud.figures.fps;
+        if let (Some(display), Some(verdict)) = (run.display.as_mut(), self.slow_page_verdict(fps)) {
+            display.vsync_verdict = verdict;
+        }
         let gfx = &self.screen.gfx;
         StatsJson {
             run,
@@ -779,6 +874,8 @@ impl Demo {
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
             lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            screen_refresh_hz: crate::platform::screen_refresh(),
+            notes: self.screen.hud.notes.clone(),
         }
     }
 }
@@ -789,11 +886,25 @@ fn emulated_rate(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> 
     emulation.rates.rate_on(index.unwrap_or(0))
 }
 
-/// The emulated vsync for `rate`. The grid starts at clock zero so that the
-/// metrics' `round(t · Hz)` numbers refreshes exactly.
-fn emulated_vsync(emulation: Option<&(Emulation, u64)>, rate: Option<Rate>) -> Option<EmulatedVsync> {
+/// The emulated VRR gate's range on monitor `index` (`--emulate-refresh vrr:48-144` or `N=vrr:…`).
+fn emulated_vrr(emulation: Option<&(Emulation, u64)>, index: Option<usize>) -> Option<VrrRange> {
+    let (emulation, _) = emulation?;
+    emulation.rates.vrr_on(index.unwrap_or(0))
+}
+
+/// The emulated vsync for `rate` (a grid) or `gate` (a VRR gate). The grid
+/// starts at clock zero so that the metrics' `round(t · Hz)` numbers refreshes exactly.
+fn emulated_vsync(
+    emulation: Option<&(Emulation, u64)>,
+    rate: Option<Rate>,
+    gate: Option<VrrRange>,
+) -> Option<EmulatedVsync> {
     let (emulation, seed) = emulation?;
-    rate.map(|rate| EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed))
+    match (rate, gate) {
+        (Some(rate), _) => Some(EmulatedVsync::new(VblankGrid::new(rate, 0), emulation.jitter, *seed)),
+        (None, Some(range)) => Some(EmulatedVsync::vrr(range, emulation.jitter, *seed)),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
@@ -810,6 +921,7 @@ mod tests {
             StrategyConfig::default(),
             DisplayInfo::default(),
             Input::UP,
+            None,
             5,
         );
         assert_eq!(session.world().tick(), 0, "a fresh world");

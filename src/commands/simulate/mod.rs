@@ -34,6 +34,7 @@ use crate::report::{RunReport, to_csv, to_json, to_table};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
+use crate::vrr::Refresh;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -73,11 +74,20 @@ pub struct SimulateArgs {
     pub strategy: StrategyList,
 
     /// Display refresh rates, comma-separated.
-    #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true, value_delimiter = ',', value_parser = cli::rate,
-          help = cli::rate_help(
-              "Display refresh rates, comma-separated",
+    #[arg(long, value_name = "HZ|vrr:MIN-MAX[,…]", allow_hyphen_values = true, value_delimiter = ',',
+          value_parser = cli::refresh, help = cli::rate_help(
+              "Display refreshes, comma-separated: fixed rates or VRR ranges (vrr:48-144: a frame is shown when \
+               it is presented, at most MAX and at least MIN times a second; :no-lfc turns off low-framerate \
+               compensation)",
               " (59.94 is the exact 60000/1001). Default: the model's (60; seed000: 62.5)"))]
-    pub refresh: Option<Vec<Rate>>,
+    pub refresh: Option<Vec<Refresh>>,
+
+    /// The pacer's frame limit: frames start at most this often, whatever the strategy.
+    #[arg(long, value_name = "HZ", allow_hyphen_values = true, value_parser = cli::rate,
+          help = cli::rate_help(
+              "The pacer's frame limit: frames start at most this often, whatever the strategy (below a VRR \
+               display's maximum, where frames queue)", ". Default: none"))]
+    pub frame_limit: Option<Rate>,
 
     /// Vsync on or off. Default: the model's (on; seed000: off).
     #[arg(long, value_name = "on|off", allow_hyphen_values = true, ignore_case = true)]
@@ -224,14 +234,18 @@ motion error, hitches are frames off by half a refresh or more (a jump or a free
 is input to photon (display time minus the time the depicted update read its input), drift is
 (speed_ratio - 1) * 60000 ms of game time per minute. A --trace run adds trace_app,
 trace_frames, trace_dropped (never-displayed frames, merged into the next displayed one)
-and trace_refresh_hz (measured from the capture's display changes).
+and trace_refresh_hz (measured from the capture's display changes). A run on a VRR display
+(--refresh vrr:48-144) adds vrr_min_hz, vrr_max_hz and vrr_lfc; its refresh_hz column shows
+the range (null in json), each self-refresh is a 0 in the pattern, and P is the median
+display interval.
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
   timestep-lab simulate --strategy fuzzy --fuzzy-variant 60-62 --refresh 59.94 --no-vsync-detect
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
   timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline
-  timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20";
+  timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20
+  timestep-lab simulate --strategy all --refresh 144,vrr:48-144 --frame-limit 141 --model desktop";
 
 /// Output format of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -321,7 +335,7 @@ impl SimulateArgs {
         let (refreshes, vsync, notices) = match trace.as_deref() {
             Some(trace) => trace_display(trace, self.refresh.as_deref(), self.vsync, &model)?,
             None => (
-                self.refresh.clone().unwrap_or_else(|| vec![model.default_refresh]),
+                self.refresh.clone().unwrap_or_else(|| vec![Refresh::Fixed(model.default_refresh)]),
                 self.vsync.map_or(model.default_vsync, |v| v == Vsync::On),
                 Vec::new(),
             ),
@@ -348,20 +362,27 @@ impl SimulateArgs {
         let mut start_phases = Vec::new();
         for &strategy in &self.strategy.0 {
             for &refresh in &refreshes {
+                let rate = refresh.rate();
                 let phase_list: Vec<Nanos> = match (phases, self.start_phase) {
-                    (Some(n), _) => (0..n as u64).map(|i| random_phase(self.seed, i, refresh)).collect(),
+                    (Some(n), _) => (0..n as u64).map(|i| random_phase(self.seed, i, rate)).collect(),
                     (None, StartPhase::Vblank) => vec![0],
-                    (None, StartPhase::Random) => vec![random_phase(self.seed, 0, refresh)],
+                    (None, StartPhase::Random) => vec![random_phase(self.seed, 0, rate)],
                     (None, StartPhase::After(p)) => vec![p],
                 };
                 for phase in phase_list {
+                    // A VRR panel has no grid: the phase is from --start-time.
+                    let start = match refresh {
+                        Refresh::Fixed(rate) => start_after_vblank(rate, self.start_time, phase),
+                        Refresh::Vrr(_) => self.start_time.saturating_add(phase),
+                    };
                     let spec = RunSpec::new(strategy, self.model)
                         .with_config(config)
                         .with_model(model)
                         .with_refresh(refresh)
+                        .with_frame_limit(self.frame_limit)
                         .with_vsync(vsync)
                         .with_seed(self.seed)
-                        .with_start(start_after_vblank(refresh, self.start_time, phase))
+                        .with_start(start)
                         .with_stop(stop)
                         .with_timeline(if self.timeline { TIMELINE_EVENTS } else { 0 })
                         .with_trace(trace.clone());
@@ -531,7 +552,8 @@ mod tests {
         assert_eq!(run.model.preset, Preset::Glaiel);
         assert_eq!(run.stop, Stop::Updates(10_000));
         assert!(run.vsync);
-        assert_eq!(run.refresh, Rate::from_hz(60));
+        assert_eq!(run.refresh, Refresh::Fixed(Rate::from_hz(60)));
+        assert_eq!(run.frame_limit, None);
         assert_eq!(run.config.tick_rate, Rate::from_hz(60));
         assert_eq!(run.start, 0, "on vblank 0, as the article");
         assert_eq!(inv.format, Format::Table);
@@ -542,15 +564,35 @@ mod tests {
     fn strategies_times_refreshes_give_one_run_each() {
         let inv = invocation(&["--strategy", "catch-up,fuzzy", "--refresh", "60,59.94,144"]);
         assert_eq!(inv.runs.len(), 6);
-        assert_eq!(inv.runs[1].refresh, Rate::new(60000, 1001).unwrap());
+        assert_eq!(inv.runs[1].refresh, Refresh::Fixed(Rate::new(60000, 1001).unwrap()));
         assert_eq!(invocation(&["--strategy", "all"]).runs.len(), 10);
+    }
+
+    #[test]
+    fn a_vrr_range_is_one_more_refresh_in_the_list_and_starts_at_the_start_time() {
+        let inv = invocation(&["--refresh", "60,vrr:48-144", "--frame-limit", "141", "--start-time", "0.005"]);
+        assert_eq!(inv.runs.len(), 2);
+        assert_eq!(inv.runs[1].refresh.to_string(), "vrr:48-144");
+        assert_eq!(inv.runs[1].start, 5_000_000, "no grid to wait for");
+        assert_eq!(inv.runs[0].start, 16_666_667, "the next 60 Hz vblank");
+        assert!(inv.runs.iter().all(|r| r.frame_limit == Some(Rate::from_hz(141))));
+    }
+
+    #[test]
+    fn a_bad_vrr_range_is_one_line_naming_the_flag() {
+        assert_eq!(
+            usage_message(&["--refresh", "60,vrr:144-48"]),
+            "--refresh: vrr:144-48: the lowest refresh (144 Hz) must be below the highest (48 Hz)"
+        );
+        assert!(usage_message(&["--refresh", "vrr:48"]).contains("is not a VRR range"));
+        assert!(usage_message(&["--frame-limit", "0"]).starts_with("--frame-limit: 0 is not"));
     }
 
     #[test]
     fn seed000_defaults_to_vsync_off_at_62_5_hz() {
         let run = invocation(&["--model", "seed000"]).runs.remove(0);
         assert!(!run.vsync);
-        assert_eq!(run.refresh.period(), 16_000_000);
+        assert_eq!(run.refresh.rate().period(), 16_000_000);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::Vsync;
 use crate::error::CliError;
 use crate::monitor::{Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace};
 use crate::report::trim_number;
-use crate::time::Rate;
+use crate::vrr::Refresh;
 
 fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
@@ -34,16 +34,25 @@ pub(super) fn load_trace(path: &Path, app: Option<String>) -> Result<Trace, CliE
 /// [`CliError::Usage`] naming the flag the capture contradicts.
 pub(super) fn trace_display(
     trace: &Trace,
-    given_refresh: Option<&[Rate]>,
+    given_refresh: Option<&[Refresh]>,
     given_vsync: Option<Vsync>,
     model: &Model,
-) -> Result<(Vec<Rate>, bool, Vec<String>), CliError> {
+) -> Result<(Vec<Refresh>, bool, Vec<String>), CliError> {
     let mut notices: Vec<String> = trace.selection_notice().into_iter().collect();
     notices.push(trace.display_notice());
     let refreshes = match (given_refresh, trace.refresh()) {
-        (None, Some(measured)) => vec![measured],
+        (None, Some(measured)) => vec![Refresh::Fixed(measured)],
         (Some(given), Some(measured)) => {
-            if let Some(far) = given.iter().find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE) {
+            if let Some(vrr) = given.iter().find_map(Refresh::vrr) {
+                return Err(usage(format!(
+                    "--refresh {vrr}: the capture was shown on a fixed {:.3} Hz grid (measured from its display \
+                     changes); replay a plain list of frame times on a VRR display instead",
+                    measured.hz()
+                )));
+            }
+            let far =
+                given.iter().map(Refresh::rate).find(|r| (r.hz() / measured.hz() - 1.0).abs() > NOMINAL_TOLERANCE);
+            if let Some(far) = far {
                 return Err(usage(format!(
                     "--refresh {}: the capture was shown at {:.3} Hz (measured from its display changes); leave \
                      --refresh out to replay at that rate, or give one within 1 % of it",
@@ -62,7 +71,7 @@ pub(super) fn trace_display(
                     trim_number(model.default_refresh.hz(), 3)
                 ));
             }
-            vec![model.default_refresh]
+            vec![Refresh::Fixed(model.default_refresh)]
         }
     };
     let vsync = match (given_vsync, trace.vsync()) {

@@ -34,6 +34,20 @@
 //! - without display-change times, on this display: at the refresh nearest
 //!   the present (vsync on; a later frame may replace an earlier one in the
 //!   same refresh), or at the present (vsync off).
+//!
+//! A VRR display ([`VirtualDisplay::with_vrr`]) has no grid: a [`VrrPanel`]
+//! starts each frame's scanout when it is presented, no sooner than `1/max`
+//! after the last scanout and never during a self-refresh (see
+//! [`crate::vrr`]). The presentation models keep their meaning with its
+//! scanouts in place of the grid's refreshes: `glaiel`'s present blocks until
+//! its frame's scanout starts; a queue of 2 returns at once while one frame
+//! may wait. With vsync off a frame is shown when presented, as on a grid.
+//! The self-refreshes before each frame are its [`FrameHost::repeats`].
+//!
+//! ```text
+//! vrr:48-144   |F0 ·····|F1 ···········|r ·····|F2|F3 …     shown when presented, 1/max apart at least,
+//!              ^ present  ^ present      1/48 s: repeat      a repeat after 1/min without a frame
+//! ```
 
 use super::model::{Model, Presentation};
 use super::timeline::Timeline;
@@ -43,6 +57,7 @@ use crate::rng::SplitMix64;
 use crate::strategy::View;
 use crate::time::{Clock, ManualClock, Nanos, Rate};
 use crate::vblank::VblankGrid;
+use crate::vrr::{VrrPanel, VrrRange};
 use std::collections::VecDeque;
 
 /// The virtual machine + display that the simulator's frames run on.
@@ -65,8 +80,11 @@ pub struct VirtualDisplay<'t> {
     rng: SplitMix64,
     model: Model,
     grid: VblankGrid,
+    /// The VRR panel that replaces the grid, on a VRR display.
+    vrr: Option<VrrPanel>,
     vsync: bool,
-    /// Vblank indices of presented frames not yet on screen (queued presentation).
+    /// Presented frames not yet on screen (queued presentation): their vblank
+    /// indices on the grid, their scanout times on a VRR panel.
     queue: VecDeque<u64>,
     /// The vblank of the latest presented frame.
     last_vblank: Option<u64>,
@@ -97,6 +115,7 @@ impl<'t> VirtualDisplay<'t> {
             rng,
             model,
             grid: VblankGrid::new(refresh, 0),
+            vrr: None,
             vsync,
             queue: VecDeque::with_capacity(depth + 1),
             last_vblank: None,
@@ -108,6 +127,27 @@ impl<'t> VirtualDisplay<'t> {
             frame_start: start,
             timeline: Timeline::with_capacity(timeline),
         }
+    }
+
+    /// The same display as a VRR panel refreshing within `range` instead of on its grid.
+    ///
+    /// ```
+    /// use timestep_core::host::FrameHost;
+    /// use timestep_core::monitor::{Preset, VirtualDisplay};
+    /// use timestep_core::Rate;
+    ///
+    /// let range = "vrr:48-144".parse().unwrap();
+    /// let model = Preset::PacingAnswer.model();
+    /// let mut display = VirtualDisplay::new(model, Rate::from_hz(144), true, 0, 0, 0).with_vrr(range);
+    /// display.wait_until(5_000_000);
+    /// assert_eq!(FrameHost::<()>::present(&mut display), 5_000_000, "shown when presented");
+    /// display.wait_until(40_000_000);
+    /// assert_eq!(FrameHost::<()>::present(&mut display), 40_000_000);
+    /// assert_eq!(FrameHost::<()>::repeats(&mut display), 1, "a self-refresh 1/48 s after the first frame");
+    /// ```
+    pub fn with_vrr(mut self, range: VrrRange) -> Self {
+        self.vrr = Some(VrrPanel::new(range));
+        self
     }
 
     /// Replays `trace`'s frames instead of the model's costs (see the module docs).
@@ -140,9 +180,12 @@ impl<'t> VirtualDisplay<'t> {
     /// first frame shows at. A capture starts mid-stream, so the refreshes
     /// between the clock's start and its first frame say nothing about it.
     /// Call it before the first frame (it replays that frame on a copy);
-    /// `None` without a trace.
+    /// `None` without a trace, and on a VRR panel (no grid to count on).
     pub(crate) fn trace_origin(&self) -> Option<Nanos> {
         let trace = self.trace?;
+        if self.vrr.is_some() {
+            return None;
+        }
         let mut probe = self.clone();
         probe.frame_start = probe.clock.now();
         let first = probe.present_trace(trace);
@@ -244,8 +287,14 @@ impl<'t> VirtualDisplay<'t> {
             // its present stands for the refresh it is nearest to, as Glaiel's
             // wake does; `at_or_after` would push every third frame of a steady
             // 60 Hz list one refresh late by the rounding's nanosecond.
-            TraceDisplay::Virtual if self.vsync => self.grid.time_of(self.grid.nearest(presented)),
-            TraceDisplay::Virtual => presented,
+            TraceDisplay::Virtual if self.vsync => match &mut self.vrr {
+                Some(panel) => panel.show(presented),
+                None => self.grid.time_of(self.grid.nearest(presented)),
+            },
+            TraceDisplay::Virtual => match &mut self.vrr {
+                Some(panel) => panel.tear(presented),
+                None => presented,
+            },
         }
     }
 
@@ -265,6 +314,33 @@ impl<'t> VirtualDisplay<'t> {
             self.wake_at_vblank(self.grid.time_of(oldest));
         }
         self.grid.time_of(k)
+    }
+
+    /// A present on the VRR panel (module docs): the frame's scanout start.
+    fn present_vrr(&mut self) -> Nanos {
+        if !self.vsync {
+            self.clock.advance_by(self.model.present_immediate.sample(&mut self.rng));
+        }
+        let now = self.clock.now();
+        let Some(panel) = &mut self.vrr else { return now };
+        if !self.vsync {
+            return panel.tear(now);
+        }
+        let scan = panel.show(now);
+        match self.model.presentation {
+            Presentation::BlockToBoundary => self.wake_at_vblank(scan),
+            Presentation::Queued { depth } => {
+                while self.queue.front().is_some_and(|&at| at <= now) {
+                    self.queue.pop_front();
+                }
+                self.queue.push_back(scan);
+                while self.queue.len() >= depth.max(1) as usize {
+                    let Some(oldest) = self.queue.pop_front() else { break };
+                    self.wake_at_vblank(oldest);
+                }
+            }
+        }
+        scan
     }
 }
 
@@ -300,6 +376,9 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
         if let Some(trace) = self.trace {
             return self.present_trace(trace);
         }
+        if self.vrr.is_some() {
+            return self.present_vrr();
+        }
         if !self.vsync {
             self.clock.advance_by(self.model.present_immediate.sample(&mut self.rng));
             return self.clock.now();
@@ -308,6 +387,18 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
             Presentation::BlockToBoundary => self.present_blocking(),
             Presentation::Queued { depth } => self.present_queued(depth),
         }
+    }
+
+    /// Holds the present until `t`: a spin, exact (no sleep overshoot).
+    fn hold_until(&mut self, t: Nanos) {
+        if t > self.clock.now() {
+            self.timeline.wait(t);
+            self.clock.advance_to(t);
+        }
+    }
+
+    fn repeats(&mut self) -> u32 {
+        self.vrr.as_ref().map_or(0, VrrPanel::repeats)
     }
 }
 

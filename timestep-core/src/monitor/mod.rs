@@ -44,6 +44,7 @@ use crate::report::RunReport;
 use crate::session::{DisplayInfo, PresentMode, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use crate::vrr::Refresh;
 use std::fmt;
 use std::sync::Arc;
 
@@ -86,6 +87,7 @@ pub enum Stop {
 /// ```
 /// use timestep_core::host::Simulation;
 /// use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
+/// use timestep_core::vrr::Refresh;
 /// use timestep_core::{Nanos, StrategyId};
 ///
 /// struct NoWorld;
@@ -93,9 +95,11 @@ pub enum Stop {
 ///     fn step(&mut self, _dt: Nanos) {}
 /// }
 /// let spec = RunSpec::new(StrategyId::Fuzzy, Preset::Glaiel)
-///     .with_refresh("59.94".parse().unwrap())
+///     .with_refresh("59.94".parse::<Refresh>().unwrap())
 ///     .with_stop(Stop::Updates(600));
 /// assert_eq!(simulate(&spec, &mut NoWorld).report().double_updates, 0, "Glaiel's final fuzzy timer");
+/// let vrr = spec.with_refresh("vrr:48-144".parse::<Refresh>().unwrap());
+/// assert_eq!(simulate(&vrr, &mut NoWorld).report().skipped_renders, 0, "every refresh a new frame");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -106,12 +110,16 @@ pub struct RunSpec {
     pub config: StrategyConfig,
     /// Machine and display costs.
     pub model: Model,
-    /// Display refresh rate (also told to the driver, when the display reports it).
-    pub refresh: Rate,
-    /// Whether the display reports its refresh rate to the game (true by
-    /// default). A browser page, and a window on a virtual X server, learn none: the
-    /// strategies that want it (fuzzy, auto) start without it and measure it.
+    /// Display refresh: a fixed rate or a VRR range (also told to the driver,
+    /// when the display reports it).
+    pub refresh: Refresh,
+    /// Whether the display reports its refresh rate (and a VRR range) to the
+    /// game (true by default). A browser page, and a window on a virtual X
+    /// server, learn none: the strategies that want it (fuzzy, auto) start without it and measure it.
     pub reports_refresh: bool,
+    /// The pacer's frame limit: frames start at most this often, whatever
+    /// the strategy ([`Pacer::set_frame_limit`]). `None`: no limit.
+    pub frame_limit: Option<Rate>,
     /// Vsync on or off.
     pub vsync: bool,
     /// Noise seed.
@@ -141,8 +149,9 @@ impl RunSpec {
             strategy,
             config: StrategyConfig::default(),
             model,
-            refresh: model.default_refresh,
+            refresh: Refresh::Fixed(model.default_refresh),
             reports_refresh: true,
+            frame_limit: None,
             vsync: model.default_vsync,
             seed: 0,
             start: 0,
@@ -163,9 +172,14 @@ impl RunSpec {
         RunSpec { model, ..self }
     }
 
-    /// The same run at display refresh `refresh`.
-    pub fn with_refresh(self, refresh: Rate) -> RunSpec {
-        RunSpec { refresh, ..self }
+    /// The same run at display refresh `refresh`: a [`Rate`] or a [`Refresh`] (a VRR range).
+    pub fn with_refresh(self, refresh: impl Into<Refresh>) -> RunSpec {
+        RunSpec { refresh: refresh.into(), ..self }
+    }
+
+    /// The same run with the pacer's frame limit at `limit` (`None`: none).
+    pub fn with_frame_limit(self, limit: Option<Rate>) -> RunSpec {
+        RunSpec { frame_limit: limit, ..self }
     }
 
     /// The same run on a display that reports its refresh rate, or not.
@@ -223,7 +237,7 @@ impl RunSpec {
             return free_running;
         }
         let early = (-m.vblank_wake.lo).max(0) as f64;
-        (self.refresh.hz() * (1.0 + early / work)).min(free_running)
+        (self.refresh.rate().hz() * (1.0 + early / work)).min(free_running)
     }
 
     /// An estimate of the frames this run takes that errs high:
@@ -391,8 +405,8 @@ impl fmt::Display for Truncation {
 pub struct OverBudget {
     /// The strategy of the run.
     pub strategy: StrategyId,
-    /// Its refresh rate.
-    pub refresh: Rate,
+    /// Its refresh.
+    pub refresh: Refresh,
     /// Frames it would take ([`RunSpec::estimated_frames`]).
     pub estimate: f64,
     /// The longest stop of the same kind that fits.
@@ -431,7 +445,11 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
-    let mut display = VirtualDisplay::new(spec.model, spec.refresh, spec.vsync, spec.seed, spec.start, spec.timeline);
+    let mut display =
+        VirtualDisplay::new(spec.model, spec.refresh.rate(), spec.vsync, spec.seed, spec.start, spec.timeline);
+    if let Some(range) = spec.refresh.vrr() {
+        display = display.with_vrr(range);
+    }
     if let Some(trace) = &spec.trace {
         display = display.with_trace(trace);
     }
@@ -441,6 +459,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     let mut session =
         Session::new(spec.strategy, spec.config, world, virtual_display(spec), count_from).measuring_display(false);
     session.set_step_limit(spec.step_limit);
+    session.set_frame_limit(spec.frame_limit);
     let clock_limit = spec
         .start
         .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
@@ -505,20 +524,22 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
 }
 
-/// What the session is told about a virtual display: its exact rate and
-/// vsync setting (a replayed capture's own, when it fixes one).
+/// What the session is told about a virtual display: its exact rate (a VRR
+/// panel's maximum, as its monitor reports it, and its range) and vsync
+/// setting (a replayed capture's own, when it fixes one). A VRR display that
+/// reports nothing still counts its frames without a grid.
 fn virtual_display(spec: &RunSpec) -> DisplayInfo {
     let vsync = spec.trace.as_ref().and_then(|t| t.vsync()).unwrap_or(spec.vsync);
     let mode = if vsync { "virtual vsync" } else { "virtual, vsync off" };
-    DisplayInfo {
-        monitor: Some(format!("virtual {}", spec.refresh)),
-        reported: spec.reports_refresh.then_some(spec.refresh),
-        emulated: None,
-        present_mode: PresentMode { name: mode.to_owned(), vsync },
-        present_mode_requested: mode.to_owned(),
-        vsync: Some(vsync),
-        display_time_source: crate::feedback::DisplayTimeSource::Simulated,
-    }
+    let vrr = spec.refresh.vrr();
+    DisplayInfo::default()
+        .with_monitor(format!("virtual {}", spec.refresh))
+        .with_reported(spec.reports_refresh.then_some(spec.refresh.rate()))
+        .with_vrr(vrr, spec.reports_refresh)
+        .with_present_mode(PresentMode { name: mode.to_owned(), vsync })
+        .with_present_mode_requested(mode)
+        .with_vsync(Some(vsync))
+        .with_display_time_source(crate::feedback::DisplayTimeSource::Simulated)
 }
 
 fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start: Nanos) -> f64 {

@@ -28,8 +28,8 @@ mod text;
 
 pub use cell::Cell;
 pub use registry::{
-    FIELDS, Field, Section, TRACE_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
+    FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
 };
-pub use run::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo};
+pub use run::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
 pub use table::{Table, trim_number};
 pub use text::{to_csv, to_json, to_table};

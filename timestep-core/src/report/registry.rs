@@ -12,7 +12,7 @@
 //!
 //! D is a picture's display time, C the simulation time it depicts, I the
 //! input time of that state, ŝ the slope of C on D, P the refresh period
-//! (the median present interval when no refresh is known); see
+//! (the median present interval on a VRR panel or when no refresh is known); see
 //! [`crate::metrics`] for the definitions with worked examples.
 
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap as _;
 
 use super::cell::Cell;
-use super::run::{RunReport, TraceInfo};
+use super::run::{RunReport, TraceInfo, VrrInfo};
 use crate::metrics::FrameStats;
 
 /// Which part of a report a field belongs to.
@@ -33,6 +33,8 @@ pub enum Section {
     Figure,
     /// What a replayed trace was (runs of a trace only).
     Trace,
+    /// The VRR panel the frames went to (VRR runs only).
+    Vrr,
 }
 
 /// How a field is read.
@@ -44,6 +46,8 @@ enum Read {
     Stat(fn(&FrameStats) -> Cell<'static>),
     /// From the replayed trace's facts.
     Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
+    /// From the VRR panel's facts.
+    Vrr(fn(&VrrInfo) -> Cell<'static>),
 }
 
 /// One figure of a report: see the module docs.
@@ -86,6 +90,7 @@ impl Field {
             Read::Report(read) => read(report),
             Read::Stat(read) => read(&report.stats),
             Read::Trace(read) => report.trace.as_ref().map_or(Cell::Missing, read),
+            Read::Vrr(read) => report.vrr.as_ref().map_or(Cell::Missing, read),
         }
     }
 
@@ -98,7 +103,15 @@ impl Field {
     pub fn trace_cell<'a>(&self, trace: &'a TraceInfo) -> Cell<'a> {
         match self.read {
             Read::Trace(read) => read(trace),
-            Read::Report(_) | Read::Stat(_) => Cell::Missing,
+            Read::Report(_) | Read::Stat(_) | Read::Vrr(_) => Cell::Missing,
+        }
+    }
+
+    /// The field's value in a VRR panel's facts ([`Cell::Missing`] for another field).
+    pub fn vrr_cell(&self, vrr: &VrrInfo) -> Cell<'static> {
+        match self.read {
+            Read::Vrr(read) => read(vrr),
+            Read::Report(_) | Read::Stat(_) | Read::Trace(_) => Cell::Missing,
         }
     }
 
@@ -106,7 +119,7 @@ impl Field {
     pub fn stat(&self, stats: &FrameStats) -> Option<f64> {
         match self.read {
             Read::Stat(read) => read(stats).number(),
-            Read::Report(_) | Read::Trace(_) => None,
+            Read::Report(_) | Read::Trace(_) | Read::Vrr(_) => None,
         }
     }
 
@@ -145,15 +158,16 @@ macro_rules! field {
 /// The strategy's id.
 pub static STRATEGY: Field =
     field!("strategy", "", Setting, 0, true, Read::Report(|r| Cell::Text(&r.strategy)), "the loop strategy's id");
-/// The refresh rate the pattern counts in.
+/// The refresh rate the pattern counts in; a VRR panel's range in the table and CSV.
 pub static REFRESH_HZ: Field = field!(
     "refresh_hz",
     "Hz",
     Setting,
     3,
     true,
-    Read::Report(|r| Cell::Hz(r.refresh_hz)),
-    "the display's refresh rate (59.94 is exactly 60000/1001)"
+    Read::Report(|r| r.vrr.as_ref().map_or(Cell::Hz(r.refresh_hz), |v| Cell::Text(&v.range))),
+    "the display's refresh rate (59.94 is exactly 60000/1001); a VRR panel's range (`vrr:48-144`) in the table \
+     and CSV, `null` in JSON (no grid: see vrr_min_hz)"
 );
 /// Vsync on or off.
 pub static VSYNC: Field = field!(
@@ -327,7 +341,8 @@ pub static HITCHES: Field = field!(
     0,
     true,
     Read::Stat(|s| Cell::Count(s.hitches)),
-    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze)"
+    "frames with |j| ≥ P/2 (a jump) or a display interval ≥ P/2 over the median (a freeze); P is the refresh \
+     period, on a VRR panel (or a refresh nobody knows) the median display interval"
 );
 /// The largest hitch.
 pub static MAX_HITCH_MS: Field = field!(
@@ -453,6 +468,37 @@ pub static TRACE_REFRESH_HZ: Field = field!(
     "the refresh rate measured from the capture's display changes"
 );
 
+/// A VRR panel's lowest refresh.
+pub static VRR_MIN_HZ: Field = field!(
+    "vrr_min_hz",
+    "Hz",
+    Vrr,
+    3,
+    false,
+    Read::Vrr(|v| Cell::Hz(v.min_hz)),
+    "a VRR panel's lowest refresh: without a new frame it repeats the last after 1/min"
+);
+/// A VRR panel's highest refresh.
+pub static VRR_MAX_HZ: Field = field!(
+    "vrr_max_hz",
+    "Hz",
+    Vrr,
+    3,
+    false,
+    Read::Vrr(|v| Cell::Hz(v.max_hz)),
+    "a VRR panel's highest refresh: frames start scanout at least 1/max apart"
+);
+/// Whether the VRR panel compensates low frame rates.
+pub static VRR_LFC: Field = field!(
+    "vrr_lfc",
+    "",
+    Vrr,
+    0,
+    false,
+    Read::Vrr(|v| Cell::OnOff(Some(v.lfc))),
+    "low-framerate compensation: below min each frame is scanned k times (on where max ≥ 2 × min)"
+);
+
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
 pub static FIELDS: [&Field; 29] = [
@@ -490,9 +536,12 @@ pub static FIELDS: [&Field; 29] = [
 /// The fields a run that replayed a trace adds, in column order.
 pub static TRACE_FIELDS: [&Field; 4] = [&TRACE_APP, &TRACE_FRAMES, &TRACE_DROPPED, &TRACE_REFRESH_HZ];
 
-/// Every field, the trace's last.
+/// The fields a run on a VRR panel adds, in column order.
+pub static VRR_FIELDS: [&Field; 3] = [&VRR_MIN_HZ, &VRR_MAX_HZ, &VRR_LFC];
+
+/// Every field, the trace's and the VRR panel's last.
 pub fn all_fields() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().chain(TRACE_FIELDS.iter()).copied()
+    FIELDS.iter().chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).copied()
 }
 
 /// The fields the table shows: what the run was, the article's counts, and
@@ -518,6 +567,18 @@ pub fn definitions_markdown() -> String {
         let _ = writeln!(out, "| `{}` | {} |", f.name, f.definition.replace('|', "\\|"));
     }
     out
+}
+
+/// A VRR panel's facts under the registry's names ([`VRR_FIELDS`]): here, as
+/// a trace's, so that the report's data types need no registry.
+impl Serialize for VrrInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(VRR_FIELDS.len()))?;
+        for field in VRR_FIELDS {
+            map.serialize_entry(field.name, &field.vrr_cell(self))?;
+        }
+        map.end()
+    }
 }
 
 /// A trace's facts under the registry's names ([`TRACE_FIELDS`]): here, not

@@ -60,6 +60,10 @@ pub struct RunReport {
     /// [`TRACE_FIELDS`](super::TRACE_FIELDS).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceInfo>,
+    /// The VRR panel the frames went to (VRR runs only): the
+    /// [`VRR_FIELDS`](super::VRR_FIELDS). `refresh_hz` is then `null`: no grid.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub vrr: Option<VrrInfo>,
 }
 
 impl Default for RunReport {
@@ -85,6 +89,7 @@ impl Default for RunReport {
             present_interval_histogram: None,
             display: None,
             trace: None,
+            vrr: None,
         }
     }
 }
@@ -92,12 +97,11 @@ impl Default for RunReport {
 impl RunReport {
     /// A short label for plots and pattern lines: `catch-up @ 60 Hz vsync on`.
     pub fn label(&self) -> String {
-        format!(
-            "{} @ {} Hz vsync {}",
-            self.strategy,
-            Cell::Hz(self.refresh_hz).format(0),
-            Cell::OnOff(self.vsync).format(0)
-        )
+        let refresh = match &self.vrr {
+            Some(vrr) => vrr.range.clone(),
+            None => format!("{} Hz", Cell::Hz(self.refresh_hz).format(0)),
+        };
+        format!("{} @ {refresh} vsync {}", self.strategy, Cell::OnOff(self.vsync).format(0))
     }
 }
 
@@ -158,6 +162,10 @@ pub struct DisplayFacts {
     pub monitor: String,
     /// Every strategy that ran, by id, in key order.
     pub strategies_used: Vec<String>,
+    /// Time the display could not be seen (a hidden page), seconds; a gap
+    /// in the run that no figure counts. Absent when there was none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_s: Option<f64>,
     /// Shown frames whose display time the compositor's feedback gave.
     pub feedback_frames: u64,
     /// Frames whose feedback was asked for and did not come in time (their D is the estimate).
@@ -184,4 +192,24 @@ pub struct TraceInfo {
     /// The refresh measured from the capture (`null` when it has no
     /// display-change times or tears).
     pub refresh_hz: Option<f64>,
+}
+
+/// The VRR panel a run's frames went to: the report's
+/// [`VRR_FIELDS`](super::VRR_FIELDS), written under the registry's names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VrrInfo {
+    /// The range as the command line writes it (`vrr:48-144`): the table's refresh.
+    pub range: String,
+    /// The lowest refresh, Hz.
+    pub min_hz: f64,
+    /// The highest refresh, Hz.
+    pub max_hz: f64,
+    /// Whether the panel compensates low frame rates.
+    pub lfc: bool,
+}
+
+impl From<crate::vrr::VrrRange> for VrrInfo {
+    fn from(range: crate::vrr::VrrRange) -> VrrInfo {
+        VrrInfo { range: range.to_string(), min_hz: range.min().hz(), max_hz: range.max().hz(), lfc: range.lfc() }
+    }
 }

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::registry::{FIELDS, TRACE_FIELDS, table_fields};
+use super::registry::{FIELDS, TRACE_FIELDS, VRR_FIELDS, table_fields};
 use super::run::RunReport;
 use super::table::Table;
 
@@ -35,10 +35,17 @@ pub fn to_table(reports: &[RunReport]) -> String {
 }
 
 /// A header row and one row per run; runs that replayed a trace add the
-/// [`TRACE_FIELDS`] columns (empty for `null`).
+/// [`TRACE_FIELDS`] columns (empty for `null`), a list with a VRR run the
+/// [`VRR_FIELDS`] (empty for the fixed displays').
 pub fn to_csv(reports: &[RunReport]) -> String {
     let traced = !reports.is_empty() && reports.iter().all(|r| r.trace.is_some());
-    let columns: Vec<_> = FIELDS.iter().chain(if traced { &TRACE_FIELDS[..] } else { &[] }).copied().collect();
+    let vrr = reports.iter().any(|r| r.vrr.is_some());
+    let columns: Vec<_> = FIELDS
+        .iter()
+        .chain(if traced { &TRACE_FIELDS[..] } else { &[] })
+        .chain(if vrr { &VRR_FIELDS[..] } else { &[] })
+        .copied()
+        .collect();
     let mut out = columns.iter().map(|f| f.name).collect::<Vec<_>>().join(",");
     out.push('\n');
     for r in reports {
@@ -113,6 +120,7 @@ mod tests {
             present_interval_histogram: None,
             display: None,
             trace: None,
+            vrr: None,
         }
     }
 

@@ -12,11 +12,23 @@
 //! (7 in the glaiel model) and a switch. Every switch resets the branch's
 //! timing state (one frame without steps) and is counted;
 //! [`Strategy::status`] says which branch runs and why.
+//!
+//! On a VRR display (declared with [`crate::Pacer::set_vrr`], reported by
+//! the display, or detected by the refresh meter) there is no vsync to lock
+//! to and no grid to interpolate against: a frame is shown when it is
+//! presented. `auto` then runs [`VrrPaced`]: frames capped 3 Hz below the
+//! panel's maximum, each drawn for the time it is planned to be shown and
+//! presented then. Measured on `vrr:48-144` (the README's VRR table):
+//! judder 0.03 ms (`glaiel`) and 0.23 ms (`desktop`), latency 11.1 and
+//! 13.5 ms against uncapped `interpolated`'s 20.0 and 27.1 ms, which at the
+//! panel's ceiling queues its frames.
 
 use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector};
-use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo};
+use super::vrr_paced::VrrPaced;
+use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo, Wake};
 use crate::time::{Nanos, Rate};
+use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -29,6 +41,8 @@ pub(crate) enum AutoChoice {
     FuzzyLockstep,
     /// Fixed steps, interpolated picture.
     Interpolated,
+    /// A VRR display: capped frames, each presented at the time it depicts.
+    VrrPaced,
 }
 
 impl fmt::Display for AutoChoice {
@@ -36,6 +50,7 @@ impl fmt::Display for AutoChoice {
         f.write_str(match self {
             AutoChoice::FuzzyLockstep => "fuzzy lockstep",
             AutoChoice::Interpolated => "interpolated",
+            AutoChoice::VrrPaced => "paced for VRR",
         })
     }
 }
@@ -49,8 +64,11 @@ pub(crate) struct Auto {
     choice: Option<AutoChoice>,
     fuzzy: Fuzzy,
     interpolated: FixedStep,
+    vrr_paced: VrrPaced,
     switches: u64,
     reported: Option<Rate>,
+    /// The display's VRR range, when it has one.
+    vrr: Option<VrrRange>,
 }
 
 impl Auto {
@@ -63,8 +81,10 @@ impl Auto {
             choice: None,
             fuzzy: Fuzzy::new(&fuzzy_config),
             interpolated: FixedStep::new(config, Draw::Interpolate),
+            vrr_paced: VrrPaced::new(config, None),
             switches: 0,
             reported: None,
+            vrr: None,
         }
     }
 
@@ -87,19 +107,23 @@ impl Strategy for Auto {
         match self.choice? {
             AutoChoice::FuzzyLockstep => self.fuzzy.last_tick(),
             AutoChoice::Interpolated => self.interpolated.last_tick(),
+            AutoChoice::VrrPaced => self.vrr_paced.last_tick(),
         }
     }
 
-    /// Either branch may run first: both start in phase.
+    /// Any branch may run first: all start in phase.
     fn continue_from(&mut self, last_tick: Nanos) {
         self.fuzzy.continue_from(last_tick);
         self.interpolated.continue_from(last_tick);
+        self.vrr_paced.continue_from(last_tick);
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         self.detector.observe(ctx.now);
         self.reported = ctx.refresh;
-        let wanted = if self.detector.expects_vsync_near_tick(ctx.refresh) {
+        let wanted = if self.vrr.is_some() {
+            AutoChoice::VrrPaced
+        } else if self.detector.expects_vsync_near_tick(ctx.refresh) {
             AutoChoice::FuzzyLockstep
         } else {
             AutoChoice::Interpolated
@@ -111,15 +135,50 @@ impl Strategy for Auto {
             match wanted {
                 AutoChoice::FuzzyLockstep => self.fuzzy.reset(&fuzzy_config),
                 AutoChoice::Interpolated => self.interpolated.reset(&self.config),
+                AutoChoice::VrrPaced => self.vrr_paced = VrrPaced::new(&self.config, self.vrr),
             }
         }
         match wanted {
             AutoChoice::FuzzyLockstep => self.fuzzy.begin(ctx),
             AutoChoice::Interpolated => self.interpolated.begin(ctx),
+            AutoChoice::VrrPaced => self.vrr_paced.begin(ctx),
+        }
+    }
+
+    fn set_vrr(&mut self, vrr: Option<VrrRange>) {
+        if vrr != self.vrr {
+            self.vrr = vrr;
+            self.vrr_paced = VrrPaced::new(&self.config, vrr);
+        }
+    }
+
+    fn rendered(&mut self, now: Nanos) {
+        if self.choice == Some(AutoChoice::VrrPaced) {
+            self.vrr_paced.rendered(now);
+        }
+    }
+
+    fn present_at(&self) -> Option<Nanos> {
+        (self.choice == Some(AutoChoice::VrrPaced)).then(|| self.vrr_paced.present_at()).flatten()
+    }
+
+    fn end(&mut self, now: Nanos) -> Wake {
+        match self.choice {
+            Some(AutoChoice::VrrPaced) => self.vrr_paced.end(now),
+            _ => Wake::default(),
         }
     }
 
     fn status(&self) -> String {
+        if let (Some(AutoChoice::VrrPaced), Some(vrr)) = (self.choice, self.vrr) {
+            return format!(
+                "{}: {} display, frames shown when presented: {} ({} switches)",
+                AutoChoice::VrrPaced,
+                vrr.label(),
+                self.vrr_paced.status(),
+                self.switches
+            );
+        }
         let reported = self.reported.map_or_else(|| "unknown".to_owned(), |r| r.to_string());
         format!(
             "{}: {} (display reports {reported}, tick {}; {} switches)",

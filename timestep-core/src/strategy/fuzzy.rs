@@ -29,6 +29,7 @@ use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
 use crate::metrics::window::SortedWindow;
 use crate::time::{Nanos, Rate};
+use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -278,6 +279,8 @@ pub(crate) struct Fuzzy {
     ticks: u64,
     /// The display's refresh as last reported, for the status line.
     reported: Option<Rate>,
+    /// The display's VRR range, when it has one: no vsync to snap to.
+    vrr: Option<VrrRange>,
 }
 
 impl Fuzzy {
@@ -299,6 +302,7 @@ impl Fuzzy {
             origin: 0,
             ticks: 0,
             reported: None,
+            vrr: None,
         }
     }
 
@@ -318,7 +322,9 @@ impl Fuzzy {
         if self.strict_only {
             return false;
         }
-        !self.detect || self.detector.expects_vsync_near_tick(refresh)
+        // A VRR panel shows frames when they come: their intervals are the
+        // loop's own, and snapping them to ticks would run the game at its frame rate.
+        !self.detect || (self.vrr.is_none() && self.detector.expects_vsync_near_tick(refresh))
     }
 
     fn fuzzy_steps(&mut self, delta: Nanos) -> u32 {
@@ -364,6 +370,10 @@ impl Strategy for Fuzzy {
         self.strict.continue_from(last_tick);
     }
 
+    fn set_vrr(&mut self, vrr: Option<VrrRange>) {
+        self.vrr = vrr;
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let now = self.last_now.map_or(ctx.now, |l| l.max(ctx.now));
         let delta = self.last_now.map_or(0, |l| now - l);
@@ -405,6 +415,8 @@ impl Strategy for Fuzzy {
         let mode = if self.fuzzing { format!("fuzzy {}", self.variant) } else { "strict".to_owned() };
         if self.strict_only {
             format!("{mode} (forced strict)")
+        } else if let Some(vrr) = self.vrr.filter(|_| self.detect) {
+            format!("{mode}: {} display, frames are shown when ready: no vsync to snap to", vrr.label())
         } else if self.detect {
             let reported = self.reported.map_or_else(|| "unknown".to_owned(), |r| r.to_string());
             format!("{mode}: {} (display reports {reported})", self.detector.verdict())

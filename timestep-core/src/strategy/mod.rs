@@ -30,6 +30,7 @@ mod props;
 mod snapped;
 mod startup;
 mod variable;
+mod vrr_paced;
 
 pub use fuzzy::FuzzyVariant;
 pub use startup::Startup;
@@ -44,6 +45,7 @@ use snapped::Snapped;
 use variable::Variable;
 
 use crate::time::{Nanos, Rate, duration_to_nanos, nanos_to_duration};
+use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
 use alloc::string::String;
 use core::fmt;
@@ -514,6 +516,20 @@ pub(crate) trait Strategy: Send {
         Wake::default()
     }
 
+    /// The display is a VRR panel with this range (`None`: a fixed grid, or
+    /// unknown). Called after every build and reset, and when it changes.
+    fn set_vrr(&mut self, _vrr: Option<VrrRange>) {}
+
+    /// The frame's picture was rendered at `now`, before any hold of its present.
+    fn rendered(&mut self, _now: Nanos) {}
+
+    /// When this frame's present should go out: the display time its picture
+    /// was drawn for, on a display that shows a frame when it is presented
+    /// (VRR). `None`: at once.
+    fn present_at(&self) -> Option<Nanos> {
+        None
+    }
+
     /// A short human sentence about the current internal state, for a HUD
     /// (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
     fn status(&self) -> String {
@@ -595,6 +611,21 @@ impl AnyStrategy {
     #[inline]
     pub(crate) fn end(&mut self, now: Nanos) -> Wake {
         dispatch!(self, s => s.end(now))
+    }
+
+    /// See [`Strategy::set_vrr`].
+    pub(crate) fn set_vrr(&mut self, vrr: Option<VrrRange>) {
+        dispatch!(self, s => s.set_vrr(vrr));
+    }
+
+    /// See [`Strategy::rendered`].
+    pub(crate) fn rendered(&mut self, now: Nanos) {
+        dispatch!(self, s => s.rendered(now));
+    }
+
+    /// See [`Strategy::present_at`].
+    pub(crate) fn present_at(&self) -> Option<Nanos> {
+        dispatch!(self, s => s.present_at())
     }
 
     /// See [`Strategy::status`].

@@ -5,6 +5,8 @@
 mod drift;
 #[cfg(feature = "monitor")]
 mod metrics;
+#[cfg(feature = "monitor")]
+mod vrr;
 
 // On wasm32 these run in headless Chromium (`tests/chromium.rs`).
 #[cfg(target_arch = "wasm32")]

@@ -569,27 +569,30 @@ pub fn definitions_markdown() -> String {
     out
 }
 
-/// A VRR panel's facts under the registry's names ([`VRR_FIELDS`]): here, as
-/// a trace's, so that the report's data types need no registry.
+/// `fields` under their names, each cell read by `cell`: how a trace's and a
+/// VRR panel's facts are written, here rather than beside them, so that the
+/// report's data types need no registry.
+fn serialize_fields<'a, S: serde::Serializer>(
+    serializer: S,
+    fields: &[&'static Field],
+    cell: impl Fn(&Field) -> Cell<'a>,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(fields.len()))?;
+    for field in fields {
+        map.serialize_entry(field.name, &cell(field))?;
+    }
+    map.end()
+}
+
 impl Serialize for VrrInfo {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(VRR_FIELDS.len()))?;
-        for field in VRR_FIELDS {
-            map.serialize_entry(field.name, &field.vrr_cell(self))?;
-        }
-        map.end()
+        serialize_fields(serializer, &VRR_FIELDS, |field| field.vrr_cell(self))
     }
 }
 
-/// A trace's facts under the registry's names ([`TRACE_FIELDS`]): here, not
-/// beside [`TraceInfo`], so that the report's data types need no registry.
 impl Serialize for TraceInfo {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(TRACE_FIELDS.len()))?;
-        for field in TRACE_FIELDS {
-            map.serialize_entry(field.name, &field.trace_cell(self))?;
-        }
-        map.end()
+        serialize_fields(serializer, &TRACE_FIELDS, |field| field.trace_cell(self))
     }
 }
 

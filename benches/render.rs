@@ -222,7 +222,7 @@ fn lanes(c: &mut Criterion) {
     let mut start = 0;
     let mut frame = |instances: &mut Vec<Instance>, hud: &mut HudData| {
         instances.clear();
-        lanes.run_frame(start, instances);
+        lanes.run_lane_frames(start, instances);
         start += period;
         lanes.record(start, true);
         lanes.fill_labels(&mut hud.lanes, start);

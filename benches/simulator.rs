@@ -17,7 +17,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::metrics::{FrameSample, Metrics};
 use timestep_lab::monitor::{Preset, RunSpec, simulate_world};
 use timestep_lab::sim::simulate;

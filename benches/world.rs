@@ -12,7 +12,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::sim::{Instance, World, WorldConfig};
 use timestep_lab::strategy::View;
 use timestep_lab::time::Nanos;

@@ -6,7 +6,7 @@
 //! ```
 //! Replace `Ball` with your game's state: all the core asks of it is `step`.
 
-use timestep_core::frame::Simulation;
+use timestep_core::host::Simulation;
 use timestep_core::monitor::{Preset, RunSpec, simulate};
 use timestep_core::strategy::StrategyId;
 use timestep_core::time::{Nanos, Rate};

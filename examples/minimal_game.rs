@@ -1,19 +1,17 @@
-//! A minimal game paced by `timestep-core`: a square glides across a winit
-//! window drawn with wgpu; fixed 60 Hz updates, the picture interpolated.
+//! A minimal game paced by `timestep-core`'s `Pacer`: a square glides across
+//! a winit window drawn with wgpu; fixed 60 Hz updates, the picture blended.
+//! The full form of the crate's winit recipe (timestep-core's README, "In a
+//! winit 0.30 loop"): `about_to_wait` decides between `WaitUntil` and
+//! `request_redraw`, and a frame that waited finishes with `sleep_until`.
 //!
 //! ```sh
 //! cargo run --release --example minimal_game                         # Esc quits
 //! cargo run --example minimal_game -- --strategy catch-up --seconds 3   # prints the run's figures
 //! ```
-//! The game implements `Simulation` (a fixed step) and `FrameHost` (clock,
-//! render, present); a `Session` decides the steps, the picture and when to
-//! wake, and measures judder, hitches and latency on the way.
 
 use std::sync::Arc;
-use timestep_core::frame::{FrameHost, Simulation};
-use timestep_core::session::{DisplayInfo, Presented, Session};
-use timestep_core::strategy::{StrategyConfig, StrategyId, View};
-use timestep_core::time::{Clock, Nanos, RealClock, nanos_to_secs, secs_to_nanos};
+use std::time::Duration;
+use timestep_core::{DEFAULT_SPIN, Frame, Instant, Pacer, Present, Rate, StrategyId, sleep_until};
 use winit::{application::ApplicationHandler, event::WindowEvent, event_loop::*, keyboard::*, window::*};
 
 /// The game state: a square moving at constant speed, bouncing off the edges.
@@ -24,26 +22,19 @@ struct Square {
     speed: f64,
 }
 
-impl Simulation for Square {
-    fn step(&mut self, dt: Nanos) {
+impl Square {
+    fn update(&mut self, dt: Duration) {
         self.previous_x = self.x;
-        self.x += self.speed * nanos_to_secs(dt);
+        self.x += self.speed * dt.as_secs_f64();
         if !(0.0..=0.9).contains(&self.x) {
             self.speed = -self.speed;
             self.x = self.x.clamp(0.0, 0.9);
         }
     }
-}
 
-impl Square {
-    /// Where to draw it: interpolate between the last two steps, or extrapolate.
-    fn drawn_x(&self, view: View) -> f32 {
-        let x = match view {
-            View::Latest => self.x,
-            View::Interpolate { alpha } => self.previous_x + (self.x - self.previous_x) * f64::from(alpha),
-            View::Extrapolate { ahead } => self.x + self.speed * nanos_to_secs(ahead),
-        };
-        x as f32
+    /// Where the frame draws it: between the last two steps, the latest, or ahead.
+    fn drawn_x(&self, frame: &Frame) -> f32 {
+        frame.blend(self.previous_x, self.x) as f32
     }
 }
 
@@ -106,81 +97,96 @@ impl Gpu {
     }
 }
 
-/// The platform side of a frame, as the session sees it.
-struct Host<'a> {
-    gpu: &'a mut Gpu,
-    clock: &'a RealClock,
-}
-
-impl FrameHost<Square> for Host<'_> {
-    fn now(&mut self) -> Nanos {
-        self.clock.now()
-    }
-
-    fn render(&mut self, square: &Square, view: View) {
-        let size = self.gpu.window.inner_size();
-        let (x, h) = (square.drawn_x(view) * 2.0 - 1.0, 0.1 * size.width as f32 / size.height.max(1) as f32);
+impl Gpu {
+    /// Draws the square at `x` (0–1) into the next surface texture; returns
+    /// how long acquiring it blocked (vsync shows up there or in the present).
+    fn draw(&mut self, x: f32) -> Duration {
+        let size = self.window.inner_size();
+        let (x, h) = (x * 2.0 - 1.0, 0.1 * size.width as f32 / size.height.max(1) as f32);
         let corners: [f32; 8] = [x, -h, x + 0.2, -h, x, h, x + 0.2, h];
         let bytes: Vec<u8> = corners.iter().flat_map(|v| v.to_le_bytes()).collect();
-        self.gpu.queue.write_buffer(&self.gpu.quad, 0, &bytes);
-        let wgpu::CurrentSurfaceTexture::Success(frame) = self.gpu.surface.get_current_texture() else { return };
+        self.queue.write_buffer(&self.quad, 0, &bytes);
+        let acquire = Instant::now();
+        let wgpu::CurrentSurfaceTexture::Success(frame) = self.surface.get_current_texture() else {
+            return acquire.elapsed();
+        };
+        let blocked = acquire.elapsed();
         let view = frame.texture.create_view(&Default::default());
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let mut encoder = self.device.create_command_encoder(&Default::default());
         let ops = wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store };
         let attachment = wgpu::RenderPassColorAttachment { view: &view, depth_slice: None, resolve_target: None, ops };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             color_attachments: &[Some(attachment)],
             ..Default::default()
         });
-        pass.set_pipeline(&self.gpu.pipeline);
-        pass.set_vertex_buffer(0, self.gpu.quad.slice(..));
+        pass.set_pipeline(&self.pipeline);
+        pass.set_vertex_buffer(0, self.quad.slice(..));
         pass.draw(0..4, 0..1);
         drop(pass);
-        self.gpu.queue.submit([encoder.finish()]);
-        self.gpu.frame = Some(frame);
+        self.queue.submit([encoder.finish()]);
+        self.frame = Some(frame);
+        blocked
     }
 
-    fn present(&mut self) -> Nanos {
-        if let Some(frame) = self.gpu.frame.take() {
-            self.gpu.window.pre_present_notify();
-            self.gpu.queue.present(frame);
+    /// Shows what `draw` drew; returns how long the present blocked.
+    fn present(&mut self) -> Duration {
+        let start = Instant::now();
+        if let Some(frame) = self.frame.take() {
+            self.window.pre_present_notify();
+            self.queue.present(frame);
         }
-        self.clock.now()
+        start.elapsed()
     }
 }
 
+/// How early `WaitUntil` is asked to wake: the event loop's timer wakes late
+/// (its timeout may be rounded to whole milliseconds); `sleep_until` waits out the rest.
+const EARLY: Duration = Duration::from_millis(1);
+
 struct Game {
-    strategy: StrategyId,
-    quit_at: Option<Nanos>,
-    clock: RealClock,
+    pacer: Pacer,
+    square: Square,
     gpu: Option<Gpu>,
-    session: Option<Session<Square>>,
-    /// When the strategy wants the next frame (`None`: as soon as the present returns).
-    wake: Option<Nanos>,
+    /// When the pacer wants the next frame (`None`: as soon as the present returns).
+    wake: Option<Instant>,
+    quit_at: Option<Instant>,
+}
+
+impl Game {
+    /// One frame: finish the wait, step, draw, present, step (`paced`), ask for the wake.
+    fn frame(&mut self) {
+        let Some(gpu) = self.gpu.as_mut() else { return };
+        // `WaitUntil` woke us `EARLY`: sleep and spin to the exact time.
+        if let Some(wake) = self.wake.take() {
+            sleep_until(wake, DEFAULT_SPIN);
+        }
+        let frame = self.pacer.advance(Instant::now());
+        frame.updates().for_each(|dt| self.square.update(dt));
+        let blocked = gpu.draw(self.square.drawn_x(&frame)) + gpu.present();
+        let present = Present::at(Instant::now()).blocked(blocked);
+        self.pacer.presented(present).for_each(|dt| self.square.update(dt));
+        self.wake = self.pacer.finish(Instant::now());
+    }
 }
 
 impl ApplicationHandler for Game {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         let window = Arc::new(event_loop.create_window(Window::default_attributes()).expect("a window"));
-        let square = Square { speed: 0.5, ..Square::default() };
-        let now = self.clock.now();
-        self.session =
-            Some(Session::new(self.strategy, StrategyConfig::default(), square, DisplayInfo::default(), now));
+        // winit reports millihertz: 59940 is the 60000/1001 Hz such a monitor runs at.
+        let refresh = window.current_monitor().and_then(|m| m.refresh_rate_millihertz());
+        self.pacer.set_refresh(refresh.and_then(|mhz| Rate::new(mhz.into(), 1000).ok()));
         self.gpu = Some(Gpu::new(window));
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
-        let (Some(gpu), Some(session)) = (self.gpu.as_mut(), self.session.as_mut()) else { return };
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::KeyboardInput { event, .. } if event.physical_key == PhysicalKey::Code(KeyCode::Escape) => {
                 event_loop.exit();
             }
             WindowEvent::RedrawRequested => {
-                let report = session.run_frame(&mut Host { gpu, clock: &self.clock });
-                session.record(&report, Presented::SHOWN);
-                self.wake = report.wake.at;
-                if self.quit_at.is_some_and(|t| self.clock.now() >= t) {
+                self.frame();
+                if self.quit_at.is_some_and(|t| Instant::now() >= t) {
                     event_loop.exit();
                 }
             }
@@ -188,12 +194,15 @@ impl ApplicationHandler for Game {
         }
     }
 
-    /// The next frame when the strategy asks for it (fixed-fps, paced), else at once: vsync paces.
+    /// Wait for the pacer's wake (`fixed-fps`, `paced`, a frame limit), else
+    /// draw at once: the present blocks under vsync. Never `Poll`.
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(gpu) = &self.gpu else { return };
-        match self.wake.filter(|&at| at > self.clock.now()) {
-            Some(at) => event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(at))),
-            None => {
+        match self.wake {
+            Some(wake) if wake > Instant::now() + EARLY => {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(wake - EARLY));
+            }
+            _ => {
                 gpu.window.request_redraw();
                 event_loop.set_control_flow(ControlFlow::Wait);
             }
@@ -210,16 +219,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1));
     let strategy = StrategyId::parse(value("--strategy").map_or("interpolated", String::as_str))?;
-    let clock = RealClock::new();
-    let quit_at = value("--seconds").map(|s| s.parse::<f64>()).transpose()?.map(|s| clock.now() + secs_to_nanos(s));
-    let mut game = Game { strategy, quit_at, clock, gpu: None, session: None, wake: None };
+    let seconds = value("--seconds").map(|s| s.parse::<f64>()).transpose()?;
+    let quit_at = seconds.map(|s| Duration::try_from_secs_f64(s).map(|d| Instant::now() + d)).transpose()?;
+    let pacer = Pacer::new(strategy, Rate::from_hz(60));
+    let square = Square { speed: 0.5, ..Square::default() };
+    let mut game = Game { pacer, square, gpu: None, wake: None, quit_at };
     EventLoop::new()?.run_app(&mut game)?;
-    if let Some(session) = game.session.as_mut() {
-        let r = session.report(game.clock.now());
-        print_figures(format_args!(
-            "{}: {} updates, judder {:.2} ms, latency {:.2} ms, speed {:.4}",
-            r.strategy, r.total_updates, r.stats.judder_ms, r.stats.latency_ms, r.stats.speed_ratio
-        ));
-    }
+    let pacer = &game.pacer;
+    print_figures(format_args!(
+        "{}: {} updates, {:.2} s of game time; {}",
+        pacer.strategy(),
+        pacer.total_updates(),
+        pacer.game_time().as_secs_f64(),
+        pacer.verdict().text
+    ));
     Ok(())
 }

@@ -57,9 +57,7 @@
 //! - **card**: a report card, what `measure` writes (`report.json`,
 //!   `report.html`) and `compare` reads (`report_card`).
 
-pub use timestep_core::{
-    feedback, frame, metrics, monitor, refresh, report, rng, session, strategy, time, vblank, vrr,
-};
+pub use timestep_core::{feedback, host, metrics, monitor, refresh, report, rng, session, strategy, time, vblank, vrr};
 
 pub mod app;
 pub(crate) mod cli;

@@ -1,7 +1,7 @@
 //! What the commands print besides their data: a progress line on stderr.
 //! Numbers are formatted by the core's one formatter
-//! ([`crate::monitor::trim_number`]) and tables written by its one table
-//! writer ([`crate::monitor::Table`]).
+//! ([`crate::report::trim_number`]) and tables written by its one table
+//! writer ([`crate::report::Table`]).
 //!
 //! ```text
 //! Progress (stderr a terminal):  \r[###########       ]  37% catch-up @ 60   (rewritten in place)

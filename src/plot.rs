@@ -4,7 +4,7 @@
 //! judder (ms), double updates and skipped renders per 1000 refreshes, and
 //! drift (speed ratio − 1, in %). A perfect run has no bars at all.
 
-use crate::monitor::RunReport;
+use crate::report::RunReport;
 
 /// Why a plot could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +115,7 @@ fn bounds(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 /// The file cannot be written.
 pub(crate) fn write_plot(path: &Path, reports: &[RunReport]) -> Result<(), PlotError> {
     let labels: Vec<String> =
-        reports.iter().map(|r| format!("{} @ {}", r.strategy, crate::monitor::trim_number(r.refresh_hz, 3))).collect();
+        reports.iter().map(|r| format!("{} @ {}", r.strategy, crate::report::trim_number(r.refresh_hz, 3))).collect();
     let width = (160 + 70 * reports.len()).clamp(800, 4000) as u32;
     let root = SVGBackend::new(path, (width, 1200)).into_drawing_area();
     root.fill(&WHITE).map_err(PlotError::draw)?;

@@ -27,11 +27,11 @@
 use crate::app::gfx::Gfx;
 use crate::app::hold::HeldFrame;
 use crate::app::window_state::WindowState;
-use crate::frame::FrameHost;
+use crate::host::FrameHost;
 use crate::hud_data::HudData;
 use crate::render::overlay::{Input, Target};
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
-use crate::session::Presented;
+use crate::session::PresentOutcome;
 use crate::sim::{Instance, World};
 use crate::strategy::View;
 use crate::time::{Clock, Nanos, RealClock};
@@ -67,8 +67,8 @@ pub(crate) struct HostOutcome {
 
 impl HostOutcome {
     /// What the session is told about the frame's picture.
-    pub(crate) fn presented(&self) -> Presented {
-        let presented = Presented::default()
+    pub(crate) fn presented(&self) -> PresentOutcome {
+        let presented = PresentOutcome::default()
             .with_shown(self.presented)
             .with_blocked(self.blocked)
             .with_emulation_late(self.vblank.map(|_| self.wake_late));

@@ -10,7 +10,7 @@
 //! ```text
 //!   loop frame (display-paced: wake None)
 //!   start = clock.now()
-//!   for each lane:  session.run_frame(ReplayHost { now: start })   steps cost no clock time;
+//!   for each lane:  session.run_host_frame(ReplayHost { now: start })   steps cost no clock time;
 //!                                                                   render appends the lane's
 //!                                                                   sprites into the one buffer
 //!   window host:    one sprite draw for all lanes + overlay ─► present ─► display time D
@@ -39,12 +39,12 @@
 
 use serde::Serialize;
 
-use crate::frame::{FrameHost, FrameReport};
+use crate::host::{FrameHost, FrameReport};
 use crate::hud_data::LaneLabel;
 use crate::metrics::Metrics;
-use crate::monitor::RunReport;
 use crate::render::Letterbox;
-use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentModeInfo, Presented, Session};
+use crate::report::RunReport;
+use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentModeInfo, PresentOutcome, Session};
 use crate::sim::{Instance, LANE_INSTANCES, LaneWorld, Look};
 use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{Nanos, Rate};
@@ -251,14 +251,14 @@ impl Lanes {
     /// Runs every lane's frame at the loop frame's `start` and appends every
     /// lane's sprites to `out`: a running lane's as its strategy draws them, a
     /// lane that needs the loop its last picture, dimmed. Follow with [`Lanes::record`].
-    pub fn run_frame(&mut self, start: Nanos, out: &mut Vec<Instance>) {
+    pub fn run_lane_frames(&mut self, start: Nanos, out: &mut Vec<Instance>) {
         for (i, lane) in self.lanes.iter_mut().enumerate() {
             let origin = self.layout.motion(i).origin();
             if lane.needs_loop {
                 lane.session.world().write_instances(lane.session.last_view(), origin, Look::Dimmed, out);
                 continue;
             }
-            let report = lane.session.run_frame(&mut ReplayHost { start, origin, out });
+            let report = lane.session.run_host_frame(&mut ReplayHost { start, origin, out });
             if report.wake.at.is_some() {
                 log::warn!("lane {}: the strategy asked for a wake time; its lane is not faithful", lane.id);
             }
@@ -266,13 +266,13 @@ impl Lanes {
         }
     }
 
-    /// Records the frame [`Lanes::run_frame`] ran: it became visible at
+    /// Records the frame [`Lanes::run_lane_frames`] ran: it became visible at
     /// `display_time` (or did not reach the screen: `shown` false).
     pub fn record(&mut self, display_time: Nanos, shown: bool) {
         for lane in &mut self.lanes {
             if let Some(mut report) = lane.pending.take() {
                 report.display_time = display_time;
-                lane.session.record(&report, Presented::SHOWN.with_shown(shown));
+                lane.session.record(&report, PresentOutcome::SHOWN.with_shown(shown));
             }
         }
     }
@@ -478,7 +478,7 @@ mod tests {
         let mut out = Vec::with_capacity(lanes.max_instances());
         for &dt in intervals {
             out.clear();
-            lanes.run_frame(clock.now(), &mut out);
+            lanes.run_lane_frames(clock.now(), &mut out);
             clock.advance_by(dt);
             lanes.record(clock.now(), true);
         }
@@ -498,7 +498,7 @@ mod tests {
             let (lane_id, session) = lanes.session(i).expect("ten lanes");
             assert_eq!(lane_id, id);
             if id.paces_itself() {
-                assert_eq!(session.pacer().updates(), 0, "{id}: a lane that needs the loop does not run");
+                assert_eq!(session.pacer().total_updates(), 0, "{id}: a lane that needs the loop does not run");
                 continue;
             }
             let spec = RunSpec::new(id, Preset::Glaiel)
@@ -508,12 +508,16 @@ mod tests {
             let simulated = crate::sim::simulate(&spec);
             assert_eq!(simulated.frames, 900);
             assert_eq!(
-                session.pacer().updates(),
+                session.pacer().total_updates(),
                 simulated.report().total_updates,
                 "{id}: the lane ran the updates its strategy runs in a loop with these frame starts"
             );
             // At least a step a frame after the first (whose delta is 0 for `variable`).
-            assert!(session.pacer().updates() >= 899, "{id}: 900 frames ran {} updates", session.pacer().updates());
+            assert!(
+                session.pacer().total_updates() >= 899,
+                "{id}: 900 frames ran {} updates",
+                session.pacer().total_updates()
+            );
         }
     }
 
@@ -525,7 +529,7 @@ mod tests {
             let mut asked = false;
             let mut now = 0;
             for dt in intervals(200, 3) {
-                let report = session.run_frame(&mut ReplayHost { start: now, origin: [0.0, 0.0], out: &mut out });
+                let report = session.run_host_frame(&mut ReplayHost { start: now, origin: [0.0, 0.0], out: &mut out });
                 asked |= report.wake.at.is_some();
                 now += dt;
             }

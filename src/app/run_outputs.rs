@@ -30,8 +30,8 @@ use serde::Serialize;
 
 use crate::app::lanes::LaneReport;
 use crate::error::CliError;
-use crate::monitor::RunReport;
 use crate::render::surface::AcquireCounts;
+use crate::report::RunReport;
 use crate::time::{NANOS_PER_MS, Nanos};
 
 /// The JSON document `--stats-json` writes.

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!  RedrawRequested ─► redraw_arrived ─┐
-//!  TimerFrame (below) ────────────────┴► frame() ─► demo.frame(): session run_frame + record ─► wake time
+//!  TimerFrame (below) ────────────────┴► frame() ─► demo.frame(): session run_host_frame + record ─► wake time
 //!                                                                                                  │
 //!  about_to_wait ─► schedule: next() decides, carry_out() does it, one ControlFlow::WaitUntil ◄─────┘
 //!     wake None / due                ─► Redraw: request_redraw
@@ -462,7 +462,7 @@ impl ApplicationHandler<UserEvent> for App {
             let after = self.config.exit_after.unwrap_or(deadline);
             self.end(
                 event_loop,
-                format!("The run ended after {} s (exit-after).", crate::monitor::trim_number(after as f64 / 1e9, 3)),
+                format!("The run ended after {} s (exit-after).", crate::report::trim_number(after as f64 / 1e9, 3)),
             );
             return;
         }

@@ -345,7 +345,7 @@ impl Tour {
         now: Nanos,
     ) {
         let Some(under_way) = self.under_way.take() else { return };
-        let seconds = crate::monitor::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
+        let seconds = crate::report::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
         let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(under_way.segment));
         log::info!("{note}");
         if let Some(m) = self.monitor.as_mut() {
@@ -633,7 +633,7 @@ fn apply(
 fn setup_label(setup: PresentSetup, emulated_hz: Option<f64>) -> String {
     let name = crate::render::surface::present_mode_title(setup.present);
     match (setup.emulated, emulated_hz) {
-        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::monitor::trim_number(hz, 3)),
+        (true, Some(hz)) => format!("{name} + emulated {} Hz", crate::report::trim_number(hz, 3)),
         (true, None) => format!("{name} + emulated vblank"),
         (false, _) => name.to_owned(),
     }

@@ -35,10 +35,10 @@ use super::html::{self, escape, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
-use crate::monitor::trim_number;
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
 use crate::report::registry::STRATEGY;
+use crate::report::trim_number;
 use std::fmt::Write as _;
 use std::path::Path;
 

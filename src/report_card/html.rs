@@ -21,7 +21,6 @@ use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
-use crate::monitor::trim_number;
 use crate::plot::PlotError;
 use crate::report::Field;
 use crate::report::registry::{
@@ -29,6 +28,7 @@ use crate::report::registry::{
     PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS, REPEATED_FRAMES, SKIPPED_RENDERS,
     STARTUP_MS,
 };
+use crate::report::trim_number;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -218,7 +218,7 @@ pub fn report_html(card: &ReportCard) -> Result<String, PlotError> {
         .monitors
         .iter()
         .filter_map(|mon| mon.measured_refresh_hz.filter(|hz| hz.is_finite()))
-        .map(|hz| format!("screen {} Hz", crate::monitor::trim_number(hz, 2)))
+        .map(|hz| format!("screen {} Hz", crate::report::trim_number(hz, 2)))
         .collect();
     sub.extend(screens);
     sub.push(format!("timestep-lab {}", m.app_version));

@@ -14,8 +14,8 @@
 
 use super::judge::Metric;
 use super::schema::{FrameTrace, IntervalStats};
-use crate::monitor::trim_number;
 use crate::plot::PlotError;
+use crate::report::trim_number;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;

@@ -144,7 +144,7 @@ fn display_intervals(spec: &RunSpec, count: usize) -> Vec<Nanos> {
     let mut intervals = Vec::with_capacity(count);
     while intervals.len() < count {
         let now = display.clock();
-        display.begin_frame(duration_to_nanos(pacer.game_time()), pacer.updates(), spec.config.tick_rate);
+        display.begin_frame(duration_to_nanos(pacer.game_time()), pacer.total_updates(), spec.config.tick_rate);
         let report = pacer.run_host_frame(&mut world, &mut display);
         display.end_frame(duration_to_nanos(pacer.game_time()));
         if let Some(previous) = last {

@@ -30,7 +30,7 @@
 use super::ball::{Ball, BallParams};
 use super::instance::{Instance, SpriteCell};
 use super::movers::{Mover, MoverKind, secs};
-use crate::frame::Simulation;
+use crate::host::Simulation;
 use crate::strategy::View;
 use crate::time::{NANOS_PER_SEC, Nanos};
 

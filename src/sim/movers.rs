@@ -143,8 +143,8 @@ pub(crate) fn lerp2(a: [f64; 2], b: [f64; 2], alpha: f64) -> [f64; 2] {
 }
 
 /// An interpolation factor in [0, 1] from a view's `alpha` (NaN draws the current state).
-pub(crate) fn unit_alpha(alpha: f32) -> f64 {
-    if alpha.is_nan() { 1.0 } else { f64::from(alpha.clamp(0.0, 1.0)) }
+pub(crate) fn unit_alpha(alpha: f64) -> f64 {
+    if alpha.is_nan() { 1.0 } else { alpha.clamp(0.0, 1.0) }
 }
 
 /// Seconds in `ns`, for the float edge.

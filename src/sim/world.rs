@@ -33,7 +33,7 @@ use super::load_sprites::LoadSprites;
 use super::movers::{MoverKind, MoverState, Pose, secs};
 use super::particles::{PARTICLE_CAPACITY, Particles};
 use super::player::Player;
-use crate::frame::Simulation;
+use crate::host::Simulation;
 use crate::strategy::View;
 use crate::time::Nanos;
 

@@ -10,11 +10,12 @@
 //! Several seeds are checked so the ranges are not luck.
 
 use std::process::Command;
-use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, to_json};
+use timestep_lab::monitor::{Preset, RunSpec, Stop};
 use timestep_lab::report::Field;
 use timestep_lab::report::registry::{
     DOUBLE_UPDATES, GAME_TIME_S, PATTERN, SKIPPED_RENDERS, SYSTEM_TIME_S, TOTAL_UPDATES, VSYNCS,
 };
+use timestep_lab::report::{RunReport, to_json};
 use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;

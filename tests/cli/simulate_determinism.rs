@@ -3,7 +3,7 @@
 //! ticks on 50, 60 and 144 Hz displays. `variable` steps by the frame time and
 //! so computes a different game on each display.
 
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::monitor::{Preset, RunSpec, Stop, simulate_world};
 use timestep_lab::sim::{Input, InputLog, World, WorldConfig};
 use timestep_lab::strategy::StrategyId;

@@ -12,15 +12,16 @@ use crate::harness::{gpu_tests, tests};
 
 use std::time::Duration;
 
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::hud_data::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
-use timestep_lab::monitor::{Preset, RunReport, RunSpec, Stop, Trace, VirtualDisplay, simulate};
+use timestep_lab::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
 use timestep_lab::render::overlay::{
     Input, Overlay, OverlayLayout, PanelLayout, Target, metric_rows, present_interval_line,
 };
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
-use timestep_lab::session::{DisplayInfo, PresentModeInfo, Presented, Session};
+use timestep_lab::report::RunReport;
+use timestep_lab::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
 use timestep_lab::strategy::StrategyId;
 use timestep_lab::time::{Nanos, Rate};
@@ -466,16 +467,16 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.pacer().updates() >= n,
+            Stop::Updates(n) => session.pacer().total_updates() >= n,
             _ => false,
         };
         if done || display.trace_done() {
             break;
         }
-        display.begin_frame(session.game_time(), session.pacer().updates(), spec.config.tick_rate);
-        let report = session.run_frame(&mut display);
+        display.begin_frame(session.game_time(), session.pacer().total_updates(), spec.config.tick_rate);
+        let report = session.run_host_frame(&mut display);
         display.end_frame(session.game_time());
-        session.record(&report, Presented::SHOWN);
+        session.record(&report, PresentOutcome::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
@@ -504,7 +505,7 @@ fn assert_overlay_shows_the_report(hud: &HudData, report: &RunReport, what: &str
     for row in metric_rows(&hud.figures.stats) {
         assert_eq!(
             Some(row.legend),
-            timestep_lab::monitor::definition(row.name),
+            timestep_lab::report::definition(row.name),
             "{what}: the legend is the definition"
         );
         let field = serde_json::to_value(report).expect("JSON")[row.name].as_f64().expect("a number");

@@ -6,7 +6,7 @@
 
 use crate::harness::gpu_tests;
 
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen, SpriteRenderer};
 use timestep_lab::sim::{Instance, MoverKind, SpriteCell, World, WorldConfig, lerp_angle};
 use timestep_lab::strategy::View;
@@ -116,10 +116,10 @@ fn the_ball_is_drawn_at_the_lerp_point_at_alpha_0_half_and_1(gpu: GpuContext) {
         }
     }
     let (p, c) = (world.previous_ball().pos, world.ball().pos);
-    for alpha in [0.0f32, 0.5, 1.0] {
+    for alpha in [0.0, 0.5, 1.0] {
         let ball = only(&world, View::Interpolate { alpha }, |i| i.flags & Instance::FLAG_SDF_CIRCLE != 0);
         assert_eq!(ball.len(), 1, "one ball");
-        let a = f64::from(alpha);
+        let a = alpha;
         let expected = scene.to_target([p[0] + (c[0] - p[0]) * a, p[1] + (c[1] - p[1]) * a]);
         let got = scene.drawn_centroid(&ball).expect("the ball is drawn");
         let err = (got[0] - expected[0]).hypot(got[1] - expected[1]);
@@ -140,7 +140,7 @@ fn the_wrapping_sprite_never_appears_mid_screen_at_any_alpha(gpu: GpuContext) {
         }
         wraps += 1;
         let current = scene.to_target(state.current.pos);
-        for alpha in [0.0f32, 0.25, 0.5, 0.75, 1.0] {
+        for alpha in [0.0, 0.25, 0.5, 0.75, 1.0] {
             let sprite = only(&world, View::Interpolate { alpha }, cell_is(SpriteCell::Wrapper));
             assert_eq!(sprite.len(), 1, "one wrapper");
             // Right after a wrap the sprite sits on an edge, partly (or wholly)

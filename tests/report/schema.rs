@@ -2,7 +2,8 @@
 
 use crate::harness::{self, tests};
 use crate::report_card::{FIXTURES, card, fixture, fixture_monitor};
-use timestep_lab::monitor::{Preset, RunReport, RunSpec, to_json};
+use timestep_lab::monitor::{Preset, RunSpec};
+use timestep_lab::report::{RunReport, to_json};
 use timestep_lab::report_card::comparison::{Source, parse_source};
 use timestep_lab::report_card::{ReportCard, RunRecord, SCHEMA, SchemaError, VERSION};
 use timestep_lab::strategy::StrategyId;

@@ -5,8 +5,8 @@ use crate::counting::allocations_during;
 
 use timestep_core::Pacer;
 use timestep_lab::feedback::Feedback;
-use timestep_lab::frame::FrameHost;
-use timestep_lab::session::{DisplayInfo, Presented, Session};
+use timestep_lab::host::FrameHost;
+use timestep_lab::session::{DisplayInfo, PresentOutcome, Session};
 use timestep_lab::sim::{Input, Instance, World, WorldConfig};
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::{Clock, ManualClock, Nanos, Rate};
@@ -79,7 +79,7 @@ fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
         assert_eq!(allocations, 0, "{id}: {allocations} heap allocations in 1000 steady-state frames");
     }
     assert!(host.drawn > 0, "the loop really drew instances");
-    assert!(pacer.updates() > 1_000, "the loop really stepped the world");
+    assert!(pacer.total_updates() > 1_000, "the loop really stepped the world");
 }
 
 /// Frames of a session whose display answers each present `late` frames
@@ -88,8 +88,8 @@ fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
 fn session_frames(session: &mut Session<World>, host: &mut Host, n: u32, late: u64, k: &mut u64) {
     let frame = Rate::from_hz(144);
     for _ in 0..n {
-        let report = session.run_frame(host);
-        session.record(&report, Presented::SHOWN.with_feedback_awaited());
+        let report = session.run_host_frame(host);
+        session.record(&report, PresentOutcome::SHOWN.with_feedback_awaited());
         if let Some(id) = report.frame.checked_sub(late).filter(|&id| id > 0) {
             let word = if id % 50 == 0 {
                 Feedback::discarded(id)

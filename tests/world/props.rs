@@ -4,7 +4,7 @@
 //! Case counts follow proptest's `PROPTEST_CASES` (default 256).
 
 use proptest::prelude::*;
-use timestep_lab::frame::Simulation;
+use timestep_lab::host::Simulation;
 use timestep_lab::sim::{
     Input, InputLog, Instance, MoverKind, PARTICLE_LIFETIME, SpriteCell, World, WorldConfig, particle_birth,
 };
@@ -67,7 +67,7 @@ proptest! {
     #[test]
     fn the_wrapper_is_never_drawn_mid_screen_when_it_wraps(
         dt in 1_000_000u64..200_000_000,
-        alpha in 0.0f32..=1.0,
+        alpha in 0.0f64..=1.0,
         steps in 1u64..400,
     ) {
         let mut w = World::new(&config());
@@ -90,7 +90,7 @@ proptest! {
     #[test]
     fn particles_are_never_drawn_before_birth_nor_after_death(
         dts in prop::collection::vec(1u64..300_000_000, 1..60),
-        alpha in 0.0f32..=1.0,
+        alpha in 0.0f64..=1.0,
     ) {
         let mut w = World::new(&config());
         for dt in dts {

@@ -8,8 +8,6 @@
 //! `cargo run -p timestep-core --example game_of_life`
 #![expect(clippy::print_stdout, reason = "an example draws to the terminal")]
 
-use std::ops::ControlFlow;
-
 use timestep_core::{Frame, Pacer, Rate, StrategyId, pacer};
 
 const WIDTH: usize = 8;
@@ -63,10 +61,13 @@ fn main() {
     pacer::run(
         &mut pacer,
         &mut life,
-        |life, _dt| life.update(),
-        |life, frame| {
-            println!("generation {} blend {:.1} |{}|", life.generation, frame.alpha(), life.draw(frame));
-            if life.generation < 6 { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+        |life, _ctx, _dt| life.update(),
+        |life, ctx, frame| {
+            let (t, renders) = (ctx.running_time().as_secs_f64(), ctx.renders());
+            println!("{t:4.1} s frame {renders:2} generation {} |{}|", life.generation, life.draw(frame));
+            if life.generation >= 6 {
+                ctx.exit();
+            }
         },
     );
 }

@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (start, mut frames, mut drawn) = (Instant::now(), 0, 0.0);
     while start.elapsed() < Duration::from_secs(1) {
         let frame = pacer.advance(Instant::now());
-        frame.steps().for_each(|dt| ball.update(dt));
+        frame.updates().for_each(|dt| ball.update(dt));
         drawn = frame.blend(ball.previous, ball.position);
         pacer.presented(Instant::now()).for_each(|dt| ball.update(dt));
         if let Some(wake) = pacer.finish(Instant::now()) {
@@ -40,6 +40,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         frames += 1;
     }
-    println!("{strategy}: {frames} frames, {} updates, ball drawn at {drawn:.3}", pacer.updates());
+    println!("{strategy}: {frames} frames, {} updates, ball drawn at {drawn:.3}", pacer.total_updates());
     Ok(())
 }

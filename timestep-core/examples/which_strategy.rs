@@ -7,7 +7,7 @@
 //! `cargo run -p timestep-core --release --example which_strategy`
 #![expect(clippy::print_stdout, reason = "an example prints its table")]
 
-use timestep_core::frame::Simulation;
+use timestep_core::host::Simulation;
 use timestep_core::monitor::{Preset, RunSpec, simulate};
 use timestep_core::vrr::Refresh;
 use timestep_core::{Nanos, StrategyId};

@@ -6,7 +6,7 @@
 //! appears one or two refreshes later, a compositor may drop a frame that a
 //! newer one replaced, and the call's return cannot tell. Some platforms say
 //! what happened, late: the game hands that to [`Pacer::displayed`](crate::Pacer::displayed)
-//! (or the lab's `Session::feedback`) as a [`Feedback`] for the frame's id
+//! (or a measured loop's `Session::feedback`) as a [`Feedback`] for the frame's id
 //! ([`Frame::id`](crate::Frame::id)), whenever it arrives.
 //!
 //! ```text
@@ -19,7 +19,7 @@
 //!
 //! The pacer's refresh measurement and vsync verdict take the display's own
 //! word over what the presents' timing suggests: its refresh, and whether it
-//! presented on a vblank. The lab's session keeps each frame's figures back
+//! presented on a vblank. A `Session` keeps each frame's figures back
 //! until its feedback arrives, up to [`FEEDBACK_WAIT`] and
 //! [`FEEDBACK_WAIT_FRAMES`] of later presents,
 //! then settles it with the actual display time, as discarded, or (no word
@@ -66,8 +66,8 @@ use alloc::string::String;
 
 use crate::time::Nanos;
 
-/// How long the lab's session waits for a frame's feedback, in presents'
-/// time after it: six refreshes at 60 Hz. Wayland answers at the repaint
+/// How long a `Session` waits for a frame's feedback, in presents' time
+/// after it: six refreshes at 60 Hz. Wayland answers at the repaint
 /// that shows the frame (at most the queue's depth, two or three refreshes
 /// later, under Weston 10 one); a frame still unanswered after this is
 /// settled with its present's return.
@@ -198,7 +198,7 @@ pub enum DisplayTimeSource {
     /// The browser's requestAnimationFrame after the present: the refresh
     /// after the frame, as the page is told it.
     AnimationFrame,
-    /// The lab's emulated vblank grid: the vblank the present waited for.
+    /// An emulated vblank grid: the vblank the present waited for.
     EmulatedVblank,
     /// The virtual monitor's own display: exact by construction.
     Simulated,

@@ -1,9 +1,9 @@
-//! The loop's figures an overlay shows: plain data a [`Session`](crate::session::Session)
+//! The loop's figures a HUD shows: plain data a [`Session`](crate::session::Session)
 //! fills in each frame ([`LoopFigures`]).
 //!
-//! The session owns the measurements; an overlay only draws them. Keeping this a plain struct
-//! with no GUI types means a game, the lab's overlay and tests can fill and read it without a GPU
-//! or a window. What else an overlay shows (CPU, GPU, sprites, help) is its app's own.
+//! The session owns the measurements; a HUD only draws them. Keeping this a plain struct
+//! with no GUI types means a game's HUD and tests can fill and read it without a GPU
+//! or a window. What else a HUD shows (CPU, GPU, sprites, help) is the game's own.
 //!
 //! Frame intervals live in a [`FrameTimeRing`]: a bounded window of the last few seconds that
 //! never allocates once it has filled up.
@@ -118,11 +118,11 @@ impl Default for FrameTimeRing {
     }
 }
 
-/// Every figure of the loop an overlay shows, filled by
-/// [`Session::fill_hud`](crate::session::Session::fill_hud); the overlay never changes them.
+/// Every figure of the loop a HUD shows, filled by
+/// [`Session::fill_hud`](crate::session::Session::fill_hud); the HUD never changes them.
 #[derive(Debug, Clone)]
 pub struct LoopFigures {
-    /// Strategy id as typed on the command line, e.g. `"catch-up"`.
+    /// Strategy id as it parses, e.g. `"catch-up"`.
     pub strategy_name: &'static str,
     /// One-line explanation of what the strategy does.
     pub strategy_summary: &'static str,
@@ -145,7 +145,7 @@ pub struct LoopFigures {
     /// One sentence on whether vsync is really in effect, e.g.
     /// `"Fifo requested, frames every 2.0 ms: vsync not in effect"`.
     pub vsync_verdict: String,
-    /// Virtual refresh rate when `--emulate-refresh` paces presents; `None` when off.
+    /// The emulated refresh rate when one paces presents; `None` when off.
     pub emulated_refresh_hz: Option<f64>,
     /// Displayed frames per second.
     pub fps: f64,

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   frame = pacer.advance(now)        steps to run before drawing, the view (alpha / ahead)
-//!   for dt in frame.steps()           the game updates its own state
+//!   for dt in frame.updates()           the game updates its own state
 //!   draw(frame.view()), present
 //!   for dt in pacer.presented(at)     feeds the refresh measurement; the steps a
 //!                                     render-first strategy (`paced`) runs after its present
@@ -14,17 +14,17 @@
 //! ```
 //!
 //! Time comes in two ways, the same calls underneath. With `std`, as
-//! `Instant`s (`advance`, `presented`, `finish`; `run_frame` and `run` for
-//! a whole frame): the pacer counts from the first instant it sees. Without
+//! `Instant`s (`advance`, `presented`, `finish`; `run` for the whole
+//! loop): the pacer counts from the first instant it sees. Without
 //! it, as the game's own clock in integer nanoseconds ([`Nanos`] since any
 //! fixed zero: a timer register, a host's frame clock, a manual clock in a
 //! test): [`Pacer::advance_at`], [`Pacer::presented_at`] and
 //! [`Pacer::finish_at`], which answer with the wake time on that clock. Use
 //! one clock or the other for a pacer's whole life.
 //!
-//! The lab runs on the pacer too: its demo window and its virtual monitor
-//! drive one through [`Pacer::run_host_frame`], so every figure the lab
-//! measures is a figure about what a game gets from this type. Around the
+//! The crate's own measuring side (the virtual monitor and the `Session`,
+//! feature `monitor`) drives a pacer too, through [`Pacer::run_host_frame`],
+//! so every figure it measures is about what a game gets from this type. Around the
 //! strategies it adds time in and out as [`Duration`]s, a time scale, a
 //! frame limit, an explicit [`Pacer::resync`] after a load, and a refresh
 //! measurement and vsync verdict from the presents it is told about.
@@ -42,7 +42,7 @@ use core::time::Duration;
 use crate::feedback::Feedback;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
-use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
+use crate::host::{FrameDriver, FrameHost, FrameReport, Simulation};
 use crate::refresh::{Measured, RefreshMeter, Verdict, VerdictFacts, VrrSeen};
 use crate::strategy::{Order, Plan, Steps, StrategyConfig, StrategyId, View, Wake};
 #[cfg(feature = "std")]
@@ -59,8 +59,11 @@ const SCALE_UNIT: u64 = 1_000_000;
 pub const VRR_CHECK_EVERY: u64 = 64;
 
 /// What to do in one frame, before drawing: the steps and the picture.
+/// Dropping it drops the frame's steps: the game would stand still while
+/// [`Pacer::total_updates`] counts them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
+#[must_use = "a frame's steps must run: `for dt in frame.updates() { update(dt) }`"]
 pub struct Frame {
     id: u64,
     steps: Steps,
@@ -78,13 +81,9 @@ impl Frame {
 
     /// The world updates to run before drawing, each with its `dt`: a tick
     /// period for fixed steps, the measured frame time for `variable`.
-    pub fn steps(&self) -> Updates {
+    #[inline]
+    pub fn updates(&self) -> Updates {
         Updates::of(self.steps, self.tick)
-    }
-
-    /// The steps as the strategy decided them (a count of ticks, or one variable `dt`).
-    pub fn raw_steps(&self) -> Steps {
-        self.steps
     }
 
     /// Which picture to draw.
@@ -94,7 +93,9 @@ impl Frame {
 
     /// The blend between the previous and the current state to draw: the
     /// interpolation factor, 1 (the current state) for every other view.
-    pub fn alpha(&self) -> f32 {
+    /// An `f64`, as [`Frame::blend`] takes and gives.
+    #[inline]
+    pub fn alpha(&self) -> f64 {
         match self.view {
             View::Interpolate { alpha } => alpha,
             View::Latest | View::Extrapolate { .. } => 1.0,
@@ -124,11 +125,12 @@ impl Frame {
     /// assert_eq!(frame.view(), View::Interpolate { alpha: 0.25 });
     /// assert_eq!(frame.blend(10.0, 20.0), 12.5);
     /// ```
+    #[inline]
     pub fn blend(&self, previous: f64, current: f64) -> f64 {
         let change = current - previous;
         match self.view {
             View::Latest => current,
-            View::Interpolate { alpha } => previous + change * f64::from(alpha),
+            View::Interpolate { alpha } => previous + change * alpha,
             View::Extrapolate { ahead } => {
                 current + change * (nanos_as_f64(ahead) / nanos_as_f64(duration_to_nanos(self.tick)))
             }
@@ -151,7 +153,33 @@ impl Frame {
 }
 
 /// The `dt` of each world update to run: an iterator over [`Duration`]s.
+///
+/// Each is counted in [`Pacer::total_updates`] when it is handed out, so dropping
+/// one loses game time: under `paced` a loop that drops what
+/// [`Pacer::presented_at`] returns runs no update at all. Hence `#[must_use]`,
+/// which a loop that denies warnings turns into an error:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # use timestep_core::{Pacer, Rate, StrategyId};
+/// let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(60));
+/// let _first = pacer.advance_at(0);
+/// pacer.presented_at(3_000_000, None); // error: unused `Updates` that must be used
+/// ```
+///
+/// The same loop, running them:
+///
+/// ```
+/// #![deny(unused_must_use)]
+/// # use timestep_core::{Pacer, Rate, StrategyId};
+/// let mut pacer = Pacer::new(StrategyId::Paced, Rate::from_hz(60));
+/// let _first = pacer.advance_at(0);
+/// let mut ran = 0;
+/// pacer.presented_at(3_000_000, None).for_each(|_dt| ran += 1);
+/// assert_eq!(ran, pacer.total_updates(), "what the pacer counts, the game ran");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "each update is counted as run: `for dt in updates { update(dt) }`"]
 pub struct Updates {
     left: u32,
     dt: Duration,
@@ -161,6 +189,7 @@ impl Updates {
     /// No updates.
     pub const NONE: Updates = Updates { left: 0, dt: Duration::ZERO };
 
+    #[inline]
     fn of(steps: Steps, tick: Duration) -> Updates {
         match steps {
             Steps::Fixed(n) => Updates { left: n, dt: tick },
@@ -173,6 +202,7 @@ impl Updates {
 impl Iterator for Updates {
     type Item = Duration;
 
+    #[inline]
     fn next(&mut self) -> Option<Duration> {
         self.left = self.left.checked_sub(1)?;
         Some(self.dt)
@@ -222,6 +252,7 @@ impl Present {
 
 #[cfg(feature = "std")]
 impl From<Instant> for Present {
+    #[inline]
     fn from(at: Instant) -> Present {
         Present::at(at)
     }
@@ -239,6 +270,7 @@ struct Scale {
 
 impl Scale {
     /// Game time at wall time `wall` (not before the last change).
+    #[inline]
     fn game_at(&self, wall: Nanos) -> Nanos {
         let since = wall.saturating_sub(self.wall);
         // Fast paths, the same exact quotient: a `u128` division is a library
@@ -256,6 +288,7 @@ impl Scale {
     }
 
     /// The first wall time at which game time reaches `game`.
+    #[inline]
     fn wall_at(&self, game: Nanos) -> Nanos {
         let since = game.saturating_sub(self.game);
         let wall = if self.num == SCALE_UNIT {
@@ -282,15 +315,16 @@ impl Scale {
 ///
 /// let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
 /// let ms = |n: u64| n * 1_000_000;
-/// assert_eq!(pacer.advance_at(ms(0)).steps().len(), 0, "the first frame starts the clock");
+/// assert_eq!(pacer.advance_at(ms(0)).updates().len(), 0, "the first frame starts the clock");
 /// assert_eq!(pacer.presented_at(ms(2), None).len(), 0, "steps come before the picture");
 /// assert_eq!(pacer.finish_at(ms(2)), None, "vsync paces the loop");
 ///
 /// let frame = pacer.advance_at(ms(40));
-/// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2], "ticks at 16.67 and 33.33 ms");
-/// assert_eq!(pacer.updates(), 2);
+/// assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2], "ticks at 16.67 and 33.33 ms");
+/// assert_eq!(pacer.total_updates(), 2);
 /// assert_eq!(pacer.game_time(), Duration::from_nanos(33_333_333), "two ticks at their exact times");
 /// ```
+#[derive(Clone, Debug)]
 pub struct Pacer {
     driver: FrameDriver,
     /// The real clock's zero: the first instant the `Instant` calls saw.
@@ -323,10 +357,10 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer running `strategy` at `tick_rate`, with the step cap and lag
-    /// limit of [`StrategyConfig::for_tick_rate`].
+    /// A pacer running `strategy` at `tick_rate` with the defaults every
+    /// figure in these docs was measured with: `StrategyConfig::default().with_tick_rate(tick_rate)`.
     pub fn new(strategy: StrategyId, tick_rate: Rate) -> Pacer {
-        Pacer::with_config(strategy, StrategyConfig::for_tick_rate(tick_rate))
+        Pacer::with_config(strategy, StrategyConfig::default().with_tick_rate(tick_rate))
     }
 
     /// A pacer running `strategy` with every setting of `config`.
@@ -353,6 +387,7 @@ impl Pacer {
 
     /// Wall time `now` on the game's clock, never less than the latest (a
     /// clock that runs backwards stands still).
+    #[inline]
     fn wall_of(&mut self, now: Nanos) -> Nanos {
         let wall = now.max(self.wall);
         self.wall = wall;
@@ -361,6 +396,7 @@ impl Pacer {
 
     /// `at` on the pacer's clock: nanoseconds since the first instant seen.
     #[cfg(feature = "std")]
+    #[inline]
     fn nanos_of(&mut self, at: Instant) -> Nanos {
         let origin = *self.origin.get_or_insert(at);
         duration_to_nanos(at.saturating_duration_since(origin))
@@ -374,21 +410,23 @@ impl Pacer {
     }
 
     #[cfg(feature = "std")]
+    #[inline]
     fn instant_at(&self, wall: Nanos) -> Option<Instant> {
         self.origin.map(|origin| origin + nanos_to_duration(wall))
     }
 
     /// Starts a frame at `now` on the game's clock (nanoseconds since its
     /// zero): the steps to run before drawing, and what to draw.
+    #[inline]
     pub fn advance_at(&mut self, now: Nanos) -> Frame {
         let wall = self.wall_of(now);
-        let (plan, game) = self.begin_at(wall);
-        let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
+        let (plan, _) = self.begin_at(wall);
+        let steps = self.driver.count_steps(plan.order.steps_before_render());
         let present_at = self.present_target();
         Frame {
             id: self.frames,
             steps,
-            tick: self.tick(),
+            tick: self.tick_period(),
             view: plan.view,
             render_first: self.render_first,
             present_at,
@@ -417,6 +455,7 @@ impl Pacer {
     /// blocking for `blocked` nanoseconds if the game measured it (what tells
     /// vsync from a fast loop): measures the refresh, and returns the steps a
     /// render-first strategy runs now (none for the others).
+    #[inline]
     pub fn presented_at(&mut self, at: Nanos, blocked: Option<Nanos>) -> Updates {
         let wall = self.wall_of(at);
         self.blocking_known |= blocked.is_some();
@@ -425,7 +464,7 @@ impl Pacer {
             return Updates::NONE;
         }
         let steps = self.after_render_at(wall);
-        Updates::of(self.driver.count_steps(steps, self.scale.game_at(wall)), self.tick())
+        Updates::of(self.driver.count_steps(steps), self.tick_period())
     }
 
     /// The display's word on an earlier frame, whenever it arrives (frames
@@ -460,7 +499,7 @@ impl Pacer {
     }
 
     /// The one path from a present to the refresh meter, for a game's
-    /// presents and the lab's session alike: returned at `wall` after
+    /// presents and a `Session`'s alike: returned at `wall` after
     /// `blocked` ns in acquire + present, `throttled` ns after waiting for a
     /// compositor's go-ahead; measured as the display's interval when the
     /// frame started unpaced.
@@ -471,6 +510,7 @@ impl Pacer {
 
     /// Ends the frame at `now` on the game's clock: when, on that clock, the
     /// next frame should start (`None`: at once, vsync or the GPU paces the loop).
+    #[inline]
     pub fn finish_at(&mut self, now: Nanos) -> Option<Nanos> {
         let wall = self.wall_of(now);
         self.end_at(wall)
@@ -485,13 +525,14 @@ impl Pacer {
     /// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
     /// let start = Instant::now();
     /// let ms = |n| start + Duration::from_millis(n);
-    /// assert_eq!(pacer.advance(ms(0)).steps().len(), 0, "the first frame starts the clock");
+    /// assert_eq!(pacer.advance(ms(0)).updates().len(), 0, "the first frame starts the clock");
     /// pacer.finish(ms(1));
     /// let frame = pacer.advance(ms(40));
-    /// assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
-    /// assert_eq!(frame.alpha(), 0.4, "6.67 ms into the third tick");
+    /// assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_nanos(16_666_667); 2]);
+    /// assert_eq!(frame.alpha(), 6_666_667.0 / 16_666_667.0, "6.67 ms into the 16.67 ms of the third tick");
     /// ```
     #[cfg(feature = "std")]
+    #[inline]
     pub fn advance(&mut self, now: Instant) -> Frame {
         let now = self.nanos_of(now);
         self.advance_at(now)
@@ -500,6 +541,7 @@ impl Pacer {
     /// [`Pacer::presented_at`] on the real clock: the frame's picture was
     /// presented (an [`Instant`], or a [`Present`] with its blocking time).
     #[cfg(feature = "std")]
+    #[inline]
     pub fn presented(&mut self, present: impl Into<Present>) -> Updates {
         let present = present.into();
         let at = self.nanos_of(present.at);
@@ -509,6 +551,7 @@ impl Pacer {
     /// [`Pacer::finish_at`] on the real clock: ends the frame at `now`, and
     /// says when the next should start. Sleep with [`crate::sleep_until`].
     #[cfg(feature = "std")]
+    #[inline]
     pub fn finish(&mut self, now: Instant) -> Option<Instant> {
         let now = self.nanos_of(now);
         self.finish_at(now).and_then(|wall| self.instant_at(wall))
@@ -518,6 +561,7 @@ impl Pacer {
     /// calls above and [`Pacer::run_host_frame`]: the start of a
     /// frame at wall time `wall` (nanoseconds since the pacer's origin):
     /// the strategy's plan, and the game time it was made at.
+    #[inline]
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
         self.frames += 1;
@@ -537,6 +581,7 @@ impl Pacer {
     /// The end of a frame at wall time `wall`: the wall time to wake at, the
     /// strategy's (on the scaled clock), never before the frame limit's next
     /// slot: the limit is a ceiling every strategy keeps.
+    #[inline]
     fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
         let wake = match self.frame_limit {
@@ -552,8 +597,8 @@ impl Pacer {
     }
 
     /// One whole frame through a [`FrameHost`], on the host's clock in
-    /// nanoseconds: the lab's loop shape, which the demo window and the
-    /// virtual monitor run (through the lab's `Session`, feature `monitor`). The same
+    /// nanoseconds: the loop shape of the virtual monitor and of the
+    /// `Session` (feature `monitor`), with the world and the platform passed in. The same
     /// decisions as [`Pacer::advance_at`], [`Pacer::presented_at`] and
     /// [`Pacer::finish_at`]; the world steps one update at a time, each after
     /// the host's clock is read (the update's input time), and the host is
@@ -561,7 +606,7 @@ impl Pacer {
     /// than the present time (the session measures them).
     ///
     /// ```
-    /// use timestep_core::frame::{FrameHost, Simulation};
+    /// use timestep_core::host::{FrameHost, Simulation};
     /// use timestep_core::{Nanos, Pacer, Rate, StrategyId, View};
     ///
     /// struct Ticks(u32);
@@ -584,7 +629,8 @@ impl Pacer {
     /// ```
     pub fn run_host_frame<W: Simulation, H: FrameHost<W>>(&mut self, world: &mut W, host: &mut H) -> FrameReport {
         let start = self.host_now(host);
-        let (plan, _) = self.begin_at(start);
+        let (plan, game) = self.begin_at(start);
+        self.driver.start_inputs(game);
         let (updates, shown_updates, display_time, input_time);
         match plan.order {
             Order::RenderThenSteps => {
@@ -647,27 +693,10 @@ impl Pacer {
         now
     }
 
-    /// One whole frame on `clock`: `update` for each step, `render` once,
-    /// then presented and finished at the clock's time. Returns the wake.
-    #[cfg(feature = "std")]
-    pub fn run_frame<G>(
-        &mut self,
-        mut clock: impl FnMut() -> Instant,
-        game: &mut G,
-        mut update: impl FnMut(&mut G, Duration),
-        render: impl FnOnce(&G, &Frame),
-    ) -> Option<Instant> {
-        let frame = self.advance(clock());
-        frame.steps().for_each(|dt| update(game, dt));
-        render(game, &frame);
-        self.presented(clock()).for_each(|dt| update(game, dt));
-        self.finish(clock())
-    }
-
     /// Forgets the backlog and all timing state (after a load, a pause, a
     /// debugger break): the next frame starts the clock afresh and runs no steps.
     pub fn resync(&mut self) {
-        self.driver.set_strategy(self.driver.strategy_id());
+        self.driver.resync();
         self.meter.break_sequence();
         self.last_wake = None;
         self.render_first = false;
@@ -688,18 +717,19 @@ impl Pacer {
         self.scale.num as f64 / SCALE_UNIT as f64
     }
 
-    /// Switches strategy; the game's state is its own, only timing starts over.
+    /// Switches strategy; the game's state is its own. The tick phase is
+    /// kept: the next tick falls due a period after the last one run, and
+    /// the first frame after the switch runs the ticks due by then.
     pub fn set_strategy(&mut self, strategy: StrategyId) {
-        self.driver.set_strategy(strategy);
+        self.driver.set_strategy(strategy, self.scale.game_at(self.wall));
         self.render_first = false;
         self.last_wake = None;
     }
 
-    /// Changes the tick rate, with [`StrategyConfig::for_tick_rate`]'s step
-    /// cap; the other settings stay. Timing starts over.
+    /// Changes the tick rate; the other settings stay (the step cap is the
+    /// same catch-up time in ticks of the new rate). Timing starts over.
     pub fn set_tick_rate(&mut self, tick_rate: Rate) {
-        let max_steps = StrategyConfig::for_tick_rate(tick_rate).max_steps;
-        self.driver.set_config(StrategyConfig { tick_rate, max_steps, ..*self.driver.config() });
+        self.driver.set_tick_rate(tick_rate);
         self.render_first = false;
         self.last_wake = None;
     }
@@ -754,8 +784,9 @@ impl Pacer {
     }
 
     /// One fixed step's `dt` (the tick period, rounded to the nanosecond).
-    pub fn tick(&self) -> Duration {
-        nanos_to_duration(self.driver.step_dt())
+    #[inline]
+    pub fn tick_period(&self) -> Duration {
+        self.driver.step_duration()
     }
 
     /// Game time so far: the ticks run at their exact times plus variable steps.
@@ -763,8 +794,8 @@ impl Pacer {
         nanos_to_duration(self.driver.game_time())
     }
 
-    /// World updates handed out so far.
-    pub fn updates(&self) -> u64 {
+    /// World updates handed out so far (the reports' `total_updates`).
+    pub fn total_updates(&self) -> u64 {
         self.driver.updates()
     }
 
@@ -790,7 +821,7 @@ impl Pacer {
     /// presents show a variable refresh, takes the display as a VRR panel
     /// from the lowest rate seen (whole Hz, floored) to its reported refresh
     /// (a VRR monitor reports its maximum), and tells the strategies. A
-    /// display that reports nothing (a page, Xvfb) is never taken for VRR:
+    /// display that reports nothing (a page, a virtual X server) is never taken for VRR:
     /// a vsync its driver ignores looks the same.
     pub(crate) fn detect_vrr(&mut self) {
         self.presents = self.presents.wrapping_add(1);
@@ -840,7 +871,7 @@ impl Pacer {
         &self.driver
     }
 
-    /// The driver underneath, for the lab's settings a game does not have
+    /// The driver underneath, for the settings a game does not have
     /// (a step limit, a tick rate that keeps the step cap).
     #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn driver_mut(&mut self) -> &mut FrameDriver {
@@ -878,25 +909,131 @@ impl Pacer {
     }
 }
 
-/// Runs `game` in a loop on the real clock until `render` breaks: each frame
-/// steps with `update`, draws with `render`, then sleeps until the wake
-/// ([`crate::sleep_until`], spinning the last [`crate::DEFAULT_SPIN`]).
+/// What the closures of [`run`] get besides the game: the loop's counters
+/// and the pacer's settings, so that a game needs no clock or counter of its
+/// own to exit, switch strategy, resync after a load, change the time scale
+/// or show the vsync verdict.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use timestep_core::{Pacer, Rate, StrategyId, pacer};
+///
+/// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+/// let mut position = 0.0_f64;
+/// pacer::run(
+///     &mut pacer,
+///     &mut position,
+///     |position, _ctx, dt| *position += dt.as_secs_f64(),
+///     |position, ctx, frame| {
+///         let _x = frame.blend(*position - 1.0 / 60.0, *position); // draw it
+///         if ctx.running_time() >= Duration::from_secs(5) {
+///             ctx.exit();
+///         }
+///     },
+/// );
+/// ```
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+#[derive(Debug)]
+pub struct LoopContext<'a> {
+    pacer: &'a mut Pacer,
+    started: Instant,
+    frame_start: Instant,
+    last_frame: Duration,
+    renders: u64,
+    exit: bool,
+}
+
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+impl LoopContext<'_> {
+    /// Wall time since the loop's first frame started.
+    pub fn running_time(&self) -> Duration {
+        self.frame_start.saturating_duration_since(self.started)
+    }
+
+    /// Frames rendered before this one.
+    pub fn renders(&self) -> u64 {
+        self.renders
+    }
+
+    /// How long the previous frame took, from its start to this frame's start.
+    pub fn last_frame_time(&self) -> Duration {
+        self.last_frame
+    }
+
+    /// Ends the loop after this frame: [`run`] returns once it is presented.
+    pub fn exit(&mut self) {
+        self.exit = true;
+    }
+
+    /// Switches strategy, keeping the tick phase ([`Pacer::set_strategy`]).
+    pub fn set_strategy(&mut self, strategy: StrategyId) {
+        self.pacer.set_strategy(strategy);
+    }
+
+    /// Drops the backlog after a load or a pause ([`Pacer::resync`]).
+    pub fn resync(&mut self) {
+        self.pacer.resync();
+    }
+
+    /// Game time runs `scale` times as fast from now on ([`Pacer::set_time_scale`]).
+    pub fn set_time_scale(&mut self, scale: f64) {
+        self.pacer.set_time_scale(scale);
+    }
+
+    /// The pacer, for everything else it says: [`Pacer::total_updates`],
+    /// [`Pacer::game_time`], [`Pacer::strategy`], [`Pacer::verdict`], …
+    pub fn pacer(&self) -> &Pacer {
+        self.pacer
+    }
+}
+
+/// Runs `game` in a loop on the real clock until a closure calls
+/// [`LoopContext::exit`]: each frame steps with `update`, draws with
+/// `render`, then sleeps until the wake ([`crate::sleep_until`], spinning
+/// the last [`crate::DEFAULT_SPIN`]). Both closures get a [`LoopContext`].
 /// Not on wasm32, where the page's requestAnimationFrame owns the loop.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub fn run<G>(
     pacer: &mut Pacer,
     game: &mut G,
-    mut update: impl FnMut(&mut G, Duration),
-    mut render: impl FnMut(&G, &Frame) -> core::ops::ControlFlow<()>,
+    update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
+    render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
 ) {
+    run_on(pacer, game, Instant::now, |wake| crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN), update, render);
+}
+
+/// [`run`] on `clock`, waiting with `wait`: a test's manual clock, or the real one.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+fn run_on<G>(
+    pacer: &mut Pacer,
+    game: &mut G,
+    mut clock: impl FnMut() -> Instant,
+    mut wait: impl FnMut(Instant),
+    mut update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
+    mut render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
+) {
+    let started = clock();
+    let mut ctx =
+        LoopContext { pacer, started, frame_start: started, last_frame: Duration::ZERO, renders: 0, exit: false };
     loop {
-        let mut flow = core::ops::ControlFlow::Continue(());
-        let wake = pacer.run_frame(Instant::now, game, &mut update, |game, frame| flow = render(game, frame));
-        if flow.is_break() {
+        let now = clock();
+        ctx.last_frame = now.saturating_duration_since(ctx.frame_start);
+        ctx.frame_start = now;
+        let frame = ctx.pacer.advance(now);
+        for dt in frame.updates() {
+            update(game, &mut ctx, dt);
+        }
+        render(game, &mut ctx, &frame);
+        ctx.renders += 1;
+        for dt in ctx.pacer.presented(clock()) {
+            update(game, &mut ctx, dt);
+        }
+        let wake = ctx.pacer.finish(clock());
+        if ctx.exit {
             return;
         }
         if let Some(wake) = wake {
-            crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN);
+            wait(wake);
         }
     }
 }
@@ -904,7 +1041,7 @@ pub fn run<G>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{FrameHost, Simulation};
+    use crate::host::{FrameHost, Simulation};
     use crate::time::{Clock, ManualClock, NANOS_PER_SEC};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -952,14 +1089,36 @@ mod tests {
         }
     }
 
-    /// Updates per frame from a `Pacer` driven through a host on a vsync grid (the lab's loop).
-    fn hosted_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut driver = Pacer::with_config(id, StrategyConfig::default());
-        driver.set_refresh(Some(refresh));
-        let mut host = VsyncHost { clock: ManualClock::default(), refresh };
-        (0..frames)
-            .map(|_| {
-                let report = driver.run_host_frame(&mut Counter, &mut host);
+    /// A run of frames on a vsync grid: `frames` of them, and before frame
+    /// `stall.0` the machine stops for `stall.1` (a load, a suspend).
+    #[derive(Clone, Copy)]
+    struct Run {
+        tick: Rate,
+        refresh: Rate,
+        frames: usize,
+        stall: (usize, Nanos),
+    }
+
+    impl Run {
+        fn smooth(tick: Rate, refresh: Rate, frames: usize) -> Run {
+            Run { tick, refresh, frames, stall: (usize::MAX, 0) }
+        }
+
+        fn stall_before(&self, frame: usize) -> Nanos {
+            if frame == self.stall.0 { self.stall.1 } else { 0 }
+        }
+    }
+
+    /// Updates per frame from a pacer built as the lab builds one
+    /// (`StrategyConfig::default().with_tick_rate`), driven through a host (the lab's loop).
+    fn hosted_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut pacer = Pacer::with_config(id, StrategyConfig::default().with_tick_rate(run.tick));
+        pacer.set_refresh(Some(run.refresh));
+        let mut host = VsyncHost { clock: ManualClock::default(), refresh: run.refresh };
+        (0..run.frames)
+            .map(|frame| {
+                host.clock.advance_by(run.stall_before(frame));
+                let report = pacer.run_host_frame(&mut Counter, &mut host);
                 if let Some(wake) = report.wake.at {
                     host.clock.advance_to(wake);
                 }
@@ -968,16 +1127,17 @@ mod tests {
             .collect()
     }
 
-    /// Updates per frame from a `Pacer` in a game's own loop, with the same costs.
-    fn pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut pacer = Pacer::new(id, Rate::from_hz(60));
-        pacer.set_refresh(Some(refresh));
+    /// Updates per frame from a game's `Pacer::new` in its own loop, with the same costs.
+    fn pacer_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, run.tick);
+        pacer.set_refresh(Some(run.refresh));
         let mut clock = ManualClock::default();
-        (0..frames)
-            .map(|_| {
-                let before = pacer.advance_at(clock.now()).steps().len();
+        (0..run.frames)
+            .map(|frame| {
+                clock.advance_by(run.stall_before(frame));
+                let before = pacer.advance_at(clock.now()).updates().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
-                clock.advance_to(next_vblank(refresh, clock.now()));
+                clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented_at(clock.now(), None).len();
                 clock.advance_by(STEP_COST * after as Nanos);
                 if let Some(wake) = pacer.finish_at(clock.now()) {
@@ -990,15 +1150,16 @@ mod tests {
 
     /// [`pacer_updates`] through the `Instant` calls, from an instant some way into the run.
     #[cfg(feature = "std")]
-    fn instant_pacer_updates(id: StrategyId, refresh: Rate, frames: usize) -> Vec<u32> {
-        let mut pacer = Pacer::new(id, Rate::from_hz(60));
-        pacer.set_refresh(Some(refresh));
+    fn instant_pacer_updates(id: StrategyId, run: Run) -> Vec<u32> {
+        let mut pacer = Pacer::new(id, run.tick);
+        pacer.set_refresh(Some(run.refresh));
         let (base, mut clock) = (Instant::now(), ManualClock::default());
-        (0..frames)
-            .map(|_| {
-                let before = pacer.advance(at(base, clock.now())).steps().len();
+        (0..run.frames)
+            .map(|frame| {
+                clock.advance_by(run.stall_before(frame));
+                let before = pacer.advance(at(base, clock.now())).updates().len();
                 clock.advance_by(STEP_COST * before as Nanos + RENDER_COST);
-                clock.advance_to(next_vblank(refresh, clock.now()));
+                clock.advance_to(next_vblank(run.refresh, clock.now()));
                 let after = pacer.presented(at(base, clock.now())).len();
                 clock.advance_by(STEP_COST * after as Nanos);
                 if let Some(wake) = pacer.finish(at(base, clock.now())) {
@@ -1012,15 +1173,40 @@ mod tests {
     #[test]
     fn every_strategy_steps_through_a_host_as_in_a_games_own_loop_on_60_and_144_hz_vsync() {
         for hz in [60, 144] {
-            let refresh = Rate::from_hz(hz);
+            let run = Run::smooth(Rate::from_hz(60), Rate::from_hz(hz), 2 * hz as usize);
             for id in StrategyId::ALL {
-                let frames = 2 * hz as usize;
-                let lab = hosted_updates(id, refresh, frames);
-                assert_eq!(pacer_updates(id, refresh, frames), lab, "{id} at {refresh}");
+                let lab = hosted_updates(id, run);
+                assert_eq!(pacer_updates(id, run), lab, "{id} at {}", run.refresh);
                 #[cfg(feature = "std")]
-                assert_eq!(instant_pacer_updates(id, refresh, frames), lab, "{id} at {refresh}, on Instants");
+                assert_eq!(instant_pacer_updates(id, run), lab, "{id} at {}, on Instants", run.refresh);
             }
         }
+    }
+
+    #[test]
+    fn the_lab_and_a_games_pacer_new_run_the_same_steps_through_a_stall_at_2_30_60_and_240_hz_ticks() {
+        for hz in [2, 30, 60, 240] {
+            // Three seconds of 60 Hz frames with a 4 s stall after the first,
+            // then a 250 ms one: beyond every lag limit, then within it.
+            let tick = Rate::from_hz(hz);
+            let stalled = Run { tick, refresh: Rate::from_hz(60), frames: 180, stall: (60, 4 * NANOS_PER_SEC) };
+            let hiccup = Run { stall: (90, 250_000_000), ..stalled };
+            for run in [stalled, hiccup] {
+                for id in StrategyId::ALL {
+                    let lab = hosted_updates(id, run);
+                    assert_eq!(pacer_updates(id, run), lab, "{id} at a {tick} tick, stall {:?}", run.stall);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_4_s_stall_at_a_2_hz_tick_is_dropped_by_the_lab_as_by_a_game() {
+        let run =
+            Run { tick: Rate::from_hz(2), refresh: Rate::from_hz(60), frames: 70, stall: (60, 4 * NANOS_PER_SEC) };
+        let after_stall = hosted_updates(StrategyId::CatchUp, run)[60];
+        assert_eq!(after_stall, 0, "the lab no longer replays the stall as 8 ticks in one frame");
+        assert_eq!(pacer_updates(StrategyId::CatchUp, run)[60], 0, "and neither does a game");
     }
 
     #[test]
@@ -1029,14 +1215,14 @@ mod tests {
         let mut clock = ManualClock::default();
         let mut dts = Vec::new();
         while clock.now() <= NANOS_PER_SEC {
-            dts.extend(pacer.advance_at(clock.now()).steps());
+            dts.extend(pacer.advance_at(clock.now()).updates());
             clock.advance_by(2_000_000);
             assert_eq!(pacer.presented_at(clock.now(), Some(1_000_000)).len(), 0, "catch-up steps before drawing");
             assert_eq!(pacer.finish_at(clock.now()), None, "vsync paces a catch-up loop");
             clock.advance_by(8_000_000);
         }
         assert_eq!(dts, [Duration::from_nanos(16_666_667); 60], "ticks 1 to 60, the last at 1 s exactly");
-        assert_eq!((pacer.updates(), pacer.game_time()), (60, Duration::from_secs(1)));
+        assert_eq!((pacer.total_updates(), pacer.game_time()), (60, Duration::from_secs(1)));
     }
 
     #[test]
@@ -1045,21 +1231,24 @@ mod tests {
         let mut clock = ManualClock::default();
         let wakes: Vec<_> = (0..3)
             .map(|_| {
-                pacer.advance_at(clock.now());
+                let _frame = pacer.advance_at(clock.now());
                 clock.advance_by(3_000_000);
-                pacer.presented_at(clock.now(), None);
+                let _updates = pacer.presented_at(clock.now(), None);
                 let wake = pacer.finish_at(clock.now()).expect("fixed-fps sets its own wake");
                 clock.advance_to(wake);
                 wake
             })
             .collect();
         assert_eq!(wakes, [16_666_666, 33_333_333, 50_000_000], "n / 60 s, floored to the nanosecond");
-        assert_eq!(pacer.updates(), 3, "one tick a frame");
+        assert_eq!(pacer.total_updates(), 3, "one tick a frame");
     }
 
     #[test]
     fn two_seconds_of_60_hz_ticks_are_120_updates_except_for_lockstep_at_144_hz() {
-        let total = |id, hz| pacer_updates(id, Rate::from_hz(hz), 2 * hz as usize).iter().sum::<u32>();
+        let total = |id, hz| {
+            let run = Run::smooth(Rate::from_hz(60), Rate::from_hz(hz), 2 * hz as usize);
+            pacer_updates(id, run).iter().sum::<u32>()
+        };
         assert_eq!(total(StrategyId::Lockstep, 60), 120);
         assert_eq!(total(StrategyId::Lockstep, 144), 288, "one tick a frame: 2.4 times too fast");
         assert_eq!(total(StrategyId::Interpolated, 144), 119, "the first frame only starts the clock");
@@ -1071,7 +1260,7 @@ mod tests {
         let (mut now, mut steps) = (from, Vec::new());
         let display = Rate::from_hz(60);
         while now <= until {
-            let n = pacer.advance_at(now).steps().len() + pacer.presented_at(now, None).len();
+            let n = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
             steps.push(n);
             let wake = pacer.finish_at(now).unwrap_or(0);
             now = wake.max(next_vblank(display, now));
@@ -1090,17 +1279,6 @@ mod tests {
         // Frame-paced strategies run their one step a frame; the accumulators
         // drop the stall whole; `variable` steps one tick instead of 4 s.
         assert_eq!(after_stall, [1, 1, 1, 0, 0, 0, 0, 0, 1, 0], "in the order of StrategyId::ALL");
-    }
-
-    #[test]
-    fn the_lab_default_at_2_hz_would_replay_the_4_s_stall_as_8_ticks() {
-        let config = StrategyConfig { tick_rate: Rate::from_hz(2), ..StrategyConfig::default() };
-        let mut pacer = Pacer::with_config(StrategyId::CatchUp, config);
-        assert_eq!(frames_until(&mut pacer, 0, NANOS_PER_SEC).iter().sum::<usize>(), 2);
-        assert_eq!(frames_until(&mut pacer, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [8]);
-        let mut game = Pacer::new(StrategyId::CatchUp, Rate::from_hz(2));
-        frames_until(&mut game, 0, NANOS_PER_SEC);
-        assert_eq!(frames_until(&mut game, 5 * NANOS_PER_SEC, 5 * NANOS_PER_SEC), [0], "dropped: 3 ticks, 1.5 s");
     }
 
     #[test]
@@ -1133,7 +1311,7 @@ mod tests {
     fn a_scaled_frame_paced_strategy_wakes_on_the_scaled_schedule() {
         let mut pacer = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         pacer.set_time_scale(0.5);
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         assert_eq!(pacer.finish_at(0), Some(33_333_332), "tick 1 of game time, 2 × 16_666_666 ns of wall time");
         assert_eq!(pacer.time_scale(), 0.5);
     }
@@ -1141,10 +1319,10 @@ mod tests {
     #[test]
     fn variable_runs_one_update_of_the_frame_time() {
         let mut pacer = Pacer::new(StrategyId::Variable, Rate::from_hz(60));
-        assert_eq!(pacer.advance_at(0).steps().len(), 0);
+        assert_eq!(pacer.advance_at(0).updates().len(), 0);
         pacer.finish_at(0);
         let frame = pacer.advance_at(7_000_000);
-        assert_eq!(frame.steps().collect::<Vec<_>>(), [Duration::from_millis(7)]);
+        assert_eq!(frame.updates().collect::<Vec<_>>(), [Duration::from_millis(7)]);
         assert_eq!((frame.alpha(), frame.ahead()), (1.0, Duration::ZERO), "the latest state, as it is");
         assert_eq!(pacer.game_time(), Duration::from_millis(7));
     }
@@ -1155,7 +1333,7 @@ mod tests {
         pacer.set_refresh(Some(Rate::new(125, 2).unwrap()));
         let frame = pacer.advance_at(0);
         assert!(frame.renders_first());
-        assert_eq!(frame.steps().len(), 0, "nothing before the picture");
+        assert_eq!(frame.updates().len(), 0, "nothing before the picture");
         let late = pacer.presented_at(3_000_000, None);
         assert_eq!(late.collect::<Vec<_>>(), [Duration::from_millis(5); 4], "simulates just past the 16 ms frame end");
         assert_eq!(pacer.finish_at(7_000_000), Some(16_000_000));
@@ -1165,10 +1343,10 @@ mod tests {
     #[test]
     fn extrapolated_frames_say_how_far_ahead_to_draw() {
         let mut pacer = Pacer::new(StrategyId::Extrapolated, Rate::from_hz(60));
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         pacer.finish_at(0);
         let frame = pacer.advance_at(20_000_000);
-        assert_eq!(frame.steps().len(), 1);
+        assert_eq!(frame.updates().len(), 1);
         assert_eq!(frame.ahead(), Duration::from_nanos(20_000_000 - 16_666_666));
         assert_eq!(frame.alpha(), 1.0);
         // 3_333_334 ns ahead of a 16_666_667 ns tick: a fifth of the last change, and a hair more.
@@ -1181,8 +1359,8 @@ mod tests {
         pacer.set_refresh(Some(Rate::from_hz(60)));
         for k in 0..=60 {
             let now = Rate::from_hz(60).tick_time_ceil(k);
-            pacer.advance_at(now);
-            pacer.presented_at(now, blocked);
+            let _frame = pacer.advance_at(now);
+            let _updates = pacer.presented_at(now, blocked);
             pacer.finish_at(now);
         }
         pacer.verdict()
@@ -1196,8 +1374,8 @@ mod tests {
         let base = Instant::now();
         for k in 0..=60 {
             let now = at(base, Rate::from_hz(60).tick_time_ceil(k));
-            pacer.advance(now);
-            pacer.presented(Present::at(now).blocked(Duration::from_millis(14)));
+            let _frame = pacer.advance(now);
+            let _updates = pacer.presented(Present::at(now).blocked(Duration::from_millis(14)));
             pacer.finish(now);
         }
         assert_eq!(pacer.verdict(), verdict_after_presents(Some(14_000_000)));
@@ -1220,39 +1398,62 @@ mod tests {
         assert!(verdict.text.ends_with("present blocking not reported (Present::blocked): vsync cannot be judged"));
     }
 
-    #[cfg(feature = "std")]
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     #[test]
-    fn run_frame_updates_for_each_step_and_renders_once() {
+    fn a_run_loop_s_closures_count_time_and_frames_and_change_the_pacer_without_a_clock_of_their_own() {
+        use core::cell::Cell;
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
-        let base = Instant::now();
-        let mut clock = ManualClock::default();
-        let (mut updates, mut renders) = (Vec::new(), Vec::new());
-        for frame in 0..4 {
-            clock.advance_to(frame * 300_000_000);
-            let now = || at(base, clock.now());
-            let wake =
-                pacer.run_frame(now, &mut updates, |u, dt| u.push(dt), |u, f| renders.push((u.len(), f.alpha())));
-            assert_eq!(wake, None, "interpolation waits for vsync, not a timer");
-        }
-        assert_eq!(updates, [Duration::from_millis(500); 1], "one tick of 2 Hz in 0.9 s");
-        assert_eq!(renders, [(0, 0.0), (0, 0.6), (1, 0.2), (1, 0.8)]);
+        pacer.set_frame_limit(Some(Rate::from_hz(10)));
+        let (base, now) = (Instant::now(), Cell::new(0));
+        let (mut seen, mut ticks) = (Vec::new(), Vec::new());
+        run_on(
+            &mut pacer,
+            &mut ticks,
+            || at(base, now.get()),
+            |wake| now.set(duration_to_nanos(wake - base)),
+            |ticks, ctx, _dt| ticks.push(ctx.running_time().as_millis()),
+            |_, ctx, _frame| {
+                let ms = |d: Duration| d.as_millis();
+                seen.push((
+                    ctx.renders(),
+                    ms(ctx.running_time()),
+                    ms(ctx.last_frame_time()),
+                    ctx.pacer().total_updates(),
+                ));
+                if ctx.running_time() == Duration::from_millis(500) {
+                    ctx.set_time_scale(2.0);
+                }
+                if ctx.running_time() >= Duration::from_secs(1) {
+                    ctx.exit();
+                }
+            },
+        );
+        assert_eq!(
+            ticks,
+            [500, 800, 1000],
+            "ticks at 0.5 s, then twice as fast: game time 1 s at 0.75 s, 1.5 s at 1 s"
+        );
+        assert_eq!(seen.len(), 11, "frames on the 10 Hz limit's grid from 0 to 1 s");
+        assert_eq!(seen[0], (0, 0, 0, 0));
+        assert_eq!(seen[10], (10, 1000, 100, 3), "the frame that exits: the tenth render, 100 ms after the last");
+        assert_eq!((pacer.game_time(), pacer.time_scale()), (Duration::from_millis(1500), 2.0));
     }
 
     #[test]
     fn a_frame_limit_wakes_on_its_grid_and_a_strategy_that_wakes_itself_keeps_it_too() {
         let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
         pacer.set_frame_limit(Some(Rate::from_hz(10)));
-        pacer.advance_at(0);
+        let _frame = pacer.advance_at(0);
         assert_eq!(pacer.finish_at(1_000_000), Some(100_000_000));
-        pacer.advance_at(130_000_000);
+        let _frame = pacer.advance_at(130_000_000);
         assert_eq!(pacer.finish_at(250_000_000), Some(200_000_000), "a late frame: the next starts at once");
         let mut fixed = Pacer::new(StrategyId::FixedFps, Rate::from_hz(60));
         fixed.set_frame_limit(Some(Rate::from_hz(10)));
-        fixed.advance_at(0);
+        let _frame = fixed.advance_at(0);
         assert_eq!(fixed.finish_at(0), Some(100_000_000), "fixed-fps at 60 Hz waits for the 10 Hz limit");
         let mut slow = Pacer::new(StrategyId::FixedFps, Rate::from_hz(5));
         slow.set_frame_limit(Some(Rate::from_hz(10)));
-        slow.advance_at(0);
+        let _frame = slow.advance_at(0);
         assert_eq!(slow.finish_at(0), Some(200_000_000), "a schedule slower than the limit is its own");
     }
 
@@ -1267,16 +1468,16 @@ mod tests {
         let mut t = 0.0;
         while t < 3.0 {
             let start = crate::time::secs_to_nanos(t);
-            pacer.advance_at(start);
+            let _frame = pacer.advance_at(start);
             let shown = panel.show(start + 3_000_000);
-            pacer.presented_at(shown, Some(100_000));
+            let _updates = pacer.presented_at(shown, Some(100_000));
             pacer.finish_at(shown);
             t += 1.0 / (50.0 + 90.0 * t / 3.0);
         }
         let told = pacer.vrr().expect("VRR detected");
         assert_eq!(told.max(), Rate::from_hz(144), "the reported refresh is the panel's maximum: {told}");
         assert!(told.min().hz() <= 52.0, "{told}");
-        pacer.advance_at(3 * NANOS_PER_SEC);
+        let _frame = pacer.advance_at(3 * NANOS_PER_SEC);
         assert!(pacer.status().starts_with("paced for VRR"), "{}", pacer.status());
         assert!(pacer.verdict().text.contains("VRR in effect"), "{}", pacer.verdict().text);
     }
@@ -1286,8 +1487,8 @@ mod tests {
         let mut pacer = Pacer::new(StrategyId::Auto, Rate::from_hz(60));
         for k in 0..600u64 {
             let start = k * 10_000_000;
-            pacer.advance_at(start);
-            pacer.presented_at(start + 2_000_000 + (k % 7) * 1_000_000, Some(100_000));
+            let _frame = pacer.advance_at(start);
+            let _updates = pacer.presented_at(start + 2_000_000 + (k % 7) * 1_000_000, Some(100_000));
             pacer.finish_at(start + 9_000_000);
         }
         assert_eq!(pacer.vrr(), None, "unreported: a vsync the driver ignores looks the same");
@@ -1395,19 +1596,124 @@ mod tests {
         let mut pacer = Pacer::with_config(StrategyId::Fuzzy, config);
         pacer.set_tick_rate(Rate::from_hz(2));
         assert_eq!(pacer.config().tick_rate, Rate::from_hz(2));
-        assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, 1_500_000_000));
+        assert_eq!((pacer.config().step_cap(), pacer.config().lag_limit()), (1, Duration::from_millis(1500)));
         assert_eq!(pacer.config().fuzzy_variant, FuzzyVariant::Fuzzy6062);
-        assert_eq!(pacer.tick(), Duration::from_millis(500));
+        assert_eq!(pacer.tick_period(), Duration::from_millis(500));
     }
 
     #[test]
-    fn switching_strategy_starts_its_timing_over_and_keeps_the_game_time() {
+    fn switching_strategy_keeps_the_game_time_and_the_tick_phase() {
         let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
         frames_until(&mut pacer, 0, 100_000_000);
-        assert_eq!(pacer.updates(), 6);
+        assert_eq!(pacer.total_updates(), 6);
         pacer.set_strategy(StrategyId::Variable);
         assert_eq!(pacer.strategy(), StrategyId::Variable);
-        assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [0], "the first frame of variable");
-        assert_eq!(pacer.game_time(), Duration::from_nanos(100_000_000), "six ticks of 60 Hz, exactly");
+        assert_eq!(frames_until(&mut pacer, 200_000_000, 200_000_000), [1], "variable steps from the last tick on");
+        assert_eq!(pacer.game_time(), Duration::from_nanos(200_000_000), "six ticks of 60 Hz and 100 ms, exactly");
+    }
+
+    /// The times of the frames (every 1/60 s from `from` to `until`) that ran steps, in ms.
+    fn stepping_frames_ms(pacer: &mut Pacer, from: u64, until: u64) -> Vec<Nanos> {
+        let display = Rate::from_hz(60);
+        let mut stepped = Vec::new();
+        for k in from..=until {
+            let now = display.tick_time_ceil(k);
+            let n = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
+            if n > 0 {
+                stepped.push(now / 1_000_000);
+            }
+            let _wake = pacer.finish_at(now);
+        }
+        stepped
+    }
+
+    #[test]
+    fn interpolated_to_fuzzy_at_1_005_s_on_a_2_hz_tick_ticks_next_at_1_5_s() {
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+        assert_eq!(stepping_frames_ms(&mut pacer, 0, 60), [500, 1000], "60 Hz frames from 0 to 1 s");
+        pacer.set_strategy(StrategyId::Fuzzy); // at 1.005 s: between frames, the switch reads no clock
+        assert_eq!(stepping_frames_ms(&mut pacer, 61, 120), [1500, 2000], "in phase, not 1.5 s after the switch");
+        assert_eq!(pacer.game_time(), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn the_first_frame_after_a_switch_runs_the_ticks_due() {
+        let after_switch = StrategyId::ALL.map(|id| {
+            let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(2));
+            let _first = pacer.advance_at(0);
+            let _wake = pacer.finish_at(0);
+            assert_eq!(pacer.advance_at(900_000_000).updates().len(), 1, "the tick at 0.5 s");
+            let _wake = pacer.finish_at(900_000_000);
+            pacer.set_strategy(id);
+            let steps = pacer.advance_at(1_200_000_000).updates().len();
+            steps + pacer.presented_at(1_200_000_000, None).len()
+        });
+        // The tick at 1 s is due at 1.2 s: every strategy runs it (`variable`
+        // as one step of 0.7 s); before, only those that step every frame did.
+        assert_eq!(after_switch, [1; 10], "in the order of StrategyId::ALL");
+    }
+
+    #[test]
+    fn a_switch_keeps_a_tick_of_phase_at_most_so_lockstep_s_own_clock_neither_bursts_nor_freezes() {
+        let display = Rate::from_hz(144);
+        let steps_after_switch = |from: StrategyId| {
+            let mut pacer = Pacer::new(from, Rate::from_hz(60));
+            // A second of 144 Hz frames: lockstep's 144 ticks say 2.4 s.
+            for k in 0..=144 {
+                let now = display.tick_time_ceil(k);
+                let _updates = pacer.advance_at(now).updates().len() + pacer.presented_at(now, None).len();
+                let _wake = pacer.finish_at(now);
+            }
+            pacer.set_strategy(StrategyId::CatchUp);
+            (145..=216).map(|k| pacer.advance_at(display.tick_time_ceil(k)).updates().len()).collect::<Vec<_>>()
+        };
+        for from in [StrategyId::Lockstep, StrategyId::Interpolated, StrategyId::Paced] {
+            let steps = steps_after_switch(from);
+            let total: usize = steps.iter().sum();
+            assert!(steps.iter().all(|&n| n <= 1), "{from} -> catch-up: no burst: {steps:?}");
+            assert!(
+                (29..=31).contains(&total),
+                "{from} -> catch-up: half a second is 30 ticks, not {total}: {steps:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn after_a_switch_an_interpolated_picture_moves_on_at_once_instead_of_freezing_a_tick() {
+        for to in [StrategyId::Interpolated, StrategyId::Snapped, StrategyId::Paced] {
+            let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+            let refresh = Rate::from_hz(60);
+            pacer.set_refresh(Some(refresh));
+            let mut host = VsyncHost { clock: ManualClock::default(), refresh };
+            let mut frame = |pacer: &mut Pacer| {
+                let report = pacer.run_host_frame(&mut Counter, &mut host);
+                if let Some(wake) = report.wake.at {
+                    host.clock.advance_to(wake);
+                }
+                report.content_time
+            };
+            for _ in 0..60 {
+                frame(&mut pacer);
+            }
+            pacer.set_strategy(to);
+            let shown: Vec<Nanos> = (0..10).map(|_| frame(&mut pacer)).collect();
+            let steps: Vec<Nanos> = shown.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(steps.iter().all(|&d| d > 10_000_000), "{to}: every picture a refresh on: {steps:?}");
+        }
+    }
+
+    #[test]
+    fn a_pacer_can_be_cloned_and_debug_printed_inside_a_game_s_state() {
+        #[derive(Clone, Debug)]
+        struct Game {
+            pacer: Pacer,
+        }
+        let mut game = Game { pacer: Pacer::new(StrategyId::CatchUp, Rate::from_hz(60)) };
+        frames_until(&mut game.pacer, 0, 100_000_000);
+        let mut copy = game.clone();
+        assert!(format!("{game:?}").starts_with("Game { pacer: Pacer {"), "{game:?}");
+        let steps = |pacer: &mut Pacer| frames_until(pacer, 150_000_000, 150_000_000);
+        assert_eq!(steps(&mut copy.pacer), steps(&mut game.pacer), "the copy decides as the original");
+        assert_eq!(copy.pacer.total_updates(), 9);
     }
 }

@@ -1,8 +1,8 @@
 //! Measuring the refresh rate the frames really get, and saying whether vsync works.
 //!
 //! winit's reported refresh (`MonitorHandle::refresh_rate_millihertz`) is
-//! what the monitor claims; it is `None` on Xvfb and says nothing about
-//! whether the driver honours a Fifo present. So the shell also measures:
+//! what the monitor claims; it is `None` on a virtual X server and says
+//! nothing about whether the driver honours a Fifo present. So the loop also measures:
 //! the median interval between presents over the last 120 frames that
 //! the loop started without waiting (a strategy that sleeps between frames
 //! measures its own pacing, not the display's), and how long each frame was
@@ -19,13 +19,13 @@
 //! A compositor (Wayland) paces a Fifo client by when it hands out the
 //! go-ahead to draw the next frame (a frame callback), at its own repaint
 //! rate: a busy compositor repaints slower and less evenly than the monitor
-//! refreshes (weston on a loaded 2-core machine: ~21 ms, spread 0.3, on a
-//! 60 Hz output). The shell measures that wait (redraw asked → redraw
-//! given) apart from present blocking, and a wait of at least
+//! refreshes (a Wayland compositor on a loaded 2-core machine: ~21 ms,
+//! spread 0.3, on a 60 Hz output). The game measures that wait (redraw
+//! asked → redraw given) apart from present blocking, and a wait of at least
 //! a fifth of the interval is taken as vsync in effect at the
 //! compositor's pace, whatever the spread. The wait cannot be rendering cost:
 //! a software adapter's rasterising shows up inside present instead (11 of a
-//! 15 ms frame with Immediate on Xvfb), and X11 gives a redraw at once.
+//! 15 ms frame with Immediate on a virtual X server), and X11 gives a redraw at once.
 //!
 //! ```text
 //!   compositor-paced:  |render|present|~~~~wait for frame callback~~~~|render|present|~~~~...
@@ -305,6 +305,7 @@ impl Recent {
         Recent { values: Vec::with_capacity(len), next: 0, len }
     }
 
+    #[inline]
     fn push(&mut self, value: Nanos) {
         match self.values.get_mut(self.next) {
             Some(oldest) => *oldest = value,
@@ -373,6 +374,7 @@ impl RefreshMeter {
 
     /// As [`RefreshMeter::record`], for a frame that first waited `throttled`
     /// ns for the compositor's go-ahead to draw (a Wayland frame callback).
+    #[inline]
     pub fn record_throttled(&mut self, at: Nanos, blocked: Nanos, throttled: Nanos, unpaced: bool) {
         if let Some(prev) = self.last_present
             && unpaced
@@ -530,7 +532,7 @@ fn median(scratch: &mut Vec<Nanos>, values: &Recent) -> Option<Nanos> {
     Some(scratch[scratch.len() / 2])
 }
 
-/// The answer to "is vsync in effect?", with a sentence for the overlay.
+/// The answer to "is vsync in effect?", with a sentence to show a player.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Verdict {
@@ -549,7 +551,7 @@ pub(crate) struct VerdictFacts<'a> {
     pub mode: &'a str,
     /// Whether that mode asks for vsync.
     pub mode_is_vsync: bool,
-    /// The emulated refresh, when `--emulate-refresh` is on.
+    /// The emulated refresh, when one paces the presents.
     pub emulated: Option<Rate>,
     /// The emulated VRR gate, when `--emulate-refresh vrr:MIN-MAX` is on.
     pub emulated_vrr: Option<VrrRange>,

@@ -1,8 +1,8 @@
 //! SplitMix64: the one seeded random source of the project.
 //!
 //! The core may use no randomness without an explicit seed, and every run
-//! (a simulated display's noise, the world's particles and load sprites, the
-//! shell's emulated jitter and load spikes) must reproduce bit for bit from
+//! (a simulated display's noise, a game world's particles, an emulated
+//! refresh's jitter and load spikes) must reproduce bit for bit from
 //! its seed. SplitMix64 is tiny, fast, passes BigCrush, and every seed
 //! (including 0) gives a full-quality stream.
 

@@ -1,39 +1,39 @@
 //! A [`Session`]: one game loop's frame pacing and everything measured about it.
 //!
-//! A game (or the demo window, or the virtual monitor) owns one session. The
+//! A game (or a test window, or the virtual monitor) owns one session. The
 //! session owns the [`Pacer`] with its strategy, the world, the metrics
 //! of the whole run and of the current setting, the refresh measurement and
-//! the vsync verdict; it assembles the overlay's [`LoopFigures`] and the one
-//! [`RunReport`] that `run --stats-json` and `simulate --format json` write.
+//! the vsync verdict; it assembles a HUD's [`LoopFigures`] and the one
+//! [`RunReport`] a run writes as JSON.
 //! The caller keeps only what is platform: the clock, the surface, waiting.
 //!
 //! ```text
 //!   caller (window / virtual monitor / game)            Session
 //!   ───────────────────────────────────────             ────────────────────────────────────────
-//!   host = FrameHost(clock, renderer, present)
-//!   report = session.run_frame(&mut host)     ────►     pacer.run_host_frame(world, host)
+//!   h = FrameHost(clock, renderer, present)
+//!   report = session.run_host_frame(&mut h)   ────►     pacer.run_host_frame(world, h)
 //!   session.record(&report, presented)        ────►     run + live metrics, refresh meter,
 //!                                                        frame-time ring, fps/ups
 //!   wait until report.wake                               (the caller sleeps; the session never does)
 //!   on a key: session.set_strategy(id, now)   ────►     new strategy, live metrics start over
-//!   each frame: session.fill_hud(&mut hud, now)          every number the overlay shows
+//!   each frame: session.fill_hud(&mut hud, now)          every number a HUD shows
 //!   any time: session.live_report(now)                   the report since the last change
 //!   at exit: session.report(now)                         the run's report
 //! ```
 //!
-//! "Live" figures (the overlay's) start over whenever the setting changes:
+//! "Live" figures (a HUD's) start over whenever the setting changes:
 //! strategy, tick rate, present mode, pause, monitor. "Run" figures cover
 //! the whole run; when the refresh rate changes (the window moved to another
 //! monitor) the refresh bookkeeping restarts, the counts of the earlier part
 //! are kept (folded) and the statistics describe the part since the change.
-//! The overlay's speed, judder, hitch, latency and pacing figures are the
+//! The HUD's speed, judder, hitch, latency and pacing figures are the
 //! live [`FrameStats`](crate::metrics::FrameStats): for a run with one setting
 //! they are exactly its report's, and [`Session::live_report`] gives them as
 //! a report (one strategy's entry of a report card).
 //!
 //! A host whose display says when frames were really shown (a compositor's
 //! presentation feedback, [`crate::feedback`]) marks each present
-//! [`Presented::with_feedback_awaited`] and hands the answers to
+//! [`PresentOutcome::with_feedback_awaited`] and hands the answers to
 //! [`Session::feedback`] as they come. The frame's figures wait for it, in
 //! order, up to [`FEEDBACK_WAIT`] and [`FEEDBACK_WAIT_FRAMES`] of later presents: then the frame is
 //! settled with the display's time, as discarded (never counted as shown),
@@ -49,7 +49,7 @@ use std::time::Duration;
 
 use crate::Pacer;
 use crate::feedback::{DisplayTimeSource, FEEDBACK_WAIT, FEEDBACK_WAIT_FRAMES, Feedback, FeedbackFlags};
-use crate::frame::{FrameHost, FrameReport, Simulation};
+use crate::host::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
 use crate::refresh::{Verdict, VerdictFacts};
@@ -58,7 +58,7 @@ use crate::strategy::{StrategyConfig, StrategyId, View};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use crate::vrr::VrrRange;
 
-/// How often the overlay's sentences (verdict, status, monitor) are rebuilt:
+/// How often the HUD's sentences (verdict, status, monitor) are rebuilt:
 /// text changes that fast cannot be read anyway, and building it allocates.
 pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 
@@ -118,11 +118,11 @@ impl Default for PresentModeInfo {
 #[derive(Clone, Debug, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DisplayInfo {
-    /// The monitor's name, as the overlay and the report give it.
+    /// The monitor's name, as the HUD and the report give it.
     pub monitor: Option<String>,
     /// The refresh rate the display reports (winit's claim, or the virtual monitor's setting).
     pub reported: Option<Rate>,
-    /// An emulated refresh grid that replaces the display's (`--emulate-refresh`).
+    /// An emulated refresh grid that replaces the display's.
     pub emulated: Option<Rate>,
     /// The present mode in effect.
     pub present_mode: PresentModeInfo,
@@ -209,18 +209,18 @@ impl DisplayInfo {
 }
 
 /// How one frame's picture fared on its way to the screen:
-/// [`Presented::SHOWN`] or [`Presented::default`] (not shown), and the
+/// [`PresentOutcome::SHOWN`] or [`PresentOutcome::default`] (not shown), and the
 /// `with_` methods.
 ///
 /// ```
-/// use timestep_core::session::Presented;
-/// let vsynced = Presented::SHOWN.with_blocked(14_000_000);
+/// use timestep_core::session::PresentOutcome;
+/// let vsynced = PresentOutcome::SHOWN.with_blocked(14_000_000);
 /// assert_eq!((vsynced.shown, vsynced.blocked, vsynced.throttled), (true, 14_000_000, 0));
-/// assert!(!Presented::default().shown, "a frame the surface refused");
+/// assert!(!PresentOutcome::default().shown, "a frame the surface refused");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub struct Presented {
+pub struct PresentOutcome {
     /// It reached the screen (a surface may refuse a frame: minimised, lost).
     pub shown: bool,
     /// Time the frame was blocked in acquire + present (vsync shows up here).
@@ -234,34 +234,34 @@ pub struct Presented {
     pub feedback_awaited: bool,
 }
 
-impl Presented {
+impl PresentOutcome {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
-    pub const SHOWN: Presented =
-        Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0, feedback_awaited: false };
+    pub const SHOWN: PresentOutcome =
+        PresentOutcome { shown: true, blocked: 0, emulation_late: None, throttled: 0, feedback_awaited: false };
 
     /// The same frame, shown or not.
-    pub fn with_shown(self, shown: bool) -> Presented {
-        Presented { shown, ..self }
+    pub fn with_shown(self, shown: bool) -> PresentOutcome {
+        PresentOutcome { shown, ..self }
     }
 
     /// The same frame, blocked `blocked` ns in acquire + present.
-    pub fn with_blocked(self, blocked: Nanos) -> Presented {
-        Presented { blocked, ..self }
+    pub fn with_blocked(self, blocked: Nanos) -> PresentOutcome {
+        PresentOutcome { blocked, ..self }
     }
 
     /// The same frame, presented `late` ns after its emulated wake time (`None`: no emulation).
-    pub fn with_emulation_late(self, late: Option<Nanos>) -> Presented {
-        Presented { emulation_late: late, ..self }
+    pub fn with_emulation_late(self, late: Option<Nanos>) -> PresentOutcome {
+        PresentOutcome { emulation_late: late, ..self }
     }
 
     /// The same frame, after waiting `throttled` ns for the compositor's go-ahead.
-    pub fn with_throttled(self, throttled: Nanos) -> Presented {
-        Presented { throttled, ..self }
+    pub fn with_throttled(self, throttled: Nanos) -> PresentOutcome {
+        PresentOutcome { throttled, ..self }
     }
 
     /// The same frame, whose display time the display was asked for (see [`Session::feedback`]).
-    pub fn with_feedback_awaited(self) -> Presented {
-        Presented { feedback_awaited: true, ..self }
+    pub fn with_feedback_awaited(self) -> PresentOutcome {
+        PresentOutcome { feedback_awaited: true, ..self }
     }
 }
 
@@ -426,9 +426,9 @@ struct Lateness {
 /// One loop's pacing and measurements. See the module docs.
 ///
 /// ```
-/// use timestep_core::frame::Simulation;
+/// use timestep_core::host::Simulation;
 /// use timestep_core::monitor::{Preset, VirtualDisplay};
-/// use timestep_core::session::{DisplayInfo, Presented, Session};
+/// use timestep_core::session::{DisplayInfo, PresentOutcome, Session};
 /// use timestep_core::{Nanos, Rate, StrategyConfig, StrategyId};
 ///
 /// struct NoWorld;
@@ -439,8 +439,8 @@ struct Lateness {
 /// let mut session = Session::new(StrategyId::Lockstep, StrategyConfig::default(), NoWorld, display, 0);
 /// let mut monitor = VirtualDisplay::new(Preset::Glaiel.model(), Rate::from_hz(60), true, 0, 0, 0);
 /// for _ in 0..60 {
-///     let report = session.run_frame(&mut monitor);
-///     session.record(&report, Presented::SHOWN);
+///     let report = session.run_host_frame(&mut monitor);
+///     session.record(&report, PresentOutcome::SHOWN);
 /// }
 /// assert_eq!(session.report(monitor.clock()).total_updates, 60);
 /// ```
@@ -450,7 +450,7 @@ pub struct Session<W> {
     world: W,
     display: DisplayInfo,
     measures: Measures,
-    /// When the overlay's sentences are next rebuilt.
+    /// When the HUD's sentences are next rebuilt.
     hud_text_at: Nanos,
     start: Nanos,
     frames: u64,
@@ -551,14 +551,14 @@ impl<W: Simulation> Session<W> {
     }
 
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
-    pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
+    pub fn run_host_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
         self.pacer.run_host_frame(&mut self.world, host)
     }
 
     /// Records what a frame did and how its picture fared. A frame whose
     /// feedback is awaited is counted when it arrives (see the module docs);
     /// every other frame at once, unless an awaited one is still before it.
-    pub fn record(&mut self, report: &FrameReport, presented: Presented) {
+    pub fn record(&mut self, report: &FrameReport, presented: PresentOutcome) {
         self.last_view = report.view;
         self.frames += 1;
         let outcome = if !presented.shown {
@@ -722,7 +722,7 @@ impl<W: Simulation> Session<W> {
     }
 
     /// The present's figures the refresh meter and the emulation check take, as it returns.
-    fn measure_present(&mut self, report: &FrameReport, presented: Presented) {
+    fn measure_present(&mut self, report: &FrameReport, presented: PresentOutcome) {
         if let Some(late) = presented.emulation_late {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
@@ -730,7 +730,8 @@ impl<W: Simulation> Session<W> {
         self.pacer.measure_present(report.display_time, presented.blocked, presented.throttled);
     }
 
-    /// Switches strategy (the world is kept; timing and live figures start over).
+    /// Switches strategy (the world and the tick phase are kept, as
+    /// [`Pacer::set_strategy`] keeps them; live figures start over).
     pub fn set_strategy(&mut self, id: StrategyId, now: Nanos) {
         self.pacer.set_strategy(id);
         self.strategies_used.insert(id);
@@ -739,7 +740,7 @@ impl<W: Simulation> Session<W> {
 
     /// Changes the tick rate (timing and live figures start over).
     pub fn set_tick_rate(&mut self, rate: Rate, now: Nanos) {
-        self.pacer.driver_mut().set_tick_rate(rate);
+        self.pacer.set_tick_rate(rate);
         self.restart_live(now);
     }
 
@@ -861,7 +862,7 @@ impl<W: Simulation> Session<W> {
         self.measures.live_origin = LiveOrigin {
             at: now,
             game: self.pacer.driver().game_time(),
-            updates: self.pacer.updates(),
+            updates: self.pacer.total_updates(),
             frames: self.frames,
             presented: self.presented,
             skipped: self.skipped,
@@ -918,7 +919,7 @@ impl<W: Simulation> Session<W> {
         (self.frames, self.presented)
     }
 
-    /// Metrics of the current setting (the overlay's).
+    /// Metrics of the current setting (the HUD's).
     pub fn live_metrics(&self) -> &Metrics {
         self.measures.live()
     }
@@ -941,7 +942,7 @@ impl<W: Simulation> Session<W> {
         })
     }
 
-    /// Fills every number the overlay shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
+    /// Fills every number a HUD shows; the sentences at most every [`HUD_TEXT_INTERVAL`].
     pub fn fill_hud(&mut self, hud: &mut LoopFigures, now: Nanos) {
         let live = self.measures.live();
         let totals = live.totals();
@@ -986,7 +987,7 @@ impl<W: Simulation> Session<W> {
 
     /// A report of the live figures: the part of the run since the setting
     /// (strategy, tick rate, present mode, pause, monitor) last changed, as
-    /// the overlay shows it; a report card's entry for one strategy. Equal
+    /// a HUD shows it; the entry of one strategy in a comparison. Equal
     /// to [`Session::report`] while the run has had one setting.
     pub fn live_report(&mut self, now: Nanos) -> RunReport {
         let Some(live) = &self.measures.live else { return self.report(now) };
@@ -998,7 +999,7 @@ impl<W: Simulation> Session<W> {
 
     fn assemble(&mut self, which: MetricsRef, folded: Folded, origin: LiveOrigin, now: Nanos) -> RunReport {
         let game = self.game_time().saturating_sub(origin.game);
-        let updates = self.pacer.updates().saturating_sub(origin.updates);
+        let updates = self.pacer.total_updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
         // Rates over the time the loop ran: a pause or a hidden page ran no frames.
@@ -1109,8 +1110,8 @@ mod tests {
     /// Runs `frames` frames on the article's virtual 60 Hz display.
     fn run(session: &mut Session<Counter>, display: &mut VirtualDisplay<'_>, frames: u32) {
         for _ in 0..frames {
-            let report = session.run_frame(display);
-            session.record(&report, Presented::SHOWN);
+            let report = session.run_host_frame(display);
+            session.record(&report, PresentOutcome::SHOWN);
             if let Some(at) = report.wake.at {
                 display.wait_until(at);
             }
@@ -1224,13 +1225,13 @@ mod tests {
             Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
         let mut display = glaiel_60();
         run(&mut session, &mut display, 60);
-        let updates = session.pacer().updates();
+        let updates = session.pacer().total_updates();
         session.set_paused(true, display.clock());
         assert!(session.paused());
         display.wait_until(display.clock() + 10 * NANOS_PER_SEC);
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
-        assert!(session.pacer().updates() - updates <= 2, "ten paused seconds are not replayed");
+        assert!(session.pacer().total_updates() - updates <= 2, "ten paused seconds are not replayed");
     }
 
     #[test]
@@ -1330,8 +1331,8 @@ mod tests {
         let mut session = Session::new(StrategyId::Lockstep, config, Counter::default(), display, 0);
         let mut host = Grid16 { clock: 0, frame: 0, freeze_at };
         for _ in 0..frames {
-            let report = session.run_frame(&mut host);
-            session.record(&report, Presented::SHOWN);
+            let report = session.run_host_frame(&mut host);
+            session.record(&report, PresentOutcome::SHOWN);
         }
         let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, host.clock);
@@ -1377,7 +1378,7 @@ mod tests {
         let mut display = glaiel_60();
         run(&mut session, &mut display, 300);
         assert_eq!(session.live_report(display.clock()), session.report(display.clock()), "one setting so far");
-        let updates_before = session.pacer().updates();
+        let updates_before = session.pacer().total_updates();
         session.set_strategy(StrategyId::Interpolated, display.clock());
         run(&mut session, &mut display, 200);
         let now = display.clock();
@@ -1386,12 +1387,26 @@ mod tests {
         session.fill_hud(&mut hud, now);
         let whole = session.report(now);
         assert_eq!(live.strategy, "interpolated");
-        assert_eq!(live.total_updates, session.pacer().updates() - updates_before, "updates since the switch");
+        assert_eq!(live.total_updates, session.pacer().total_updates() - updates_before, "updates since the switch");
         assert_eq!(live.display.as_ref().map(|d| d.presented), Some(200));
         assert_eq!(whole.display.as_ref().map(|d| d.presented), Some(500));
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
         assert_eq!(hud.stats, live.stats, "the overlay shows the live report's figures");
         assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
+    }
+
+    #[test]
+    fn a_session_and_a_games_pacer_agree_on_the_settings_after_a_tick_rate_change() {
+        for hz in [2, 30, 60, 240] {
+            let rate = Rate::from_hz(hz);
+            let mut session =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            session.set_tick_rate(rate, 0);
+            let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+            pacer.set_tick_rate(rate);
+            assert_eq!(session.pacer().config(), pacer.config(), "{rate}");
+            assert_eq!(pacer.config(), Pacer::new(StrategyId::CatchUp, rate).config(), "{rate}: as if built at it");
+        }
     }
 
     /// The display of [`Grid16`] two images deep: a present returns at a
@@ -1421,9 +1436,9 @@ mod tests {
         let mut presents = Vec::new();
         let mut settled = Vec::new();
         for _ in 0..frames {
-            let report = session.run_frame(&mut host);
+            let report = session.run_host_frame(&mut host);
             presents.push(report.display_time);
-            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            session.record(&report, PresentOutcome::SHOWN.with_feedback_awaited());
             for id in answer(report.frame) {
                 let Some(&present) = presents.get(id as usize - 1) else { continue };
                 let word = if discard.contains(&id) {
@@ -1479,8 +1494,8 @@ mod tests {
         let (mut session, mut host) = lockstep_on_grid16();
         let reports: Vec<FrameReport> = (0..3)
             .map(|_| {
-                let report = session.run_frame(&mut host);
-                session.record(&report, Presented::SHOWN.with_feedback_awaited());
+                let report = session.run_host_frame(&mut host);
+                session.record(&report, PresentOutcome::SHOWN.with_feedback_awaited());
                 report
             })
             .collect();
@@ -1524,8 +1539,8 @@ mod tests {
         let (mut session, mut host) = lockstep_on_grid16();
         let mut settled_after = Vec::new();
         for _ in 0..8 {
-            let report = session.run_frame(&mut host);
-            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            let report = session.run_host_frame(&mut host);
+            session.record(&report, PresentOutcome::SHOWN.with_feedback_awaited());
             settled_after.push(session.take_settled().count());
         }
         assert_eq!(settled_after, [0, 0, 0, 0, 0, 0, 0, 1], "frame 1 (present 16 ms) goes at frame 8's (128 ms)");
@@ -1576,7 +1591,7 @@ mod tests {
                 end: k * 200 * MS,
                 wake: crate::strategy::Wake { at: None },
             };
-            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            session.record(&report, PresentOutcome::SHOWN.with_feedback_awaited());
             settled_after.push(session.take_settled().map(|f| f.report.frame).collect::<Vec<_>>());
         }
         assert!(settled_after[..4].iter().all(Vec::is_empty), "800 ms later, but only three presents");

@@ -13,8 +13,8 @@
 //! (deWiTTERS' drift demo is why). Floats are derived from these integers at
 //! the edges (alpha, shader uniforms, printed seconds) and never fed back.
 //!
-//! `RealClock` is the only place in the core that reads the OS clock; the
-//! window shell owns one. Tests and the simulator use [`ManualClock`].
+//! `RealClock` is the only place in the core that reads the OS clock (and
+//! `Instant`, which a game passes in). Tests and the simulator use [`ManualClock`].
 //!
 //! At the edges, where a game speaks `std::time`, [`duration_to_nanos`] and
 //! [`nanos_to_duration`] convert exactly (saturating past 584 years), and
@@ -79,7 +79,7 @@ impl fmt::Display for RateRange {
 }
 
 /// Every tick and refresh rate the core accepts from outside ([`Rate::new`],
-/// [`Rate::parse`], hence every CLI flag and help text): 1–1000 Hz. Below
+/// [`Rate::parse`], and so every rate a user types): 1–1000 Hz. Below
 /// 1 Hz nothing moves on screen; above 1000 Hz no display or game loop runs
 /// (and a 1 ms period is where the nanosecond grid is still 6 digits deep).
 pub const SUPPORTED_RATES: RateRange = RateRange { min: Rate::from_hz(1), max: Rate::from_hz(1000) };
@@ -111,11 +111,15 @@ pub fn nanos_to_ms(ns: Nanos) -> f64 {
 }
 
 /// A `Duration` as nanoseconds, exactly; saturates at `u64::MAX` (584 years).
+#[inline]
 pub fn duration_to_nanos(d: Duration) -> Nanos {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    // In 64 bits: `as_nanos` multiplies in 128 (three conversions a frame).
+    let secs = d.as_secs().checked_mul(NANOS_PER_SEC);
+    secs.and_then(|ns| ns.checked_add(u64::from(d.subsec_nanos()))).unwrap_or(u64::MAX)
 }
 
 /// Nanoseconds as a `Duration`, exactly (a step's `dt` for a game's update).
+#[inline]
 pub const fn nanos_to_duration(ns: Nanos) -> Duration {
     Duration::from_nanos(ns)
 }
@@ -124,6 +128,7 @@ pub const fn nanos_to_duration(ns: Nanos) -> Duration {
 /// years): baseline x86-64 converts signed integers in one instruction and
 /// unsigned ones in about six, with a longer latency, and the simulator
 /// converts several a frame (alpha, interpolated times, mover phases).
+#[inline]
 pub fn nanos_as_f64(ns: Nanos) -> f64 {
     match i64::try_from(ns) {
         Ok(signed) => signed as f64,
@@ -135,6 +140,7 @@ pub fn nanos_as_f64(ns: Nanos) -> f64 {
 /// saturating), without the libm call: `round` is not an instruction on
 /// baseline x86-64 and interpolated content and input times round every
 /// frame (1 % of a simulator profile, `round` plus the call).
+#[inline]
 pub(crate) fn round_to_nanos(x: f64) -> Nanos {
     // Through `i64` below 2⁶³, as in `nanos_as_f64`: the same truncation
     // and the same fraction, in fewer instructions.
@@ -172,6 +178,33 @@ pub enum RateError {
 pub struct Rate {
     num: u64,
     den: u64,
+}
+
+/// The NTSC rate `k·1000/1001` Hz that the decimal `num / den` (`den` a
+/// power of ten) names: the one within 0.005 Hz of it, unless the decimal is
+/// itself within 0.005 Hz of a whole number. `None` for any other fraction.
+fn ntsc_of_decimal(num: u64, den: u64) -> Option<(u64, u64)> {
+    let mut power = den;
+    while power.is_multiple_of(10) {
+        power /= 10;
+    }
+    if power != 1 {
+        return None;
+    }
+    let (n, d) = (u128::from(num), u128::from(den));
+    // |x − y| < 0.005 Hz, with x and y as fractions over `den`: 200·|x·den − y·den| < den.
+    let near = |scaled_diff: u128, over: u128| 200 * scaled_diff < over;
+    let whole = (n + d / 2) / d;
+    if near(n.abs_diff(whole * d), d) {
+        return None;
+    }
+    // k = round(x · 1.001) = round(num · 1001 / (1000 · den)); k·1000/1001 against num/den over 1001·den.
+    let k = (n * 1001 + 500 * d) / (1000 * d);
+    let ntsc_diff = (n * 1001).abs_diff(k * 1000 * d);
+    if k == 0 || !near(ntsc_diff, 1001 * d) {
+        return None;
+    }
+    Some((u64::try_from(k * 1000).ok()?, 1001))
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -212,7 +245,19 @@ impl Rate {
         nanos_to_duration(self.period())
     }
 
-    /// `num / den` Hz, reduced.
+    /// `num / den` Hz, reduced, with the NTSC rule of [`Rate::parse`] for a
+    /// decimal (a `den` of 1, 10, 100, …): winit reports a 59.94 Hz monitor
+    /// as 59940 millihertz, and `Rate::new(59940, 1000)` is the 60000/1001
+    /// Hz it runs at, as `"59.94".parse()` is. Any other fraction is exact.
+    ///
+    /// ```
+    /// use timestep_core::Rate;
+    /// let ntsc = Rate::new(60000, 1001).unwrap();
+    /// assert_eq!(Rate::new(59940, 1000), Ok(ntsc), "winit's millihertz");
+    /// assert_eq!("59.94".parse::<Rate>(), Ok(ntsc));
+    /// assert_eq!(Rate::new(2997, 50).unwrap().hz(), 59.94, "exactly 59.94 Hz, not a decimal");
+    /// assert_eq!(Rate::new(74973, 1000).unwrap().hz(), 74.973, "not near an NTSC rate: exact");
+    /// ```
     ///
     /// # Errors
     /// If either part is zero or the value is outside [`SUPPORTED_RATES`].
@@ -220,11 +265,13 @@ impl Rate {
         Rate::checked(num, den, || format!("{num}/{den}"))
     }
 
-    /// `num / den`, reduced and checked; `text` names the value in an error.
+    /// `num / den`, reduced and checked, a decimal near an NTSC rate taken
+    /// as that rate; `text` names the value in an error.
     fn checked(num: u64, den: u64, text: impl Fn() -> String) -> Result<Rate, RateError> {
         if num == 0 || den == 0 {
             return Err(RateError::NotPositive(text()));
         }
+        let (num, den) = ntsc_of_decimal(num, den).unwrap_or((num, den));
         let g = gcd(num, den);
         let rate = Rate { num: num / g, den: den / g };
         if !SUPPORTED_RATES.contains(rate) {
@@ -233,12 +280,13 @@ impl Rate {
         Ok(rate)
     }
 
-    /// Parses `60`, `59.94`, `143.856`, `60000/1001`, each with or without ` Hz`.
+    /// Parses `60`, `59.94`, `143.5`, `60000/1001`, each with or without ` Hz`.
     ///
-    /// Decimals are taken exactly (`143.856` is `143856/1000`), except the
-    /// NTSC family: a value within 0.005 Hz of `k·1000/1001` for a whole `k`
+    /// Decimals are taken exactly (`143.5` is `287/2`), except the NTSC
+    /// family: a decimal within 0.005 Hz of `k·1000/1001` for a whole `k`
     /// (and not itself whole) is that rational, because that is what such
-    /// displays really run at (59.94 → 60000/1001, 119.88 → 120000/1001).
+    /// displays really run at (59.94 → 60000/1001, 119.88 → 120000/1001,
+    /// 143.856 → 144000/1001). [`Rate::new`] follows the same rule.
     ///
     /// # Errors
     /// Malformed text, non-positive or non-finite values, values out of range.
@@ -261,11 +309,8 @@ impl Rate {
         if value < SUPPORTED_RATES.min.hz() / 2.0 || value > SUPPORTED_RATES.max.hz() * 2.0 {
             return Err(RateError::OutOfRange(named()));
         }
-        let k = (value * 1.001).round();
-        if (value - value.round()).abs() > 0.005 && (k * 1000.0 / 1001.0 - value).abs() < 0.005 {
-            return Rate::checked(k as u64 * 1000, 1001, named);
-        }
-        // Exact decimal: digits after the point become a power-of-ten denominator.
+        // Exact decimal: digits after the point become a power-of-ten
+        // denominator (`checked` applies the NTSC rule to it).
         let (int_part, frac_part) = text.split_once('.').unwrap_or((text, ""));
         let frac_part = frac_part.trim_end_matches('0');
         if frac_part.len() > 9
@@ -299,6 +344,7 @@ impl Rate {
 
     /// One period, rounded to the nearest nanosecond. Use [`Rate::tick_time`]
     /// for anything that is summed.
+    #[inline]
     pub fn period(self) -> Nanos {
         // 64-bit fast path, the same exact quotient: the driver asks for the
         // tick period every frame and `u128` division is a library call.
@@ -312,6 +358,7 @@ impl Rate {
 
     /// The time of tick `n` after tick 0, floored to the nanosecond. Exact:
     /// no error accumulates with `n`.
+    #[inline]
     pub fn tick_time(self, n: u64) -> Nanos {
         // 64-bit fast path (years of ticks fit); 128-bit division is several
         // times slower and this runs a few times per simulated frame.
@@ -338,6 +385,7 @@ impl Rate {
 
     /// How many whole ticks fit in `t`: the largest `n` with `tick_time(n) <= t`,
     /// so that the two functions are exact inverses on the nanosecond grid.
+    #[inline]
     pub fn ticks_in(self, t: Nanos) -> u64 {
         // floor(n·d/r) <= t  <=>  n·d/r < t + 1  <=>  n < (t + 1)·r/d
         if let (Some(scale), Some(x)) =
@@ -385,6 +433,48 @@ impl Rate {
     }
 }
 
+/// One tick of a rate as a quotient and remainder, to step tick times
+/// without dividing: `tick_time(n + 1)` is `tick_time(n) + quotient`, plus
+/// one when the remainders carried past `num`. A division a frame was 5 % of
+/// a pacer's frame, and its latency more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TickStep {
+    /// One tick's `den · 10⁹`.
+    pub(crate) scaled: u64,
+    /// `scaled / num` and `scaled % num`.
+    pub(crate) quotient: Nanos,
+    pub(crate) remainder: u64,
+    num: u64,
+}
+
+impl TickStep {
+    /// The step of `rate`, where it and the sum of two remainders fit in 64
+    /// bits (every supported rate); `None`: tick times are divided out.
+    pub(crate) fn of(rate: Rate) -> Option<TickStep> {
+        let scaled = rate.den.checked_mul(NANOS_PER_SEC).filter(|_| rate.num <= u64::MAX / 2)?;
+        Some(TickStep { scaled, quotient: scaled / rate.num, remainder: scaled % rate.num, num: rate.num })
+    }
+
+    /// `tick_time(n)` and its remainder, exactly (one division).
+    pub(crate) fn at(self, n: u64) -> (Nanos, u64) {
+        // 64-bit where it fits (`u128` division is a library call).
+        if let Some(scaled) = n.checked_mul(self.scaled) {
+            return (scaled / self.num, scaled % self.num);
+        }
+        let scaled = u128::from(n) * u128::from(self.scaled);
+        let num = u128::from(self.num);
+        (u64::try_from(scaled / num).unwrap_or(u64::MAX), u64::try_from(scaled % num).unwrap_or(0))
+    }
+
+    /// The tick after one at `time` with remainder `rem`: its time and remainder.
+    #[inline]
+    pub(crate) fn next(self, time: Nanos, rem: u64) -> (Nanos, u64) {
+        let rem = rem + self.remainder;
+        let (rem, carry) = if rem >= self.num { (rem - self.num, 1) } else { (rem, 0) };
+        (time.saturating_add(self.quotient).saturating_add(carry), rem)
+    }
+}
+
 impl fmt::Display for Rate {
     /// `60 Hz`, `59.94 Hz` (60000/1001), `143.856 Hz`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -416,7 +506,7 @@ pub trait Clock {
 
 /// The OS monotonic clock (the page's on wasm32), counted from when this value was created.
 ///
-/// Only the window shell and benchmarks use it; the core takes time as data.
+/// For a host that counts in nanoseconds; the core itself takes time as data.
 ///
 /// ```
 /// use timestep_core::time::{Clock, RealClock};
@@ -457,10 +547,16 @@ impl Clock for RealClock {
     }
 }
 
-/// A spin that covers Linux's timer slack and scheduler latency under load
-/// (well under a millisecond) at ~6 % of a core at 60 fps; an OS with a
-/// coarser sleep needs more.
-pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
+/// The spin `sleep_until` ends a wait with: 250 µs. An OS sleep wakes
+/// late: on Linux by the timer slack (50 µs by default) plus the scheduler's
+/// wake-up latency; `std::thread::sleep` woke 111–128 µs late at the median
+/// on a loaded 2-core machine (`cargo bench -p pacer-compare --bench wait`),
+/// and 250 µs covers that twice over. A spin costs at most itself a frame:
+/// 1.5 % of a core at 60 fps, 3.6 % at 144 (the 1 ms it was cost 14 %), 6 %
+/// at 240. Longer spins woke no more frames on time there: what a busy
+/// machine adds (a preempted thread, tens of ms), no spin shorter than a
+/// frame hides. An OS with a coarser sleep needs more.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(250);
 
 /// What [`sleep_until`] does next.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -487,7 +583,7 @@ fn wait_step(now: Instant, deadline: Instant, spin: Duration) -> WaitStep {
 
 /// Blocks the thread until `deadline`: `std::thread::sleep` for all but the
 /// last `spin`, then a busy spin, because OS sleeps wake late (by up to a
-/// timer tick). `Duration::ZERO` never spins; [`DEFAULT_SPIN`] is 1 ms.
+/// timer tick). `Duration::ZERO` never spins; [`DEFAULT_SPIN`] is 250 µs.
 /// Returns at once for a past deadline. Not on wasm32, where a page must not block.
 ///
 /// ```
@@ -753,6 +849,28 @@ mod tests {
         assert!(std::panic::catch_unwind(|| Rate::from_hz(2000)).is_err(), "from_hz panics where new errs");
         let shown = Rate::new(60000, 1001).unwrap().to_string();
         assert_eq!(shown.parse::<Rate>(), Rate::new(60000, 1001), "Display parses back");
+    }
+
+    #[test]
+    fn a_decimal_rate_near_an_ntsc_rate_is_that_rate_however_it_is_built() {
+        let ntsc = |k: u64| Rate::new(k * 1000, 1001).unwrap();
+        assert_eq!(Rate::new(59940, 1000), Ok(ntsc(60)), "winit's 59.940 Hz in millihertz");
+        assert_eq!(Rate::new(5994, 100), Ok(ntsc(60)));
+        assert_eq!(Rate::new(119_880, 1000), Ok(ntsc(120)));
+        assert_eq!(Rate::new(143_856, 1000), Ok(ntsc(144)));
+        assert_eq!(Rate::new(23_976, 1000), Ok(ntsc(24)));
+        assert_eq!(Rate::new(29_970, 1000), Ok(ntsc(30)));
+        for (num, den) in [(59_940, 1000), (143_856, 1000), (23_976, 1000), (74_973, 1000), (60_000, 1000)] {
+            let text = format!("{}.{:03}", num / den, num % den);
+            assert_eq!(Rate::new(num, den), text.parse::<Rate>(), "{num}/{den} and '{text}' are one rate");
+        }
+        // Exact: not a decimal, a whole number, or not near an NTSC rate.
+        assert_eq!(Rate::new(2997, 50).unwrap().num(), 2997, "59.94 Hz exactly: an even fraction");
+        assert_eq!(Rate::new(60_000, 1000), Ok(Rate::from_hz(60)));
+        assert_eq!(Rate::new(59_999, 1000).unwrap().den(), 1000, "59.999 Hz: within 0.005 of 60, a whole rate");
+        assert_eq!(Rate::new(74_973, 1000).unwrap().den(), 1000, "74.973 Hz: 0.048 from 74.925");
+        assert_eq!(Rate::new(59_946, 1000).unwrap().den(), 500, "59.946 Hz: 0.006 from 59.94");
+        assert_eq!(Rate::new(59_944, 1000), Ok(ntsc(60)), "59.944 Hz: 0.004 from 59.94");
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub struct Vblank {
     pub wake: Nanos,
 }
 
-/// A vsync for displays without one (`--emulate-refresh`): presents wait for
+/// A vsync for displays without one (an emulated refresh): presents wait for
 /// the next point of a [`VblankGrid`], one frame queued at most.
 ///
 /// A frame ready at `t` is shown at the first refresh at or after `t` and

@@ -52,6 +52,48 @@ fn the_only_unsafe_in_the_core_is_the_attribute_forbidding_it() {
     assert_eq!(hits, ["lib.rs: #![forbid(unsafe_code)]"], "`unsafe` in the core");
 }
 
+/// Words that speak of the app built on the crate, not of the crate: its
+/// window and overlay, its command line and flags, the display its tests run
+/// on. (A compositor's name, Weston's too, is a fact about a platform.)
+const APP_WORDS: [&str; 8] =
+    ["demo window", "overlay", "the shell", "the lab", " cli ", "the cli", "xvfb", "--stats-json"];
+
+#[test]
+fn the_core_s_docs_speak_of_the_crate_not_of_the_app_built_on_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![("README.md".to_owned(), std::fs::read_to_string(root.join("README.md")).expect("README"))];
+    sources(&root.join("src"), &mut docs);
+    let mut hits = Vec::new();
+    for (name, text) in &docs {
+        let is_doc = |line: &str| {
+            let line = line.trim_start();
+            name.ends_with(".md") || line.starts_with("///") || line.starts_with("//!")
+        };
+        // A source's docs up to its tests, which may speak of anything.
+        let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+        for line in text.lines().filter(|line| is_doc(line)) {
+            let lower = line.to_lowercase();
+            hits.extend(
+                APP_WORDS.iter().filter(|w| lower.contains(*w)).map(|w| format!("{name}: '{w}' in {}", line.trim())),
+            );
+        }
+    }
+    assert!(hits.is_empty(), "the core's docs speak of the app:\n{}", hits.join("\n"));
+}
+
+/// Every `.rs` file under `dir`, with its text.
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("core sources are readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).expect("a core source is UTF-8");
+            out.push((path.strip_prefix(dir).unwrap_or(&path).display().to_string(), text));
+        }
+    }
+}
+
 fn visit(dir: &Path, hits: &mut Vec<String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).expect("core sources are readable").flatten().collect();
     entries.sort_by_key(|e| e.path());

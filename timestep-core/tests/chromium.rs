@@ -48,8 +48,12 @@ mod host {
     const TARGETS: [&str; 3] = ["--lib", "--test=scenarios", "--test=clock"];
 
     /// Tests that need the host, compiled out on wasm32: a real sleep, a
-    /// caught panic (a panic aborts there), the file system.
-    const HOST_ONLY: [&str; 1] = ["time::tests::a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline"];
+    /// caught panic (a panic aborts there), the file system, a blocking loop
+    /// (`pacer::run`: a page's loop is requestAnimationFrame's).
+    const HOST_ONLY: [&str; 2] = [
+        "time::tests::a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline",
+        "pacer::tests::a_run_loop_s_closures_count_time_and_frames_and_change_the_pacer_without_a_clock_of_their_own",
+    ];
 
     /// Test modules compiled out on wasm32 whole: the property tests, as
     /// proptest does not build there (`strategy/mod.rs`).

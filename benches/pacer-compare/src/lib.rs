@@ -50,7 +50,7 @@ impl Ball {
 /// blended position, report the present and finish. Returns what was drawn.
 pub fn pacer_frame(pacer: &mut Pacer, ball: &mut Ball, now: Instant) -> f64 {
     let frame = pacer.advance(now);
-    frame.steps().for_each(|dt| ball.update(dt.as_secs_f64()));
+    frame.updates().for_each(|dt| ball.update(dt.as_secs_f64()));
     let drawn = frame.blend(ball.previous, ball.position);
     // `interpolated` runs no steps after the present; the loop is there for
     // a strategy that does, as a game's would be.

@@ -133,7 +133,7 @@ impl Demo {
                 host.draw_still(session.world(), session.last_view());
                 None
             } else {
-                Some(session.run_frame(host))
+                Some(session.run_host_frame(host))
             }
         });
         self.screen.gfx.collect_times();

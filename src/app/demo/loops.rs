@@ -182,7 +182,7 @@ impl LaneMode {
         scene: SceneParams,
     ) -> HostOutcome {
         screen.instances.clear();
-        self.lanes.run_frame(start, &mut screen.instances);
+        self.lanes.run_lane_frames(start, &mut screen.instances);
         let (display_time, outcome) = screen.draw(clock, None, scene, None, |host| host.show_instances());
         screen.gfx.collect_times();
         self.lanes.record(display_time, outcome.presented);

@@ -2,9 +2,9 @@
 //! and what the keys change.
 //!
 //! ```text
-//!   Demo::frame ─► single mode:  screen.draw(WindowHost) ─► session.run_frame ─► session.record   (frames.rs)
+//!   Demo::frame ─► single mode:  screen.draw(WindowHost) ─► session.run_host_frame ─► session.record   (frames.rs)
 //!               │                 └► session.fill_hud(hud) ─► next frame's overlay
-//!               └► lane mode:    lanes.run_frame(start) ─► WindowHost::show_instances ─► lanes.record
+//!               └► lane mode:    lanes.run_lane_frames(start) ─► WindowHost::show_instances ─► lanes.record
 //!                                 (the demo's session is paused meanwhile: see `loops` and `app::lanes`)
 //!   a change (tick rate, present mode, monitor, gap) ─► Loops ─► the session, and the lanes in lane mode
 //!   Demo::act   ─► Action (from the key table) ─► session / lanes / window / gfx    (keys.rs)
@@ -40,10 +40,10 @@ use crate::app::host::Screen;
 use crate::app::run_outputs::{FrameLog, StatsJson};
 use crate::app::window_state::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
-use crate::frame::FrameReport;
+use crate::host::FrameReport;
 use crate::hud_data::{HudData, RunnerLane};
-use crate::monitor::RunReport;
 use crate::refresh::Verdict;
+use crate::report::RunReport;
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
@@ -368,8 +368,8 @@ impl Demo {
             self.emulation_checked = true;
             if rate.period() + rate.period() / 100 < period {
                 let what = match vsync.vrr_range() {
-                    Some(range) => format!("{range}'s maximum, {} Hz,", crate::monitor::trim_number(rate.hz(), 3)),
-                    None => format!("{} Hz", crate::monitor::trim_number(rate.hz(), 3)),
+                    Some(range) => format!("{range}'s maximum, {} Hz,", crate::report::trim_number(rate.hz(), 3)),
+                    None => format!("{} Hz", crate::report::trim_number(rate.hz(), 3)),
                 };
                 crate::platform::notify(&format!(
                     "the emulated {what} is faster than this screen's {:.2} Hz: frames come at most once a refresh",
@@ -488,7 +488,7 @@ impl Demo {
             log::warn!("{uncaptured} wgpu error(s) were logged during the run");
         }
         let (frames, presented) = self.loops.session.frame_counts();
-        log::info!("{frames} frames, {presented} presented, {} updates", self.loops.session.pacer().updates());
+        log::info!("{frames} frames, {presented} presented, {} updates", self.loops.session.pacer().total_updates());
         if let Some(held) = self.hold.run_summary() {
             log::info!("{held}");
         }
@@ -618,7 +618,7 @@ fn emulated_vsync(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::Simulation as _;
+    use crate::host::Simulation as _;
     use crate::time::NANOS_PER_SEC;
 
     #[test]

@@ -27,12 +27,10 @@ mod trace;
 
 use crate::cli::{self, Bounds, StrategyList, Unit};
 use crate::error::CliError;
-use crate::monitor::{
-    MAX_FRAMES, Preset, RunOutcome, RunReport, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank, to_csv, to_json,
-    to_table,
-};
+use crate::monitor::{MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank};
 use crate::output::{Progress, bar};
 use crate::platform::Instant;
+use crate::report::{RunReport, to_csv, to_json, to_table};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};

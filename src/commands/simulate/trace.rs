@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::Vsync;
 use crate::error::CliError;
-use crate::monitor::{Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace, trim_number};
+use crate::monitor::{Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace};
+use crate::report::trim_number;
 use crate::vrr::Refresh;
 
 fn usage(message: impl Into<String>) -> CliError {

@@ -1,5 +1,5 @@
 //! Fixed histograms: percentiles over a whole run without a per-frame
-//! allocation, and the present-interval bins an overlay or a plot draws.
+//! allocation, and the present-interval bins a HUD or a plot draws.
 //!
 //! [`LogHistogram`] is log-linear (the HDR-histogram layout): values below
 //! 128 ns have a bucket each; above, every octave `[2^k, 2^(k+1))` is cut
@@ -143,7 +143,7 @@ pub const PRESENT_BIN_NS: Nanos = 250_000;
 pub const PRESENT_BINS: usize = 200;
 
 /// Present (display) intervals in fixed 0.25 ms bins from 0 to 50 ms plus
-/// an overflow bin: what an overlay draws as a small histogram and a report
+/// an overflow bin: what a HUD draws as a small histogram and a report
 /// plots. Bin `i` counts intervals in `[i, i + 1) × PRESENT_BIN_NS`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PresentHistogram {

@@ -1,6 +1,6 @@
 //! Frame metrics: one definition, fed one presented frame at a time, used by
-//! the virtual monitor (totals over a run), the live overlay (rolling values
-//! over the last [`RECENT_LEN`] frames), `--stats-json` and the reports.
+//! the virtual monitor (totals over a run), a live HUD (rolling values over
+//! the last [`RECENT_LEN`] frames) and the reports.
 //!
 //! What is counted, per presented frame:
 //!
@@ -130,7 +130,7 @@
 //!
 //! # Live use
 //!
-//! The overlay's Metrics restarts on every strategy switch. Recommended
+//! A HUD's Metrics restarts on every strategy switch. Recommended
 //! there: judder and latency (mean, p95) from [`Metrics::recent`] (two
 //! seconds: they react at once), hitches per minute, max hitch and drift
 //! from [`Metrics::stats`] since the switch (hitches are rare events and
@@ -146,7 +146,7 @@ pub(crate) mod window;
 pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};
 
-use crate::frame::FrameReport;
+use crate::host::FrameReport;
 use crate::time::{Nanos, Rate, nanos_to_ms};
 use motion::{Point, Running};
 use pattern::PatternLog;
@@ -155,7 +155,7 @@ use pattern::PatternLog;
 pub const PATTERN_PREFIX_LEN: usize = 200;
 
 /// How many recent frames (and pattern digits) the rolling values cover:
-/// two seconds at 60 Hz, enough for the overlay's strip and a stable judder.
+/// two seconds at 60 Hz, enough for a HUD's strip and a stable judder.
 pub const RECENT_LEN: usize = 120;
 
 /// What the metrics need to know about one presented frame.

@@ -52,7 +52,7 @@
 use super::model::{Model, Presentation};
 use super::timeline::Timeline;
 use super::trace::{Trace, TraceDisplay};
-use crate::frame::FrameHost;
+use crate::host::FrameHost;
 use crate::rng::SplitMix64;
 use crate::strategy::View;
 use crate::time::{Clock, ManualClock, Nanos, Rate};
@@ -63,7 +63,7 @@ use std::collections::VecDeque;
 /// The virtual machine + display that the simulator's frames run on.
 ///
 /// ```
-/// use timestep_core::frame::FrameHost;
+/// use timestep_core::host::FrameHost;
 /// use timestep_core::monitor::{Preset, VirtualDisplay};
 /// use timestep_core::Rate;
 ///
@@ -132,7 +132,7 @@ impl<'t> VirtualDisplay<'t> {
     /// The same display as a VRR panel refreshing within `range` instead of on its grid.
     ///
     /// ```
-    /// use timestep_core::frame::FrameHost;
+    /// use timestep_core::host::FrameHost;
     /// use timestep_core::monitor::{Preset, VirtualDisplay};
     /// use timestep_core::Rate;
     ///

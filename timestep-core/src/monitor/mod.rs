@@ -1,8 +1,8 @@
 //! The virtual monitor: the real loop driver and strategies against simulated displays.
 //!
-//! A run is the window's loop with the platform swapped out. The same
-//! [`Pacer`] runs the same [`crate::strategy`] state machine on the
-//! demo world; only the [`FrameHost`](crate::frame::FrameHost) differs: a
+//! A run is a game's loop with the platform swapped out. The same
+//! [`Pacer`] runs the same [`crate::strategy`] state machine on a
+//! world; only the [`FrameHost`](crate::host::FrameHost) differs: a
 //! [`VirtualDisplay`] whose [`ManualClock`](crate::time::ManualClock) moves
 //! by modelled costs instead of real time.
 //!
@@ -21,8 +21,8 @@
 //! double-updates about every thousand frames. Everything is integer
 //! nanoseconds and a seeded PRNG, so a run is reproducible bit for bit.
 //!
-//! This module reads no real clock and does not sleep; the `timestep-lab`
-//! binary is the shell that prints, plots and shows progress.
+//! This module reads no real clock, does not sleep and prints nothing: a
+//! caller prints, plots and shows progress.
 
 mod display;
 mod model;
@@ -32,20 +32,16 @@ mod trace;
 
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
-// The reports a run gives, where they were before they had a module of their own.
-pub use crate::report::{
-    DisplayFacts, FIELDS, IntervalHistogram, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
-    definitions_markdown, to_csv, to_json, to_table, trim_number,
-};
 pub use timeline::{Event, Timeline};
 pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 #[cfg(feature = "trace")]
 pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 
 use crate::Pacer;
-use crate::frame::Simulation;
+use crate::host::Simulation;
 use crate::metrics::Metrics;
-use crate::session::{DisplayInfo, PresentModeInfo, Presented, Session};
+use crate::report::RunReport;
+use crate::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use crate::vrr::Refresh;
@@ -60,18 +56,17 @@ use std::sync::Arc;
 ///
 /// 10⁸ frames are 19 days of a 60 Hz display: weeks of drift, far beyond
 /// any figure that settles within minutes. The largest run accepted on the
-/// default setting (`simulate --seconds 1639349.743`: catch-up, glaiel,
-/// 60 Hz, 98.4 M frames) took 44.5 s of CPU in release on the 2-core dev
-/// machine, in 6 MB; per frame the strategies range from lockstep (0.40 µs)
-/// to auto (0.65 µs), so a run ends within about a minute and
-/// `--strategy all` within ten.
+/// default setting (1 639 349.743 s: catch-up, glaiel, 60 Hz, 98.4 M
+/// frames) took 44.5 s of CPU in release on a 2-core machine, in 6 MB; per
+/// frame the strategies range from lockstep (0.40 µs) to auto (0.65 µs), so
+/// a run ends within about a minute and one of each strategy within ten.
 pub const MAX_FRAMES: u64 = 100_000_000;
 
 /// How far behind the clock the game may fall before a run is given up:
 /// a run for N updates ends by `20 ×` its expected clock span, plus a minute.
 const CLOCK_GUARD_FACTOR: u64 = 20;
 
-/// How many timeline events `--timeline` keeps per run.
+/// How many timeline events a run keeps at most ([`RunSpec::timeline`]).
 pub const TIMELINE_EVENTS: usize = 200;
 
 /// When a run ends (checked at the start of every frame).
@@ -90,7 +85,7 @@ pub enum Stop {
 /// `with_` methods, or its fields.
 ///
 /// ```
-/// use timestep_core::frame::Simulation;
+/// use timestep_core::host::Simulation;
 /// use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
 /// use timestep_core::vrr::Refresh;
 /// use timestep_core::{Nanos, StrategyId};
@@ -119,8 +114,8 @@ pub struct RunSpec {
     /// when the display reports it).
     pub refresh: Refresh,
     /// Whether the display reports its refresh rate (and a VRR range) to the
-    /// game (true by default). A browser page, and a window under Xvfb, learn
-    /// none: the strategies that want it (fuzzy, auto) start without it and measure it.
+    /// game (true by default). A browser page, and a window on a virtual X
+    /// server, learn none: the strategies that want it (fuzzy, auto) start without it and measure it.
     pub reports_refresh: bool,
     /// The pacer's frame limit: frames start at most this often, whatever
     /// the strategy ([`Pacer::set_frame_limit`]). `None`: no limit.
@@ -137,8 +132,8 @@ pub struct RunSpec {
     pub timeline: usize,
     /// A capture or list of frame times to replay instead of the model's
     /// costs. A capture that fixes vsync ([`Trace::vsync`]) overrides
-    /// `vsync`; the refresh stays `refresh` (the CLI sets it to the
-    /// capture's measured one).
+    /// `vsync`; the refresh stays `refresh` (set it to the capture's
+    /// measured one, [`Trace::refresh`]).
     pub trace: Option<Arc<Trace>>,
     /// Never step the world past this many updates (determinism checks
     /// compare worlds at exactly tick N); `None` lets the last frame overshoot.
@@ -476,7 +471,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     loop {
         let now = display.clock();
         let done = match spec.stop {
-            Stop::Updates(n) => session.pacer().updates() >= n,
+            Stop::Updates(n) => session.pacer().total_updates() >= n,
             Stop::Duration(d) => now - spec.start >= d,
             Stop::TraceEnd => false,
         };
@@ -489,7 +484,11 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             Some(Truncation::FrameBudget { estimate: spec.estimated_frames().min(u64::MAX as f64) as u64 })
         } else if now >= clock_limit {
             let wanted = if let Stop::Updates(n) = spec.stop { n } else { 0 };
-            Some(Truncation::GameFellBehind { updates: session.pacer().updates(), wanted, elapsed: now - spec.start })
+            Some(Truncation::GameFellBehind {
+                updates: session.pacer().total_updates(),
+                wanted,
+                elapsed: now - spec.start,
+            })
         } else {
             None
         };
@@ -497,10 +496,10 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             log::debug!("{} on {}: stopped after {frames} frames: {reason}", spec.strategy, spec.refresh);
             break;
         }
-        display.begin_frame(session.game_time(), session.pacer().updates(), tick);
-        let report = session.run_frame(&mut display);
+        display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
+        let report = session.run_host_frame(&mut display);
         display.end_frame(session.game_time());
-        session.record(&report, Presented::SHOWN);
+        session.record(&report, PresentOutcome::SHOWN);
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
@@ -548,7 +547,7 @@ fn fraction_done(stop: Stop, pacer: &Pacer, display: &VirtualDisplay<'_>, start:
         done as f64 / len.max(1) as f64
     } else {
         match stop {
-            Stop::Updates(n) => pacer.updates() as f64 / n.max(1) as f64,
+            Stop::Updates(n) => pacer.total_updates() as f64 / n.max(1) as f64,
             Stop::Duration(d) => (display.clock() - start) as f64 / d.max(1) as f64,
             Stop::TraceEnd => 0.0,
         }

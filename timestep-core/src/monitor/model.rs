@@ -50,7 +50,7 @@ impl Cost {
     }
 
     /// The same noise around a new centre; the spread shrinks to the centre
-    /// so an override never draws mostly zeros (`--render-ms 1` on `desktop`
+    /// so an override never draws mostly zeros (a 1 ms render on `desktop`
     /// gives 0–2 ms).
     pub fn centred_on(self, base: Nanos) -> Cost {
         let base = i64::try_from(base).unwrap_or(i64::MAX);
@@ -103,13 +103,13 @@ impl Stall {
     }
 }
 
-/// The named presets of `--model`.
+/// The named machine models.
 ///
 /// ```
 /// use timestep_core::monitor::Preset;
 /// let preset: Preset = "glaiel".parse().unwrap();
 /// assert_eq!((preset, preset.to_string()), (Preset::Glaiel, "glaiel".to_owned()));
-/// assert_eq!(Preset::PacingAnswer.name(), "seed000", "the command line's name");
+/// assert_eq!(Preset::PacingAnswer.name(), "seed000", "the name it parses from");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -130,7 +130,7 @@ impl Preset {
     /// All presets, in help order.
     pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::PacingAnswer];
 
-    /// The CLI name.
+    /// The name it parses from and prints as (`glaiel`).
     pub fn name(self) -> &'static str {
         match self {
             Preset::Glaiel => "glaiel",
@@ -260,19 +260,19 @@ pub struct Model {
     pub presentation: Presentation,
     /// Occasional stalls, if any.
     pub stall: Option<Stall>,
-    /// Refresh rate used when `--refresh` is not given.
+    /// The refresh rate of a display on this machine unless told otherwise.
     pub default_refresh: Rate,
-    /// Vsync used when `--vsync` is not given.
+    /// Vsync unless told otherwise.
     pub default_vsync: bool,
 }
 
 impl Model {
-    /// This model with the render cost centred on `ns` (`--render-ms`).
+    /// This model with the render cost centred on `ns`.
     pub fn with_render(self, ns: Nanos) -> Model {
         Model { render: self.render.centred_on(ns), ..self }
     }
 
-    /// This model with the update cost centred on `ns` (`--update-ms`).
+    /// This model with the update cost centred on `ns`.
     pub fn with_update(self, ns: Nanos) -> Model {
         Model { update: self.update.centred_on(ns), ..self }
     }

@@ -1,4 +1,4 @@
-//! The `--timeline` event log, in the notation of the adaptive-pacing answer (render first, then step to the frame's end).
+//! A run's timeline event log, in the notation of the adaptive-pacing answer (render first, then step to the frame's end).
 //!
 //! ```text
 //! R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)

@@ -11,20 +11,24 @@
 //! or the session that fill it in.
 //!
 //! ```text
+//!   text       to_table, to_csv, to_json: their columns from the registry
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
 //!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
-//!   text       to_table, to_csv, to_json: their columns from the registry
+//!   cell       Cell: one typed value, as a table, CSV and JSON write it
 //!   table      the aligned text table, trim_number
 //! ```
+//!
+//! Each uses only those below it.
 
+mod cell;
 pub mod registry;
 mod run_report;
 mod table;
 mod text;
 
+pub use cell::Cell;
 pub use registry::{
-    Cell, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field,
-    table_fields,
+    FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
 };
 pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
 pub use table::{Table, trim_number};

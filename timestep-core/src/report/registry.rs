@@ -3,11 +3,10 @@
 //! A [`Field`] is a figure's name (the contract scripts and CI read), its
 //! unit, its one-line definition, how many decimals the table and CSV print,
 //! whether the table shows it, and how to read it from a [`RunReport`] (or
-//! from [`FrameStats`] alone, for the overlay). Every list is derived from
+//! from [`FrameStats`] alone, for a live HUD). Every list is derived from
 //! [`FIELDS`] and [`TRACE_FIELDS`]: the table's columns, the CSV header and
-//! its cells, the JSON keys (checked by a test), `simulate --fields`, a
-//! `--phases` sweep's columns, the overlay's rows and hover legends, the
-//! lanes' labels and the report card's run records.
+//! its cells, the JSON keys (checked by a test), the columns of a sweep over
+//! start phases, a HUD's rows and legends, the definitions printed for a reader.
 //!
 //! Nothing here needs serde: the registry is plain data and functions.
 //!
@@ -18,61 +17,21 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
+use serde::ser::SerializeMap as _;
+
+use super::cell::Cell;
 use super::run_report::{RunReport, TraceInfo, VrrInfo};
-use super::table::trim_number;
 use crate::metrics::FrameStats;
-
-/// One value of a [`Field`], typed for formatting: what a table or CSV
-/// cell prints, what JSON writes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Cell<'a> {
-    /// A name (`catch-up`, `glaiel`, a pattern).
-    Text(&'a str),
-    /// A rate for people: at most three decimals, trailing zeros dropped (`59.94`, `144`).
-    Hz(f64),
-    /// On, off, or unknown (`?` in a table, `null` in JSON).
-    OnOff(Option<bool>),
-    /// A whole number.
-    Count(u64),
-    /// A measured figure, printed with the field's decimals; NaN when undefined.
-    Real(f64),
-    /// No value (a trace field the capture does not have): an empty cell, `null` in JSON.
-    Missing,
-}
-
-impl Cell<'_> {
-    /// The cell as a table or CSV prints it, `decimals` for a [`Cell::Real`].
-    pub fn format(&self, decimals: usize) -> String {
-        match *self {
-            Cell::Text(text) => text.to_owned(),
-            Cell::Hz(value) => trim_number(value, 3),
-            Cell::OnOff(Some(true)) => "on".to_owned(),
-            Cell::OnOff(Some(false)) => "off".to_owned(),
-            Cell::OnOff(None) => "?".to_owned(),
-            Cell::Count(n) => n.to_string(),
-            Cell::Real(value) => format!("{value:.decimals$}"),
-            Cell::Missing => String::new(),
-        }
-    }
-
-    /// The cell as a number (rates, counts, figures); `None` for names, flags and missing values.
-    pub fn number(&self) -> Option<f64> {
-        match *self {
-            Cell::Hz(value) | Cell::Real(value) => Some(value),
-            Cell::Count(n) => Some(n as f64),
-            Cell::Text(_) | Cell::OnOff(_) | Cell::Missing => None,
-        }
-    }
-}
 
 /// Which part of a report a field belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Section {
-    /// What the run was: the same in every run of a `--phases` sweep group.
+    /// What the run was: the same in every run of a sweep over start phases.
     Setting,
     /// What was counted and measured.
     Figure,
-    /// What a replayed trace was (`--trace` runs only).
+    /// What a replayed trace was (runs of a trace only).
     Trace,
     /// The VRR panel the frames went to (VRR runs only).
     Vrr,
@@ -83,7 +42,7 @@ pub enum Section {
 enum Read {
     /// From the report.
     Report(for<'a> fn(&'a RunReport) -> Cell<'a>),
-    /// From the frame statistics (the report's, or the overlay's live ones).
+    /// From the frame statistics (the report's, or a HUD's live ones).
     Stat(fn(&FrameStats) -> Cell<'static>),
     /// From the replayed trace's facts.
     Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
@@ -93,11 +52,11 @@ enum Read {
 
 /// One figure of a report: see the module docs.
 pub struct Field {
-    /// The name in the table, CSV, JSON and `--stats-json`: `judder_ms`.
+    /// The name in the table, CSV and JSON: `judder_ms`.
     pub name: &'static str,
     /// The unit, as labels print it after a value (`ms`, `ms/min`, `/min`); empty for names and counts.
     pub unit: &'static str,
-    /// One line: what it means, as `simulate --fields`, the README and the overlay's hover legends show it.
+    /// One line: what it means, as the definitions table and a HUD's legends show it.
     pub definition: &'static str,
     /// Decimals the table and CSV print a measured figure with.
     pub decimals: usize,
@@ -601,13 +560,40 @@ pub fn definition(name: &str) -> Option<&'static str> {
     field(name).map(|f| f.definition)
 }
 
-/// Every field's definition as a Markdown table, for `simulate --fields` and the README.
+/// Every field's definition as a Markdown table.
 pub fn definitions_markdown() -> String {
     let mut out = String::from("| field | definition |\n|---|---|\n");
     for f in all_fields() {
         let _ = writeln!(out, "| `{}` | {} |", f.name, f.definition.replace('|', "\\|"));
     }
     out
+}
+
+/// `fields` under their names, each cell read by `cell`: how a trace's and a
+/// VRR panel's facts are written, here rather than beside them, so that the
+/// report's data types need no registry.
+fn serialize_fields<'a, S: serde::Serializer>(
+    serializer: S,
+    fields: &[&'static Field],
+    cell: impl Fn(&Field) -> Cell<'a>,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(fields.len()))?;
+    for field in fields {
+        map.serialize_entry(field.name, &cell(field))?;
+    }
+    map.end()
+}
+
+impl Serialize for VrrInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_fields(serializer, &VRR_FIELDS, |field| field.vrr_cell(self))
+    }
+}
+
+impl Serialize for TraceInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_fields(serializer, &TRACE_FIELDS, |field| field.trace_cell(self))
+    }
 }
 
 #[cfg(test)]

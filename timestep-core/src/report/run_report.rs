@@ -1,16 +1,15 @@
 //! The one [`RunReport`]: what a simulated run or a window's session reports.
 
 use serde::Serialize;
-use serde::ser::SerializeMap as _;
 
-use super::registry::{Cell, TRACE_FIELDS, VRR_FIELDS};
+use super::cell::Cell;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
 /// The figures of one run, with the report's exact field names (the
-/// [registry](super::registry)): what `simulate` prints and what
-/// `run --stats-json` writes (with its [`DisplayFacts`]), assembled by
-/// `Session::report`. The frame statistics are held once,
+/// [registry](super::registry)): what a simulated run gives and what a
+/// session on a real display writes (with its [`DisplayFacts`]), assembled
+/// by `Session::report`. The frame statistics are held once,
 /// as [`FrameStats`], and written flat beside the counts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunReport {
@@ -57,7 +56,7 @@ pub struct RunReport {
     /// What a real display did (window runs only).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub display: Option<DisplayFacts>,
-    /// What a replayed trace was (`--trace` runs only): the
+    /// What a replayed trace was (runs of a trace only): the
     /// [`TRACE_FIELDS`](super::TRACE_FIELDS).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceInfo>,
@@ -130,8 +129,7 @@ impl From<&PresentHistogram> for IntervalHistogram {
     }
 }
 
-/// What a session saw of a real display: written by `run --stats-json`
-/// beside the run's figures.
+/// What a session saw of a real display, written beside the run's figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DisplayFacts {
     /// Frames run (including frames the surface refused).
@@ -146,15 +144,15 @@ pub struct DisplayFacts {
     pub wall_time_s: f64,
     /// Refresh measured from present timestamps (1 / median interval), Hz.
     pub measured_refresh_hz: Option<f64>,
-    /// Refresh the monitor reports, Hz (null on Xvfb).
+    /// Refresh the monitor reports, Hz (null where the platform reports none).
     pub reported_refresh_hz: Option<f64>,
-    /// The emulated refresh, Hz, when `--emulate-refresh` was on.
+    /// The emulated refresh, Hz, when one paced the presents.
     pub emulated_refresh_hz: Option<f64>,
     /// Emulation accuracy: mean lateness of the present call after the vblank's wake time, µs.
     pub emulation_late_us_mean: Option<f64>,
     /// Emulation accuracy: worst lateness, µs.
     pub emulation_late_us_max: Option<f64>,
-    /// The overlay's sentence about vsync.
+    /// The verdict's sentence about vsync.
     pub vsync_verdict: String,
     /// Present mode asked for.
     pub present_mode_requested: String,
@@ -181,7 +179,7 @@ pub struct DisplayFacts {
 }
 
 /// What a replayed trace was: the report's [`TRACE_FIELDS`](super::TRACE_FIELDS),
-/// written under the registry's names.
+/// written under the registry's names (which serialize it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceInfo {
     /// The replayed application (`null` for a plain list).
@@ -194,18 +192,6 @@ pub struct TraceInfo {
     /// The refresh measured from the capture (`null` when it has no
     /// display-change times or tears).
     pub refresh_hz: Option<f64>,
-}
-
-impl Serialize for Cell<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Cell::Text(text) => serializer.serialize_str(text),
-            Cell::Hz(value) | Cell::Real(value) => serializer.serialize_f64(value),
-            Cell::OnOff(flag) => flag.serialize(serializer),
-            Cell::Count(n) => serializer.serialize_u64(n),
-            Cell::Missing => serializer.serialize_none(),
-        }
-    }
 }
 
 /// The VRR panel a run's frames went to: the report's
@@ -225,25 +211,5 @@ pub struct VrrInfo {
 impl From<crate::vrr::VrrRange> for VrrInfo {
     fn from(range: crate::vrr::VrrRange) -> VrrInfo {
         VrrInfo { range: range.to_string(), min_hz: range.min().hz(), max_hz: range.max().hz(), lfc: range.lfc() }
-    }
-}
-
-impl Serialize for VrrInfo {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(VRR_FIELDS.len()))?;
-        for field in VRR_FIELDS {
-            map.serialize_entry(field.name, &field.vrr_cell(self))?;
-        }
-        map.end()
-    }
-}
-
-impl Serialize for TraceInfo {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(TRACE_FIELDS.len()))?;
-        for field in TRACE_FIELDS {
-            map.serialize_entry(field.name, &field.trace_cell(self))?;
-        }
-        map.end()
     }
 }

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 /// left-aligned; no trailing spaces.
 ///
 /// ```
-/// use timestep_core::monitor::Table;
+/// use timestep_core::report::Table;
 /// let mut table = Table::new(["strategy", "hz"]).left(&[0]);
 /// table.push(["lockstep", "60"]);
 /// table.push(["interpolated", "144"]);

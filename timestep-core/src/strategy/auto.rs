@@ -103,6 +103,21 @@ impl Strategy for Auto {
         *self = Auto::new(config);
     }
 
+    fn last_tick(&self) -> Option<Nanos> {
+        match self.choice? {
+            AutoChoice::FuzzyLockstep => self.fuzzy.last_tick(),
+            AutoChoice::Interpolated => self.interpolated.last_tick(),
+            AutoChoice::VrrPaced => self.vrr_paced.last_tick(),
+        }
+    }
+
+    /// Any branch may run first: all start in phase.
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.fuzzy.continue_from(last_tick);
+        self.interpolated.continue_from(last_tick);
+        self.vrr_paced.continue_from(last_tick);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         self.detector.observe(ctx.now);
         self.reported = ctx.refresh;

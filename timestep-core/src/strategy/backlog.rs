@@ -83,6 +83,7 @@ impl NearTicks {
     /// These times, which are around `from`, moved to be around `to`. One
     /// tick on reuses two of them and divides once, for `after`, unless the
     /// caller has it already (`after_to`).
+    #[inline]
     pub(crate) fn moved(self, tick: Rate, from: u64, to: u64, after_to: Option<Nanos>) -> NearTicks {
         if to == from {
             self
@@ -101,7 +102,7 @@ impl Backlog {
         Backlog {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             origin: None,
             done: 0,
             last_now: 0,
@@ -113,6 +114,7 @@ impl Backlog {
 
     /// Sets the ticks run since `origin`, keeping [`NearTicks`] in step
     /// (`next_after`: its `after`, if [`Backlog::advance`] computed it).
+    #[inline]
     fn set_done(&mut self, done: u64, next_after: Option<Nanos>) {
         self.near = self.near.moved(self.tick, self.done, done, next_after);
         self.done = done;
@@ -126,6 +128,7 @@ impl Backlog {
     /// Brings the accounting up to `now` and returns how many ticks to run
     /// (already counted as done). The first call only sets the origin.
     /// A clock that runs backwards is treated as standing still.
+    #[inline]
     pub(crate) fn advance(&mut self, now: Nanos) -> u32 {
         let now = now.max(self.last_now);
         self.last_now = now;
@@ -169,6 +172,25 @@ impl Backlog {
         self.total += u64::from(n);
     }
 
+    /// Starts the accounting with the latest tick at `last_tick`: the next
+    /// falls due a period later (a switch of strategy keeps the phase). The
+    /// tick before it counts as run too, so an interpolated picture goes on
+    /// between the two states the world holds instead of freezing on the latest.
+    pub(crate) fn continue_from(&mut self, last_tick: Nanos) {
+        let (origin, done) = match last_tick.checked_sub(self.tick.tick_time(1)) {
+            Some(origin) => (origin, 1),
+            None => (last_tick, 0),
+        };
+        self.origin = Some(origin);
+        self.last_now = self.last_now.max(last_tick);
+        self.set_done(done, None);
+    }
+
+    /// Clock time of the latest tick run; `None` before the first frame.
+    pub(crate) fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| origin + self.near.at)
+    }
+
     /// Restarts the accounting at `now` with nothing owed.
     pub(crate) fn resync(&mut self, now: Nanos) {
         let now = now.max(self.last_now);
@@ -179,6 +201,7 @@ impl Backlog {
 
     /// Time since the last tick run, as of the last `advance`. Can exceed a
     /// period when the step cap capped the frame.
+    #[inline]
     pub(crate) fn leftover(&self) -> Nanos {
         match self.origin {
             Some(origin) => (self.last_now - origin).saturating_sub(self.near.at),
@@ -187,20 +210,23 @@ impl Backlog {
     }
 
     /// `leftover / period`, clamped to [0, 1].
-    pub(crate) fn alpha(&self) -> f32 {
+    #[inline]
+    pub(crate) fn alpha(&self) -> f64 {
         let period = self.near.after - self.near.at;
         if period == 0 {
             return 1.0;
         }
-        (nanos_as_f64(self.leftover()) / nanos_as_f64(period)).clamp(0.0, 1.0) as f32
+        (nanos_as_f64(self.leftover()) / nanos_as_f64(period)).clamp(0.0, 1.0)
     }
 
     /// Clock time of the latest tick run.
+    #[inline]
     pub(crate) fn latest_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.at
     }
 
     /// Clock time of the tick before the latest (what alpha 0 depicts).
+    #[inline]
     pub(crate) fn previous_time(&self) -> Nanos {
         self.origin.unwrap_or(self.last_now) + self.near.before
     }
@@ -208,10 +234,11 @@ impl Backlog {
     /// Clock time that `lerp(previous, current, alpha)` depicts for this
     /// `alpha` ([`Backlog::alpha`], which a caller drawing it has already
     /// divided out: a second division was 1 % of an `interpolated` frame).
-    pub(crate) fn time_at(&self, alpha: f32) -> Nanos {
+    #[inline]
+    pub(crate) fn time_at(&self, alpha: f64) -> Nanos {
         let prev = self.previous_time();
         let span = self.latest_time() - prev;
-        prev + round_to_nanos(nanos_as_f64(span) * f64::from(alpha))
+        prev + round_to_nanos(nanos_as_f64(span) * alpha)
     }
 
     #[cfg(test)]
@@ -242,7 +269,7 @@ mod tests {
         let mut backlog = Backlog::new(&StrategyConfig::default());
         backlog.advance(0);
         assert_eq!(backlog.advance(40_000_000), 2, "two 60 Hz ticks in 40 ms");
-        assert_eq!(backlog.alpha(), 0.4);
+        assert_eq!(backlog.alpha(), 6_666_667.0 / 16_666_667.0, "6.67 ms into the 16.67 ms from tick 2 to 3");
     }
 
     #[test]
@@ -260,7 +287,9 @@ mod tests {
 
     #[test]
     fn at_one_hertz_a_frame_of_max_steps_ticks_runs_them_all() {
-        let mut b = backlog(1);
+        // Ten seconds of catch-up (600 ticks of 60 Hz): a step cap of 10, a lag limit of 12 s.
+        let mut b =
+            Backlog::new(&StrategyConfig { tick_rate: Rate::from_hz(1), max_steps: 600, ..StrategyConfig::default() });
         b.advance(0);
         // 10.999 s late: 10 ticks owed, 0.999 s left over, within 12 s.
         assert_eq!(b.advance(10 * NANOS_PER_SEC + 999_000_000), 10);
@@ -291,7 +320,7 @@ mod tests {
 
     #[test]
     fn a_backlog_beyond_the_lag_limit_is_dropped_keeping_the_fraction_of_a_tick() {
-        // 1 Hz: lag limit 12 s. 12.25 s late is a stall.
+        // 1 Hz: lag limit 3 s. 12.25 s late is a stall.
         let mut b = backlog(1);
         b.advance(0);
         assert_eq!(b.advance(12 * NANOS_PER_SEC + 250_000_000), 0, "the stall is dropped, not replayed");

@@ -35,7 +35,7 @@ pub(crate) struct FixedFps {
 impl FixedFps {
     /// A fresh `fixed-fps`.
     pub(crate) fn new(config: &StrategyConfig) -> FixedFps {
-        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit(), origin: None, n: 0, late_frames: 0 }
+        FixedFps { tick: config.tick_rate, lag_limit: config.lag_limit_nanos(), origin: None, n: 0, late_frames: 0 }
     }
 }
 
@@ -46,6 +46,16 @@ impl Strategy for FixedFps {
 
     fn reset(&mut self, config: &StrategyConfig) {
         *self = FixedFps::new(config);
+    }
+
+    /// The state of the step the last frame ran: `n` ticks after the origin
+    /// (a frame runs the step to its next tick when it starts).
+    fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| origin.saturating_add(self.tick.tick_time(self.n)))
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.n) = (Some(last_tick), 0);
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

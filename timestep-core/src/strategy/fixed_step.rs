@@ -29,6 +29,7 @@ use alloc::string::String;
 
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use crate::time::Nanos;
 
 /// Which picture a [`FixedStep`] loop draws between ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,6 +72,15 @@ impl Strategy for FixedStep {
         self.backlog = Backlog::new(config);
     }
 
+    fn last_tick(&self) -> Option<Nanos> {
+        self.backlog.last_tick()
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.backlog.continue_from(last_tick);
+    }
+
+    #[inline]
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let steps = Order::StepsThenRender(Steps::Fixed(self.backlog.advance(ctx.now)));
         let b = &self.backlog;

@@ -16,7 +16,7 @@
 //! (59.94 Hz → 0.1 % slow) and drifts badly with vsync off. So, as the article
 //! did for *The End is Nigh*, frame times are measured ([`VsyncDetector`]) and
 //! the timer falls back to strict stepping unless they look like a vsync near
-//! the tick rate. `--no-vsync-detect` gives the article's raw timer.
+//! the tick rate. [`StrategyConfig::vsync_detect`] off gives the article's raw timer.
 //!
 //! Measuring takes [`VSYNC_WINDOW`] frames. Until then the timer trusts the
 //! display's reported refresh ([`FrameContext::refresh`]): fuzzy when it is
@@ -59,7 +59,7 @@ impl FuzzyVariant {
     /// All variants, for help text.
     pub const ALL: [FuzzyVariant; 3] = [FuzzyVariant::Fuzzy6062, FuzzyVariant::Fuzzy5961, FuzzyVariant::Final];
 
-    /// The CLI name (`60-62`, `59-61`, `final`).
+    /// The name it parses from and prints as (`60-62`, `59-61`, `final`).
     pub fn name(self) -> &'static str {
         match self {
             FuzzyVariant::Fuzzy6062 => "60-62",
@@ -68,7 +68,7 @@ impl FuzzyVariant {
         }
     }
 
-    /// Parses a CLI name.
+    /// Parses a name: `60-62`, `59-61` or `final`.
     ///
     /// # Errors
     /// Anything but `60-62`, `59-61`, `final`.
@@ -292,7 +292,7 @@ impl Fuzzy {
             detect: config.vsync_detect,
             strict_only: config.fuzzy_strict,
             max_steps: config.step_cap(),
-            lag_limit: i64::try_from(config.lag_limit()).unwrap_or(i64::MAX),
+            lag_limit: i64::try_from(config.lag_limit_nanos()).unwrap_or(i64::MAX),
             tick: config.tick_rate,
             detector: VsyncDetector::new(config.tick_rate),
             acc: 0,
@@ -351,6 +351,23 @@ impl Strategy for Fuzzy {
 
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Fuzzy::new(config);
+    }
+
+    /// Fuzzing, the clock less the accumulator (the game follows vsync, not
+    /// the tick grid: its ticks' own times drift from the clock); strict, the
+    /// exact accounting's.
+    fn last_tick(&self) -> Option<Nanos> {
+        let last_now = self.last_now?;
+        if self.fuzzing {
+            Some(last_now.saturating_sub(u64::try_from(self.acc.max(0)).unwrap_or(0)))
+        } else {
+            self.strict.last_tick()
+        }
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.last_now) = (last_tick, Some(last_tick));
+        self.strict.continue_from(last_tick);
     }
 
     fn set_vrr(&mut self, vrr: Option<VrrRange>) {
@@ -465,7 +482,7 @@ mod tests {
     struct StepCounter(u64);
 
     #[cfg(feature = "monitor")]
-    impl crate::frame::Simulation for StepCounter {
+    impl crate::host::Simulation for StepCounter {
         fn step(&mut self, _dt: Nanos) {
             self.0 += 1;
         }

@@ -15,12 +15,15 @@ pub(crate) struct Lockstep {
     tick: Rate,
     origin: Option<Nanos>,
     done: u64,
+    /// The start of the latest frame: its world is as of then, whatever
+    /// `done` ticks say (they follow the frames, not the clock).
+    last_now: Option<Nanos>,
 }
 
 impl Lockstep {
     /// A fresh `lockstep`.
     pub(crate) fn new(config: &StrategyConfig) -> Lockstep {
-        Lockstep { tick: config.tick_rate, origin: None, done: 0 }
+        Lockstep { tick: config.tick_rate, origin: None, done: 0, last_now: None }
     }
 }
 
@@ -33,9 +36,20 @@ impl Strategy for Lockstep {
         *self = Lockstep::new(config);
     }
 
+    /// The latest frame's start: lockstep's own tick times run at the
+    /// display's pace (2.4 times the clock's at 144 Hz), so they are no phase.
+    fn last_tick(&self) -> Option<Nanos> {
+        self.last_now
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        (self.origin, self.done, self.last_now) = (Some(last_tick), 0, Some(last_tick));
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let origin = *self.origin.get_or_insert(ctx.now);
         self.done += 1;
+        self.last_now = Some(self.last_now.map_or(ctx.now, |last| last.max(ctx.now)));
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(1)),
             view: View::Latest,

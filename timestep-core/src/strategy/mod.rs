@@ -1,7 +1,7 @@
 //! Loop strategies: plain state machines that turn time into decisions.
 //!
 //! A strategy never reads a clock and never sleeps. The loop driver
-//! ([`crate::frame`]) feeds it the time at three points of a frame and carries
+//! ([`crate::host`]) feeds it the time at three points of a frame and carries
 //! out what it returns:
 //!
 //! ```text
@@ -9,12 +9,13 @@
 //!             │
 //!             ├─ Order::StepsThenRender(steps):  run steps ─► render(view) ─► present
 //!             └─ Order::RenderThenSteps:         render(view) ─► present ─► after_render(now) ─► run steps
-//!   now ──► end() ──► Wake { at }     (the shell sleeps / WaitUntil; the simulator jumps its clock)
+//!   now ──► end() ──► Wake { at }     (a game sleeps / WaitUntil; the simulator jumps its clock)
 //! ```
 //!
-//! The same state machine runs in the window and in the virtual monitor, so a
-//! figure from `timestep-lab simulate` is a figure about the code the demo runs.
-//! Switching strategy at run time keeps the world and resets the strategy's timing.
+//! The same state machine runs in a game's loop and in the virtual monitor, so
+//! a simulated figure is a figure about the code a game runs. Switching
+//! strategy at run time keeps the world and the tick phase; only the
+//! strategy's own timing state is new.
 
 mod auto;
 mod backlog;
@@ -43,10 +44,9 @@ use paced::Paced;
 use snapped::Snapped;
 use variable::Variable;
 
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
+use crate::time::{Nanos, Rate, duration_to_nanos, nanos_to_duration};
 use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
-use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
 use core::time::Duration;
@@ -82,13 +82,13 @@ pub enum StrategyId {
     Auto,
 }
 
-/// What the CLI, the overlay and reports say about a strategy.
+/// What a HUD, a help text and reports say about a strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StrategyInfo {
     /// The id.
     pub id: StrategyId,
-    /// The stable name used on the command line and in reports (`catch-up`).
+    /// The stable name it parses from and reports use (`catch-up`).
     pub name: &'static str,
     /// One line: what it does and what it costs.
     pub summary: &'static str,
@@ -211,18 +211,18 @@ impl StrategyId {
     }
 
     /// A fresh strategy of this kind.
-    pub(crate) fn build(self, config: &StrategyConfig) -> Box<dyn Strategy> {
+    pub(crate) fn build(self, config: &StrategyConfig) -> AnyStrategy {
         match self {
-            StrategyId::Lockstep => Box::new(Lockstep::new(config)),
-            StrategyId::FixedFps => Box::new(FixedFps::new(config)),
-            StrategyId::Variable => Box::new(Variable::new(config)),
-            StrategyId::CatchUp => Box::new(FixedStep::new(config, Draw::Latest)),
-            StrategyId::Interpolated => Box::new(FixedStep::new(config, Draw::Interpolate)),
-            StrategyId::Extrapolated => Box::new(FixedStep::new(config, Draw::Extrapolate)),
-            StrategyId::Fuzzy => Box::new(Fuzzy::new(config)),
-            StrategyId::Snapped => Box::new(Snapped::new(config)),
-            StrategyId::Paced => Box::new(Paced::new(config)),
-            StrategyId::Auto => Box::new(Auto::new(config)),
+            StrategyId::Lockstep => AnyStrategy::Lockstep(Lockstep::new(config)),
+            StrategyId::FixedFps => AnyStrategy::FixedFps(FixedFps::new(config)),
+            StrategyId::Variable => AnyStrategy::Variable(Variable::new(config)),
+            StrategyId::CatchUp => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Latest)),
+            StrategyId::Interpolated => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Interpolate)),
+            StrategyId::Extrapolated => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Extrapolate)),
+            StrategyId::Fuzzy => AnyStrategy::Fuzzy(Fuzzy::new(config)),
+            StrategyId::Snapped => AnyStrategy::Snapped(Snapped::new(config)),
+            StrategyId::Paced => AnyStrategy::Paced(Paced::new(config)),
+            StrategyId::Auto => AnyStrategy::Auto(Auto::new(config)),
         }
     }
 }
@@ -250,19 +250,21 @@ impl core::str::FromStr for StrategyId {
 )]
 pub struct UnknownStrategy(pub String);
 
-/// The default most fixed steps a frame may run (deWiTTERS' `MAX_FRAMESKIP`).
-/// With a 60 Hz tick the picture may drop to 6 fps before the game slows down;
-/// faster ticks keep that floor: see [`StrategyConfig::step_cap`].
+/// The default longest catch-up of one frame, in ticks of
+/// [`MAX_STEPS_REFERENCE`] (deWiTTERS' `MAX_FRAMESKIP` at 60 Hz): 1/6 s.
+/// The picture may drop to 6 fps before the game slows down, at every tick
+/// rate: 10 steps at 60 Hz, 5 at 30 Hz, 167 at 1000 Hz, one at 6 Hz and
+/// below. See [`StrategyConfig::step_cap`].
 pub const DEFAULT_MAX_STEPS: u32 = 10;
 
-/// The tick rate `max_steps` is counted in when the tick is faster:
-/// `max_steps` ticks of 60 Hz are the frame time the game keeps its speed to.
+/// The tick rate `max_steps` is counted in: `max_steps` ticks of 60 Hz are
+/// the longest frame the game keeps its speed through, whatever the tick rate.
 pub const MAX_STEPS_REFERENCE: Rate = Rate::from_hz(60);
 
 /// The default oldest backlog kept: the frame-rate answers drop everything older than a
 /// second (a suspended laptop, a debugger break) instead of replaying it.
-/// Below 12 Hz ticks the lag limit is longer: see [`StrategyConfig::lag_limit`].
-pub const DEFAULT_MAX_LAG: Nanos = NANOS_PER_SEC;
+/// Below 3 Hz ticks the lag limit is longer (3 ticks): see [`StrategyConfig::lag_limit`].
+pub const DEFAULT_MAX_LAG: Duration = Duration::from_secs(1);
 
 /// Ticks the lag limit keeps beyond the step cap: before a frame's steps the
 /// backlog holds the leftover of the last tick (under one) plus the frame's
@@ -273,11 +275,13 @@ pub(crate) const LAG_LIMIT_SPARE_TICKS: u64 = 2;
 
 /// The default largest variable step; the frame-rate answers treat anything over a second
 /// as absurd (and so does `variable`, which then steps one tick period).
-pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
+pub const DEFAULT_MAX_VARIABLE_DT: Duration = Duration::from_secs(1);
 
 /// Settings every strategy is built from. Strategies read what they need.
-/// Built from [`StrategyConfig::default`] or [`StrategyConfig::for_tick_rate`]
-/// and the `with_` methods; the fields say what is set.
+/// Built from [`StrategyConfig::default`] and the `with_` methods; the
+/// fields say what is set. There is one default: a game's
+/// `Pacer::new(id, rate)` runs `StrategyConfig::default().with_tick_rate(rate)`,
+/// as the virtual monitor does, at every tick rate.
 ///
 /// ```
 /// use std::time::Duration;
@@ -289,21 +293,21 @@ pub const DEFAULT_MAX_VARIABLE_DT: Nanos = NANOS_PER_SEC;
 ///     .with_fuzzy_variant(FuzzyVariant::Fuzzy5961)
 ///     .with_max_lag(Duration::from_millis(250));
 /// assert_eq!((config.tick_rate, config.step_cap()), (Rate::from_hz(120), 20), "1/6 s of 120 Hz ticks");
-/// assert_eq!(config.lag_limit(), 250_000_000, "250 ms: more than 22 ticks of 120 Hz");
+/// assert_eq!(config.lag_limit(), Duration::from_millis(250), "more than 22 ticks of 120 Hz");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StrategyConfig {
     /// The fixed simulation rate (default 60 Hz).
     pub tick_rate: Rate,
-    /// Most fixed steps in one frame, counted in 60 Hz ticks when the tick
-    /// is faster: see [`StrategyConfig::step_cap`].
+    /// The longest catch-up of one frame, in ticks of 60 Hz (10: 1/6 s):
+    /// see [`StrategyConfig::step_cap`] for it in ticks of `tick_rate`.
     pub max_steps: u32,
     /// Backlog older than this is dropped (the game slows down instead of
     /// freezing), but never one frame's due ticks: see [`StrategyConfig::lag_limit`].
-    pub max_lag: Nanos,
+    pub max_lag: Duration,
     /// `variable`: deltas above this are replaced by one tick period.
-    pub max_variable_dt: Nanos,
+    pub max_variable_dt: Duration,
     /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
     pub fuzzy_variant: FuzzyVariant,
     /// `fuzzy`: measure frame times and fall back to strict stepping when
@@ -329,26 +333,31 @@ impl Default for StrategyConfig {
 }
 
 impl StrategyConfig {
-    /// The same settings at `tick_rate` (the step cap stays `max_steps`
-    /// ticks of 60 Hz or more: see [`StrategyConfig::step_cap`];
-    /// [`StrategyConfig::for_tick_rate`] also lowers it below 60 Hz).
+    /// The same settings at `tick_rate`: the step cap follows, as the same
+    /// catch-up time in ticks of the new rate ([`StrategyConfig::step_cap`]).
+    ///
+    /// ```
+    /// use timestep_core::{Rate, StrategyConfig};
+    /// let config = StrategyConfig::default().with_tick_rate(Rate::from_hz(2));
+    /// assert_eq!((config.step_cap(), config.lag_limit().as_millis()), (1, 1500), "a 4 s stall is dropped, not replayed");
+    /// ```
     pub fn with_tick_rate(self, tick_rate: Rate) -> StrategyConfig {
         StrategyConfig { tick_rate, ..self }
     }
 
-    /// At most `max_steps` fixed steps a frame (counted in 60 Hz ticks when the tick is faster).
+    /// A frame catches up at most `max_steps` ticks of 60 Hz (in ticks of the tick rate, at least one).
     pub fn with_max_steps(self, max_steps: u32) -> StrategyConfig {
         StrategyConfig { max_steps, ..self }
     }
 
     /// A backlog older than `max_lag` is dropped (but never one frame's due ticks).
     pub fn with_max_lag(self, max_lag: Duration) -> StrategyConfig {
-        StrategyConfig { max_lag: duration_to_nanos(max_lag), ..self }
+        StrategyConfig { max_lag, ..self }
     }
 
     /// `variable`: a frame time above `max_dt` steps one tick period instead.
     pub fn with_max_variable_dt(self, max_dt: Duration) -> StrategyConfig {
-        StrategyConfig { max_variable_dt: duration_to_nanos(max_dt), ..self }
+        StrategyConfig { max_variable_dt: max_dt, ..self }
     }
 
     /// `fuzzy` (and `auto`'s fuzzy branch): which of Glaiel's timers.
@@ -367,48 +376,32 @@ impl StrategyConfig {
         StrategyConfig { fuzzy_strict, ..self }
     }
 
-    /// The defaults at `tick_rate`, with the step cap a game wants at any
-    /// rate: a frame catches up at most 1/6 s of ticks (at least one), so
-    /// the lag limit is 1 s, or 3 ticks below 3 Hz, never 12 ticks of a slow
-    /// tick: at 2 Hz a 4 s stall is dropped instead of replayed as 8 ticks.
-    ///
-    /// ```
-    /// use timestep_core::{Rate, StrategyConfig};
-    /// let config = StrategyConfig::for_tick_rate(Rate::from_hz(2));
-    /// assert_eq!((config.step_cap(), config.lag_limit()), (1, 1_500_000_000));
-    /// assert_eq!(StrategyConfig::for_tick_rate(Rate::from_hz(60)), StrategyConfig::default());
-    /// ```
-    pub fn for_tick_rate(tick_rate: Rate) -> StrategyConfig {
-        // max_steps ticks of MAX_STEPS_REFERENCE, in ticks of this rate: at
-        // and above the reference `step_cap` scales max_steps up itself.
-        let reference = MAX_STEPS_REFERENCE;
-        let num = u128::from(DEFAULT_MAX_STEPS) * u128::from(tick_rate.num()) * u128::from(reference.den());
-        let den = u128::from(tick_rate.den()) * u128::from(reference.num());
-        let scaled = u32::try_from(num.div_ceil(den)).unwrap_or(u32::MAX);
-        StrategyConfig { tick_rate, max_steps: scaled.clamp(1, DEFAULT_MAX_STEPS), ..StrategyConfig::default() }
-    }
-
-    /// The most fixed steps a frame runs: `max_steps` (at least 1), or as many
-    /// ticks as `max_steps` ticks of [`MAX_STEPS_REFERENCE`] last, rounded up,
-    /// when that is more. A 60 Hz frame owes 17 ticks of 1000 Hz; with a cap
-    /// of 10 the game ran at 60 % speed on a machine with time to spare. By
-    /// default a frame may take 1/6 s at any tick rate of 60 Hz and up (167
-    /// ticks at 1000 Hz), and 10 ticks below (10 s at 1 Hz).
+    /// The most fixed steps a frame runs: as many ticks as `max_steps` ticks
+    /// of [`MAX_STEPS_REFERENCE`] last, rounded up, and at least one. By
+    /// default a frame catches up at most 1/6 s at any tick rate: 10 steps
+    /// at 60 Hz, 5 at 30 Hz, 167 at 1000 Hz (a cap of 10 there ran the game
+    /// at 60 % speed on a machine with time to spare), one at 2 Hz (a cap of
+    /// 10 there replayed a 4 s stall as 8 ticks in one frame).
     pub fn step_cap(&self) -> u32 {
-        let steps = u128::from(self.max_steps.max(1));
+        let steps = u128::from(self.max_steps);
         let (tick, reference) = (self.tick_rate, MAX_STEPS_REFERENCE);
         let num = steps * u128::from(tick.num()) * u128::from(reference.den());
         let den = u128::from(tick.den()) * u128::from(reference.num());
-        u32::try_from(num.div_ceil(den)).unwrap_or(u32::MAX).max(self.max_steps.max(1))
+        u32::try_from(num.div_ceil(den)).unwrap_or(u32::MAX).max(1)
     }
 
     /// The backlog beyond which every strategy treats lost time as a stall
     /// and drops it instead of replaying it: `max_lag`, but at least
     /// `step_cap + 2` tick periods, so that no tick a keeping-up machine owes
-    /// is ever dropped (1 s at 12 Hz and up by default; 12 s at 1 Hz).
-    pub fn lag_limit(&self) -> Nanos {
+    /// is ever dropped (1 s at 3 Hz and up by default; 3 s at 1 Hz).
+    pub fn lag_limit(&self) -> Duration {
+        nanos_to_duration(self.lag_limit_nanos())
+    }
+
+    /// [`StrategyConfig::lag_limit`] in the strategies' nanoseconds.
+    pub(crate) fn lag_limit_nanos(&self) -> Nanos {
         let ticks = u64::from(self.step_cap()) + LAG_LIMIT_SPARE_TICKS;
-        self.max_lag.max(self.tick_rate.tick_time(ticks))
+        duration_to_nanos(self.max_lag).max(self.tick_rate.tick_time(ticks))
     }
 }
 
@@ -418,7 +411,7 @@ pub(crate) struct FrameContext {
     /// The clock at the start of the frame.
     pub now: Nanos,
     /// The display refresh rate, if anybody knows it (winit's report, the
-    /// virtual monitor's setting). `None` on Xvfb.
+    /// virtual monitor's setting). `None` where the platform reports none.
     pub refresh: Option<Rate>,
 }
 
@@ -453,7 +446,7 @@ pub enum View {
     /// `lerp(previous, current, alpha)`, `alpha` in [0, 1].
     Interpolate {
         /// The fraction of a tick between the previous and current state.
-        alpha: f32,
+        alpha: f64,
     },
     /// `current + velocity × ahead` (prediction).
     Extrapolate {
@@ -510,9 +503,18 @@ pub(crate) trait Strategy: Send {
     fn info(&self) -> &'static StrategyInfo;
 
     /// Forgets all timing state; the next `begin` is treated as the first
-    /// frame. Called when the user switches to this strategy or changes the
-    /// tick rate (with the new config).
+    /// frame. Called on a resync and when the tick rate changes (with the new config).
     fn reset(&mut self, config: &StrategyConfig);
+
+    /// The clock time of the latest tick the world has run, the tick phase
+    /// a switch of strategy keeps (`None` before the first frame). For a
+    /// timer that keeps a remainder (`fuzzy`, `snapped`): the clock less it.
+    fn last_tick(&self) -> Option<Nanos>;
+
+    /// Starts a fresh strategy in phase with the one it replaces, whose
+    /// latest tick was at `last_tick`: the next falls due a period later,
+    /// and the first frame runs the ticks due by then.
+    fn continue_from(&mut self, last_tick: Nanos);
 
     /// The start of a frame: how many steps, and what to draw.
     fn begin(&mut self, ctx: &FrameContext) -> Plan;
@@ -542,32 +544,131 @@ pub(crate) trait Strategy: Send {
         None
     }
 
-    /// A short human sentence about the current internal state, for the
-    /// overlay (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
+    /// A short human sentence about the current internal state, for a HUD
+    /// (e.g. `auto`: "interpolated: no vsync measured (frames every 2.0 ms)").
     fn status(&self) -> String {
         String::new()
+    }
+}
+
+/// One of the ten strategies, held by value: a `Pacer` is `Clone` and
+/// `Debug`, switching allocates nothing, and each call is a `match` the
+/// compiler can inline, not a call through a vtable.
+#[derive(Clone, Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per pacer, never moved per frame: `auto`'s two branches inline (1.6 kB) cost no allocation on a switch"
+)]
+pub(crate) enum AnyStrategy {
+    Lockstep(Lockstep),
+    FixedFps(FixedFps),
+    Variable(Variable),
+    /// `catch-up`, `interpolated` and `extrapolated`.
+    FixedStep(FixedStep),
+    Fuzzy(Fuzzy),
+    Snapped(Snapped),
+    Paced(Paced),
+    Auto(Auto),
+}
+
+/// `$body` with `$s` bound to the strategy inside `$any`.
+macro_rules! dispatch {
+    ($any:expr, $s:ident => $body:expr) => {
+        match $any {
+            AnyStrategy::Lockstep($s) => $body,
+            AnyStrategy::FixedFps($s) => $body,
+            AnyStrategy::Variable($s) => $body,
+            AnyStrategy::FixedStep($s) => $body,
+            AnyStrategy::Fuzzy($s) => $body,
+            AnyStrategy::Snapped($s) => $body,
+            AnyStrategy::Paced($s) => $body,
+            AnyStrategy::Auto($s) => $body,
+        }
+    };
+}
+
+impl AnyStrategy {
+    /// The strategy's name, summary and source.
+    #[cfg(test)]
+    pub(crate) fn info(&self) -> &'static StrategyInfo {
+        dispatch!(self, s => s.info())
+    }
+
+    /// See [`Strategy::reset`].
+    pub(crate) fn reset(&mut self, config: &StrategyConfig) {
+        dispatch!(self, s => s.reset(config));
+    }
+
+    /// See [`Strategy::last_tick`].
+    pub(crate) fn last_tick(&self) -> Option<Nanos> {
+        dispatch!(self, s => s.last_tick())
+    }
+
+    /// See [`Strategy::continue_from`].
+    pub(crate) fn continue_from(&mut self, last_tick: Nanos) {
+        dispatch!(self, s => s.continue_from(last_tick));
+    }
+
+    /// See [`Strategy::begin`].
+    #[inline]
+    pub(crate) fn begin(&mut self, ctx: &FrameContext) -> Plan {
+        dispatch!(self, s => s.begin(ctx))
+    }
+
+    /// See [`Strategy::after_render`].
+    #[inline]
+    pub(crate) fn after_render(&mut self, now: Nanos) -> Steps {
+        dispatch!(self, s => s.after_render(now))
+    }
+
+    /// See [`Strategy::end`].
+    #[inline]
+    pub(crate) fn end(&mut self, now: Nanos) -> Wake {
+        dispatch!(self, s => s.end(now))
+    }
+
+    /// See [`Strategy::set_vrr`].
+    pub(crate) fn set_vrr(&mut self, vrr: Option<VrrRange>) {
+        dispatch!(self, s => s.set_vrr(vrr));
+    }
+
+    /// See [`Strategy::rendered`].
+    pub(crate) fn rendered(&mut self, now: Nanos) {
+        dispatch!(self, s => s.rendered(now));
+    }
+
+    /// See [`Strategy::present_at`].
+    pub(crate) fn present_at(&self) -> Option<Nanos> {
+        dispatch!(self, s => s.present_at())
+    }
+
+    /// See [`Strategy::status`].
+    pub(crate) fn status(&self) -> String {
+        dispatch!(self, s => s.status())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::NANOS_PER_SEC;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn lag_limit(tick_rate: Rate, max_steps: u32) -> Nanos {
-        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit()
+        StrategyConfig { tick_rate, max_steps, ..StrategyConfig::default() }.lag_limit_nanos()
     }
 
     #[test]
     fn the_lag_limit_is_max_lag_unless_the_step_cap_plus_two_ticks_are_longer() {
         assert_eq!(lag_limit(Rate::from_hz(60), 10), NANOS_PER_SEC, "12 ticks are 0.2 s: 1 s");
         assert_eq!(lag_limit(Rate::from_hz(1000), 10), NANOS_PER_SEC, "169 ticks are 0.169 s: 1 s");
-        assert_eq!(lag_limit(Rate::from_hz(12), 10), NANOS_PER_SEC, "12 ticks are exactly 1 s");
-        assert_eq!(lag_limit(Rate::from_hz(1), 10), 12 * NANOS_PER_SEC);
+        assert_eq!(lag_limit(Rate::from_hz(3), 10), NANOS_PER_SEC, "3 ticks are exactly 1 s");
+        assert_eq!(lag_limit(Rate::from_hz(2), 10), 1_500_000_000, "one step a frame and two spare: 1.5 s");
+        assert_eq!(lag_limit(Rate::from_hz(1), 10), 3 * NANOS_PER_SEC);
+        assert_eq!(lag_limit(Rate::from_hz(1), 600), 12 * NANOS_PER_SEC, "10 s of catch-up and two spare ticks");
         let hz_1_01 = Rate::new(101, 100).unwrap();
-        assert_eq!(lag_limit(hz_1_01, 10), 11_881_188_118, "12 ticks of 1.01 Hz, floored");
-        assert_eq!(lag_limit(Rate::from_hz(1), 1), 3 * NANOS_PER_SEC);
+        assert_eq!(lag_limit(hz_1_01, 10), 2_970_297_029, "3 ticks of 1.01 Hz, floored");
         assert_eq!(lag_limit(Rate::from_hz(1), 0), 3 * NANOS_PER_SEC, "max_steps 0 runs one step like 1");
     }
 
@@ -576,30 +677,32 @@ mod tests {
     }
 
     #[test]
-    fn the_step_cap_is_max_steps_up_to_60_hz_and_keeps_a_6_fps_floor_above() {
-        assert_eq!(step_cap(Rate::from_hz(1), 10), 10);
-        assert_eq!(step_cap(Rate::from_hz(30), 10), 10, "5 ticks of 30 Hz are 1/6 s; max_steps is more");
+    fn the_step_cap_is_a_sixth_of_a_second_of_ticks_at_every_rate_and_at_least_one() {
+        assert_eq!(step_cap(Rate::from_hz(1), 10), 1);
+        assert_eq!(step_cap(Rate::from_hz(2), 10), 1, "a third of a tick, rounded up");
+        assert_eq!(step_cap(Rate::from_hz(12), 10), 2);
+        assert_eq!(step_cap(Rate::from_hz(30), 10), 5, "5 ticks of 30 Hz are 1/6 s");
         assert_eq!(step_cap(Rate::from_hz(60), 10), 10);
         assert_eq!(step_cap(Rate::new(60000, 1001).unwrap(), 10), 10, "9.99 ticks of 59.94 Hz round up to 10");
         assert_eq!(step_cap(Rate::from_hz(61), 10), 11, "10 · 61/60 = 10.17, rounded up");
         assert_eq!(step_cap(Rate::from_hz(120), 10), 20);
+        assert_eq!(step_cap(Rate::from_hz(240), 10), 40);
         assert_eq!(step_cap(Rate::from_hz(1000), 10), 167, "10 · 1000/60 = 166.67, rounded up");
         assert_eq!(step_cap(Rate::from_hz(1000), 1), 17, "one 60 Hz frame of 1000 Hz ticks");
         assert_eq!(step_cap(Rate::from_hz(60), 0), 1, "max_steps 0 runs one step like 1");
+        assert_eq!(step_cap(Rate::from_hz(1), 600), 10, "ten seconds of 1 Hz ticks");
     }
 
     #[test]
-    fn a_game_config_catches_up_a_sixth_of_a_second_at_every_tick_rate() {
-        let cap_and_limit = |hz: u64| {
-            let config = StrategyConfig::for_tick_rate(Rate::from_hz(hz));
-            (config.step_cap(), config.lag_limit())
-        };
-        assert_eq!(cap_and_limit(1), (1, 3 * NANOS_PER_SEC), "one tick a frame; a stall beyond 3 ticks is dropped");
-        assert_eq!(cap_and_limit(2), (1, 1_500_000_000), "3 ticks, 1.5 s: a 4 s stall is dropped");
-        assert_eq!(cap_and_limit(12), (2, NANOS_PER_SEC));
-        assert_eq!(cap_and_limit(30), (5, NANOS_PER_SEC));
-        assert_eq!(cap_and_limit(60), (10, NANOS_PER_SEC));
-        assert_eq!(cap_and_limit(1000), (167, NANOS_PER_SEC), "as the lab's default above 60 Hz");
+    fn the_default_at_a_tick_rate_is_one_config_however_it_is_built() {
+        for hz in [1, 2, 30, 60, 240, 1000] {
+            let rate = Rate::from_hz(hz);
+            let built = StrategyConfig::default().with_tick_rate(rate);
+            let literal = StrategyConfig { tick_rate: rate, ..StrategyConfig::default() };
+            assert_eq!(built, literal, "{rate}");
+            let back = built.with_tick_rate(Rate::from_hz(7)).with_tick_rate(rate);
+            assert_eq!(back, built, "{rate}: changing the rate and back changes nothing");
+        }
     }
 
     #[test]

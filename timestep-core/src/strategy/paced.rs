@@ -49,8 +49,11 @@ pub(crate) struct Paced {
     floor: Nanos,
     frame_start: Nanos,
     frame_end: Nanos,
-    proportion: f32,
+    proportion: f64,
     grown: u64,
+    /// Whether a frame has begun since the last reset (the interval starts
+    /// at the refresh period then).
+    started: bool,
 }
 
 impl Paced {
@@ -59,7 +62,7 @@ impl Paced {
         Paced {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             origin: None,
             ticks: 0,
             near: NearTicks::of(config.tick_rate, 0),
@@ -69,6 +72,7 @@ impl Paced {
             frame_end: 0,
             proportion: 1.0,
             grown: 0,
+            started: false,
         }
     }
 
@@ -102,23 +106,37 @@ impl Strategy for Paced {
         *self = Paced::new(config);
     }
 
+    /// The simulation's latest tick (ahead of the clock by up to a frame).
+    fn last_tick(&self) -> Option<Nanos> {
+        self.origin.map(|origin| self.current_time(origin))
+    }
+
+    /// As the backlog's: the tick before `last_tick` counts as simulated, the
+    /// picture goes on between the two.
+    fn continue_from(&mut self, last_tick: Nanos) {
+        match last_tick.checked_sub(self.tick.tick_time(1)) {
+            Some(origin) => {
+                self.origin = Some(origin);
+                self.set_ticks(1);
+            }
+            None => self.origin = Some(last_tick),
+        }
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let now = ctx.now.max(self.frame_start);
-        let origin = match self.origin {
-            Some(origin) => origin,
-            None => {
-                if let Some(refresh) = ctx.refresh {
-                    self.floor = refresh.period();
-                    self.interval = self.floor;
-                }
-                self.origin = Some(now);
-                now
+        if !self.started {
+            self.started = true;
+            if let Some(refresh) = ctx.refresh {
+                self.floor = refresh.period();
+                self.interval = self.floor;
             }
-        };
+        }
+        let origin = *self.origin.get_or_insert(now);
         self.frame_start = now;
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
-        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(self.proportion));
+        let content = prev + round_to_nanos(nanos_as_f64(cur - prev) * self.proportion);
         Plan {
             order: Order::RenderThenSteps,
             view: View::Interpolate { alpha: self.proportion },
@@ -174,7 +192,7 @@ impl Strategy for Paced {
         let prev = self.previous_time(origin);
         let cur = self.current_time(origin);
         self.proportion = if cur > prev {
-            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0) as f32
+            (nanos_as_f64(self.frame_end.saturating_sub(prev)) / nanos_as_f64(cur - prev)).clamp(0.0, 1.0)
         } else {
             1.0
         };

@@ -12,7 +12,7 @@
 //! keeps up can produce: up to the step cap (`StrategyConfig::step_cap`).
 
 use super::{FrameContext, Order, Plan, Steps, StrategyConfig, StrategyId, View};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate};
+use crate::time::{NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
 use proptest::prelude::*;
 
 const HOUR: Nanos = 3_600 * NANOS_PER_SEC;
@@ -92,7 +92,9 @@ fn check_limits(config: &StrategyConfig, decisions: &[Decision]) -> Result<(), T
         for steps in [d.order.steps_before_render(), d.after] {
             match steps {
                 Steps::Fixed(n) => prop_assert!(n <= config.step_cap(), "{n} steps > the step cap"),
-                Steps::Variable(dt) => prop_assert!(dt <= config.max_variable_dt, "variable dt {dt}"),
+                Steps::Variable(dt) => {
+                    prop_assert!(dt <= duration_to_nanos(config.max_variable_dt), "variable dt {dt}")
+                }
             }
         }
         match d.view {
@@ -131,7 +133,7 @@ struct Totals {
 /// ends at `t + work`, and the next starts then or at the strategy's
 /// wake-up, whichever is later.
 struct Host {
-    strategy: Box<dyn super::Strategy>,
+    strategy: super::AnyStrategy,
     refresh: Option<Rate>,
     now: Nanos,
     totals: Totals,
@@ -189,7 +191,7 @@ fn envelope(id: StrategyId, config: &StrategyConfig) -> (Nanos, u32) {
     let cap = config.step_cap();
     let ticks = |n: u32| tick.tick_time(u64::from(n));
     match id {
-        StrategyId::Variable => (config.max_variable_dt.min(ticks(cap)), config.max_steps),
+        StrategyId::Variable => (duration_to_nanos(config.max_variable_dt).min(ticks(cap)), config.max_steps),
         StrategyId::FixedFps => (tick.tick_time(1), config.max_steps),
         StrategyId::Paced => {
             let floor_ticks = u32::try_from(tick.ticks_in(PACED_FLOOR) + 1).expect("a few ticks");
@@ -321,7 +323,7 @@ proptest! {
                 host.frame(period);
             }
             let ticks_before = host.totals.ticks + host.totals.variable / period;
-            host.stall(config.lag_limit() + beyond);
+            host.stall(config.lag_limit_nanos() + beyond);
             // Short frames after the stall: a strategy that replayed it would
             // run up to the step cap in each.
             let stall_start = host.now;
@@ -342,7 +344,7 @@ proptest! {
             prop_assert!(
                 gained <= allowed,
                 "{}: {} ticks in the {} ns after a stall of {} ns (at most {})",
-                id, gained, real, config.lag_limit() + beyond, allowed
+                id, gained, real, config.lag_limit_nanos() + beyond, allowed
             );
         }
     }
@@ -381,7 +383,7 @@ fn updates_after_stall(id: StrategyId, config: &StrategyConfig, stall: Nanos, af
 fn after_a_ten_second_stall_no_strategy_catches_up_more_than_the_lag_limit() {
     let config = StrategyConfig::default();
     let one_second_of_ticks = config.tick_rate.ticks_in(NANOS_PER_SEC);
-    let lag_limit_ticks = config.tick_rate.ticks_in(config.lag_limit());
+    let lag_limit_ticks = config.tick_rate.ticks_in(config.lag_limit_nanos());
     for id in StrategyId::ALL {
         let updates = updates_after_stall(id, &config, 10 * NANOS_PER_SEC, NANOS_PER_SEC);
         // One second of frames may run one second of ticks (plus a frame of

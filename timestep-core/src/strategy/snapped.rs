@@ -79,7 +79,7 @@ impl Snapped {
         Snapped {
             tick: config.tick_rate,
             max_steps: config.step_cap(),
-            lag_limit: config.lag_limit(),
+            lag_limit: config.lag_limit_nanos(),
             period,
             history: [period; HISTORY],
             next: 0,
@@ -99,8 +99,8 @@ impl Snapped {
         u128::from(self.tick.den()) * u128::from(NANOS_PER_SEC)
     }
 
-    fn alpha(&self) -> f32 {
-        (u128_as_f64(self.acc) / u128_as_f64(self.one_tick())).clamp(0.0, 1.0) as f32
+    fn alpha(&self) -> f64 {
+        (u128_as_f64(self.acc) / u128_as_f64(self.one_tick())).clamp(0.0, 1.0)
     }
 
     fn clean(&mut self, raw: Nanos, refresh: Option<Rate>) -> Nanos {
@@ -133,6 +133,25 @@ impl Strategy for Snapped {
         *self = Snapped::new(config);
     }
 
+    /// The clock less the accumulator (snapped and averaged deltas drift
+    /// from the tick grid by design).
+    fn last_tick(&self) -> Option<Nanos> {
+        let acc = self.acc / u128::from(self.tick.num());
+        Some(self.last_now?.saturating_sub(u64::try_from(acc).unwrap_or(u64::MAX)))
+    }
+
+    /// As the backlog's: the tick before `last_tick` counts as run, the
+    /// picture goes on between the two.
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.last_now = Some(last_tick);
+        self.origin = last_tick;
+        if let Some(origin) = last_tick.checked_sub(self.tick.tick_time(1)) {
+            self.origin = origin;
+            self.near = self.near.moved(self.tick, self.ticks, 1, None);
+            self.ticks = 1;
+        }
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let raw = match self.last_now {
             None => {
@@ -163,7 +182,7 @@ impl Strategy for Snapped {
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(steps)),
             view: View::Interpolate { alpha },
-            content_time: prev + round_to_nanos(nanos_as_f64(cur - prev) * f64::from(alpha)),
+            content_time: prev + round_to_nanos(nanos_as_f64(cur - prev) * alpha),
         }
     }
 

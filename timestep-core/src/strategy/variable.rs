@@ -15,7 +15,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
-use crate::time::{Nanos, Rate};
+use crate::time::{Nanos, Rate, duration_to_nanos};
 
 /// One step per frame of the measured delta.
 #[derive(Debug, Clone)]
@@ -30,7 +30,12 @@ pub(crate) struct Variable {
 impl Variable {
     /// A fresh `variable`.
     pub(crate) fn new(config: &StrategyConfig) -> Variable {
-        Variable { tick: config.tick_rate, max_dt: config.max_variable_dt.max(1), last_now: None, guarded: 0 }
+        Variable {
+            tick: config.tick_rate,
+            max_dt: duration_to_nanos(config.max_variable_dt).max(1),
+            last_now: None,
+            guarded: 0,
+        }
     }
 }
 
@@ -41,6 +46,15 @@ impl Strategy for Variable {
 
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Variable::new(config);
+    }
+
+    /// The world is stepped up to the latest frame's start.
+    fn last_tick(&self) -> Option<Nanos> {
+        self.last_now
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.last_now = Some(last_tick);
     }
 
     fn begin(&mut self, ctx: &FrameContext) -> Plan {

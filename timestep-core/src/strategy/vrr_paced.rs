@@ -158,6 +158,14 @@ impl Strategy for VrrPaced {
         *self = VrrPaced::new(config, self.range);
     }
 
+    fn last_tick(&self) -> Option<Nanos> {
+        self.steps.last_tick()
+    }
+
+    fn continue_from(&mut self, last_tick: Nanos) {
+        self.steps.continue_from(last_tick);
+    }
+
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         // On schedule (or late by less than the lead, which a wake's overshoot
         // is): keep the plan; far behind it (a stall): plan from now.

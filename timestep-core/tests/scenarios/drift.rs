@@ -6,7 +6,7 @@
 //! ticks converted exactly, so it is the same nanosecond at any frame rate.
 
 use timestep_core::Pacer;
-use timestep_core::frame::{FrameHost, Simulation};
+use timestep_core::host::{FrameHost, Simulation};
 use timestep_core::strategy::{StrategyConfig, StrategyId, View};
 use timestep_core::time::{Clock, ManualClock, NANOS_PER_SEC, Nanos, Rate, duration_to_nanos};
 #[cfg(target_arch = "wasm32")]

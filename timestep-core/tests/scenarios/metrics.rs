@@ -10,7 +10,7 @@
 //! | ten 100 ms freezes          | twenty hitches (freeze, then jump) of 83 ms, at any length   |
 
 use std::sync::Arc;
-use timestep_core::frame::Simulation;
+use timestep_core::host::Simulation;
 use timestep_core::metrics::FrameStats;
 use timestep_core::monitor::{Event, Preset, RunSpec, Stop, Trace, simulate};
 use timestep_core::strategy::{StrategyId, View};
@@ -56,7 +56,7 @@ fn stats_and_mean_behind(spec: &RunSpec) -> (FrameStats, f64) {
         .iter()
         .filter_map(|event| match event {
             Event::Render { view: View::Latest, .. } => Some(0.0),
-            Event::Render { view: View::Interpolate { alpha }, .. } => Some(1.0 - f64::from(*alpha)),
+            Event::Render { view: View::Interpolate { alpha }, .. } => Some(1.0 - *alpha),
             Event::Render { view: View::Extrapolate { .. }, .. } => panic!("no extrapolation in these runs"),
             _ => None,
         })

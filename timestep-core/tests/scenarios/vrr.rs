@@ -10,7 +10,7 @@
 //! | auto, glaiel and desktop                  | judder ≤ 0.5 ms, latency ≥ 5 ms below interpolated's    |
 //! | fuzzy at frames of 60.9 fps               | told VRR: strict, right speed; not told: runs fast      |
 
-use timestep_core::frame::Simulation;
+use timestep_core::host::Simulation;
 use timestep_core::monitor::{Preset, RunSpec, Stop, simulate};
 use timestep_core::report::RunReport;
 use timestep_core::strategy::{StrategyConfig, StrategyId};

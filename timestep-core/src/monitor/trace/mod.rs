@@ -1,4 +1,4 @@
-//! `--trace`: measured frames to replay instead of the cost model.
+//! Trace replay: measured frames to replay instead of the cost model.
 //!
 //! A trace is either a plain list of frame times in milliseconds (one per
 //! line, header optional) or a frame-time capture: PresentMon 1.x / 2.x,
@@ -10,7 +10,7 @@
 //! ```text
 //! rows ──► one swap chain ──► displayed frames ──► display timing
 //!          (most rows, or     (a not-displayed      (refresh measured from the
-//!           --trace-app)       frame's present       display-change intervals, or
+//!           the one named)     frame's present       display-change intervals, or
 //!                              interval merges       none: a virtual display)
 //!                              into the next)
 //! ```

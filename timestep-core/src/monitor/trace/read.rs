@@ -11,7 +11,7 @@
 //!
 //! | meaning | column, in order of precedence | formats |
 //! |---|---|---|
-//! | present interval | `MsBetweenPresents`, else `FrameTime`, else `frame_ms` | 1.x, 2.4+ / 2.0–2.3 / the lab's `--frame-log` |
+//! | present interval | `MsBetweenPresents`, else `FrameTime`, else `frame_ms` | 1.x, 2.4+ / 2.0–2.3 / a frame log's |
 //! | not displayed | `Dropped` = 1, else `MsUntilDisplayed` = NA, else `DisplayedTime` = NA | 1.x / 2.4+ / 2.0–2.3 |
 //! | display-change interval | `MsBetweenDisplayChange`; else the previous displayed frame's `DisplayedTime` (2.0–2.3 writes it forward-looking) | |
 //! | present to display | `MsUntilDisplayed`, else `DisplayLatency − FrameTime` | |
@@ -28,7 +28,7 @@
 //! comma), semicolon-separated values (not supported: export with commas), a
 //! frame time that is not a finite number of ms in [0, [`MAX_FRAME_MS`]], a
 //! trace whose frame times are all 0, and files past [`MAX_TRACE_BYTES`] or
-//! with a line past [`MAX_LINE_BYTES`] (`--trace /dev/zero` stops at once).
+//! with a line past [`MAX_LINE_BYTES`] (`/dev/zero` stops at once).
 //! Values out of range are checked in the replayed swap chain only: an idle
 //! background window presenting every 20 s does not make a capture unusable.
 
@@ -137,7 +137,7 @@ pub enum TraceError {
         /// Last line of the replayed frames.
         last: u64,
     },
-    /// `--trace-app` names no application of the capture.
+    /// The application asked for is not in the capture.
     #[error("'{name}' is not in the capture; its applications: {present}")]
     UnknownApp {
         /// The name asked for.

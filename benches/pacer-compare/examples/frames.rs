@@ -1,0 +1,50 @@
+//! The benchmark's frames in a plain loop, for a profiler: callgrind counts
+//! their instructions whatever else the machine runs.
+//!
+//! ```sh
+//! cargo build --release -p pacer-compare --example frames
+//! valgrind --tool=callgrind --toggle-collect=pacer_compare::pacer_frame \
+//!     target/release/examples/frames 100000 pacer
+//! valgrind --tool=callgrind --toggle-collect=frames::bevy_frame \
+//!     target/release/examples/frames 100000 bevy
+//! ```
+//! Instructions a frame: the total callgrind collects over the frames.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use bevy_time::{Fixed, Time};
+use pacer_compare::{Ball, FRAME, TICK_HZ, pacer_frame};
+use timestep_core::{Instant, Pacer, Rate, StrategyId};
+
+/// One frame of `Time<Fixed>`, as `benches/frame.rs` runs it.
+#[inline(never)]
+fn bevy_frame(time: &mut Time<Fixed>, ball: &mut Ball, delta: Duration) -> f64 {
+    time.accumulate_overstep(delta);
+    let step = time.timestep();
+    while time.overstep() >= step {
+        time.discard_overstep(step);
+        time.advance_by(step);
+        ball.update(time.delta().as_secs_f64());
+    }
+    ball.blend(f64::from(time.overstep_fraction()))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let frames: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100_000);
+    let mut ball = Ball::default();
+    if args.get(2).is_some_and(|loop_| loop_ == "bevy") {
+        let mut time = Time::<Fixed>::from_hz(f64::from(TICK_HZ));
+        for _ in 0..frames {
+            black_box(bevy_frame(&mut time, &mut ball, black_box(FRAME)));
+        }
+        return;
+    }
+    let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(u64::from(TICK_HZ)));
+    let start = Instant::now();
+    for k in 1..=frames {
+        black_box(pacer_frame(&mut pacer, &mut ball, black_box(start + FRAME * k)));
+    }
+    assert!(pacer.total_updates() > 0, "the pacer really stepped");
+}

@@ -31,8 +31,9 @@
 //! prints a table should not leave files behind unasked.
 
 use super::ReportError;
-use super::html::{self, escape, pass_label, passes, strategy_order};
+use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
+use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;

@@ -18,6 +18,7 @@
 
 use super::ReportError;
 use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
+use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
@@ -31,22 +32,6 @@ use crate::report::registry::{
 };
 use std::fmt::Write as _;
 use std::path::Path;
-
-/// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The page's style sheet (shared with `compare.html`).
 pub(crate) const CSS: &str = r#"
@@ -553,11 +538,6 @@ fn figures_table(body: &mut String, mon: &MonitorCard, passes: &[Option<bool>]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escape_covers_the_five_special_characters() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-    }
 
     #[test]
     fn strategies_come_in_key_order_then_unknown_ones() {

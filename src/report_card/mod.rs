@@ -17,17 +17,19 @@
 //!
 //! - [`schema`]: the types of `report.json` ([`ReportCard`], [`MonitorCard`],
 //!   [`PresentModeCheck`], [`IntervalStats`], [`FrameTrace`], [`RunRecord`]).
-//! - [`stats`]: present-interval mean, σ, p99 and histogram from integer ns.
+//! - [`stats`]: present-interval statistics ([`IntervalStats`], [`Histogram`]): mean, σ, p99
+//!   and histogram from integer ns.
 //! - [`setup`]: a model of the measured setup (frame work, present queue, wake-up precision).
 //! - [`predict`]: the simulator's prediction for a measured display, on that model.
 //! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
-//! - [`html`] and [`plots`]: the page and its SVG plots.
+//! - [`html`] and [`plots`]: the page and its SVG plots (both escape text with `markup`).
 //! - [`compare`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 
 pub mod compare;
 pub mod html;
 pub mod judge;
+mod markup;
 pub mod plots;
 pub mod predict;
 pub mod schema;

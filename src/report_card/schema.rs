@@ -29,6 +29,8 @@
 
 use super::ReportError;
 use super::setup::MeasuredSetup;
+use super::stats::micros_as_ms;
+pub use super::stats::{Histogram, IntervalStats};
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
     DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SPEED_RATIO, SYSTEM_TIME_S,
@@ -260,44 +262,6 @@ pub struct PresentModeCheck {
     pub intervals: Option<IntervalStats>,
 }
 
-/// Statistics of present (or display) intervals.
-///
-/// `std_ms` is the population standard deviation (divided by n); `p99_ms` is
-/// the nearest-rank 99th percentile: the value at rank ⌈0.99·n⌉ of the sorted intervals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IntervalStats {
-    /// Intervals measured.
-    pub count: u64,
-    /// Mean interval, ms.
-    pub mean_ms: f64,
-    /// Standard deviation, ms.
-    pub std_ms: f64,
-    /// 99th percentile, ms.
-    pub p99_ms: f64,
-    /// Shortest interval, ms.
-    pub min_ms: f64,
-    /// Longest interval, ms.
-    pub max_ms: f64,
-    /// The distribution.
-    pub histogram: Histogram,
-}
-
-/// Counts of intervals in equal bins: bin `k` holds intervals in
-/// `[start_ms + k·bin_ms, start_ms + (k+1)·bin_ms)`; `above` counts the ones
-/// past the last bin (long stalls, kept out of the plot's range).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Histogram {
-    /// Lower edge of the first bin, ms.
-    pub start_ms: f64,
-    /// Width of every bin, ms.
-    pub bin_ms: f64,
-    /// Intervals per bin.
-    pub counts: Vec<u64>,
-    /// Intervals at or past `start_ms + counts.len()·bin_ms`.
-    #[serde(default)]
-    pub above: u64,
-}
-
 /// A sample of display intervals from one run, for the frame-time plot.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct FrameTrace {
@@ -313,11 +277,6 @@ impl FrameTrace {
         let intervals_ms = intervals.iter().take(TRACE_LEN).map(|&ns| micros_as_ms(ns)).collect();
         FrameTrace { label: label.into(), intervals_ms }
     }
-}
-
-/// `ns` rounded to a whole microsecond, in ms: 16 666 667 ns → 16.667.
-pub(crate) fn micros_as_ms(ns: Nanos) -> f64 {
-    (ns.saturating_add(500) / 1000) as f64 / 1000.0
 }
 
 /// One run's figures: a measured run, a prediction, or a simulator run.
@@ -557,13 +516,6 @@ mod tests {
         let run: RunRecord = serde_json::from_str(old).expect("an older record loads");
         assert_eq!((run.figure(&STARTUP_MS), run.figure(&HITCHES)), (None, Some(2.0)));
         assert_eq!(run.figure(&JUDDER_MS), Some(0.5), "unknown keys (fps) are ignored");
-    }
-
-    #[test]
-    fn micros_as_ms_rounds_to_the_nearest_microsecond() {
-        assert_eq!(micros_as_ms(16_666_667), 16.667);
-        assert_eq!(micros_as_ms(16_666_499), 16.666);
-        assert_eq!(micros_as_ms(0), 0.0);
     }
 
     #[test]

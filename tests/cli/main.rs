@@ -8,6 +8,7 @@ mod report_card;
 
 mod binary;
 mod compare;
+mod modules;
 mod output_paths;
 mod readme;
 mod registry;

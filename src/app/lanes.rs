@@ -41,7 +41,7 @@ use serde::Serialize;
 use crate::frame::{FrameHost, FrameReport};
 use crate::hud::LaneLabel;
 use crate::metrics::Metrics;
-use crate::monitor::RunReport;
+use crate::monitor::{RunModel, RunReport};
 use crate::render::Letterbox;
 use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentMode, Presented, Session};
 use crate::sim::{Instance, LANE_INSTANCES, LaneWorld, Look};
@@ -371,7 +371,7 @@ impl Lanes {
             .iter_mut()
             .map(|lane| {
                 let mut run = lane.session.report(now);
-                run.model = "lanes".to_owned();
+                run.model = RunModel::Lanes;
                 run.seed = seed;
                 LaneReport { run, needs_loop: lane.needs_loop }
             })
@@ -564,7 +564,7 @@ mod tests {
         let reports = lanes.reports(clock.now(), 1);
         assert_eq!(reports[1].run.total_updates, 0);
         assert!(reports[1].needs_loop && !reports[0].needs_loop);
-        assert_eq!(reports[0].run.model, "lanes");
+        assert_eq!(reports[0].run.model, RunModel::Lanes);
     }
 
     #[test]

@@ -140,6 +140,9 @@ pub struct Tour {
     sampler: SetupSampler,
     /// Whether the reference probe (the emulated grid, else Fifo) found vsync in effect.
     reference_vsync: Option<bool>,
+    /// The current monitor's refresh with vsync in effect: measured by the first probe of a
+    /// real present mode that found it (the emulated grid's probe measures the grid, not the monitor).
+    vsynced_refresh_hz: Option<f64>,
 }
 
 impl Tour {
@@ -165,6 +168,7 @@ impl Tour {
             progress: Progress::new(),
             sampler: SetupSampler::new(),
             reference_vsync: None,
+            vsynced_refresh_hz: None,
         }
     }
 
@@ -223,6 +227,7 @@ impl Tour {
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
         self.emulated = demo.emulated_here();
+        self.vsynced_refresh_hz = None;
         let mut card = MonitorCard { emulated_refresh_hz: self.emulated.map(Rate::hz), ..MonitorCard::default() };
         identify(&mut card, self.choice, demo, event_loop);
         card
@@ -358,6 +363,9 @@ impl Tour {
                 if is_reference(mode, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
+                if !mode.emulated && verdict.vsync == Some(true) && self.vsynced_refresh_hz.is_none() {
+                    self.vsynced_refresh_hz = measured;
+                }
                 if let Some(m) = self.monitor.as_mut() {
                     m.present_modes.push(PresentModeCheck {
                         mode: mode_label(mode, emulated),
@@ -406,13 +414,7 @@ impl Tour {
     /// Adds the predictions to the current monitor's card and files it.
     fn finish_monitor(&mut self, config: &RunConfig) {
         let Some(mut m) = self.monitor.take() else { return };
-        // The refresh with vsync in effect: the first probe that found it and measured a rate.
-        // The emulated grid's probe measures the grid, not the monitor.
-        m.measured_refresh_hz = m
-            .present_modes
-            .iter()
-            .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
-            .find_map(|p| p.measured_refresh_hz);
+        m.measured_refresh_hz = self.vsynced_refresh_hz.take();
         let refresh = self
             .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))

@@ -39,6 +39,7 @@ use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
 use crate::monitor::trim_number;
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
+use crate::report::RunModel;
 use crate::report::registry::STRATEGY;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -236,13 +237,17 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
         Source::Runs(runs) => {
             let mut groups: Vec<Group> = Vec::new();
             for run in runs {
-                let model = run.model.clone().unwrap_or_else(|| "unknown model".to_owned());
                 let tick =
                     run.tick_rate.filter(|t| (t - 60.0).abs() > 1e-9).map(|t| format!(", tick {}", hz_label(Some(t))));
-                let label = if model == "window" {
-                    format!("window {}", hz_label(run.refresh_hz))
-                } else {
-                    format!("sim {} ({model}{})", hz_label(run.refresh_hz), tick.unwrap_or_default())
+                let label = match &run.model {
+                    // A measured run: the window, or one of its lanes.
+                    Some(model) if model.is_measured() => format!("{model} {}", hz_label(run.refresh_hz)),
+                    model => format!(
+                        "sim {} ({}{})",
+                        hz_label(run.refresh_hz),
+                        model.as_ref().map_or("unknown model", RunModel::name),
+                        tick.unwrap_or_default()
+                    ),
                 };
                 match groups.iter_mut().find(|g| g.label == label) {
                     Some(g) => g.runs.push(run.clone()),
@@ -576,7 +581,7 @@ mod tests {
             strategy: strategy.to_owned(),
             refresh_hz: Some(hz),
             vsync: Some(vsync),
-            model: Some("desktop".to_owned()),
+            model: Some(RunModel::Preset(crate::monitor::Preset::Desktop)),
             tick_rate: Some(60.0),
             ..RunRecord::default()
         }
@@ -605,6 +610,19 @@ mod tests {
         let text = c.to_text();
         assert!(text.contains("catch-up | 4.80  n/a 20.0"), "{text}");
         assert!(text.contains("snapped  | 0.30  n/a 20.0 *"), "{text}");
+    }
+
+    #[test]
+    fn measured_runs_are_labelled_by_their_model_not_as_simulated() {
+        let measured = |model| RunRecord { model: Some(model), ..sim("snapped", 60.0, true, 0.3) };
+        let runs = vec![measured(RunModel::Window), measured(RunModel::Lanes), measured(RunModel::Trace)];
+        let c = compare(&[("runs.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
+        let labels: Vec<&str> = c.tables[0].columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["window 60 Hz", "lanes 60 Hz", "sim 60 Hz (trace)"],
+            "a lane is measured, a trace simulated"
+        );
     }
 
     #[test]

@@ -24,12 +24,12 @@ use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::monitor::trim_number;
 use crate::plot::PlotError;
-use crate::report::Field;
 use crate::report::registry::{
     DOUBLE_UPDATES, HITCHES, JUDDER_MS, JUDDER_P99_MS, LATENCY_MAX_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS,
     PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS, REPEATED_FRAMES, SKIPPED_RENDERS,
     STARTUP_MS,
 };
+use crate::report::{Field, RunModel};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -433,7 +433,7 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
         series.push(BarSeries {
             name: format!(
                 "predicted (simulator, {} model)",
-                predicted.first().and_then(|p| p.model.as_deref()).unwrap_or("desktop")
+                predicted.first().and_then(|p| p.model.as_ref()).map_or("desktop", RunModel::name)
             ),
             color: plots::PREDICTED,
             values: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),

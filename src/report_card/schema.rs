@@ -35,7 +35,7 @@ use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
     DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SPEED_RATIO, SYSTEM_TIME_S,
 };
-use crate::report::{FIELDS, Field, IntervalHistogram, RunReport, Section};
+use crate::report::{FIELDS, Field, IntervalHistogram, RunModel, RunReport, Section};
 use crate::time::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -301,8 +301,8 @@ pub struct RunRecord {
     pub tick_rate: Option<f64>,
     /// The refresh rate the pattern counts in, Hz.
     pub refresh_hz: Option<f64>,
-    /// `window` for a measured run, the simulator model (`desktop`) otherwise.
-    pub model: Option<String>,
+    /// What produced the frames: `window` for a measured run, the simulator's model (`desktop`, `this setup`) otherwise.
+    pub model: Option<RunModel>,
     /// The simulator's noise seed.
     pub seed: Option<u64>,
     /// Every number of the report's figures, by the registry's names
@@ -374,7 +374,7 @@ impl From<&RunReport> for RunRecord {
             present_mode: r.display.as_ref().map(|d| d.present_mode_actual.clone()),
             tick_rate: defined(r.tick_rate),
             refresh_hz: defined(r.refresh_hz),
-            model: (!r.model.is_empty()).then(|| r.model.clone()),
+            model: (!r.model.name().is_empty()).then(|| r.model.clone()),
             seed: Some(r.seed),
             figures,
             present_interval_histogram: r.present_interval_histogram.clone(),

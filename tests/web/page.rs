@@ -241,7 +241,10 @@ fn tour_in_the_page(browser: &Browser, server: &Server) -> Result<(std::path::Pa
     );
     let setup = monitor.setup.as_ref().ok_or_else(|| format!("the page's setup is modelled: {:?}", monitor.notes))?;
     assert_eq!(setup.queue_depth, 1, "requestAnimationFrame shows a frame at the next refresh: {setup:?}");
-    assert!(monitor.predictions.iter().all(|p| p.model.as_deref() == Some("this setup")), "predicted on the setup");
+    assert!(
+        monitor.predictions.iter().all(|p| p.model == Some(timestep_lab::monitor::RunModel::Setup)),
+        "predicted on the setup"
+    );
     Ok((json, card))
 }
 

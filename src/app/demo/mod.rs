@@ -39,7 +39,7 @@ use crate::app::window::{IDLE_RETRY, OnMonitor, WindowState};
 use crate::error::CliError;
 use crate::frame::FrameReport;
 use crate::hud::{HudData, RunnerLane};
-use crate::monitor::RunReport;
+use crate::monitor::{RunModel, RunReport};
 use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::rng::SplitMix64;
@@ -633,7 +633,7 @@ impl Demo {
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
     pub fn report(&mut self, now: Nanos) -> RunReport {
         let mut run = self.session.report(now);
-        run.model = "window".to_owned();
+        run.model = RunModel::Window;
         run.seed = self.seed;
         run
     }

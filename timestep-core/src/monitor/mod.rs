@@ -34,7 +34,7 @@ pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
 // The reports a run gives, where they were before they had a module of their own.
 pub use crate::report::{
-    DisplayFacts, FIELDS, IntervalHistogram, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
+    DisplayFacts, FIELDS, IntervalHistogram, RunModel, RunReport, TRACE_FIELDS, Table, TraceInfo, definition,
     definitions_markdown, to_csv, to_json, to_table, trim_number,
 };
 pub use timeline::{Event, Timeline};
@@ -498,7 +498,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     progress(1.0);
     let end = display.clock();
     let mut report = session.report(end);
-    report.model = if spec.trace.is_some() { "trace" } else { spec.model.preset.name() }.to_owned();
+    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
     report.seed = spec.seed;
     report.display = None;
     report.trace = spec.trace.as_ref().map(|t| t.info());

@@ -13,15 +13,18 @@
 //! ```text
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
 //!   run        RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
+//!   model      RunModel: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
 //!   text       to_table, to_csv, to_json: their columns from the registry
 //!   table      the aligned text table, trim_number
 //! ```
 
+mod model;
 pub mod registry;
 mod run;
 mod table;
 mod text;
 
+pub use model::RunModel;
 pub use registry::{
     Cell, FIELDS, Field, Section, TRACE_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
 };

@@ -223,8 +223,9 @@ pub static MODEL: Field = field!(
     Setting,
     0,
     true,
-    Read::Report(|r| Cell::Text(&r.model)),
-    "the machine model (`trace` for replayed frame times, `window` for the real window)"
+    Read::Report(|r| Cell::Text(r.model.name())),
+    "the machine model (a preset's name; `trace` for replayed frame times, `window` for the real window or page, \
+     `lanes` for one of its lanes, `this setup` for a report card's prediction on the setup it measured)"
 );
 /// The noise seed.
 pub static SEED: Field = field!("seed", "", Setting, 0, false, Read::Report(|r| Cell::Count(r.seed)), "the noise seed");

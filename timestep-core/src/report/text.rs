@@ -83,7 +83,7 @@ mod tests {
             refresh_hz: 60000.0 / 1001.0,
             vsync: Some(true),
             tick_rate: 60.0,
-            model: "glaiel".into(),
+            model: crate::report::RunModel::Preset(crate::monitor::Preset::Glaiel),
             seed: 3,
             total_updates: 10,
             vsyncs: 11,

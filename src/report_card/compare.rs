@@ -10,15 +10,16 @@
 //! runs are grouped into columns by model, refresh and tick rate
 //! (`sim 144 Hz (desktop)`). When two columns would carry the same label,
 //! every label gets its file's name in front. There is one table per vsync
-//! pass (on, off), rows are strategies, and a cell holds three figures:
+//! pass (on, off), rows are strategies, and a cell holds three figures,
+//! labelled and printed with the registry's words, units and decimals:
 //!
 //! ```text
 //! vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min
-//! strategy     | monitor 1 (60 Hz)     | sim 144 Hz (desktop)
-//! -------------+-----------------------+----------------------
-//! lockstep     |  0.00  n/a      0.0   |  0.00  n/a -42009.7 !
-//! fixed-fps    |  0.00  n/a      0.0 * |  2.64  n/a     -7.4
-//! variable     |  0.50  n/a     33.3   |  0.50  n/a     13.6 *
+//! strategy     | monitor 1 (60 Hz)       | sim 144 Hz (desktop)
+//! -------------+-------------------------+-------------------------
+//! lockstep     | 0.000   0.00 15.512     | 0.000   0.00  6.944 !
+//! fixed-fps    | 0.000   0.00 15.431 *   | 2.640 120.00 21.318
+//! variable     | 0.500   0.00 33.300     | 0.500   0.00 13.600 *
 //! monitor 1 (60 Hz): best fixed-fps (predicted: fixed-fps); the simulator agrees on 9 of 10 strategies; …
 //! sim 144 Hz (desktop): best variable
 //! ```
@@ -359,24 +360,14 @@ fn mark(run: &RunRecord, best: Option<&str>, max_drift: f64) -> &'static str {
     }
 }
 
+/// The three figures of a cell, by their labels: `judder ms, hitches/min, latency ms`.
+fn cell_labels() -> String {
+    Metric::ALL.map(Metric::label).join(", ")
+}
+
 /// The rule and tolerances, one line each.
 fn rule_lines(max_drift: f64) -> [String; 2] {
-    [
-        format!(
-            "best (*): among runs with |drift| <= {} ms/min, fewest hitches/min (ties within {}), then least judder \
-             (ties within {} ms), then lowest latency",
-            trim_number(max_drift, 3),
-            judge::HITCH_TIE_PER_MIN,
-            judge::JUDDER_TIE_MS
-        ),
-        format!(
-            "agreement: measured within the prediction (or its range over start phases) +- (judder {} ms, hitches \
-             {}/min or one hitch in the run, latency one refresh) + {} %",
-            judge::JUDDER_TOLERANCE.abs,
-            judge::HITCH_TOLERANCE.abs,
-            judge::JUDDER_TOLERANCE.rel * 100.0
-        ),
-    ]
+    [format!("best (*): {}", judge::best_rule(max_drift)), format!("agreement: {}", judge::agreement_rule())]
 }
 
 impl Comparison {
@@ -389,9 +380,10 @@ impl Comparison {
         for table in &self.tables {
             let _ = writeln!(
                 out,
-                "\n{}: judder ms, hitches/min, latency ms; * best in column, ! |drift| > {} ms/min",
+                "\n{}: {}; * best in column, ! {}",
                 pass_label(table.pass),
-                trim_number(self.max_drift, 3)
+                cell_labels(),
+                judge::drift_rule(">", self.max_drift)
             );
             let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
             // Each figure right-aligned to the widest of its kind in the table.
@@ -481,7 +473,12 @@ impl Comparison {
         }
         body.push_str("</tr>\n<tr><th></th>");
         for _ in &table.columns {
-            body.push_str("<th class=\"s\">judder ms</th><th>hitches/min</th><th>latency ms</th>");
+            for (k, metric) in Metric::ALL.iter().enumerate() {
+                let class = if k == 0 { " class=\"s\"" } else { "" };
+                let field = metric.field();
+                let _ =
+                    write!(body, "<th{class} title=\"{}\">{}</th>", escape(field.definition), escape(&field.label()));
+            }
         }
         body.push_str("</tr>\n");
         let bests: Vec<Option<&str>> = table.columns.iter().map(|c| c.best(self.max_drift)).collect();
@@ -537,8 +534,7 @@ impl Comparison {
             .collect::<Vec<_>>();
         let marker_name = table.columns.iter().any(|c| !c.predictions.is_empty()).then(|| "prediction".to_owned());
         let chart = BarChart { rows: table.rows.clone(), series, marker_name };
-        let svg =
-            plots::bars_svg(&chart, &format!("judder, hitches and latency per strategy, {}", pass_label(table.pass)))?;
+        let svg = plots::bars_svg(&chart, &format!("{} per strategy, {}", Metric::names(), pass_label(table.pass)))?;
         let _ = writeln!(body, "<figure>{svg}</figure></section>");
         Ok(())
     }
@@ -608,8 +604,11 @@ mod tests {
         assert_eq!(on.columns[0].best(MAX_DRIFT_MS_PER_MIN), Some("snapped"));
         assert_eq!(c.tables[1].columns.len(), 1, "only 60 Hz ran with vsync off");
         let text = c.to_text();
-        assert!(text.contains("catch-up | 4.80  n/a 20.0"), "{text}");
-        assert!(text.contains("snapped  | 0.30  n/a 20.0 *"), "{text}");
+        assert!(text.contains("catch-up | 4.800  n/a 20.000"), "{text}");
+        assert!(text.contains("snapped  | 0.300  n/a 20.000 *"), "{text}");
+        assert!(
+            text.contains("vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min")
+        );
     }
 
     #[test]

@@ -463,6 +463,18 @@ impl RunRecord {
         self.figures.get(field)
     }
 
+    /// A figure as a card shows it: the recorded one, except hitches per minute
+    /// and drift, which older files lack and are derived (see above).
+    pub fn value(&self, field: &Field) -> Option<f64> {
+        if *field == HITCHES_PER_MIN {
+            self.hitches_per_min()
+        } else if *field == DRIFT_MS_PER_MIN {
+            self.drift_ms_per_min()
+        } else {
+            self.figure(field)
+        }
+    }
+
     /// The record with `field` set to `value`.
     #[must_use]
     pub fn with(mut self, field: &'static Field, value: f64) -> RunRecord {

@@ -33,6 +33,7 @@ use crate::monitor::{
 };
 use crate::output::{Progress, bar};
 use crate::platform::Instant;
+use crate::report::{FIELDS, Field, TRACE_FIELDS, table_fields};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
@@ -67,7 +68,7 @@ const PHASE_STREAM: u64 = 0x5048_4153_4553; // "PHASES"
 /// updates per refresh (the pattern), double updates, skipped renders,
 /// repeated frames, game vs system time, speed, judder, hitches, latency and present pacing.
 #[derive(clap::Args, Debug, Clone)]
-#[command(after_long_help = MODEL_HELP)]
+#[command(after_long_help = model_help())]
 pub struct SimulateArgs {
     /// Strategies to run: comma-separated ids or `all`.
     #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up",
@@ -201,6 +202,43 @@ fn seconds_help() -> String {
     )
 }
 
+/// `--help`'s text after the flags: the models, the fields (from the core's registry) and examples.
+fn model_help() -> String {
+    MODEL_HELP.replace("{FIELDS}", &fields_help())
+}
+
+/// The fields every run reports, from the registry, wrapped for a terminal.
+fn fields_help() -> String {
+    let names = |fields: &[&Field]| fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+    let text = format!(
+        "Every run reports: {}. The table shows the first columns people read ({}); csv and json carry all of them, \
+         and json adds present_interval_histogram (0.25 ms bins). A --trace run adds {}. Definitions: \
+         timestep-lab simulate --fields.",
+        names(&FIELDS),
+        names(&table_fields().collect::<Vec<_>>()),
+        names(&TRACE_FIELDS)
+    );
+    wrap(&text, HELP_WIDTH)
+}
+
+/// The width `--help`'s own paragraphs are wrapped to.
+const HELP_WIDTH: usize = 92;
+
+/// `text` broken at spaces into lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines.join("\n")
+}
+
 const MODEL_HELP: &str = "\
 Models (--model):
   glaiel   The seed article's monitor simulator, to reproduce its table. Clock from 0;
@@ -215,18 +253,7 @@ Models (--model):
   seed000  Seed 000's worked example: render 3 ms, update 1 ms, no noise, exact sleeps,
            present 0, vsync off, refresh 62.5 Hz (a 16 ms interval for `paced`).
 
-Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
-vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, drift_ms_per_min, judder_ms, judder_p99_ms, hitches, max_hitch_ms,
-hitches_per_min, latency_ms, latency_p95_ms, latency_max_ms, present_interval_mean_ms,
-present_interval_std_ms, present_interval_p99_ms, pattern (first 200 characters).
-The table shows the first columns people read; csv and json carry all of them, and json adds
-present_interval_histogram (0.25 ms bins). Definitions: judder_ms is the RMS of the per-frame
-motion error, hitches are frames off by half a refresh or more (a jump or a freeze), latency_ms
-is input to photon (display time minus the time the depicted update read its input), drift is
-(speed_ratio - 1) * 60000 ms of game time per minute. A --trace run adds trace_app,
-trace_frames, trace_dropped (never-displayed frames, merged into the next displayed one)
-and trace_refresh_hz (measured from the capture's display changes).
+{FIELDS}
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60

@@ -36,7 +36,7 @@ use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
+use super::schema::{FigureError, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::monitor::trim_number;
 use crate::platform::files::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
@@ -77,12 +77,22 @@ pub enum SourceError {
         /// What serde found.
         source: serde_json::Error,
     },
+    /// A run (numbered from 1; 0 for a file holding one run) with a number no field can hold.
+    #[error("{}{source}", if *.index == 0 { String::new() } else { format!("run {}: ", .index) })]
+    Figure {
+        /// Which run, from 1; 0 for a file holding one run.
+        index: usize,
+        /// Which number, and why.
+        source: FigureError,
+    },
     /// A report card that this build cannot read.
     #[error(transparent)]
     Card(#[from] super::SchemaError),
 }
 
-/// Recognises `text` as a report card, a list of runs or one run.
+/// Recognises `text` as a report card, a list of runs or one run, and checks
+/// every number in it (the one load path of `compare` and the page's
+/// comparison: [`check_numbers`]).
 ///
 /// # Errors
 /// A [`SourceError`] saying what is wrong (without the file name).
@@ -97,6 +107,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
             Ok(Source::Card(Box::new(ReportCard::from_json(text)?)))
         }
         serde_json::Value::Object(map) if map.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) => {
+            check_numbers(&value).map_err(|source| SourceError::Figure { index: 0, source })?;
             let run: RunRecord =
                 serde_json::from_value(value).map_err(|source| SourceError::BadRun { index: 0, source })?;
             Ok(Source::Runs(vec![run]))
@@ -112,6 +123,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
                     if !item.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) {
                         return Err(SourceError::NotARun(i + 1));
                     }
+                    check_numbers(item).map_err(|source| SourceError::Figure { index: i + 1, source })?;
                     serde_json::from_value(item.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
                 })
                 .collect::<Result<Vec<RunRecord>, SourceError>>()
@@ -561,6 +573,8 @@ mod tests {
             ("[1]", "item 1 is not a run"),
             ("[{\"strategy\": \"x\", \"judder_ms\": \"high\"}]", "run 1:"),
             ("{", "not valid JSON"),
+            ("[{\"strategy\": \"x\"}, {\"strategy\": \"y\", \"refresh_hz\": -1}]", "run 2: refresh_hz is -1 Hz"),
+            ("{\"strategy\": \"x\", \"judder_ms\": 1e308}", "judder_ms is 1e308 ms, more than 1e12 ms"),
         ] {
             match parse_source(text) {
                 Err(e) => {

@@ -40,8 +40,8 @@ pub mod synthetic;
 pub use html::{report_html, write_report_html};
 pub use predict::{PredictedDisplay, predict};
 pub use schema::{
-    FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PredictionRange, PresentModeCheck, ReportCard,
-    RunRecord, SCHEMA, SchemaError, VERSION,
+    FigureError, FrameTrace, Histogram, IntervalStats, Machine, MonitorCard, PredictionRange, PresentModeCheck,
+    ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
 };
 pub use setup::{MeasuredSetup, SetupSampler};
 pub use synthetic::{SyntheticMonitor, synthetic_card};

@@ -79,10 +79,10 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "HZ[,HZ…]", allow_hyphen_values = true, value_delimiter = ',', value_parser = cli::rate,
           help = cli::rate_help(
               "Display refresh rates, comma-separated",
-              " (59.94 is the exact 60000/1001). Default: the model's (60; seed000: 62.5)"))]
+              " (59.94 is the exact 60000/1001). Default: the model's (60; pacing-answer: 62.5)"))]
     pub refresh: Option<Vec<Rate>>,
 
-    /// Vsync on or off. Default: the model's (on; seed000: off).
+    /// Vsync on or off. Default: the model's (on; pacing-answer: off).
     #[arg(long, value_name = "on|off", allow_hyphen_values = true, ignore_case = true)]
     pub vsync: Option<Vsync>,
 
@@ -93,7 +93,7 @@ pub struct SimulateArgs {
 
     /// Machine and display model (see below).
     #[arg(long, value_name = "MODEL", allow_hyphen_values = true, ignore_case = true, default_value = "glaiel",
-          value_parser = cli::one_of(&Preset::ALL, Preset::name))]
+          value_parser = preset())]
     pub model: Preset,
 
     /// Stop once this many updates have run (checked at frame start).
@@ -158,7 +158,7 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub fields: bool,
 
-    /// Print each run's first 200 events in seed 000's notation (R render, U update, W wait; ms).
+    /// Print each run's first 200 events in the frame-pacing answer's notation (R render, U update, W wait; ms).
     /// With json/csv the timelines go to stderr.
     #[arg(long)]
     pub timeline: bool,
@@ -177,6 +177,13 @@ pub struct SimulateArgs {
     /// Replay this application's swap chain (its largest) instead of the capture's largest one.
     #[arg(long, value_name = "NAME", requires = "trace")]
     pub trace_app: Option<String>,
+}
+
+/// `--model`: a preset's name or one of its aliases (`seed000`), in any case.
+fn preset() -> impl clap::builder::TypedValueParser<Value = Preset> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    let values = Preset::ALL.map(|p| PossibleValue::new(p.name()).aliases(p.aliases().iter().copied()));
+    PossibleValuesParser::new(values).try_map(|text: String| Preset::parse(&text))
 }
 
 fn strategies_help() -> String {
@@ -241,17 +248,20 @@ fn wrap(text: &str, width: usize) -> String {
 
 const MODEL_HELP: &str = "\
 Models (--model):
-  glaiel   The seed article's monitor simulator, to reproduce its table. Clock from 0;
-           noise f = (1/60)*0.005 s; update 10 us +- f*0.01, render 5 ms +- f*0.01;
-           vsync: wait to the next refresh boundary +- f; no vsync: present 1 us +- f;
-           busy 1 us +- f*1e-5 after display. Default refresh 60 Hz, vsync on.
-  desktop  Present queue of 2 (returns at once while one frame may wait; frames shown at
-           successive vblanks, wake 0-100 us late); sleeps overshoot 50-1000 us;
-           update 0.1-0.5 ms; render 2-8 ms; no-vsync present 50-200 us. 60 Hz, vsync on.
-  slow     desktop with render 20-25 ms: longer than a 60 Hz refresh.
-  spiky    desktop plus a 30-100 ms stall every 1.5-2.5 s (seeded).
-  seed000  Seed 000's worked example: render 3 ms, update 1 ms, no noise, exact sleeps,
-           present 0, vsync off, refresh 62.5 Hz (a 16 ms interval for `paced`).
+  glaiel         The monitor simulator of Tyler Glaiel's \"How to make your game run at
+                 60fps\", to reproduce its table. Clock from 0; noise f = (1/60)*0.005 s;
+                 update 10 us +- f*0.01, render 5 ms +- f*0.01; vsync: wait to the next
+                 refresh boundary +- f; no vsync: present 1 us +- f; busy 1 us +- f*1e-5
+                 after display. Default refresh 60 Hz, vsync on.
+  desktop        Present queue of 2 (returns at once while one frame may wait; frames shown
+                 at successive vblanks, wake 0-100 us late); sleeps overshoot 50-1000 us;
+                 update 0.1-0.5 ms; render 2-8 ms; no-vsync present 50-200 us. 60 Hz, vsync on.
+  slow           desktop with render 20-25 ms: longer than a 60 Hz refresh.
+  spiky          desktop plus a 30-100 ms stall every 1.5-2.5 s (seeded).
+  pacing-answer  The worked timeline of the frame-pacing answer whose adaptive render
+                 interval `paced` implements (also accepted as seed000): render 3 ms,
+                 update 1 ms, no noise, exact sleeps, present 0, vsync off, refresh 62.5 Hz
+                 (a 16 ms interval for `paced`).
 
 {FIELDS}
 
@@ -259,7 +269,7 @@ Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
   timestep-lab simulate --strategy fuzzy --fuzzy-variant 60-62 --refresh 59.94 --no-vsync-detect
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
-  timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline
+  timestep-lab simulate --strategy paced --model pacing-answer --tick-rate 200 --timeline
   timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20";
 
 /// Output format of `simulate`.
@@ -576,10 +586,13 @@ mod tests {
     }
 
     #[test]
-    fn seed000_defaults_to_vsync_off_at_62_5_hz() {
-        let run = invocation(&["--model", "seed000"]).runs.remove(0);
-        assert!(!run.vsync);
-        assert_eq!(run.refresh.period(), 16_000_000);
+    fn the_pacing_answer_defaults_to_vsync_off_at_62_5_hz_under_its_name_and_its_old_one() {
+        for name in ["pacing-answer", "seed000", "SEED000"] {
+            let run = invocation(&["--model", name]).runs.remove(0);
+            assert_eq!(run.model.preset, Preset::PacingAnswer, "{name}");
+            assert!(!run.vsync, "{name}");
+            assert_eq!(run.refresh.period(), 16_000_000, "{name}");
+        }
     }
 
     #[test]
@@ -604,7 +617,7 @@ mod tests {
             (&["--refresh", "60,abc"], "--refresh: 'abc' is not a rate"),
             (&["--refresh", "1001"], "--refresh: 1001 is outside 1–1000 Hz"),
             (&["--strategy", "warp"], "--strategy: unknown strategy 'warp'"),
-            (&["--model", "laptop"], "--model: 'laptop' is not one of glaiel, desktop, slow, spiky, seed000"),
+            (&["--model", "laptop"], "--model: 'laptop' is not one of glaiel, desktop, slow, spiky, pacing-answer"),
             (&["--updates", "0"], "--updates: 0 is out of range"),
             (&["--updates", "-3"], "--updates: '-3' is not a whole number"),
             (&["--seconds", "0"], "--seconds: 0 s is out of range"),

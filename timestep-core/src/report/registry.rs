@@ -705,9 +705,9 @@ mod tests {
         for f in all_fields() {
             let (words, label) = (f.words(), f.label());
             assert!(!words.is_empty() && !words.contains('_'), "{}: {words:?}", f.name);
-            let unit_in_words = f.unit.to_ascii_lowercase().replace('/', " per ");
+            let unit_in_words = format!(" {}", f.unit.to_ascii_lowercase().replace('/', " per ").trim());
             assert!(
-                f.unit.is_empty() || !words.ends_with(unit_in_words.trim()),
+                f.unit.is_empty() || !format!(" {words}").ends_with(&unit_in_words),
                 "{}: {label:?} names its unit twice",
                 f.name
             );

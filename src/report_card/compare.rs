@@ -461,11 +461,11 @@ impl Comparison {
             body,
             "<section class=\"card legend\"><h3 style=\"margin-top:0\">How to read this page</h3>\
              <p>One table per vsync pass: a row per strategy, a column per monitor (from report cards) or simulated \
-             display (from <code>simulate --format json</code>). Each cell gives judder, hitches per minute and \
-             latency; the best strategy of each column is highlighted, a ! marks a run whose game speed is off by \
-             more than {} ms per minute. In the charts, shorter bars are better; the black tick on a monitor's bar \
-             is the simulator's prediction for it.</p>{}</section>",
-            trim_number(self.max_drift, 3),
+             display (from <code>simulate --format json</code>). Each cell gives {}; the best strategy of each \
+             column is highlighted, a ! marks a run whose game speed is off: {}. In the charts, shorter bars are \
+             better; the black tick on a monitor's bar is the simulator's prediction for it.</p>{}</section>",
+            escape(&cell_labels()),
+            escape(&judge::drift_rule(">", self.max_drift)),
             html::legend_html(self.max_drift)
         );
         for table in &self.tables {

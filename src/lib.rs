@@ -7,7 +7,7 @@
 //! (`report_card`) and the command line (`commands`, one module per command,
 //! with the flag types they share in `cli`). See `README.md` for a tour.
 
-pub use timestep_core::{frame, metrics, monitor, refresh, report, rng, session, strategy, time, vblank};
+pub use timestep_core::{feedback, frame, metrics, monitor, refresh, report, rng, session, strategy, time, vblank};
 
 pub mod app;
 pub mod cli;

@@ -113,6 +113,9 @@ pub struct RunConfig {
     pub start_in_lanes: bool,
     /// Where to log the loop's frame intervals.
     pub frame_log: Option<PathBuf>,
+    /// Ask the compositor when frames were shown, where it can say (Wayland's
+    /// `wp_presentation`); off: the present call's return, an estimate.
+    pub presentation_feedback: bool,
 }
 
 #[cfg(test)]

@@ -61,15 +61,18 @@ pub struct HostOutcome {
     pub draw_calls: u32,
     /// How a held present went (see `app::hold`).
     pub held: Option<HeldFrame>,
+    /// The compositor was asked when the frame is shown (see `platform::PresentationFeedback`).
+    pub feedback_awaited: bool,
 }
 
 impl HostOutcome {
     /// What the session is told about the frame's picture.
     pub fn presented(&self) -> Presented {
-        Presented::default()
+        let presented = Presented::default()
             .with_shown(self.presented)
             .with_blocked(self.blocked)
-            .with_emulation_late(self.vblank.map(|_| self.wake_late))
+            .with_emulation_late(self.vblank.map(|_| self.wake_late));
+        if self.feedback_awaited { presented.with_feedback_awaited() } else { presented }
     }
 }
 
@@ -89,6 +92,9 @@ pub struct SceneParams {
 /// What the window's frames draw with; the demo owns it and lends it to
 /// each frame's [`WindowHost`].
 pub struct Screen {
+    /// The compositor's word on when frames were shown, where it gives one.
+    /// First: dropped before the window whose surface it asks about.
+    pub(crate) feedback: Option<crate::platform::PresentationFeedback>,
     /// The window.
     pub(crate) win: WindowState,
     /// The GPU side.
@@ -113,6 +119,9 @@ pub struct WindowHost<'a> {
     /// sooner than the frame is ready); `None`: at once. Ignored under an
     /// emulated refresh, whose vblanks decide.
     hold_until: Option<Nanos>,
+    /// The id of the strategy frame being drawn, whose present asks the
+    /// compositor for feedback; `None`: a still or lane frame, which does not.
+    frame_id: Option<u64>,
     frame: Option<SurfaceFrame>,
     /// Filled in as the frame goes.
     outcome: HostOutcome,
@@ -130,8 +139,22 @@ impl Screen {
         hold_until: Option<Nanos>,
         frame: impl FnOnce(&mut WindowHost<'_>) -> R,
     ) -> (R, HostOutcome) {
-        let mut host =
-            WindowHost { clock, stamp, screen: self, scene, hold_until, frame: None, outcome: HostOutcome::default() };
+        self.draw_frame(clock, stamp, scene, hold_until, None, frame)
+    }
+
+    /// [`Screen::draw`] for strategy frame `frame_id`, whose present asks the
+    /// compositor when it is shown (where it can say).
+    pub fn draw_frame<R>(
+        &mut self,
+        clock: &RealClock,
+        stamp: Option<Nanos>,
+        scene: SceneParams,
+        hold_until: Option<Nanos>,
+        frame_id: Option<u64>,
+        frame: impl FnOnce(&mut WindowHost<'_>) -> R,
+    ) -> (R, HostOutcome) {
+        let outcome = HostOutcome::default();
+        let mut host = WindowHost { clock, stamp, screen: self, scene, hold_until, frame_id, frame: None, outcome };
         let result = frame(&mut host);
         (result, host.outcome)
     }
@@ -217,6 +240,9 @@ impl WindowHost<'_> {
             return self.show_held(frame, target);
         }
         self.screen.win.window.pre_present_notify();
+        if self.screen.vsync.is_none() {
+            self.request_feedback();
+        }
         let screen = &mut *self.screen;
         let queue = &screen.gfx.gpu.queue;
         if let Some(vsync) = screen.vsync.as_mut() {
@@ -259,6 +285,7 @@ impl WindowHost<'_> {
         let ready = self.clock.now();
         crate::platform::spin_until(self.clock, target);
         self.screen.win.window.pre_present_notify();
+        self.request_feedback();
         let call_start = self.clock.now();
         frame.present(&self.screen.gfx.gpu.queue);
         let call_end = self.clock.now();
@@ -274,6 +301,15 @@ impl WindowHost<'_> {
             call_end.saturating_sub(call_start) as f64 / 1e6
         );
         call_end
+    }
+
+    /// Asks the compositor when the coming present's commit is shown (a
+    /// strategy frame's, once). Under an emulated grid D is its vblank: no question.
+    fn request_feedback(&mut self) {
+        if let (Some(feedback), Some(id)) = (self.screen.feedback.as_mut(), self.frame_id.take()) {
+            feedback.request(id);
+            self.outcome.feedback_awaited = true;
+        }
     }
 
     fn expected_display_time(&self, now: Nanos) -> Nanos {

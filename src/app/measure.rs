@@ -28,9 +28,9 @@ use winit::event_loop::ActiveEventLoop;
 
 use crate::app::config::{PresentModeRequest, RunConfig};
 use crate::app::demo::Demo;
+use crate::app::demo::ShownFrame;
 use crate::app::monitors::{MonitorInfo, refresh_rate_from_millihertz};
 use crate::error::CliError;
-use crate::frame::FrameReport;
 use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
@@ -293,7 +293,7 @@ impl Tour {
     pub fn after_frame(
         &mut self,
         demo: &mut Demo,
-        shown: Option<&FrameReport>,
+        shown: &[ShownFrame],
         config: &RunConfig,
         event_loop: &ActiveEventLoop,
         now: Nanos,
@@ -313,13 +313,13 @@ impl Tour {
             }
             return false;
         }
-        if let Some(report) = shown {
+        for &ShownFrame { ref report, display_wait } in shown {
             match segment.step {
                 Step::Probe(mode) if is_reference(mode, self.emulated.is_some()) => {
-                    self.sampler.probe_frame(report.into(), demo.display_wait());
+                    self.sampler.probe_frame(report.into(), display_wait);
                 }
-                Step::Run { vsync, .. } => self.sampler.frame(report.into(), demo.display_wait(), vsync),
-                _ => self.sampler.frame(report.into(), demo.display_wait(), false),
+                Step::Run { vsync, .. } => self.sampler.frame(report.into(), display_wait, vsync),
+                _ => self.sampler.frame(report.into(), display_wait, false),
             }
             if let Some(previous) = segment.last_display {
                 segment.intervals.push(report.display_time.saturating_sub(previous));

@@ -23,7 +23,7 @@ use winit::keyboard::PhysicalKey;
 use winit::window::WindowId;
 
 use crate::app::config::RunConfig;
-use crate::app::demo::Demo;
+use crate::app::demo::{Demo, ShownFrame};
 use crate::app::gfx::{Gfx, GpuStart};
 use crate::app::measure::Tour;
 use crate::app::wait::{self, WakePlan};
@@ -66,6 +66,8 @@ pub struct App {
     deadline: Option<Nanos>,
     /// `measure`'s scripted tour, when this run is one.
     tour: Option<Tour>,
+    /// The strategy frames the last frame settled as shown (reused).
+    shown: Vec<ShownFrame>,
 }
 
 impl App {
@@ -83,6 +85,7 @@ impl App {
             finished: false,
             deadline: None,
             tour: None,
+            shown: Vec::new(),
         }
     }
 
@@ -135,6 +138,7 @@ impl App {
         }
         self.finished = true;
         let Some(demo) = self.demo.as_mut() else { return };
+        demo.end_run();
         if let Some(tour) = self.tour.take()
             && let Err(err) = tour.finish(demo, &self.config)
         {
@@ -174,11 +178,13 @@ impl App {
     /// requestAnimationFrame timestamp); `None`: the clock's time as it starts.
     fn frame(&mut self, event_loop: &ActiveEventLoop, now: Nanos, stamp: Option<Nanos>) {
         let Some(demo) = self.demo.as_mut() else { return };
-        let shown = demo.frame(&self.clock, stamp);
+        self.shown.clear();
+        self.shown.extend_from_slice(demo.frame(&self.clock, stamp));
+        let shown = &self.shown;
         let tour_done = self
             .tour
             .as_mut()
-            .is_some_and(|tour| tour.after_frame(demo, shown.as_ref(), &self.config, event_loop, self.clock.now()));
+            .is_some_and(|tour| tour.after_frame(demo, shown, &self.config, event_loop, self.clock.now()));
         if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
             self.published_at = now;
             publish_stats(demo, now);

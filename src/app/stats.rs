@@ -6,9 +6,13 @@
 //! the adapter, the surface's acquire outcomes and the GPU pass times; lane
 //! mode adds one report per lane (`lanes`).
 //!
-//! The frame log holds each loop frame's start-to-start interval, the format
+//! The frame log holds each loop frame's start-to-start interval, the column
 //! `simulate --trace` reads, so the simulator can replay the run's frame
-//! starts exactly:
+//! starts exactly; beside it, when the frame's picture was shown (D, on the
+//! run's clock) and where that time came from (`compositor-feedback`,
+//! `present-return`, `emulated-vblank`, `animation-frame`; `discarded` when
+//! the compositor dropped it). A row is written once its display is known,
+//! which with feedback is frames later:
 //!
 //! ```text
 //!   frame starts   s0        s1          s2        s3 (last)      end of run
@@ -63,16 +67,30 @@ impl StatsJson {
     }
 }
 
-/// The header of a frame log: `simulate --trace` reads the first column under it.
-pub const FRAME_LOG_HEADER: &str = "frame_ms";
+/// The header of a frame log: `simulate --trace` reads the `frame_ms` column under it.
+pub const FRAME_LOG_HEADER: &str = "frame_ms,display_ms,display_source";
 
-/// `--frame-log`: one row per loop frame, its start-to-start interval in ms.
-/// See the module docs.
+/// One loop frame of the log, until its interval and its display are known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Row {
+    /// The strategy frame's id, whose display is settled later; `None`: a
+    /// still or lane frame, which has no display of its own in the log.
+    frame: Option<u64>,
+    start: Nanos,
+    interval: Option<Nanos>,
+    /// `None` until known; then when it was shown (if it was) and where that time came from.
+    display: Option<(Option<Nanos>, &'static str)>,
+}
+
+/// `--frame-log`: one row per loop frame, its start-to-start interval in ms,
+/// and when its picture was shown (D, on the run's clock, in ms) and where
+/// that time came from. See the module docs.
 #[derive(Debug)]
 pub struct FrameLog<W: Write> {
     out: W,
-    last_start: Option<Nanos>,
-    rows: u64,
+    /// Rows waiting for their interval (the next frame's start) or their display (its feedback).
+    rows: std::collections::VecDeque<Row>,
+    written: u64,
     /// The first write error: logging stops there, and the run's end reports it.
     failed: Option<std::io::Error>,
 }
@@ -97,28 +115,60 @@ impl<W: Write> FrameLog<W> {
     /// The header could not be written.
     pub fn new(mut out: W) -> std::io::Result<Self> {
         writeln!(out, "{FRAME_LOG_HEADER}")?;
-        Ok(FrameLog { out, last_start: None, rows: 0, failed: None })
+        Ok(FrameLog { out, rows: std::collections::VecDeque::with_capacity(64), written: 0, failed: None })
     }
 
-    /// A loop frame started at `start`: the previous frame's interval is written.
-    pub fn frame_started(&mut self, start: Nanos) {
-        if let Some(previous) = self.last_start.replace(start) {
-            self.row(start.saturating_sub(previous));
+    /// A loop frame started at `start`: strategy frame `frame` (its display
+    /// comes with [`FrameLog::displayed`]), or a frame without one (`None`).
+    pub fn frame_started(&mut self, start: Nanos, frame: Option<u64>) {
+        if let Some(previous) = self.rows.back_mut() {
+            previous.interval = Some(start.saturating_sub(previous.start));
         }
+        let display = if frame.is_none() { Some((None, "")) } else { None };
+        self.rows.push_back(Row { frame, start, interval: None, display });
+        self.flush_ready();
+    }
+
+    /// Strategy frame `frame` was shown at `at` (`None`: it was not), by `source`'s word.
+    pub fn displayed(&mut self, frame: u64, at: Option<Nanos>, source: &'static str) {
+        if let Some(row) = self.rows.iter_mut().find(|r| r.frame == Some(frame) && r.display.is_none()) {
+            row.display = Some((at, source));
+        }
+        self.flush_ready();
+    }
+
+    /// The frames still waiting for their display will not get one (their
+    /// session ended): they are written with an empty display.
+    pub fn forget_pending(&mut self) {
+        for row in &mut self.rows {
+            row.display.get_or_insert((None, ""));
+        }
+        self.flush_ready();
     }
 
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
-        self.rows
+        self.written
     }
 
-    fn row(&mut self, interval: Nanos) {
+    /// Writes the rows at the front whose interval and display are known.
+    fn flush_ready(&mut self) {
+        while let Some(&Row { interval: Some(interval), display: Some(display), .. }) = self.rows.front() {
+            self.rows.pop_front();
+            self.row(interval, display);
+        }
+    }
+
+    fn row(&mut self, interval: Nanos, (at, source): (Option<Nanos>, &str)) {
         if self.failed.is_some() {
             return;
         }
-        let (ms, ns) = (interval / NANOS_PER_MS, interval % NANOS_PER_MS);
-        match writeln!(self.out, "{ms}.{ns:06}") {
-            Ok(()) => self.rows += 1,
+        let written = match at {
+            Some(at) => writeln!(self.out, "{},{},{source}", Ms(interval), Ms(at)),
+            None => writeln!(self.out, "{},,{source}", Ms(interval)),
+        };
+        match written {
+            Ok(()) => self.written += 1,
             Err(err) => {
                 log::error!("--frame-log: writing failed ({err}); no more frames are logged");
                 self.failed = Some(err);
@@ -126,14 +176,16 @@ impl<W: Write> FrameLog<W> {
         }
     }
 
-    /// The run ended at `end`: the last frame's interval (to `end`) is written and the log flushed.
+    /// The run ended at `end`: the last frame's interval (to `end`) is
+    /// written, rows still without a display get an empty one, and the log is flushed.
     ///
     /// # Errors
     /// [`CliError::Runtime`] when a row or the flush failed.
     pub fn finish(&mut self, end: Nanos) -> Result<(), CliError> {
-        if let Some(last) = self.last_start.take() {
-            self.row(end.saturating_sub(last));
+        if let Some(last) = self.rows.back_mut() {
+            last.interval = Some(end.saturating_sub(last.start));
         }
+        self.forget_pending();
         if self.failed.is_none()
             && let Err(err) = self.out.flush()
         {
@@ -151,21 +203,47 @@ impl<W: Write> FrameLog<W> {
     }
 }
 
+/// Nanoseconds as milliseconds with six decimals: whole nanoseconds, exactly.
+struct Ms(Nanos);
+
+impl std::fmt::Display for Ms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:06}", self.0 / NANOS_PER_MS, self.0 % NANOS_PER_MS)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::monitor::{TraceOptions, parse_trace};
 
     #[test]
+    fn a_frame_waits_in_the_log_until_its_display_is_known() {
+        let mut log = FrameLog::new(Vec::new()).expect("header");
+        log.frame_started(0, Some(1));
+        log.frame_started(16_000_000, Some(2));
+        log.frame_started(32_000_000, Some(3));
+        assert_eq!(log.rows(), 0, "frame 1's feedback has not come");
+        log.displayed(2, None, "discarded");
+        log.displayed(1, Some(33_000_001), "compositor-feedback");
+        assert_eq!(log.rows(), 2, "frames 1 and 2 are known, frame 3 has no interval yet");
+        log.finish(40_000_000).expect("a Vec never fails");
+        let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
+        let rows = "16.000000,33.000001,compositor-feedback\n16.000000,,discarded\n8.000000,,\n";
+        assert_eq!(text, format!("{FRAME_LOG_HEADER}\n{rows}"), "frame 3 never heard of: an empty display");
+    }
+
+    #[test]
     fn each_frame_is_one_row_of_whole_nanoseconds_that_the_trace_reader_reads_back_exactly() {
         let starts: [Nanos; 5] = [5_000_000_000, 5_016_683_350, 5_033_366_701, 5_083_416_752, 5_083_416_753];
         let mut log = FrameLog::new(Vec::new()).expect("a Vec takes the header");
         for start in starts {
-            log.frame_started(start);
+            log.frame_started(start, None);
         }
         log.finish(6_000_000_000).expect("a Vec never fails");
         let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
-        assert_eq!(text, "frame_ms\n16.683350\n16.683351\n50.050051\n0.000001\n916.583247\n");
+        let rows = "16.683350,,\n16.683351,,\n50.050051,,\n0.000001,,\n916.583247,,\n";
+        assert_eq!(text, format!("{FRAME_LOG_HEADER}\n{rows}"));
         let replayed = parse_trace(text.as_bytes(), &TraceOptions::default()).expect("the trace reader takes it");
         let mut at = starts[0];
         let mut replayed_starts = Vec::new();
@@ -182,7 +260,7 @@ mod tests {
     fn a_log_without_frames_has_only_its_header() {
         let mut log = FrameLog::new(Vec::new()).expect("header");
         log.finish(42).expect("flush");
-        assert_eq!(log.get_ref().as_slice(), b"frame_ms\n");
+        assert_eq!(log.get_ref().as_slice(), format!("{FRAME_LOG_HEADER}\n").as_bytes());
     }
 
     /// A writer that takes `room` bytes, then fails.
@@ -205,10 +283,10 @@ mod tests {
 
     #[test]
     fn a_write_error_stops_the_log_and_is_reported_at_the_end() {
-        // Room for the header and one row ("0.010000\n"): the second row fails.
-        let mut log = FrameLog::new(Failing { room: 18 }).expect("header");
+        // Room for the header and one row ("0.010000,,\n"): the second row fails.
+        let mut log = FrameLog::new(Failing { room: FRAME_LOG_HEADER.len() + 1 + 11 }).expect("header");
         for start in [0, 10_000, 20_000, 30_000, 40_000] {
-            log.frame_started(start);
+            log.frame_started(start, None);
         }
         assert_eq!(log.rows(), 1, "the second row failed");
         let err = log.finish(50).expect_err("the failure is reported");

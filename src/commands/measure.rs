@@ -77,6 +77,11 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "TEXT")]
     pub name: Option<String>,
 
+    /// Time frames by the present call's return (an estimate) even where the compositor says when
+    /// they were shown (see `run --no-presentation-feedback`).
+    #[arg(long)]
+    pub no_presentation_feedback: bool,
+
     /// Fullscreen on the measured monitor (borderless).
     #[arg(long)]
     pub fullscreen: bool,
@@ -138,6 +143,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         lanes: StrategyList::default(),
         start_in_lanes: false,
         frame_log: None,
+        presentation_feedback: !args.no_presentation_feedback,
     };
     let tour = Tour::new(TourPlan {
         out: args.out.clone(),

@@ -106,9 +106,15 @@ pub struct RunArgs {
     pub lanes: Option<StrategyList>,
 
     /// Write each loop frame's start-to-start interval (ms, whole nanoseconds) to FILE, the CSV
-    /// `simulate --trace` replays; checked before the window opens
+    /// `simulate --trace` replays, with when its picture was shown and by whose word (display_ms,
+    /// display_source); checked before the window opens
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
     pub frame_log: Option<PathBuf>,
+
+    /// Time frames by the present call's return (an estimate) even where the compositor says
+    /// when they were shown (Wayland's wp_presentation): to compare the two
+    #[arg(long)]
+    pub no_presentation_feedback: bool,
 }
 
 fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -152,6 +158,7 @@ pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
         seed: args.seed,
         lanes: args.lanes.clone().unwrap_or_default(),
         start_in_lanes: args.lanes.is_some(),
+        presentation_feedback: !args.no_presentation_feedback,
         frame_log: args.frame_log.clone(),
     })
 }

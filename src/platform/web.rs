@@ -120,6 +120,30 @@ fn install_page_api() {
     stats.forget();
 }
 
+/// Where the page's display times come from: the requestAnimationFrame after the present.
+pub const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
+    timestep_core::feedback::DisplayTimeSource::AnimationFrame;
+
+/// A browser says nothing of when frames were shown: no feedback to ask for.
+#[derive(Debug)]
+pub struct PresentationFeedback;
+
+impl PresentationFeedback {
+    /// Never available in a page.
+    ///
+    /// # Errors
+    /// Always.
+    pub fn new(_window: &winit::window::Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
+        Err("a browser gives no presentation feedback".to_owned())
+    }
+
+    /// Nothing to ask.
+    pub fn request(&mut self, _frame: u64) {}
+
+    /// Nothing arrives.
+    pub fn poll(&mut self, _take: impl FnMut(timestep_core::feedback::Feedback)) {}
+}
+
 /// The display time of a frame presented at `presented_at`: the browser
 /// shows it no earlier than the next requestAnimationFrame time after the
 /// present, found from the last callback's timestamp and the last callback

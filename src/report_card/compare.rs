@@ -171,12 +171,24 @@ impl Column {
     /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`.
     pub fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
         let best = best.unwrap_or("none (every run is off speed or unmeasured)");
-        match self.agreement(max_drift) {
+        let verdict = match self.agreement(max_drift) {
             Some(a) => {
                 let predicted = a.best_predicted.as_deref().unwrap_or("none");
                 format!("{}: best {best} (predicted: {predicted}); {}", self.label, a.sentence())
             }
             None => format!("{}: best {best}", self.label),
+        };
+        verdict + &self.display_times_clause()
+    }
+
+    /// "; display times: present-return (an estimate)" for measured runs that
+    /// say where their D came from; empty for the simulator's and older files.
+    fn display_times_clause(&self) -> String {
+        use crate::feedback::DisplayTimeSource;
+        match self.runs.iter().find_map(RunRecord::display_times) {
+            None | Some(DisplayTimeSource::Simulated) => String::new(),
+            Some(source) if source.is_estimate() => format!("; display times: {source} (an estimate)"),
+            Some(source) => format!("; display times: {source}"),
         }
     }
 
@@ -657,5 +669,26 @@ mod tests {
             Some(0.3),
             "the first is shown"
         );
+    }
+
+    #[test]
+    fn a_columns_verdict_names_where_its_display_times_came_from_unless_simulated() {
+        let with_source = |source: &str| Column {
+            label: "monitor 1 (60 Hz)".to_owned(),
+            refresh_hz: Some(60.0),
+            runs: vec![RunRecord { display_time_source: Some(source.to_owned()), ..sim("lockstep", 60.0, true, 0.0) }],
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+        };
+        let verdict = |source: &str| with_source(source).verdict(Some("lockstep"), 120.0);
+        assert_eq!(
+            verdict("present-return"),
+            "monitor 1 (60 Hz): best lockstep; display times: present-return (an estimate)"
+        );
+        assert_eq!(
+            verdict("compositor-feedback (vsync)"),
+            "monitor 1 (60 Hz): best lockstep; display times: compositor-feedback (vsync)"
+        );
+        assert_eq!(verdict("simulated"), "monitor 1 (60 Hz): best lockstep", "the simulator's own need no word");
     }
 }

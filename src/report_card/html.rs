@@ -231,6 +231,12 @@ pub fn write_report_html(card: &ReportCard, path: &Path) -> Result<(), ReportErr
     crate::platform::write_file(path, html).map_err(ReportError::Write)
 }
 
+/// `text` with its first letter upper-case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 fn monitor_title(mon: &MonitorCard) -> String {
     match &mon.name {
         Some(name) => format!("Monitor {} · {name}", mon.index),
@@ -284,7 +290,15 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
         let scale = mon.scale_factor.map(|s| format!(" @ {}×", trim_number(s, 2))).unwrap_or_default();
         fact(body, "size", format!("{w}×{h}{scale}"));
     }
+    let source = mon.runs.iter().find_map(RunRecord::display_times);
+    if let Some(source) = source {
+        fact(body, "display times", escape(&source.label()));
+    }
     body.push_str("</div>\n");
+    if let Some(source) = source.filter(|s| s.is_estimate()) {
+        // A card on estimated D says what its figures cannot see.
+        let _ = writeln!(body, "<p class=\"note\">{}.</p>", escape(&capitalised(source.blind_spot())));
+    }
     if let Some(setup) = &mon.setup {
         let _ = writeln!(body, "<p class=\"note\">{}</p>", escape(&setup_sentence(setup)));
     }
@@ -510,5 +524,31 @@ mod tests {
         let html = report_html(&ReportCard::new(super::super::schema::Machine::this_build())).unwrap();
         assert!(html.contains("No monitor was measured."));
         assert!(!html.contains("<svg"));
+    }
+
+    /// A card of one monitor with one measured run whose D came from `source`.
+    fn card_with_display_times(source: &str) -> String {
+        let run = RunRecord {
+            strategy: "interpolated".to_owned(),
+            vsync_requested: Some(true),
+            model: Some(RunModel::Window),
+            display_time_source: Some(source.to_owned()),
+            ..RunRecord::default()
+        };
+        let monitor = MonitorCard { index: 1, runs: vec![run], ..MonitorCard::default() };
+        let mut card = ReportCard::new(super::super::schema::Machine::this_build());
+        card.monitors.push(monitor);
+        report_html(&card).expect("a page")
+    }
+
+    #[test]
+    fn a_card_on_estimated_display_times_says_what_it_cannot_see() {
+        let estimated = card_with_display_times("present-return");
+        assert!(estimated.contains("<span>display times</span><b>present-return</b>"), "the fact");
+        assert!(estimated.contains("Display times are the present call&#39;s return, an estimate"), "the note");
+        assert!(estimated.contains("discarded cannot be seen"), "what it cannot see");
+        let fed = card_with_display_times("compositor-feedback (vsync hw-clock)");
+        assert!(fed.contains("<b>compositor-feedback (vsync hw-clock)</b>"), "the compositor's flags");
+        assert!(!fed.contains("cannot be seen"), "the compositor's word has no blind spot");
     }
 }

@@ -373,6 +373,9 @@ pub struct RunRecord {
     pub model: Option<RunModel>,
     /// The simulator's noise seed.
     pub seed: Option<u64>,
+    /// Where the run's display times came from (`compositor-feedback (…)`,
+    /// `present-return`, …: the report's `display_time_source`); null in older files.
+    pub display_time_source: Option<String>,
     /// Every number of the report's figures, by the registry's names
     /// (`total_updates` … `present_interval_p99_ms`), written flat.
     #[serde(flatten)]
@@ -444,6 +447,7 @@ impl From<&RunReport> for RunRecord {
             refresh_hz: defined(r.refresh_hz),
             model: (!r.model.name().is_empty()).then(|| r.model.clone()),
             seed: Some(r.seed),
+            display_time_source: (!r.display_time_source.is_empty()).then(|| r.display_time_source.clone()),
             figures,
             present_interval_histogram: r.present_interval_histogram.clone(),
             pattern: Some(r.pattern.clone()),
@@ -526,6 +530,11 @@ impl<'de> Deserialize<'de> for Figures {
 }
 
 impl RunRecord {
+    /// Where the run's display times came from, when the file says.
+    pub fn display_times(&self) -> Option<crate::feedback::DisplayTimeSource> {
+        self.display_time_source.as_deref().and_then(crate::feedback::DisplayTimeSource::parse)
+    }
+
     /// A figure of the run, if known.
     pub fn figure(&self, field: &Field) -> Option<f64> {
         self.figures.get(field)

@@ -14,7 +14,8 @@
 //! ```text
 //! lockstep probe with vsync in effect (emulated grid, or Fifo):
 //!   work   = end − start − display wait         (updates, render, submit)
-//!   depth  = display − start, in refreshes       (median, rounded; ≥ 1)
+//!   depth  = display − start, in refreshes       (median, rounded; ≥ 1), or more when
+//!            frames start before the one before them is shown (1 + that, in refreshes)
 //!   wake   = next start − display                (how long after a vblank the loop runs)
 //! every run, each frame after one whose strategy slept until t:
 //!   late   = start − t                           (how precisely a sleep ends)
@@ -241,7 +242,17 @@ impl SetupSampler {
         let mut latency = self.latency.clone();
         latency.sort_unstable();
         let median = percentile(&latency, 50);
-        let depth = u32::try_from((median + period / 2) / period).unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let shown_late = u32::try_from((median + period / 2) / period).unwrap_or(MAX_DEPTH);
+        // A frame that starts before the one before it is shown is queued
+        // behind it: the compositor's own display times (feedback) show it,
+        // a present's return never does (Weston 10, Fifo: the median frame
+        // started about 10 ms before its predecessor was shown, 45 ms after its
+        // own start against 35 ms frames: one deep by the rounding alone).
+        let mut wakes = self.wake.clone();
+        wakes.sort_unstable();
+        let median_wake = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
+        let behind = u32::try_from(median_wake.min(0).unsigned_abs().div_ceil(period)).unwrap_or(MAX_DEPTH);
+        let depth = shown_late.max(behind.saturating_add(1)).clamp(1, MAX_DEPTH);
         let unblocked = i64::from(depth - 1) * i64::try_from(period).unwrap_or(i64::MAX);
         let wake: Vec<Nanos> = self
             .wake
@@ -250,6 +261,13 @@ impl SetupSampler {
             .filter(|&w| w < period)
             .collect();
         if wake.len() < MIN_FRAMES {
+            log::info!(
+                "setup: {} of {} probe frames woke within a refresh of their vblank ({} ms, queue depth {depth}): \
+                 too few to model",
+                wake.len(),
+                self.wake.len(),
+                micros_as_ms(period)
+            );
             return None;
         }
         let mut work = self.vsynced_work.clone();
@@ -379,5 +397,20 @@ mod tests {
         };
         let text = serde_json::to_string(&setup).expect("plain data serializes");
         assert_eq!(serde_json::from_str::<MeasuredSetup>(&text).ok(), Some(setup));
+    }
+
+    #[test]
+    fn frames_that_start_before_their_predecessor_is_shown_are_queued_behind_it() {
+        // The compositor's times: frames start every 35 ms and are shown 45 ms
+        // after they start, 10 ms after the next one started.
+        let period = 35_000_000;
+        let mut s = SetupSampler::new();
+        for n in 0..60u64 {
+            let start = n * period;
+            s.probe_frame(frame(start, 2_000_000, start + 45_000_000, None), 0);
+        }
+        let setup = s.finish(period).expect("60 frames are enough");
+        assert_eq!(setup.queue_depth, 2, "45 / 35 rounds to one refresh, but each frame waits behind the last");
+        assert_eq!(setup.wake_ms, [25.0, 25.0], "35 ms after the predecessor's unblocking, less the 10 ms");
     }
 }

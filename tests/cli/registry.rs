@@ -12,9 +12,9 @@
 //!   format string has a precision (`{:.2}`) or the unit; or a field next to
 //!   a literal count (`num(figure(&JUDDER_MS), 2)`, `(&JUDDER_MS, 2)`).
 //!
-//! Two words are also present mode names, another meaning of the same
-//! spelling: `vsync` as `--present-mode vsync` (the app's alias table) and
-//! as the pacer's present-mode label.
+//! One word has other meanings of the same spelling: `vsync` as
+//! `--present-mode vsync` (the app's alias table), as the pacer's
+//! present-mode label, and as a compositor's presentation flag.
 
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -22,9 +22,10 @@ use timestep_lab::report::registry::all_fields;
 use timestep_lab::report::{Field, Section};
 
 /// Where a field's name may appear as a string besides the registry, and why.
-const OTHER_MEANINGS: [(&str, &str); 2] = [
+const OTHER_MEANINGS: [(&str, &str); 3] = [
     ("src/app/config.rs", "vsync"),          // the present mode alias `--present-mode vsync`
     ("timestep-core/src/pacer.rs", "vsync"), // the pacer's present-mode label
+    ("timestep-core/src/feedback.rs", "vsync"), // the compositor's presentation flag
 ];
 
 /// The one file that may spell the fields out.

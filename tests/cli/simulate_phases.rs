@@ -57,7 +57,7 @@ fn a_sweep_table_has_a_row_per_strategy_and_refresh_with_mean_and_range() {
     }
     assert!(!lines[0].contains("pattern"), "patterns differ per phase and are left out");
     for line in &lines[1..] {
-        assert!(line.split_whitespace().nth(6) == Some("3"), "phases column: {line}");
+        assert!(line.split_whitespace().nth(7) == Some("3"), "phases column: {line}");
         assert!(line.matches(" [").count() >= 10 && line.contains('–'), "mean [min–max] cells: {line}");
     }
 }
@@ -129,8 +129,9 @@ fn a_sweep_in_csv_has_mean_min_and_max_columns() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "header + one row:\n{text}");
     let header: Vec<&str> = lines[0].split(',').collect();
-    assert_eq!(header[..7], ["strategy", "refresh_hz", "vsync", "tick_rate", "model", "seed", "phases"]);
-    assert_eq!(header[7..10], ["phase_ms_mean", "phase_ms_min", "phase_ms_max"]);
+    let settings = ["strategy", "refresh_hz", "vsync", "tick_rate", "model", "seed", "display_time_source"];
+    assert_eq!(header[..8], [&settings[..], &["phases"]].concat());
+    assert_eq!(header[8..11], ["phase_ms_mean", "phase_ms_min", "phase_ms_max"]);
     assert!(header.contains(&"double_updates_max"), "{}", lines[0]);
     assert_eq!(lines[1].split(',').count(), header.len(), "{}", lines[1]);
 }

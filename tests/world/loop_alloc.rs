@@ -4,7 +4,9 @@
 use crate::counting::allocations_during;
 
 use timestep_core::Pacer;
+use timestep_lab::feedback::Feedback;
 use timestep_lab::frame::FrameHost;
+use timestep_lab::session::{DisplayInfo, Presented, Session};
 use timestep_lab::sim::{Input, Instance, World, WorldConfig};
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
 use timestep_lab::time::{Clock, ManualClock, Nanos, Rate};
@@ -78,4 +80,46 @@ fn the_steady_state_loop_allocates_nothing_for_any_strategy() {
     }
     assert!(host.drawn > 0, "the loop really drew instances");
     assert!(pacer.updates() > 1_000, "the loop really stepped the world");
+}
+
+/// Frames of a session whose display answers each present `late` frames
+/// after it (shown a refresh after the present; every 50th discarded), the
+/// settled frames taken as the window takes them.
+fn session_frames(session: &mut Session<World>, host: &mut Host, n: u32, late: u64, k: &mut u64) {
+    let frame = Rate::from_hz(144);
+    for _ in 0..n {
+        let report = session.run_frame(host);
+        session.record(&report, Presented::SHOWN.with_feedback_awaited());
+        if let Some(id) = report.frame.checked_sub(late).filter(|&id| id > 0) {
+            let word = if id % 50 == 0 {
+                Feedback::discarded(id)
+            } else {
+                Feedback::displayed(id, host.clock.now() + frame.period()).with_refresh(frame.period())
+            };
+            session.feedback(word);
+        }
+        host.drawn += session.take_settled().count();
+        *k += 1;
+        let next = frame.tick_time(*k);
+        host.clock.advance_to(report.wake.at.unwrap_or(next).max(next));
+    }
+}
+
+#[test]
+fn a_session_waiting_for_the_displays_feedback_allocates_nothing_per_frame() {
+    let config = WorldConfig { extra_sprites: 100, ..WorldConfig::default() };
+    let display = DisplayInfo::default().with_reported(Some(Rate::from_hz(144)));
+    let world = World::new(&config);
+    let mut session = Session::new(StrategyId::Interpolated, StrategyConfig::default(), world, display, 0);
+    session.keep_settled(true);
+    let mut host = Host { clock: ManualClock::starting_at(0), instances: Vec::new(), drawn: 0 };
+    host.instances.reserve(session.world().max_instances());
+    let mut k = 0;
+    for late in [1, 3] {
+        session_frames(&mut session, &mut host, 300, late, &mut k);
+        let allocations = allocations_during(|| session_frames(&mut session, &mut host, 1_000, late, &mut k));
+        assert_eq!(allocations, 0, "feedback {late} frames late: {allocations} heap allocations in 1000 frames");
+    }
+    let counts = session.feedback_counts();
+    assert!(counts.displayed > 2_000 && counts.discarded > 40, "the feedback really settled frames: {counts:?}");
 }

@@ -52,6 +52,8 @@ pub trait FrameHost<W> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct FrameReport {
+    /// The frame's number, from 1 (what a display's feedback on its present names).
+    pub frame: u64,
     /// Clock at the start of the frame.
     pub start: Nanos,
     /// World updates run in this frame.

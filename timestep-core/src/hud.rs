@@ -170,6 +170,8 @@ pub struct LoopFigures {
     pub present_histogram: PresentHistogram,
     /// The simulation is paused.
     pub paused: bool,
+    /// Where the display times behind these figures come from.
+    pub display_time_source: crate::feedback::DisplayTimeSource,
 }
 
 impl Default for LoopFigures {
@@ -197,6 +199,7 @@ impl Default for LoopFigures {
             stats: FrameStats::EMPTY,
             present_histogram: PresentHistogram::new(),
             paused: false,
+            display_time_source: crate::feedback::DisplayTimeSource::default(),
         }
     }
 }

@@ -25,6 +25,8 @@
 //!   metrics   pattern, doubles, skips, speed, judder, hitches, latency             std
 //!   vblank    the refresh grid (one rounding rule) and an emulated vsync
 //!   refresh   the measured refresh rate and the vsync verdict
+//!   feedback  when frames were really shown, as the display says (Wayland, Vulkan, DXGI,
+//!             Metal, Android), and where a run's display times came from
 //!   session   the lab's loop: pacer + world + metrics + verdict → HUD data, report  monitor
 //!   report    the one RunReport, the metric registry, table / CSV / JSON          monitor
 //!   hud       the loop's figures an overlay shows, as plain data                   monitor
@@ -35,6 +37,7 @@
 
 extern crate alloc;
 
+pub mod feedback;
 #[cfg(any(not(feature = "std"), test))]
 mod float;
 pub mod frame;

@@ -9,6 +9,8 @@
 //!   for dt in pacer.presented(at)     feeds the refresh measurement; the steps a
 //!                                     render-first strategy (`paced`) runs after its present
 //!   wake = pacer.finish(now)          when the next frame should start: sleep_until(wake)
+//!   ...frames later...
+//!   pacer.displayed(feedback)         the display's word on frame `frame.id()`, if it gives one
 //! ```
 //!
 //! Time comes in two ways, the same calls underneath. With `std`, as
@@ -37,6 +39,7 @@ use alloc::format;
 use alloc::string::String;
 use core::time::Duration;
 
+use crate::feedback::Feedback;
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::frame::{FrameDriver, FrameHost, FrameReport, Simulation};
@@ -53,6 +56,7 @@ const SCALE_UNIT: u64 = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Frame {
+    id: u64,
     steps: Steps,
     tick: Duration,
     view: View,
@@ -60,6 +64,11 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The frame's number, from 1: what a display's feedback on its present names ([`Pacer::displayed`]).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The world updates to run before drawing, each with its `dt`: a tick
     /// period for fixed steps, the measured frame time for `variable`.
     pub fn steps(&self) -> Updates {
@@ -285,10 +294,15 @@ pub struct Pacer {
     vsync_requested: bool,
     /// A present reported how long it blocked: without that, vsync cannot be told from a fast loop.
     blocking_known: bool,
-    /// When the last frame asked to wake and when it ended (wall): a frame
-    /// that did not wait measures the display.
+    /// When the last frame asked to wake and when it ended (wall).
     last_wake: Option<Nanos>,
     last_end: Nanos,
+    /// The frame in progress started without waiting for a wake of its
+    /// strategy's: its present's interval is the display's doing, and
+    /// measures it. Decided once, when the frame starts.
+    unpaced: bool,
+    /// Frames started: the id of the frame in progress.
+    frames: u64,
 }
 
 impl Pacer {
@@ -314,6 +328,8 @@ impl Pacer {
             blocking_known: false,
             last_wake: None,
             last_end: 0,
+            unpaced: true,
+            frames: 0,
         }
     }
 
@@ -332,6 +348,13 @@ impl Pacer {
         duration_to_nanos(at.saturating_duration_since(origin))
     }
 
+    /// `at` on the pacer's clock, for [`Pacer::displayed`] on the `Instant`
+    /// calls: nanoseconds since the first instant the pacer saw (0 before any).
+    #[cfg(feature = "std")]
+    pub fn since_start(&self, at: Instant) -> Nanos {
+        self.origin.map_or(0, |origin| duration_to_nanos(at.saturating_duration_since(origin)))
+    }
+
     #[cfg(feature = "std")]
     fn instant_at(&self, wall: Nanos) -> Option<Instant> {
         self.origin.map(|origin| origin + nanos_to_duration(wall))
@@ -343,7 +366,7 @@ impl Pacer {
         let wall = self.wall_of(now);
         let (plan, game) = self.begin_at(wall);
         let steps = self.driver.count_steps(plan.order.steps_before_render(), game);
-        Frame { steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
+        Frame { id: self.frames, steps, tick: self.tick(), view: plan.view, render_first: self.render_first }
     }
 
     /// The frame's picture was presented at `at` on the game's clock, after
@@ -352,14 +375,53 @@ impl Pacer {
     /// render-first strategy runs now (none for the others).
     pub fn presented_at(&mut self, at: Nanos, blocked: Option<Nanos>) -> Updates {
         let wall = self.wall_of(at);
-        let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
         self.blocking_known |= blocked.is_some();
-        self.meter.record(wall, blocked.unwrap_or(0), unpaced);
+        self.measure_present(wall, blocked.unwrap_or(0), 0);
         if !self.render_first {
             return Updates::NONE;
         }
         let steps = self.after_render_at(wall);
         Updates::of(self.driver.count_steps(steps, self.scale.game_at(wall)), self.tick())
+    }
+
+    /// The display's word on an earlier frame, whenever it arrives (frames
+    /// later, out of order, or never): when frame [`Frame::id`] was shown (on
+    /// the pacer's clock: the game's own, or nanoseconds since the first
+    /// `Instant` the pacer saw, `Pacer::since_start`), or that it was
+    /// discarded, with the display's refresh and flags. The refresh
+    /// measurement and the verdict take it over what the presents' timing
+    /// suggests. See [`crate::feedback`] for where it comes from.
+    ///
+    /// ```
+    /// use timestep_core::feedback::{Feedback, FeedbackFlags};
+    /// use timestep_core::{Pacer, Rate, StrategyId};
+    ///
+    /// let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+    /// let period = Rate::from_hz(60).period();
+    /// for k in 0..=30 {
+    ///     let frame = pacer.advance_at(k * period);
+    ///     pacer.presented_at(k * period + 1_000_000, None);
+    ///     pacer.finish_at(k * period + 1_000_000);
+    ///     // The compositor answers for the frame before: shown a refresh after its present.
+    ///     if frame.id() > 1 {
+    ///         let shown = Feedback::displayed(frame.id() - 1, k * period).with_refresh(period);
+    ///         pacer.displayed(shown.with_flags(FeedbackFlags::VSYNC));
+    ///     }
+    /// }
+    /// assert_eq!(pacer.verdict().vsync, Some(true), "{}", pacer.verdict().text);
+    /// assert!(pacer.verdict().text.contains("the compositor showed frames every 16.7 ms (30 of 30 on a vblank)"));
+    /// ```
+    pub fn displayed(&mut self, feedback: Feedback) {
+        self.meter.record_feedback(&feedback);
+    }
+
+    /// The one path from a present to the refresh meter, for a game's
+    /// presents and the lab's session alike: returned at `wall` after
+    /// `blocked` ns in acquire + present, `throttled` ns after waiting for a
+    /// compositor's go-ahead; measured as the display's interval when the
+    /// frame started unpaced.
+    pub(crate) fn measure_present(&mut self, wall: Nanos, blocked: Nanos, throttled: Nanos) {
+        self.meter.record_throttled(wall, blocked, throttled, self.unpaced);
     }
 
     /// Ends the frame at `now` on the game's clock: when, on that clock, the
@@ -413,6 +475,8 @@ impl Pacer {
     /// the strategy's plan, and the game time it was made at.
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
+        self.frames += 1;
+        self.unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
         let game = self.scale.game_at(wall);
         let plan = self.driver.begin(game);
         self.render_first = plan.order == Order::RenderThenSteps;
@@ -496,6 +560,7 @@ impl Pacer {
         let end = self.host_now(host);
         let wake = Wake { at: self.end_at(end) };
         FrameReport {
+            frame: self.frames,
             start,
             updates,
             shown_updates,
@@ -560,6 +625,7 @@ impl Pacer {
     pub fn set_strategy(&mut self, strategy: StrategyId) {
         self.driver.set_strategy(strategy);
         self.render_first = false;
+        self.last_wake = None;
     }
 
     /// Changes the tick rate, with [`StrategyConfig::for_tick_rate`]'s step
@@ -568,6 +634,7 @@ impl Pacer {
         let max_steps = StrategyConfig::for_tick_rate(tick_rate).max_steps;
         self.driver.set_config(StrategyConfig { tick_rate, max_steps, ..*self.driver.config() });
         self.render_first = false;
+        self.last_wake = None;
     }
 
     /// Tells the strategies the display's refresh rate (`None`: unknown).
@@ -622,7 +689,8 @@ impl Pacer {
         self.meter.measure()
     }
 
-    /// Whether vsync is in effect, judged from the presents; "cannot tell"
+    /// Whether vsync is in effect: the display's word when it gives one
+    /// ([`Pacer::displayed`]), else judged from the presents; "cannot tell"
     /// unless presents report how long they blocked (`presented_at`'s
     /// `blocked`, `Present::blocked`).
     pub fn verdict(&self) -> Verdict {
@@ -634,7 +702,7 @@ impl Pacer {
             reported_hz: self.driver.refresh().map(Rate::hz),
         };
         let verdict = self.meter.verdict(&facts);
-        if self.blocking_known || !self.vsync_requested {
+        if self.blocking_known || !self.vsync_requested || self.meter.display_spoke() {
             return verdict;
         }
         let text =
@@ -653,6 +721,24 @@ impl Pacer {
     #[cfg(any(test, feature = "monitor"))]
     pub(crate) fn driver_mut(&mut self) -> &mut FrameDriver {
         &mut self.driver
+    }
+
+    /// Frames started so far (the id of the latest).
+    #[cfg(feature = "monitor")]
+    pub(crate) fn frames_started(&self) -> u64 {
+        self.frames
+    }
+
+    /// When the latest frame asked the next to start (`None`: at once).
+    #[cfg(feature = "monitor")]
+    pub(crate) fn last_wake(&self) -> Option<Nanos> {
+        self.last_wake
+    }
+
+    /// What the display's feedback said so far ([`Pacer::displayed`]).
+    #[cfg(feature = "monitor")]
+    pub(crate) fn compositor_word(&self) -> Option<crate::refresh::CompositorWord> {
+        self.meter.compositor_word(&mut alloc::vec::Vec::new())
     }
 
     /// The refresh meter the presents feed ([`crate::session::Session`]

@@ -31,6 +31,12 @@
 //!   compositor-paced:  |render|present|~~~~wait for frame callback~~~~|render|present|~~~~...
 //! ```
 //!
+//! A display path that says when each frame was shown (Wayland's
+//! `wp_presentation`, a game's own Vulkan, DXGI, Metal or Android feedback:
+//! [`crate::feedback`]) beats all of that: its refresh and its vsync flag
+//! are the display's word, not an inference from the presents' timing, and
+//! the judge that reads them comes before the ones that infer.
+//!
 //! A verdict settles within a second of frames: a mode without vsync needs
 //! no measurement at all; an emulated grid is known; and a vsync mode whose
 //! strategy paces its own frames (no unpaced intervals to measure) is judged
@@ -41,6 +47,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::feedback::{Feedback, FeedbackFlags};
 #[cfg(not(any(feature = "std", test)))]
 use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
@@ -109,6 +116,85 @@ pub(crate) struct RefreshMeter {
     first_present: Option<Nanos>,
     #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     scratch: Vec<Nanos>,
+    /// What the display's own feedback said.
+    word: Word,
+}
+
+/// The display's feedback, tallied: counts, the latest refresh and flags,
+/// and the intervals between frames it showed one after another.
+#[derive(Clone, Debug)]
+struct Word {
+    shown: u64,
+    vsync: u64,
+    discarded: u64,
+    refresh: Option<Nanos>,
+    flags: FeedbackFlags,
+    /// The latest frame shown: its id and display time.
+    last: Option<(u64, Nanos)>,
+    intervals: Recent,
+}
+
+impl Word {
+    fn new() -> Word {
+        Word {
+            shown: 0,
+            vsync: 0,
+            discarded: 0,
+            refresh: None,
+            flags: FeedbackFlags::NONE,
+            last: None,
+            intervals: Recent::new(),
+        }
+    }
+
+    #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
+    fn clear(&mut self) {
+        let Word { shown, vsync, discarded, refresh, flags, last, intervals } = self;
+        (*shown, *vsync, *discarded, *refresh, *flags, *last) = (0, 0, 0, None, FeedbackFlags::NONE, None);
+        intervals.clear();
+    }
+
+    fn record(&mut self, feedback: &Feedback) {
+        self.refresh = feedback.refresh.or(self.refresh);
+        let Some(at) = feedback.displayed_at else {
+            self.discarded += 1;
+            return;
+        };
+        self.shown += 1;
+        self.vsync += u64::from(feedback.flags.contains(FeedbackFlags::VSYNC));
+        self.flags = feedback.flags;
+        // Only a later frame shown later makes an interval: feedback out of
+        // order, or across a discarded frame's gap, still counts a display change.
+        if let Some((frame, last)) = self.last
+            && feedback.frame > frame
+            && at > last
+        {
+            self.intervals.push(at - last);
+        }
+        if self.last.is_none_or(|(frame, _)| feedback.frame > frame) {
+            self.last = Some((feedback.frame, at));
+        }
+    }
+}
+
+/// What the display's own feedback said about the recent frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompositorWord {
+    /// Frames it showed.
+    pub shown: u64,
+    /// Of those, frames it showed on a vblank (the vsync flag).
+    pub vsync: u64,
+    /// Frames it discarded (replaced before they were shown).
+    pub discarded: u64,
+    /// The refresh period it reported last, ns.
+    pub refresh: Option<Nanos>,
+    /// The flags of the latest frame it showed.
+    pub flags: FeedbackFlags,
+    /// Median interval between frames it showed one after another, ns.
+    pub interval: Option<Nanos>,
+    /// Intervals that median is taken over.
+    pub samples: usize,
 }
 
 /// The latest [`WINDOW`] values, in no particular order: the meter only
@@ -167,6 +253,7 @@ impl RefreshMeter {
             last_present: None,
             first_present: None,
             scratch: Vec::with_capacity(WINDOW),
+            word: Word::new(),
         }
     }
 
@@ -179,11 +266,13 @@ impl RefreshMeter {
         self.blocked_all.clear();
         self.last_present = None;
         self.first_present = None;
+        self.word.clear();
     }
 
     /// Records a present that returned at `at` after `blocked` ns in acquire +
     /// present. `unpaced`: the frame started as soon as the loop allowed (no
     /// strategy wait before it), so its interval is the display's doing.
+    #[cfg(test)]
     pub fn record(&mut self, at: Nanos, blocked: Nanos, unpaced: bool) {
         self.record_throttled(at, blocked, 0, unpaced);
     }
@@ -208,6 +297,34 @@ impl RefreshMeter {
     /// minimised stretch) is not counted.
     pub fn break_sequence(&mut self) {
         self.last_present = None;
+        self.word.last = None;
+    }
+
+    /// Takes the display's word on a frame (see [`crate::feedback`]).
+    pub fn record_feedback(&mut self, feedback: &Feedback) {
+        self.word.record(feedback);
+    }
+
+    /// Whether the display's feedback showed enough frames for the verdict to rest on it.
+    pub fn display_spoke(&self) -> bool {
+        self.word.intervals.len() >= MIN_SETTLE_SAMPLES
+    }
+
+    /// What the display's feedback said so far; `None` when it said nothing.
+    pub fn compositor_word(&self, scratch: &mut Vec<Nanos>) -> Option<CompositorWord> {
+        let w = &self.word;
+        if w.shown == 0 && w.discarded == 0 {
+            return None;
+        }
+        Some(CompositorWord {
+            shown: w.shown,
+            vsync: w.vsync,
+            discarded: w.discarded,
+            refresh: w.refresh,
+            flags: w.flags,
+            interval: median(scratch, &w.intervals),
+            samples: w.intervals.len(),
+        })
     }
 
     /// How long the meter has been listening: from the first to the latest present since the last clear.
@@ -275,6 +392,7 @@ impl RefreshMeter {
             samples: self.samples(),
             settled: self.settled(),
             median_blocked: median(&mut scratch, &self.blocked_all),
+            word: self.compositor_word(&mut scratch),
         })
     }
 
@@ -332,6 +450,8 @@ pub(crate) struct VerdictInput<'a> {
     pub settled: bool,
     /// Median time every recent present blocked (paced frames included).
     pub median_blocked: Option<Nanos>,
+    /// What the display's own feedback said, if it said anything.
+    pub word: Option<CompositorWord>,
 }
 
 fn ordinal(n: u64) -> String {
@@ -353,12 +473,31 @@ type Judge = fn(&VerdictInput<'_>) -> Option<Verdict>;
 /// New evidence about the display (a compositor's own word, a variable
 /// refresh) is one more judge in this list, placed by how much it is to
 /// be trusted.
-const JUDGES: [Judge; 6] = [emulated_grid, vsync_not_asked, at_display_rate, compositor_paced, not_paced, self_paced];
+const JUDGES: [Judge; 7] =
+    [emulated_grid, vsync_not_asked, compositor_feedback, at_display_rate, compositor_paced, not_paced, self_paced];
 
-/// Decides whether vsync is in effect and says so in one sentence.
+/// Decides whether vsync is in effect and says so in one sentence; where
+/// the display's feedback did not decide, the sentence ends with what it said.
 pub(crate) fn verdict(input: &VerdictInput<'_>) -> Verdict {
-    JUDGES.iter().find_map(|judge| judge(input)).unwrap_or_else(|| cannot_tell(input))
+    let mut verdict = JUDGES.iter().find_map(|judge| judge(input)).unwrap_or_else(|| cannot_tell(input));
+    if let Some(word) = input.word.filter(|w| w.samples >= MIN_SETTLE_SAMPLES)
+        && let Some(interval) = word.interval
+        && !verdict.text.contains(COMPOSITOR_SHOWED)
+    {
+        let refresh = word.refresh.map(|p| format!(", refresh {:.2} Hz", hz_of(p))).unwrap_or_default();
+        verdict.text.push_str(&format!(
+            "; {COMPOSITOR_SHOWED} every {:.1} ms ({} of {} on a vblank, {} discarded){refresh}",
+            nanos_to_ms(interval),
+            word.vsync,
+            word.shown,
+            word.discarded
+        ));
+    }
+    verdict
 }
+
+/// How a verdict says what the display's feedback showed.
+const COMPOSITOR_SHOWED: &str = "the compositor showed frames";
 
 /// "frames every 16.7 ms (60.0 Hz)".
 fn every(m: &Measured) -> String {
@@ -413,6 +552,55 @@ fn vsync_not_asked(input: &VerdictInput<'_>) -> Option<Verdict> {
         None => format!("{mode} requested (no vsync)"),
     };
     Some(Verdict { vsync: Some(false), text })
+}
+
+/// The display said when it showed each frame: its vsync flag, or its
+/// refresh against the intervals it showed frames at, decide; an inference
+/// from the presents' timing never overrules it. Says nothing (the judges
+/// after it infer, and [`verdict`] adds what it showed) until
+/// [`MIN_SETTLE_SAMPLES`] intervals were shown, or when frames came off
+/// its refresh without a vsync flag.
+fn compositor_feedback(input: &VerdictInput<'_>) -> Option<Verdict> {
+    let word = input.word.filter(|w| w.samples >= MIN_SETTLE_SAMPLES)?;
+    let interval = word.interval?;
+    let mode = input.facts.mode;
+    let on_vblank = 2 * word.vsync > word.shown;
+    let discarded = match word.discarded {
+        0 => String::new(),
+        n => format!(", {n} discarded"),
+    };
+    let shown = format!(
+        "{mode} requested, {COMPOSITOR_SHOWED} every {:.1} ms ({} of {} on a vblank{discarded})",
+        nanos_to_ms(interval),
+        word.vsync,
+        word.shown
+    );
+    let refreshes = word.refresh.map(|period| (interval as f64 / period.max(1) as f64, period));
+    let whole = refreshes.filter(|(r, _)| r.round() >= 1.0 && (r - r.round()).abs() <= 0.1 * r.round());
+    let (vsync, text) = match (on_vblank, word.refresh, whole) {
+        (true, Some(period), Some((r, _))) => {
+            (true, format!("{shown}, refresh {:.2} Hz: vsync in effect, {}", hz_of(period), ordinal(r.round() as u64)))
+        }
+        (true, _, _) => (true, format!("{shown}: vsync in effect")),
+        (false, Some(period), Some((r, _))) => (
+            true,
+            format!(
+                "{shown}, refresh {:.2} Hz: paced by the compositor's repaint, {} (it reports no vblank sync)",
+                hz_of(period),
+                ordinal(r.round() as u64)
+            ),
+        ),
+        // Shown off its refresh without a vblank sync (Weston's x11 backend
+        // repaints when a commit comes): the compositor does not pace these
+        // frames, its frame callbacks may; the presents' timing tells.
+        (false, _, _) => return None,
+    };
+    Some(Verdict { vsync: Some(vsync), text })
+}
+
+/// A period's rate in Hz.
+fn hz_of(period: Nanos) -> f64 {
+    NANOS_PER_SEC as f64 / period.max(1) as f64
 }
 
 /// The compositor hands out frame callbacks at its own repaint rate: a busy
@@ -555,6 +743,7 @@ mod tests {
             samples: 120,
             settled: true,
             median_blocked: None,
+            word: None,
         }
     }
 
@@ -723,5 +912,93 @@ mod tests {
         }
         let m = meter.measured().expect("six intervals over 1.2 s are enough");
         assert_eq!(m.period, 200_000_000);
+    }
+
+    /// A meter whose presents return every `period` unblocked (the inference
+    /// says no vsync), and whose display says it showed each frame
+    /// `shown(k)` with `flags` and `refresh`.
+    fn meter_with_word(
+        period: Nanos,
+        shown: impl Fn(u64) -> Option<Nanos>,
+        flags: FeedbackFlags,
+        refresh: Nanos,
+    ) -> RefreshMeter {
+        let mut meter = meter_with(period, 100_000, 120);
+        for k in 1..=120u64 {
+            let word = match shown(k) {
+                Some(at) => Feedback::displayed(k, at),
+                None => Feedback::discarded(k),
+            };
+            meter.record_feedback(&word.with_refresh(refresh).with_flags(flags));
+        }
+        meter
+    }
+
+    #[test]
+    fn the_compositors_vsync_flag_beats_presents_that_do_not_block() {
+        let meter = meter_with_word(16_666_667, |k| Some(k * 16_666_667 + 5_000_000), FeedbackFlags::VSYNC, 16_666_667);
+        let v = meter.verdict(&facts("Fifo", true, Some(60.0)));
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        assert_eq!(
+            v.text,
+            "Fifo requested, the compositor showed frames every 16.7 ms (120 of 120 on a vblank), refresh 60.00 Hz: \
+             vsync in effect, every refresh"
+        );
+        let inferred = meter_with(16_666_667, 100_000, 120).verdict(&facts("Fifo", true, Some(60.0)));
+        assert_eq!(inferred.vsync, Some(false), "without the display's word: {}", inferred.text);
+    }
+
+    #[test]
+    fn a_compositor_without_vblank_sync_paces_on_its_repaint_and_counts_discards() {
+        // Weston's x11 backend: a 60 Hz repaint timer, no vsync flag; every
+        // 10th frame replaced before the repaint, the next shown a refresh later.
+        let repaint = 16_666_667;
+        let shown = |k: u64| (!k.is_multiple_of(10)).then_some(k * repaint + k / 10 * repaint);
+        let meter = meter_with_word(repaint, shown, FeedbackFlags::NONE, repaint);
+        let word = meter.compositor_word(&mut Vec::new()).expect("the display spoke");
+        assert_eq!((word.shown, word.vsync, word.discarded, word.interval), (108, 0, 12, Some(repaint)));
+        let v = meter.verdict(&facts("Fifo", true, Some(60.0)));
+        assert_eq!(v.vsync, Some(true), "{}", v.text);
+        assert_eq!(
+            v.text,
+            "Fifo requested, the compositor showed frames every 16.7 ms (0 of 108 on a vblank, 12 discarded), \
+             refresh 60.00 Hz: paced by the compositor's repaint, every refresh (it reports no vblank sync)"
+        );
+    }
+
+    #[test]
+    fn a_display_that_gives_neither_flag_nor_refresh_leaves_the_verdict_to_the_presents_and_says_what_it_showed() {
+        let meter = meter_with_word(2_000_000, |k| Some(k * 2_000_000), FeedbackFlags::NONE, 0);
+        let v = meter.verdict(&facts("Fifo", true, None));
+        assert_eq!(
+            v.text,
+            "Fifo requested, frames every 2.0 ms: vsync not in effect; the compositor showed frames every 2.0 ms \
+             (0 of 120 on a vblank, 0 discarded)"
+        );
+    }
+
+    #[test]
+    fn frames_shown_off_the_refresh_without_a_vsync_flag_leave_the_pacing_to_the_inference() {
+        // Weston's x11 backend under a slow client: each commit shown when it
+        // comes, every 28 ms, against a nominal 60 Hz refresh.
+        let meter = meter_with_word(28_000_000, |k| Some(k * 28_000_000), FeedbackFlags::NONE, 16_666_667);
+        let v = meter.verdict(&facts("Fifo", true, Some(60.0)));
+        assert_eq!(v.vsync, Some(false), "the presents neither block nor wait: {}", v.text);
+        assert!(v.text.starts_with("Fifo requested, frames every 28.0 ms: vsync not in effect; "), "{}", v.text);
+        assert!(
+            v.text.ends_with(
+                "the compositor showed frames every 28.0 ms (0 of 120 on a vblank, 0 discarded), \
+             refresh 60.00 Hz"
+            ),
+            "{}",
+            v.text
+        );
+    }
+
+    #[test]
+    fn a_cleared_meter_forgets_the_displays_word() {
+        let mut meter = meter_with_word(16_666_667, |k| Some(k * 16_666_667), FeedbackFlags::VSYNC, 16_666_667);
+        meter.clear();
+        assert_eq!(meter.compositor_word(&mut Vec::new()), None);
     }
 }

@@ -30,11 +30,25 @@
 //! live [`FrameStats`](crate::metrics::FrameStats): for a run with one setting
 //! they are exactly its report's, and [`Session::live_report`] gives them as
 //! a report (one strategy's entry of a report card).
+//!
+//! A host whose display says when frames were really shown (a compositor's
+//! presentation feedback, [`crate::feedback`]) marks each present
+//! [`Presented::with_feedback_awaited`] and hands the answers to
+//! [`Session::feedback`] as they come. The frame's figures wait for it, in
+//! order, up to [`FEEDBACK_WAIT`] and [`FEEDBACK_WAIT_FRAMES`] of later presents: then the frame is
+//! settled with the display's time, as discarded (never counted as shown),
+//! or, with no word, with its present's return (counted as estimated).
+//!
+//! ```text
+//!   record(7, awaited)  record(8, awaited)  feedback(7 at v)  record(9)   feedback(8 discarded)
+//!   awaiting: [7]       [7, 8]              [8] → 7 settled   [8, 9]      [] → 8 discarded, 9 settled
+//! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::Pacer;
+use crate::feedback::{DisplayTimeSource, FEEDBACK_WAIT, FEEDBACK_WAIT_FRAMES, Feedback, FeedbackFlags};
 use crate::frame::{FrameHost, FrameReport, Simulation};
 use crate::hud::{FrameTimeRing, LoopFigures};
 use crate::metrics::{FrameSample, Metrics, Totals};
@@ -110,6 +124,9 @@ pub struct DisplayInfo {
     /// Vsync when known by construction (the virtual monitor's setting);
     /// `None` for a real display, where the verdict decides.
     pub vsync: Option<bool>,
+    /// Where the display times the host reports come from (the present's
+    /// return unless said otherwise); feedback, once it arrives, overrides it.
+    pub display_time_source: DisplayTimeSource,
 }
 
 impl DisplayInfo {
@@ -143,6 +160,11 @@ impl DisplayInfo {
         DisplayInfo { vsync, ..self }
     }
 
+    /// The same display, whose host's display times come from `source`.
+    pub fn with_display_time_source(self, source: DisplayTimeSource) -> DisplayInfo {
+        DisplayInfo { display_time_source: source, ..self }
+    }
+
     /// The refresh rate frames are counted in: the emulated grid when there is one, else the reported rate.
     pub fn refresh(&self) -> Option<Rate> {
         self.emulated.or(self.reported)
@@ -171,11 +193,14 @@ pub struct Presented {
     /// Time the frame waited, before it started, for the compositor's go-ahead
     /// to draw (a Wayland frame callback): the compositor's pacing, never rendering cost.
     pub throttled: Nanos,
+    /// The display was asked when it shows this frame: its figures wait for [`Session::feedback`].
+    pub feedback_awaited: bool,
 }
 
 impl Presented {
     /// A frame that was shown, never blocked (the virtual monitor's frames).
-    pub const SHOWN: Presented = Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0 };
+    pub const SHOWN: Presented =
+        Presented { shown: true, blocked: 0, emulation_late: None, throttled: 0, feedback_awaited: false };
 
     /// The same frame, shown or not.
     pub fn with_shown(self, shown: bool) -> Presented {
@@ -196,6 +221,75 @@ impl Presented {
     pub fn with_throttled(self, throttled: Nanos) -> Presented {
         Presented { throttled, ..self }
     }
+
+    /// The same frame, whose display time the display was asked for (see [`Session::feedback`]).
+    pub fn with_feedback_awaited(self) -> Presented {
+        Presented { feedback_awaited: true, ..self }
+    }
+}
+
+/// Frames the session keeps back for their feedback, at most: 100 ms of
+/// presents at 640 fps. A full queue settles its oldest frame at once.
+pub const AWAIT_SLOTS: usize = 64;
+
+/// How a frame's picture fared in the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Shown at the report's display time, which the display's feedback gave.
+    Displayed,
+    /// Shown at the report's display time, the host's estimate (no feedback
+    /// was asked for, or none came within [`FEEDBACK_WAIT`]).
+    Estimated,
+    /// The compositor replaced it before it was shown.
+    Discarded,
+    /// It never reached the screen (the surface refused it).
+    NotShown,
+}
+
+/// A frame the session has settled: its report, with the display time its
+/// figures used, and how it fared ([`Session::take_settled`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Settled {
+    /// The frame's report; `display_time` is the one the figures used.
+    pub report: FrameReport,
+    /// How its picture fared.
+    pub outcome: Outcome,
+}
+
+/// Where display times came from, counted over settled frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeedbackCounts {
+    /// Shown frames whose display time the display's feedback gave.
+    pub displayed: u64,
+    /// Frames whose feedback was asked for and did not come in time: the estimate stands.
+    pub estimated: u64,
+    /// Frames the compositor discarded.
+    pub discarded: u64,
+    /// Feedback that came after its frame was settled, or for no frame the session knew.
+    pub late: u64,
+}
+
+impl FeedbackCounts {
+    fn since(self, origin: FeedbackCounts) -> FeedbackCounts {
+        FeedbackCounts {
+            displayed: self.displayed.saturating_sub(origin.displayed),
+            estimated: self.estimated.saturating_sub(origin.estimated),
+            discarded: self.discarded.saturating_sub(origin.discarded),
+            late: self.late.saturating_sub(origin.late),
+        }
+    }
+}
+
+/// A recorded frame waiting for its display's word.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Awaiting {
+    report: FrameReport,
+    /// The pacer's game time after the frame.
+    game: Nanos,
+    /// `None` while the feedback is due.
+    outcome: Option<(Outcome, Nanos)>,
 }
 
 /// Raw counts of parts of the run before a refresh-rate change.
@@ -247,6 +341,10 @@ struct LiveOrigin {
     frames: u64,
     /// Frames presented.
     presented: u64,
+    /// The first frame (by id) the live figures count.
+    first_frame: u64,
+    /// Feedback counts.
+    counts: FeedbackCounts,
 }
 
 impl Measures {
@@ -319,10 +417,16 @@ pub struct Session<W> {
     frames: u64,
     presented: u64,
     strategies_used: BTreeSet<StrategyId>,
-    /// When the last frame asked to wake, and when it ended: a frame that
-    /// started without waiting is unpaced, and its interval measures the display.
-    last_wake: Option<Nanos>,
-    last_end: Nanos,
+    /// Recorded frames not yet settled, oldest first (at most [`AWAIT_SLOTS`]).
+    awaiting: VecDeque<Awaiting>,
+    /// The latest present's return and its frame: how long the awaited frames have waited.
+    latest_present: Nanos,
+    latest_frame: u64,
+    /// Settled frames for [`Session::take_settled`], when kept.
+    settled: Option<VecDeque<Settled>>,
+    counts: FeedbackCounts,
+    /// The flags of the latest frame the display's feedback showed.
+    feedback_flags: FeedbackFlags,
     last_display: Option<Nanos>,
     last_view: View,
     frame_times: FrameTimeRing,
@@ -355,8 +459,12 @@ impl<W: Simulation> Session<W> {
             frames: 0,
             presented: 0,
             strategies_used: BTreeSet::from([strategy]),
-            last_wake: None,
-            last_end: now,
+            awaiting: VecDeque::with_capacity(AWAIT_SLOTS),
+            latest_present: now,
+            latest_frame: 0,
+            settled: None,
+            counts: FeedbackCounts::default(),
+            feedback_flags: FeedbackFlags::NONE,
             last_display: None,
             last_view: View::Latest,
             frame_times: FrameTimeRing::default(),
@@ -381,45 +489,189 @@ impl<W: Simulation> Session<W> {
         self.pacer.driver_mut().set_step_limit(limit);
     }
 
+    /// The id the next frame's report will carry ([`FrameReport::frame`]):
+    /// what a host asks the display's feedback about before it presents.
+    pub fn next_frame_id(&self) -> u64 {
+        self.pacer.frames_started() + 1
+    }
+
     /// Runs one frame of the active strategy against `host`. Follow it with [`Session::record`].
     pub fn run_frame<H: FrameHost<W>>(&mut self, host: &mut H) -> FrameReport {
         self.pacer.run_host_frame(&mut self.world, host)
     }
 
-    /// Records what a frame did and how its picture fared.
+    /// Records what a frame did and how its picture fared. A frame whose
+    /// feedback is awaited is counted when it arrives (see the module docs);
+    /// every other frame at once, unless an awaited one is still before it.
     pub fn record(&mut self, report: &FrameReport, presented: Presented) {
-        let unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
-        self.last_wake = report.wake.at;
-        self.last_end = report.end;
         self.last_view = report.view;
         self.frames += 1;
-        if !presented.shown {
+        let outcome = if !presented.shown {
+            Some((Outcome::NotShown, report.display_time))
+        } else {
+            if self.measure_display {
+                self.measure_present(report, presented);
+            }
+            self.latest_present = self.latest_present.max(report.display_time);
+            self.latest_frame = report.frame;
+            (!presented.feedback_awaited).then_some((Outcome::Estimated, report.display_time))
+        };
+        if self.awaiting.len() == AWAIT_SLOTS {
+            self.settle_oldest();
+        }
+        let game = self.pacer.driver().game_time();
+        self.awaiting.push_back(Awaiting { report: *report, game, outcome });
+        self.settle();
+    }
+
+    /// The display's word on a frame (frames late, out of order, or never):
+    /// the pacer's verdict takes it, and the frame, if it still waits, is
+    /// settled with it. See [`crate::feedback`].
+    pub fn feedback(&mut self, feedback: Feedback) {
+        self.pacer.displayed(feedback);
+        let waiting = self.awaiting.iter_mut().find(|a| a.report.frame == feedback.frame && a.outcome.is_none());
+        let Some(frame) = waiting else {
+            self.counts.late += 1;
+            return;
+        };
+        frame.outcome = Some(match feedback.displayed_at {
+            Some(at) => {
+                self.feedback_flags = feedback.flags;
+                (Outcome::Displayed, at)
+            }
+            None => (Outcome::Discarded, frame.report.display_time),
+        });
+        self.settle();
+    }
+
+    /// Settles every frame still waiting for its feedback, with its estimate
+    /// (at the end of a run, before its report).
+    pub fn settle_all(&mut self) {
+        while !self.awaiting.is_empty() {
+            self.settle_oldest();
+        }
+    }
+
+    /// Leaves the frames still waiting for their feedback out of every
+    /// figure (the run ends before the display could answer): they were
+    /// neither counted as shown nor as estimated. Returns how many.
+    pub fn forget_awaiting(&mut self) -> usize {
+        let mut forgotten = 0;
+        while let Some(frame) = self.awaiting.pop_front() {
+            if frame.outcome.is_some() {
+                // Its outcome is known (shown without feedback, or answered): it counts.
+                self.awaiting.push_front(frame);
+                self.settle_oldest();
+            } else {
+                forgotten += 1;
+            }
+        }
+        forgotten
+    }
+
+    /// Keeps the settled frames for [`Session::take_settled`] (the last
+    /// [`AWAIT_SLOTS`] of them when nobody takes them).
+    pub fn keep_settled(&mut self, keep: bool) {
+        self.settled = keep.then(|| VecDeque::with_capacity(AWAIT_SLOTS));
+    }
+
+    /// The frames settled since the last call, oldest first, when kept ([`Session::keep_settled`]).
+    pub fn take_settled(&mut self) -> impl Iterator<Item = Settled> + '_ {
+        self.settled.iter_mut().flat_map(|settled| settled.drain(..))
+    }
+
+    /// Where display times came from so far.
+    pub fn feedback_counts(&self) -> FeedbackCounts {
+        self.counts
+    }
+
+    /// Where this run's display times come from: the display's feedback
+    /// once any frame was shown by it, else an emulated grid's vblanks, else
+    /// what the host said.
+    pub fn display_time_source(&self) -> DisplayTimeSource {
+        if self.counts.displayed > 0 {
+            DisplayTimeSource::CompositorFeedback(self.feedback_flags)
+        } else {
+            self.estimate_source()
+        }
+    }
+
+    /// Where the host's own display times come from (what a frame without
+    /// feedback keeps): an emulated grid's vblanks, else what the host said.
+    pub fn estimate_source(&self) -> DisplayTimeSource {
+        if self.display.emulated.is_some() {
+            DisplayTimeSource::EmulatedVblank
+        } else {
+            self.display.display_time_source
+        }
+    }
+
+    /// Frames recorded and not yet settled (waiting for their feedback).
+    pub fn awaiting(&self) -> usize {
+        self.awaiting.len()
+    }
+
+    /// Settles the frames at the front that have their outcome, or waited
+    /// [`FEEDBACK_WAIT`] and [`FEEDBACK_WAIT_FRAMES`] of presents for it.
+    fn settle(&mut self) {
+        while let Some(front) = self.awaiting.front() {
+            let expired = self.latest_present.saturating_sub(front.report.display_time) >= FEEDBACK_WAIT
+                && self.latest_frame.saturating_sub(front.report.frame) >= FEEDBACK_WAIT_FRAMES;
+            if front.outcome.is_none() && !expired {
+                return;
+            }
+            self.settle_oldest();
+        }
+    }
+
+    /// Settles the oldest frame waiting: with its outcome, or its estimate.
+    fn settle_oldest(&mut self) {
+        let Some(frame) = self.awaiting.pop_front() else { return };
+        let (outcome, display_time) = frame.outcome.unwrap_or_else(|| {
+            self.counts.estimated += 1;
+            (Outcome::Estimated, frame.report.display_time)
+        });
+        let report = FrameReport { display_time, ..frame.report };
+        match outcome {
+            Outcome::Displayed => self.counts.displayed += 1,
+            Outcome::Discarded => self.counts.discarded += 1,
+            Outcome::Estimated | Outcome::NotShown => {}
+        }
+        if let Some(settled) = &mut self.settled {
+            if settled.len() == AWAIT_SLOTS {
+                settled.pop_front();
+            }
+            settled.push_back(Settled { report, outcome });
+        }
+        let shown = matches!(outcome, Outcome::Displayed | Outcome::Estimated);
+        if !shown {
             self.rates.record(report.end, false, report.updates);
             return;
         }
         self.presented += 1;
         if self.measure_display {
-            self.measure(report, presented, unpaced);
+            self.rates.record(report.end, true, report.updates);
+            if let Some(previous) = self.last_display {
+                self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
+            }
+            self.last_display = Some(report.display_time);
         }
-        let game = self.pacer.driver().game_time();
-        self.measures.run.record(&FrameSample::from_report(report, game));
-        let origin = self.measures.live_origin.game;
-        if let Some(live) = &mut self.measures.live {
-            live.record(&FrameSample::from_report(report, game.saturating_sub(origin)));
+        self.measures.run.record(&FrameSample::from_report(&report, frame.game));
+        let origin = self.measures.live_origin;
+        if let Some(live) = &mut self.measures.live
+            && report.frame >= origin.first_frame
+        {
+            live.record(&FrameSample::from_report(&report, frame.game.saturating_sub(origin.game)));
         }
     }
 
-    fn measure(&mut self, report: &FrameReport, presented: Presented, unpaced: bool) {
-        self.rates.record(report.end, true, report.updates);
+    /// The present's figures the refresh meter and the emulation check take, as it returns.
+    fn measure_present(&mut self, report: &FrameReport, presented: Presented) {
         if let Some(late) = presented.emulation_late {
             let l = &mut self.lateness;
             *l = Lateness { presents: l.presents + 1, total: l.total + late, worst: l.worst.max(late) };
         }
-        self.pacer.meter_mut().record_throttled(report.display_time, presented.blocked, presented.throttled, unpaced);
-        if let Some(previous) = self.last_display {
-            self.frame_times.push(Duration::from_nanos(report.display_time.saturating_sub(previous)));
-        }
-        self.last_display = Some(report.display_time);
+        self.pacer.measure_present(report.display_time, presented.blocked, presented.throttled);
     }
 
     /// Switches strategy (the world is kept; timing and live figures start over).
@@ -446,7 +698,6 @@ impl<W: Simulation> Session<W> {
             self.pacer.resync();
             self.restart_live(now);
         }
-        self.last_wake = None;
     }
 
     /// The present mode changed: the refresh is measured again, live figures start over.
@@ -509,10 +760,11 @@ impl<W: Simulation> Session<W> {
             updates: self.pacer.updates(),
             frames: self.frames,
             presented: self.presented,
+            first_frame: self.pacer.frames_started() + 1,
+            counts: self.counts,
         };
         self.frame_times.clear();
         self.last_display = None;
-        self.last_wake = None;
         self.hud_text_at = 0;
     }
 
@@ -543,7 +795,7 @@ impl<W: Simulation> Session<W> {
 
     /// When the last frame asked the caller to wake (`None`: as soon as possible).
     pub fn wake(&self) -> Option<Nanos> {
-        if self.paused { None } else { self.last_wake }
+        if self.paused { None } else { self.pacer.last_wake() }
     }
 
     /// What the last frame drew (a paused window keeps drawing it).
@@ -571,7 +823,7 @@ impl<W: Simulation> Session<W> {
         &self.measures.run
     }
 
-    /// The vsync verdict on what has been measured so far.
+    /// The vsync verdict on what has been measured so far (and what the display's feedback said).
     pub fn verdict(&self) -> Verdict {
         let display = &self.display;
         let mode = &display.present_mode;
@@ -615,6 +867,7 @@ impl<W: Simulation> Session<W> {
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
         hud.measured_refresh_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
         hud.vsync_verdict = self.verdict().text;
+        hud.display_time_source = self.display_time_source();
     }
 
     /// The run's report: the figures both front ends write.
@@ -653,6 +906,9 @@ impl<W: Simulation> Session<W> {
         };
         let measured = self.pacer.meter_mut().measured();
         let l = self.lateness;
+        let counts = self.counts.since(origin.counts);
+        let source = self.display_time_source();
+        let word = self.pacer.compositor_word();
         let metrics = match which {
             MetricsRef::Run => &self.measures.run,
             MetricsRef::Live => self.measures.live(),
@@ -687,7 +943,13 @@ impl<W: Simulation> Session<W> {
                 present_mode_actual: self.display.present_mode.name.clone(),
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
+                feedback_frames: counts.displayed,
+                estimated_frames: counts.estimated,
+                discarded_frames: counts.discarded,
+                compositor_refresh_hz: word.and_then(|w| w.refresh).map(|p| NANOS_PER_SEC as f64 / p.max(1) as f64),
+                display_time_blind_spot: source.blind_spot().to_owned(),
             }),
+            display_time_source: source.label(),
             stats: metrics.stats(),
             ..RunReport::default()
         }
@@ -991,5 +1253,196 @@ mod tests {
         assert_eq!(live.vsyncs, session.live_metrics().totals().vsyncs);
         assert_eq!(hud.stats, live.stats, "the overlay shows the live report's figures");
         assert_eq!(live.pattern, session.live_metrics().pattern_prefix());
+    }
+
+    /// The display of [`Grid16`] two images deep: a present returns at a
+    /// refresh boundary and its picture appears one refresh (16 ms) later.
+    const QUEUED: Nanos = 16 * MS;
+
+    /// A lockstep session at 62.5 Hz on [`Grid16`] that keeps its settled frames.
+    fn lockstep_on_grid16() -> (Session<Counter>, Grid16) {
+        let tick = Rate::new(125, 2).expect("62.5 Hz");
+        let config = StrategyConfig { tick_rate: tick, ..StrategyConfig::default() };
+        let display = DisplayInfo { reported: Some(tick), ..display_60() };
+        let mut session = Session::new(StrategyId::Lockstep, config, Counter::default(), display, 0);
+        session.keep_settled(true);
+        (session, Grid16 { clock: 0, frame: 0, freeze_at: None })
+    }
+
+    /// Lockstep at 62.5 Hz on [`Grid16`] for `frames` frames, each asking
+    /// for feedback; `answer(id, frame_just_recorded)` says which frames'
+    /// feedback the display sends after each frame (`None`: none), shown at
+    /// their present + [`QUEUED`] unless `discard` names them.
+    fn with_feedback(
+        frames: u64,
+        answer: impl Fn(u64) -> Vec<u64>,
+        discard: &[u64],
+    ) -> (RunReport, Vec<Settled>, FeedbackCounts) {
+        let (mut session, mut host) = lockstep_on_grid16();
+        let mut presents = Vec::new();
+        let mut settled = Vec::new();
+        for _ in 0..frames {
+            let report = session.run_frame(&mut host);
+            presents.push(report.display_time);
+            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            for id in answer(report.frame) {
+                let Some(&present) = presents.get(id as usize - 1) else { continue };
+                let word = if discard.contains(&id) {
+                    Feedback::discarded(id)
+                } else {
+                    Feedback::displayed(id, present + QUEUED).with_refresh(16 * MS)
+                };
+                session.feedback(word);
+            }
+            settled.extend(session.take_settled());
+        }
+        session.settle_all();
+        settled.extend(session.take_settled());
+        let counts = session.feedback_counts();
+        (session.report(host.clock), settled, counts)
+    }
+
+    /// Feedback for every frame, `late` frames after it, the last ones after the run.
+    fn late_by(late: u64, frames: u64) -> impl Fn(u64) -> Vec<u64> {
+        move |recorded| {
+            let mut ids: Vec<u64> = recorded.checked_sub(late).filter(|&id| id > 0).into_iter().collect();
+            if recorded == frames {
+                ids.extend(recorded.saturating_sub(late) + 1..=frames);
+            }
+            ids
+        }
+    }
+
+    #[test]
+    fn feedback_one_two_or_three_frames_late_moves_every_frame_a_refresh_later() {
+        // Present returns at 16(k + 1) ms, the picture appears at 16(k + 2):
+        // latency is two refreshes, not the estimate's one (the test above).
+        for late in [1, 2, 3] {
+            let (report, settled, counts) = with_feedback(600, late_by(late, 600), &[]);
+            let s = report.stats;
+            assert_eq!((s.latency_ms, s.latency_p95_ms, s.latency_max_ms), (32.0, 32.0, 32.0), "{late} late: {s:?}");
+            assert_eq!((s.judder_ms, s.hitches, s.present_interval_mean_ms), (0.0, 0, 16.0), "{late} late: {s:?}");
+            assert_eq!(counts, FeedbackCounts { displayed: 600, ..FeedbackCounts::default() }, "{late} late");
+            assert_eq!(report.display_time_source, "compositor-feedback (none)");
+            let ids: Vec<u64> = settled.iter().map(|f| f.report.frame).collect();
+            assert_eq!(ids, (1..=600).collect::<Vec<_>>(), "{late} late: settled in order, each once");
+            assert!(settled.iter().all(|f| f.outcome == Outcome::Displayed));
+            assert_eq!(settled[9].report.display_time, 10 * 16 * MS + QUEUED, "frame 10 presents at 160 ms");
+            let display = report.display.expect("a session reports its display");
+            assert_eq!((display.presented, display.feedback_frames, display.estimated_frames), (600, 600, 0));
+            assert_eq!(display.compositor_refresh_hz, Some(62.5));
+            assert!(display.display_time_blind_spot.is_empty(), "the display's word has no blind spot");
+        }
+    }
+
+    #[test]
+    fn a_frame_waits_for_its_feedback_and_the_frames_after_it_wait_behind_it() {
+        let (mut session, mut host) = lockstep_on_grid16();
+        let reports: Vec<FrameReport> = (0..3)
+            .map(|_| {
+                let report = session.run_frame(&mut host);
+                session.record(&report, Presented::SHOWN.with_feedback_awaited());
+                report
+            })
+            .collect();
+        assert_eq!(session.take_settled().count(), 0, "three frames wait for their feedback");
+        assert_eq!(session.run_metrics().totals().frames, 0, "and count nowhere yet");
+        session.feedback(Feedback::displayed(2, reports[1].display_time + QUEUED));
+        assert_eq!(session.take_settled().count(), 0, "frame 2 has its word, frame 1 not yet");
+        session.feedback(Feedback::displayed(1, reports[0].display_time + QUEUED));
+        let settled: Vec<(u64, Nanos)> =
+            session.take_settled().map(|f| (f.report.frame, f.report.display_time)).collect();
+        assert_eq!(settled, [(1, 32 * MS), (2, 48 * MS)], "out of order in, in order out");
+        assert_eq!(session.run_metrics().totals().frames, 2);
+        session.feedback(Feedback::displayed(2, 0));
+        assert_eq!(session.feedback_counts().late, 1, "a second word on a settled frame changes nothing");
+    }
+
+    #[test]
+    fn feedback_out_of_order_gives_the_same_figures_as_in_order() {
+        // Each pair answered second first: 2, 1, 4, 3, …
+        let swapped = |recorded: u64| if recorded.is_multiple_of(2) { vec![recorded, recorded - 1] } else { vec![] };
+        let (report, settled, counts) = with_feedback(600, swapped, &[]);
+        let (in_order, _, _) = with_feedback(600, late_by(0, 600), &[]);
+        assert_eq!(report.stats, in_order.stats, "the figures do not depend on the order the words came in");
+        assert_eq!(counts.displayed, 600);
+        assert!(settled.windows(2).all(|w| w[0].report.frame + 1 == w[1].report.frame), "settled in frame order");
+    }
+
+    #[test]
+    fn feedback_that_never_comes_leaves_the_estimate_after_100_ms_of_presents() {
+        let (report, settled, counts) = with_feedback(600, |_| Vec::new(), &[]);
+        assert_eq!(counts, FeedbackCounts { estimated: 600, ..FeedbackCounts::default() });
+        assert_eq!(report.stats.latency_ms, 16.0, "the present's return, one refresh after the input");
+        assert_eq!(report.display_time_source, "present-return", "no word from the display: the host's estimate");
+        let display = report.display.expect("display facts");
+        assert!(display.display_time_blind_spot.contains("cannot be seen"), "{}", display.display_time_blind_spot);
+        // Presents every 16 ms: frame k is settled by frame k + 7's present,
+        // the first 112 ms ≥ 100 ms after its own.
+        assert!(settled.iter().all(|f| f.outcome == Outcome::Estimated));
+        let (_, first_seven, _) = with_feedback(7, |_| Vec::new(), &[]);
+        assert_eq!(first_seven.len(), 7, "settle_all settles the rest at the end");
+        let (mut session, mut host) = lockstep_on_grid16();
+        let mut settled_after = Vec::new();
+        for _ in 0..8 {
+            let report = session.run_frame(&mut host);
+            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            settled_after.push(session.take_settled().count());
+        }
+        assert_eq!(settled_after, [0, 0, 0, 0, 0, 0, 0, 1], "frame 1 (present 16 ms) goes at frame 8's (128 ms)");
+    }
+
+    #[test]
+    fn a_discarded_frame_is_never_counted_as_shown() {
+        let (report, settled, counts) = with_feedback(600, late_by(2, 600), &[300]);
+        assert_eq!(counts, FeedbackCounts { displayed: 599, discarded: 1, ..FeedbackCounts::default() });
+        let display = report.display.as_ref().expect("display facts");
+        assert_eq!((display.presented, display.discarded_frames), (599, 1));
+        let (all_shown, _, _) = with_feedback(600, late_by(2, 600), &[]);
+        assert_eq!(all_shown.skipped_renders, 1, "the first refresh, before the first frame's picture");
+        assert_eq!(report.skipped_renders, 2, "and the discarded frame's refresh showed no new frame");
+        assert_eq!(settled[299].outcome, Outcome::Discarded);
+        assert_eq!(report.stats.hitches, 1, "the picture held for two refreshes, then jumped two ticks");
+    }
+
+    #[test]
+    fn a_frame_without_feedback_among_answered_ones_is_counted_as_estimated() {
+        let skip_ten = |recorded: u64| late_by(1, 600)(recorded).into_iter().filter(|&id| id != 10).collect();
+        let (report, settled, counts) = with_feedback(600, skip_ten, &[]);
+        assert_eq!(counts, FeedbackCounts { displayed: 599, estimated: 1, ..FeedbackCounts::default() });
+        assert_eq!(settled[9].outcome, Outcome::Estimated);
+        assert_eq!(settled[9].report.display_time, 10 * 16 * MS, "frame 10 keeps its present's return");
+        assert_eq!(report.stats.latency_max_ms, 32.0);
+        assert_eq!(report.display.map(|d| d.estimated_frames), Some(1));
+    }
+
+    #[test]
+    fn a_slow_loop_waits_four_presents_for_feedback_however_long_they_take() {
+        let mut session =
+            Session::new(StrategyId::Lockstep, StrategyConfig::default(), Counter::default(), display_60(), 0);
+        session.keep_settled(true);
+        let mut settled_after = Vec::new();
+        for k in 1..=6u64 {
+            // A frame every 200 ms, twice the time bound.
+            let report = FrameReport {
+                frame: k,
+                start: (k - 1) * 200 * MS,
+                updates: 1,
+                shown_updates: 1,
+                view: View::Latest,
+                content_time: k * 200 * MS,
+                input_time: (k - 1) * 200 * MS,
+                display_time: k * 200 * MS,
+                end: k * 200 * MS,
+                wake: crate::strategy::Wake { at: None },
+            };
+            session.record(&report, Presented::SHOWN.with_feedback_awaited());
+            settled_after.push(session.take_settled().map(|f| f.report.frame).collect::<Vec<_>>());
+        }
+        assert!(settled_after[..4].iter().all(Vec::is_empty), "800 ms later, but only three presents");
+        assert_eq!(settled_after[4], [1], "frame 1 gives up at frame 5's present");
+        assert_eq!(session.feedback_counts().estimated, 2);
+        assert_eq!(session.forget_awaiting(), 4, "frames 3 to 6, unanswered at the end, are left out");
+        assert_eq!(session.frame_counts(), (6, 2), "six frames run, two counted as shown");
     }
 }

@@ -19,6 +19,7 @@
 mod keys;
 mod mode;
 
+use std::collections::VecDeque;
 use std::io::BufWriter;
 
 use winit::event::WindowEvent;
@@ -44,7 +45,7 @@ use crate::refresh::Verdict;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::rng::SplitMix64;
-use crate::session::{DisplayInfo, Session};
+use crate::session::{DisplayInfo, Outcome, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
@@ -80,6 +81,7 @@ fn fresh_session(
 ) -> Session<World> {
     let mut session = Session::new(strategy, config, World::new(world), display, now);
     session.world_mut().set_input(input);
+    session.keep_settled(true);
     session
 }
 
@@ -105,8 +107,6 @@ pub struct Demo {
     emulation: Option<(Emulation, u64)>,
     /// How long the frame about to run waited for its redraw (the compositor's go-ahead).
     redraw_wait: Nanos,
-    /// How long the last strategy frame waited for the display (acquire, present, emulated vblank).
-    display_wait: Nanos,
     /// Whether the emulated refresh was checked against the page's (once).
     emulation_checked: bool,
     controls: Controls,
@@ -133,6 +133,21 @@ pub struct Demo {
     /// Frames start on timers instead of the display's refresh (`V` where
     /// vsync cannot be turned off: a browser's requestAnimationFrame).
     timer_driven: bool,
+    /// Each recorded strategy frame's wait for the display, by id, until it is settled.
+    waits: VecDeque<(u64, Nanos)>,
+    /// The strategy frames settled in the last frame that were shown (reused).
+    shown: Vec<ShownFrame>,
+}
+
+/// A strategy frame shown on screen, settled: its report (with the display
+/// time its figures used, the compositor's where it said) and how long it
+/// waited for the display (acquire, present, an emulated vblank).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShownFrame {
+    /// The frame's report.
+    pub report: FrameReport,
+    /// Its wait for the display.
+    pub display_wait: Nanos,
 }
 
 /// Frames drawn before the session starts ([`Demo::warm_up`]). On lavapipe
@@ -160,7 +175,23 @@ impl Demo {
             .with_reported(monitor.reported)
             .with_emulated(emulated)
             .with_present_mode(gfx.present_mode())
-            .with_present_mode_requested(config.present_mode.label());
+            .with_present_mode_requested(config.present_mode.label())
+            .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
+        let asked = if config.presentation_feedback {
+            crate::platform::PresentationFeedback::new(&win.window, clock)
+        } else {
+            Err("--no-presentation-feedback".to_owned())
+        };
+        let feedback = match asked {
+            Ok(feedback) => {
+                log::info!("display times: the compositor's presentation feedback (wp_presentation)");
+                Some(feedback)
+            }
+            Err(why) => {
+                log::info!("display times: {} ({why})", crate::platform::DISPLAY_TIME_SOURCE.blind_spot());
+                None
+            }
+        };
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
@@ -179,12 +210,11 @@ impl Demo {
         let instances = Vec::with_capacity(session.world().max_instances());
         let vsync = emulated_vsync(emulation.as_ref(), emulated);
         let mut demo = Demo {
-            screen: Screen { win, gfx, hud, instances, vsync },
+            screen: Screen { feedback, win, gfx, hud, instances, vsync },
             session,
             mode: Mode::Single,
             emulation,
             redraw_wait: 0,
-            display_wait: 0,
             emulation_checked: false,
             controls: Controls {
                 ghosts: false,
@@ -205,6 +235,8 @@ impl Demo {
             seed: config.seed,
             warmed: false,
             timer_driven: false,
+            waits: VecDeque::with_capacity(crate::session::AWAIT_SLOTS),
+            shown: Vec::with_capacity(crate::session::AWAIT_SLOTS),
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
@@ -238,6 +270,7 @@ impl Demo {
             .with_reported(reported)
             .with_present_mode(present_mode);
         let (world, input) = (world_config(config), self.controls.input);
+        self.end_run();
         self.session = fresh_session(&world, strategy, config.strategy_config, display, input, now);
         self.screen.vsync = emulated_vsync(self.emulation.as_ref(), emulated);
         self.refresh_hud(now);
@@ -277,6 +310,7 @@ impl Demo {
         let (strategy, config) = (self.session.pacer().strategy(), *self.session.pacer().config());
         let display = self.session.display().clone();
         let world = *self.session.world().config();
+        self.end_run();
         self.session = fresh_session(&world, strategy, config, display, self.controls.input, now);
         self.hold.reset();
         if let Mode::Lanes(_) = std::mem::replace(&mut self.mode, Mode::Single) {
@@ -308,25 +342,30 @@ impl Demo {
     }
 
     /// One frame: the active strategy's, the still picture while paused, or every lane's.
-    /// Returns the strategy frame's report when its picture was presented.
-    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
+    /// Returns the strategy frames settled meanwhile that were shown: this
+    /// one's, or, where the compositor's feedback is awaited, earlier ones'.
+    pub fn frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> &[ShownFrame] {
         if !self.warmed {
             self.warm_up(clock);
         }
-        let Mode::Lanes(lanes) = &mut self.mode else { return self.session_frame(clock, stamp) };
+        self.shown.clear();
+        let Mode::Lanes(lanes) = &mut self.mode else {
+            self.session_frame(clock, stamp);
+            return &self.shown;
+        };
         let start = stamp.unwrap_or_else(|| clock.now());
         if let Some(log) = self.frame_log.as_mut() {
-            log.frame_started(start);
+            log.frame_started(start, None);
         }
         let load = self.controls.load.cost(&mut self.controls.rng);
         let scene = SceneParams { playfield: PLAYFIELD, ghosts: false, display_lead: 0, load };
         let outcome = lanes.frame(start, clock, &mut self.screen, scene);
         self.after_frame(&outcome, clock.now());
-        None
+        &self.shown
     }
 
     /// A frame of the demo's own session: its strategy's, or the still picture while paused.
-    fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) -> Option<FrameReport> {
+    fn session_frame(&mut self, clock: &RealClock, stamp: Option<Nanos>) {
         let paused = self.session.paused();
         let scene = SceneParams {
             playfield: PLAYFIELD,
@@ -342,8 +381,9 @@ impl Demo {
             self.still_at = clock.now();
         }
         let hold_until = planned.map(|at| self.hold.target(at));
+        let frame_id = (!paused).then(|| self.session.next_frame_id());
         let session = &mut self.session;
-        let (report, outcome) = self.screen.draw(clock, stamp, scene, hold_until, |host| {
+        let (report, outcome) = self.screen.draw_frame(clock, stamp, scene, hold_until, frame_id, |host| {
             if paused {
                 host.draw_still(session.world(), session.last_view());
                 None
@@ -357,17 +397,68 @@ impl Demo {
         }
         if let Some(report) = &report {
             if let Some(log) = self.frame_log.as_mut() {
-                log.frame_started(report.start);
+                log.frame_started(report.start, Some(report.frame));
             }
-            self.display_wait = outcome.display_wait;
+            if self.waits.len() == crate::session::AWAIT_SLOTS {
+                self.waits.pop_front();
+            }
+            self.waits.push_back((report.frame, outcome.display_wait));
             let presented = outcome.presented().with_throttled(self.redraw_wait);
             self.session.record(report, presented);
-            if outcome.presented {
+        }
+        self.collect_settled();
+        self.after_frame(&outcome, clock.now());
+    }
+
+    /// Hands the compositor's answers to the session, then takes the frames
+    /// it settled: to the frame log, and, when shown, to [`Demo::frame`]'s answer.
+    fn collect_settled(&mut self) {
+        if let Some(feedback) = self.screen.feedback.as_mut() {
+            let session = &mut self.session;
+            feedback.poll(|word| session.feedback(word));
+        }
+        let estimate = self.session.estimate_source().id();
+        for settled in self.session.take_settled() {
+            let report = settled.report;
+            let (shown, source) = match settled.outcome {
+                Outcome::Displayed => (true, "compositor-feedback"),
+                Outcome::Estimated => (true, estimate),
+                Outcome::Discarded => (false, "discarded"),
+                _ => (false, "not-shown"),
+            };
+            if let Some(log) = self.frame_log.as_mut() {
+                log.displayed(report.frame, shown.then_some(report.display_time), source);
+            }
+            while self.waits.front().is_some_and(|(id, _)| *id < report.frame) {
+                self.waits.pop_front();
+            }
+            let display_wait = match self.waits.front() {
+                Some(&(id, wait)) if id == report.frame => wait,
+                _ => 0,
+            };
+            if shown {
                 self.display_lead = report.display_time.saturating_sub(report.start);
+                self.shown.push(ShownFrame { report, display_wait });
             }
         }
-        self.after_frame(&outcome, clock.now());
-        report.filter(|_| outcome.presented)
+    }
+
+    /// The end of the run (or of a session the demo replaces): the
+    /// compositor's answers that arrived are taken; the last frames it has
+    /// not answered yet (one or two) are left out of the figures, not
+    /// counted as estimates (waiting here cannot make it answer: nothing
+    /// reads its socket until the next present), and the frame log says so.
+    pub fn end_run(&mut self) {
+        self.collect_settled();
+        let unanswered = self.session.forget_awaiting();
+        if unanswered > 0 {
+            log::debug!("{unanswered} frame(s) at the end had no answer from the compositor yet: left out");
+        }
+        self.collect_settled();
+        if let Some(log) = self.frame_log.as_mut() {
+            log.forget_pending();
+        }
+        self.waits.clear();
     }
 
     /// The planned start of a frame whose present is held (`app::hold`): a
@@ -615,12 +706,6 @@ impl Demo {
     /// Whether frames start on timers instead of the display's refresh (see [`Demo::act`]'s `V`).
     pub fn timer_driven(&self) -> bool {
         self.timer_driven
-    }
-
-    /// How long the last strategy frame waited for the display alone
-    /// (acquire, present, the emulated vblank; not the GPU's drawing).
-    pub fn display_wait(&self) -> Nanos {
-        self.display_wait
     }
 
     /// The strategy the demo's session runs.

@@ -210,6 +210,6 @@ mod tests {
         let csv = sweep_csv(&[row]);
         let doubles = ["mean", "min", "max"].map(|s| format!("{}_{s}", DOUBLE_UPDATES.name)).join(",");
         assert!(csv.lines().next().is_some_and(|h| h.contains(&doubles)), "{csv}");
-        assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("catch-up,60,on,60,glaiel,0,3,3,0,8,")), "{csv}");
+        assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("catch-up,60,on,60,glaiel,0,,3,3,0,8,")), "{csv}");
     }
 }

@@ -4,6 +4,7 @@
 mod cpu;
 mod heap;
 mod wait;
+mod wayland;
 mod x11;
 
 use std::fs::OpenOptions;
@@ -15,6 +16,7 @@ pub use cpu::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
 pub use std::time::Instant;
 pub use wait::{busy_until, spin_until};
+pub use wayland::PresentationFeedback;
 pub use x11::WindowMapping;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say.
@@ -87,6 +89,12 @@ pub fn next_refresh(_clock: &crate::time::RealClock) -> Option<(Nanos, Nanos)> {
 pub fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> {
     None
 }
+
+/// Where [`display_time`]'s times come from natively: the present call's
+/// return, an estimate, unless the compositor's feedback replaces it
+/// ([`PresentationFeedback`]).
+pub const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
+    timestep_core::feedback::DisplayTimeSource::PresentReturn;
 
 /// The display time of a frame whose present returned at `presented_at`:
 /// natively that moment (a blocking present returns at the vblank).

@@ -231,6 +231,16 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
             }
         }
         ui.end_row();
+
+        // Where D comes from: every figure below rests on it; an estimate says what it cannot see.
+        key(ui, "display times");
+        let source = hud.figures.display_time_source;
+        let color = if source.is_estimate() { WARN } else { VALUE };
+        let shown = ui.label(RichText::new(source.label()).monospace().color(color));
+        if source.is_estimate() {
+            shown.on_hover_text(source.blind_spot());
+        }
+        ui.end_row();
     });
     if !hud.figures.vsync_verdict.is_empty() {
         ui.label(RichText::new(&hud.figures.vsync_verdict).italics().color(VALUE));

@@ -518,6 +518,7 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
         present_mode: PresentMode { name: mode.to_owned(), vsync },
         present_mode_requested: mode.to_owned(),
         vsync: Some(vsync),
+        display_time_source: crate::feedback::DisplayTimeSource::Simulated,
     }
 }
 

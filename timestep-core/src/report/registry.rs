@@ -330,6 +330,19 @@ pub static MODEL: Field = field!(
     "the machine model (a preset's name; `trace` for replayed frame times, `window` for the real window or page, \
      `lanes` for one of its lanes, `this setup` for a report card's prediction on the setup it measured)"
 );
+/// Where the display times came from.
+pub static DISPLAY_TIME_SOURCE: Field = field!(
+    "display_time_source",
+    "",
+    Setting,
+    0,
+    false,
+    Read::Report(|r| Cell::Text(&r.display_time_source)),
+    "where D came from: `compositor-feedback (flags)` (the display said when each frame was shown), \
+     `present-return` (the present call returned: an estimate blind to queued and discarded frames), \
+     `animation-frame` (the page's requestAnimationFrame after the present: an estimate), `emulated-vblank` or \
+     `simulated`"
+);
 /// The noise seed.
 pub static SEED: Field = field!("seed", "", Setting, 0, false, Read::Report(|r| Cell::Count(r.seed)), "the noise seed");
 /// World updates run.
@@ -587,13 +600,14 @@ pub static TRACE_REFRESH_HZ: Field = field!(
 
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
-pub static FIELDS: [&Field; 28] = [
+pub static FIELDS: [&Field; 29] = [
     &STRATEGY,
     &REFRESH_HZ,
     &VSYNC,
     &TICK_RATE,
     &MODEL,
     &SEED,
+    &DISPLAY_TIME_SOURCE,
     &TOTAL_UPDATES,
     &VSYNCS,
     &DOUBLE_UPDATES,

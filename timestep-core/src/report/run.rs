@@ -31,6 +31,9 @@ pub struct RunReport {
     pub model: RunModel,
     /// Noise seed.
     pub seed: u64,
+    /// Where the display times (D) came from: a
+    /// [`DisplayTimeSource`](crate::feedback::DisplayTimeSource)'s label.
+    pub display_time_source: String,
     /// World updates run.
     pub total_updates: u64,
     /// Refreshes covered (the pattern's length).
@@ -81,6 +84,7 @@ impl Default for RunReport {
             system_time_s: 0.0,
             stats: FrameStats::EMPTY,
             pattern: String::new(),
+            display_time_source: String::new(),
             present_interval_histogram: None,
             display: None,
             trace: None,
@@ -158,6 +162,16 @@ pub struct DisplayFacts {
     pub monitor: String,
     /// Every strategy that ran, by id, in key order.
     pub strategies_used: Vec<String>,
+    /// Shown frames whose display time the compositor's feedback gave.
+    pub feedback_frames: u64,
+    /// Frames whose feedback was asked for and did not come in time (their D is the estimate).
+    pub estimated_frames: u64,
+    /// Frames the compositor discarded (never counted as shown).
+    pub discarded_frames: u64,
+    /// The refresh the compositor's feedback reported, Hz.
+    pub compositor_refresh_hz: Option<f64>,
+    /// What the figures cannot see with this run's display times (empty when they are the display's word).
+    pub display_time_blind_spot: String,
 }
 
 /// What a replayed trace was: the report's [`TRACE_FIELDS`](super::TRACE_FIELDS),

@@ -85,6 +85,7 @@ mod tests {
             tick_rate: 60.0,
             model: crate::report::RunModel::Preset(crate::monitor::Preset::Glaiel),
             seed: 3,
+            display_time_source: "simulated".into(),
             total_updates: 10,
             vsyncs: 11,
             double_updates: 1,
@@ -143,7 +144,7 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], names(&FIELDS).join(","));
-        assert!(lines[1].starts_with("catch-up,59.94,on,60,glaiel,3,10,11,1,0,1,"), "{}", lines[1]);
+        assert!(lines[1].starts_with("catch-up,59.94,on,60,glaiel,3,simulated,10,11,1,0,1,"), "{}", lines[1]);
         assert!(
             lines[1].contains(",0.180,16.683,0.92000,-4800.00,1.500,16.680,2,"),
             "the registry's decimals: {}",

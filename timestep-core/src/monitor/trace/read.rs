@@ -11,7 +11,7 @@
 //!
 //! | meaning | column, in order of precedence | formats |
 //! |---|---|---|
-//! | present interval | `MsBetweenPresents`, else `FrameTime` | 1.x, 2.4+ / 2.0–2.3 |
+//! | present interval | `MsBetweenPresents`, else `FrameTime`, else `frame_ms` | 1.x, 2.4+ / 2.0–2.3 / the lab's `--frame-log` |
 //! | not displayed | `Dropped` = 1, else `MsUntilDisplayed` = NA, else `DisplayedTime` = NA | 1.x / 2.4+ / 2.0–2.3 |
 //! | display-change interval | `MsBetweenDisplayChange`; else the previous displayed frame's `DisplayedTime` (2.0–2.3 writes it forward-looking) | |
 //! | present to display | `MsUntilDisplayed`, else `DisplayLatency − FrameTime` | |
@@ -419,7 +419,11 @@ impl Columns {
         };
         let (frame_time, frame_time_is_2_0) = match column("MsBetweenPresents") {
             Some(c) => (c, false),
-            None => (column("FrameTime")?, true),
+            // The lab's own `--frame-log`: start-to-start intervals, then its display columns.
+            None => match column("FrameTime") {
+                Some(c) => (c, true),
+                None => (column("frame_ms")?, false),
+            },
         };
         Some(Columns {
             width: header.len(),

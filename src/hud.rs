@@ -79,6 +79,10 @@ pub struct HudData {
     pub lane_playfield: [f32; 2],
     /// The runner's lane, labelled by the overlay; `None`: no label.
     pub runner_lane: Option<RunnerLane>,
+    /// What the window's own life adds (time hidden, a capped buffer, missed refreshes), one line each.
+    pub notes: Vec<String>,
+    /// Points along the bottom the overlay leaves free (a page's own bar of buttons).
+    pub reserved_bottom_points: f32,
 }
 
 impl Default for HudData {
@@ -98,6 +102,8 @@ impl Default for HudData {
             lanes: Vec::new(),
             lane_playfield: [0.0, 0.0],
             runner_lane: None,
+            notes: Vec::new(),
+            reserved_bottom_points: 0.0,
         }
     }
 }

@@ -78,6 +78,10 @@ impl Action {
     pub fn help(self) -> String {
         match self {
             Action::Strategy(id) => format!("strategy {}: {}", id.name(), id.info().summary),
+            Action::CyclePresentMode if !crate::platform::VSYNC_CAN_BE_TURNED_OFF => {
+                "frames on requestAnimationFrame (vsync, always on here) or on timers, which the compositor drops or shows late"
+                    .to_owned()
+            }
             Action::CyclePresentMode => "vsync: cycle the present modes the surface supports".to_owned(),
             Action::TickRateUp => "tick rate up (5 … 240 Hz)".to_owned(),
             Action::TickRateDown => "tick rate down".to_owned(),
@@ -102,9 +106,54 @@ impl Action {
             Action::NextLane => "lanes: select the lane below (or click a lane; 1–0 pick by strategy)".to_owned(),
             Action::PreviousLane => "lanes: select the lane above".to_owned(),
             Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
+            Action::StartTour if crate::platform::PUBLISHES_FIGURES => {
+                "measure this screen: the report-card tour; report.json and report.html download".to_owned()
+            }
             Action::StartTour => {
                 "measure this screen: the report-card tour (natively: timestep-lab measure --out DIR)".to_owned()
             }
+        }
+    }
+
+    /// The touch control's text: a word or two (the help line names it in full).
+    pub fn label(self) -> String {
+        let label = match self {
+            Action::Strategy(id) => return id.name().to_owned(),
+            Action::CyclePresentMode if !crate::platform::VSYNC_CAN_BE_TURNED_OFF => "rAF / timers",
+            Action::CyclePresentMode => "present mode",
+            Action::TickRateUp => "tick +",
+            Action::TickRateDown => "tick −",
+            Action::CycleLoad => "load",
+            Action::TogglePause => "pause",
+            Action::ResetWorld => "reset",
+            Action::ToggleGhosts => "ghosts",
+            Action::ToggleFullscreen => "fullscreen",
+            Action::NextMonitor => "next monitor",
+            Action::ToggleOverlay => "overlay",
+            Action::ToggleHelp => "help",
+            Action::Quit => "end run",
+            Action::Move(Dir::Up) => "▲",
+            Action::Move(Dir::Down) => "▼",
+            Action::Move(Dir::Left) => "◀",
+            Action::Move(Dir::Right) => "▶",
+            Action::Kick => "kick",
+            Action::ToggleExclusiveFullscreen => "exclusive fullscreen",
+            Action::ToggleLanes => "lanes",
+            Action::NextLane => "lane ↓",
+            Action::PreviousLane => "lane ↑",
+            Action::AdoptLane => "adopt lane",
+            Action::StartTour => "measure",
+        };
+        label.to_owned()
+    }
+
+    /// Whether this platform can carry it out (a page has no monitor to
+    /// move to and no video modes): keys, help and controls leave out the rest.
+    pub fn applies_here(self) -> bool {
+        match self {
+            Action::NextMonitor => crate::platform::MONITORS_CAN_BE_CHOSEN,
+            Action::ToggleExclusiveFullscreen => crate::platform::EXCLUSIVE_FULLSCREEN,
+            _ => true,
         }
     }
 
@@ -162,6 +211,7 @@ pub fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
         .iter()
         .find(|(k, m, action)| *k == key && (*m == mods || action.is_held()))
         .map(|(_, _, action)| *action)
+        .filter(|action| action.applies_here())
 }
 
 /// How a key is written in the help (`1`, `V`, `Up`, `Space`).
@@ -193,13 +243,36 @@ fn mods_label(mods: ModifiersState) -> String {
     out
 }
 
-/// The help table as (keys, action) rows, one per binding, in table order.
+/// The help table as (keys, action) rows, one per binding that applies on
+/// this platform, in table order.
 pub fn help_lines() -> Vec<(String, String)> {
     let mut lines = Vec::new();
-    for (key, mods, action) in KEY_BINDINGS {
+    for (key, mods, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
         lines.push((format!("{}{}", mods_label(*mods), key_label(*key)), action.help()));
     }
     lines
+}
+
+/// One touch control per action that applies here, in table order (an
+/// action bound to two keys gets one control, named with both).
+pub fn controls() -> Vec<(Action, crate::platform::PageControl)> {
+    let mut controls: Vec<(Action, crate::platform::PageControl)> = Vec::new();
+    for (key, mods, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
+        let key = format!("{}{}", mods_label(*mods), key_label(*key));
+        match controls.iter_mut().find(|(a, _)| a == action) {
+            Some((_, control)) => control.key = format!("{} or {key}", control.key),
+            None => controls.push((
+                *action,
+                crate::platform::PageControl {
+                    label: action.label(),
+                    name: action.help(),
+                    key,
+                    held: action.is_held(),
+                },
+            )),
+        }
+    }
+    controls
 }
 
 /// The next tick rate of [`TICK_RATES`] above (`up`) or below `current_hz`,
@@ -255,7 +328,8 @@ mod tests {
     #[test]
     fn help_has_one_row_per_binding_with_readable_keys() {
         let lines = help_lines();
-        assert_eq!(lines.len(), KEY_BINDINGS.len());
+        let here = KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()).count();
+        assert_eq!(lines.len(), here, "one row per binding that applies here");
         assert_eq!(lines[0].0, "1");
         assert!(lines.iter().any(|(k, _)| k == "Up"), "{lines:?}");
         assert!(lines.iter().any(|(k, _)| k == "Esc"), "{lines:?}");
@@ -270,6 +344,31 @@ mod tests {
         for (key, word) in [("C", "compare"), ("J", "below"), ("K", "above"), ("Enter", "selected lane")] {
             assert!(lines.iter().any(|(k, text)| k == key && text.contains(word)), "{key}: {lines:?}");
         }
+    }
+
+    #[test]
+    fn every_action_has_one_control_named_for_what_it_does() {
+        let controls = controls();
+        for (_, _, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
+            let found: Vec<_> = controls.iter().filter(|(a, _)| a == action).collect();
+            assert_eq!(found.len(), 1, "{action:?} has one control");
+            let (_, control) = found[0];
+            assert!(!control.label.is_empty() && control.name == action.help(), "{control:?}");
+        }
+        let left = controls.iter().find(|(a, _)| *a == Action::Move(Dir::Left)).map(|(_, c)| c.key.as_str());
+        assert_eq!(left, Some("A or Left"), "both keys are named");
+        let kick = controls.iter().find(|(a, _)| *a == Action::Kick).map(|(_, c)| c.held);
+        assert_eq!(kick, Some(true), "a held key is a held control");
+    }
+
+    #[test]
+    fn help_keys_and_controls_leave_out_what_this_platform_cannot_do() {
+        let monitors = crate::platform::MONITORS_CAN_BE_CHOSEN;
+        assert_eq!(action_for(KeyCode::KeyM, NONE).is_some(), monitors, "M moves to a monitor where one can");
+        assert_eq!(help_lines().iter().any(|(k, _)| k == "M"), monitors);
+        assert_eq!(controls().iter().any(|(a, _)| *a == Action::NextMonitor), monitors);
+        let vs: Vec<_> = help_lines().into_iter().filter(|(k, _)| k == "V").collect();
+        assert_eq!(vs.len(), 1, "V has one line, one meaning: {vs:?}");
     }
 
     #[test]

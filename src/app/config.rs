@@ -95,6 +95,9 @@ pub struct RunConfig {
     pub fullscreen: bool,
     /// Initial inner size of the window, logical pixels.
     pub window_size: [u32; 2],
+    /// The window fills what it is in and follows it (a page without
+    /// `?window-size=`): `window_size` is not asked for.
+    pub fill_window: bool,
     /// Quit after this long.
     pub exit_after: Option<Nanos>,
     /// Where to write the stats.

@@ -405,6 +405,13 @@ impl Lanes {
         }
     }
 
+    /// The display could not be seen from `from` to `to`: a gap in every lane's run, not a frame.
+    pub fn hidden(&mut self, from: Nanos, to: Nanos) {
+        for lane in &mut self.lanes {
+            lane.session.hidden(from, to);
+        }
+    }
+
     /// Frames stopped for a while (hidden, resized).
     pub fn interrupt(&mut self) {
         for lane in &mut self.lanes {

@@ -140,9 +140,9 @@ pub struct Tour {
     sampler: SetupSampler,
     /// Whether the reference probe (the emulated grid, else Fifo) found vsync in effect.
     reference_vsync: Option<bool>,
-    /// The current monitor's refresh with vsync in effect: measured by the first probe of a
-    /// real present mode that found it (the emulated grid's probe measures the grid, not the monitor).
-    vsynced_refresh_hz: Option<f64>,
+    /// The mode of each of the current monitor's probes, in the order of its card's
+    /// `present_modes`: which measured a real present mode, and which the emulated grid.
+    probe_modes: Vec<Mode>,
 }
 
 impl Tour {
@@ -168,7 +168,7 @@ impl Tour {
             progress: Progress::new(),
             sampler: SetupSampler::new(),
             reference_vsync: None,
-            vsynced_refresh_hz: None,
+            probe_modes: Vec::new(),
         }
     }
 
@@ -180,7 +180,8 @@ impl Tour {
             created: Some(crate::platform::utc_now()),
             ..ReportCard::new(Machine {
                 name: self.name.clone(),
-                adapter: Some(info.name.clone()),
+                // A browser may hide the adapter's name: none rather than an empty one.
+                adapter: Some(info.name.trim().to_owned()).filter(|name| !name.is_empty()),
                 backend: Some(format!("{:?}", info.backend)),
                 driver: (!driver.is_empty()).then_some(driver),
                 ..Machine::this_build()
@@ -227,7 +228,7 @@ impl Tour {
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
         self.emulated = demo.emulated_here();
-        self.vsynced_refresh_hz = None;
+        self.probe_modes.clear();
         let mut card = MonitorCard { emulated_refresh_hz: self.emulated.map(Rate::hz), ..MonitorCard::default() };
         identify(&mut card, self.choice, demo, event_loop);
         card
@@ -341,6 +342,31 @@ impl Tour {
         false
     }
 
+    /// The page was hidden from `gap.0` to `gap.1`: the segment under way
+    /// (its figures cut by the gap) runs again from its start, and the card
+    /// says so.
+    pub fn hidden(
+        &mut self,
+        demo: &mut Demo,
+        gap: (Nanos, Nanos),
+        config: &RunConfig,
+        event_loop: &ActiveEventLoop,
+        now: Nanos,
+    ) {
+        let Some(segment) = self.segment.take() else { return };
+        let seconds = crate::monitor::trim_number((gap.1 - gap.0) as f64 / 1e9, 1);
+        let note = format!("{} ran again: the page was hidden {seconds} s during it", self.describe(segment.step));
+        log::info!("{note}");
+        if let Some(m) = self.monitor.as_mut() {
+            m.notes.push(note);
+        }
+        self.sampler.break_sequence();
+        self.next -= 1;
+        // The time a re-run takes is added to the tour's.
+        self.started = self.started.saturating_add(now.saturating_sub(segment.record_at.min(now)));
+        self.begin(demo, config, event_loop, now);
+    }
+
     /// Puts what `segment` measured on the card.
     fn close(
         &mut self,
@@ -357,22 +383,31 @@ impl Tour {
         let emulated = self.emulated_rate();
         match segment.step {
             Step::Probe(mode) => {
-                let verdict = demo.verdict();
+                let mut verdict = demo.verdict();
+                if !crate::platform::VSYNC_CAN_BE_TURNED_OFF && !mode.emulated {
+                    // A browser presents on the screen's refresh whatever its frames show:
+                    // a page too slow for its screen made the meter doubt it.
+                    verdict.vsync = Some(true);
+                }
                 let report = demo.report(now);
                 let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
                 if is_reference(mode, self.emulated.is_some()) {
                     self.reference_vsync = verdict.vsync;
                 }
-                if !mode.emulated && verdict.vsync == Some(true) && self.vsynced_refresh_hz.is_none() {
-                    self.vsynced_refresh_hz = measured;
-                }
+                let intervals = IntervalStats::from_intervals(&segment.intervals);
+                // A page's frame clock tells a slow page from a slow or compositor-paced screen.
+                let slow_page =
+                    crate::platform::screen_refresh().zip(intervals.as_ref().filter(|_| !mode.emulated)).and_then(
+                        |(screen, drawn)| crate::app::demo::life::slow_page_verdict(1000.0 / drawn.mean_ms, screen),
+                    );
                 if let Some(m) = self.monitor.as_mut() {
+                    self.probe_modes.push(mode);
                     m.present_modes.push(PresentModeCheck {
                         mode: mode_label(mode, emulated),
                         vsync: verdict.vsync,
-                        verdict: verdict.text,
+                        verdict: slow_page.unwrap_or(verdict.text),
                         measured_refresh_hz: measured,
-                        intervals: IntervalStats::from_intervals(&segment.intervals),
+                        intervals,
                     });
                 }
             }
@@ -414,7 +449,20 @@ impl Tour {
     /// Adds the predictions to the current monitor's card and files it.
     fn finish_monitor(&mut self, config: &RunConfig) {
         let Some(mut m) = self.monitor.take() else { return };
-        m.measured_refresh_hz = self.vsynced_refresh_hz.take();
+        // The probes of real present modes (the emulated grid's probe measures the grid, not the monitor).
+        let modes = std::mem::take(&mut self.probe_modes);
+        let real: Vec<&PresentModeCheck> =
+            m.present_modes.iter().zip(&modes).filter(|(_, mode)| !mode.emulated).map(|(p, _)| p).collect();
+        // The refresh with vsync in effect: the first probe that found it and measured a rate.
+        // A browser's frame clock gives the screen's refresh however many refreshes the page missed.
+        let probed = real.iter().filter(|p| p.vsync == Some(true)).find_map(|p| p.measured_refresh_hz);
+        let drawn = real.first().and_then(|p| p.intervals.clone());
+        m.measured_refresh_hz = crate::platform::screen_refresh().or(probed);
+        if let (Some(screen), Some(drawn)) = (crate::platform::screen_refresh(), drawn)
+            && let Some(note) = crate::app::demo::life::missed_refreshes(1000.0 / drawn.mean_ms, screen)
+        {
+            m.notes.push(note);
+        }
         let refresh = self
             .emulated
             .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
@@ -485,7 +533,8 @@ impl Tour {
             &OUTPUTS[..2]
         };
         let paths: Vec<String> = written.iter().map(|f| self.out.join(f).display().to_string()).collect();
-        crate::platform::notify(&format!("measure: wrote {}", paths.join(", ")));
+        log::info!("measure: wrote {}", paths.join(", "));
+        crate::platform::tour_finished();
         Ok(())
     }
 }
@@ -593,18 +642,30 @@ impl Progress {
 
     /// Refreshes the time left, once a second, where the line is rewritten in place.
     fn tick(&mut self, now: Nanos, left: Nanos) {
-        if self.line.in_place() && now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
+        if now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
             self.shown_at = now;
-            self.print(left);
+            let line = self.line_for(left);
+            // A page shows it where it is; a terminal line is rewritten in place, a log is not.
+            crate::platform::show_progress(Some(&line));
+            if self.line.in_place() {
+                self.line.show(&line);
+            }
         }
     }
 
-    fn print(&mut self, left: Nanos) {
+    fn line_for(&self, left: Nanos) -> String {
         let secs = left.div_ceil(NANOS_PER_SEC);
-        self.line.show(&format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60));
+        format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60)
+    }
+
+    fn print(&mut self, left: Nanos) {
+        let line = self.line_for(left);
+        crate::platform::show_progress(Some(&line));
+        self.line.show(&line);
     }
 
     fn done(&mut self) {
+        crate::platform::show_progress(None);
         self.line.finish(true);
     }
 }

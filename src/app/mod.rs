@@ -55,6 +55,12 @@ pub fn run_app(config: RunConfig, tour: Option<measure::Tour>) -> Result<(), Cli
     })?;
     let proxy = event_loop.create_proxy();
     crate::platform::on_end_signal(move || proxy.send_event(shell::UserEvent::Terminate).is_ok());
+    let proxy = event_loop.create_proxy();
+    crate::platform::on_visibility(move |hidden| {
+        if proxy.send_event(shell::UserEvent::PageHidden(hidden)).is_err() {
+            log::debug!("the page was hidden or shown after the run ended");
+        }
+    });
     let app = match tour {
         Some(tour) => shell::App::with_tour(config, event_loop.create_proxy(), tour),
         None => shell::App::new(config, event_loop.create_proxy()),

@@ -17,7 +17,7 @@
 //! strategies that pace themselves get a precise wait. The loop never polls.
 
 use winit::application::ApplicationHandler;
-use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::event::{ElementState, MouseButton, TouchPhase, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoopProxy};
 use winit::keyboard::PhysicalKey;
 use winit::window::WindowId;
@@ -38,7 +38,20 @@ pub enum UserEvent {
     Terminate,
     /// The GPU's asynchronous start-up ([`Gfx::request`]) is done.
     GpuReady(Box<GpuStart>),
+    /// The page was hidden (`true`) or shown again (`visibilitychange`).
+    PageHidden(bool),
+    /// A page's touch control `i` (of [`crate::app::bindings::controls`]) went down (`true`) or up.
+    Control(usize, bool),
 }
+
+/// The longest V's timer loop runs a frame before asking for the next, as
+/// a share of the screen's refresh: at most this many frames a refresh. On
+/// timers alone it ran 550–625 fps at 640×360 and swamped the page (a
+/// screenshot took 7.9 s); frames beyond a few a refresh are never shown anyway.
+const TIMER_FRAMES_PER_REFRESH: u64 = 4;
+
+/// The refresh assumed for V's cap until the page has measured one: 60 Hz.
+const ASSUMED_REFRESH: Nanos = crate::time::NANOS_PER_SEC / 60;
 
 /// How often a page republishes the figures `window.timestepLab.stats()` returns.
 const PUBLISH_INTERVAL: Nanos = 250 * crate::time::NANOS_PER_MS;
@@ -66,9 +79,20 @@ pub struct App {
     deadline: Option<Nanos>,
     /// `measure`'s scripted tour, when this run is one.
     tour: Option<Tour>,
+    /// What each of a page's touch controls does, by index.
+    controls: Vec<crate::app::bindings::Action>,
+    /// How the run ended, shown where a page can say it (Esc, `exit-after`, a finished tour).
+    ending: Option<String>,
+    /// When V's timer loop last ran a frame.
+    timer_frame_at: Nanos,
     /// The strategy frames the last frame settled as shown (reused).
     shown: Vec<ShownFrame>,
+    /// Keys pressed while the GPU was starting, carried out once the demo is up.
+    early_keys: Vec<(WindowId, WindowEvent)>,
 }
+
+/// Most keys kept while the GPU starts: a few presses; more is a key held down.
+const EARLY_KEYS: usize = 16;
 
 impl App {
     /// An app that opens its window when the event loop resumes; `proxy`
@@ -85,7 +109,11 @@ impl App {
             finished: false,
             deadline: None,
             tour: None,
+            controls: Vec::new(),
+            ending: None,
+            timer_frame_at: 0,
             shown: Vec::new(),
+            early_keys: Vec::new(),
         }
     }
 
@@ -105,9 +133,33 @@ impl App {
                 self.deadline = self.config.exit_after.map(|d| self.clock.now().saturating_add(d));
                 demo.request_first_frame();
                 self.demo = Some(demo);
+                self.install_controls();
+                // A key pressed as the window appeared (the GPU still starting) is not lost.
+                for (id, key) in std::mem::take(&mut self.early_keys) {
+                    self.window_event(event_loop, id, key);
+                }
             }
             Err(err) => self.fail(event_loop, err),
         }
+    }
+
+    /// A page's touch controls: one per key action that applies here, each
+    /// sending [`UserEvent::Control`] back to the loop.
+    fn install_controls(&mut self) {
+        let (actions, controls): (Vec<_>, Vec<_>) = crate::app::bindings::controls().into_iter().unzip();
+        self.controls = actions;
+        let proxy = self.proxy.clone();
+        crate::platform::install_controls(&controls, move |i, pressed| {
+            if proxy.send_event(UserEvent::Control(i, pressed)).is_err() {
+                log::warn!("the run has ended: the control does nothing");
+            }
+        });
+    }
+
+    /// Ends the run, saying `why` where a page can (how to start again with it).
+    fn end(&mut self, event_loop: &ActiveEventLoop, why: impl Into<String>) {
+        self.ending.get_or_insert_with(|| why.into());
+        self.finish(event_loop);
     }
 
     /// The error that ended the run, if any.
@@ -124,7 +176,10 @@ impl App {
     fn fail(&mut self, event_loop: &ActiveEventLoop, err: CliError) {
         // `main` prints the error; the log only notes that the run ends here.
         log::debug!("ending the run: {err}");
-        crate::platform::report_error(&err.to_string());
+        if self.finished || self.demo.is_none() {
+            // `finish` shows the run's error once it has written what it could.
+            crate::platform::report_error(&err.to_string());
+        }
         self.error.get_or_insert(err);
         self.finish(event_loop);
     }
@@ -171,6 +226,15 @@ impl App {
                 }
             }
         }
+        if crate::platform::PUBLISHES_FIGURES {
+            // The run's last figures stay readable after it ends.
+            publish_stats(demo, self.clock.now());
+        }
+        match (&self.error, self.ending.take()) {
+            (Some(err), _) => crate::platform::report_error(&err.to_string()),
+            (None, Some(why)) => crate::platform::show_ending(&why),
+            (None, None) => {}
+        }
     }
 
     /// One frame of the demo, and what follows it: the tour's step, the page's figures.
@@ -185,12 +249,12 @@ impl App {
             .tour
             .as_mut()
             .is_some_and(|tour| tour.after_frame(demo, shown, &self.config, event_loop, self.clock.now()));
-        if crate::platform::wants_stats() && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
+        if crate::platform::PUBLISHES_FIGURES && now >= self.published_at.saturating_add(PUBLISH_INTERVAL) {
             self.published_at = now;
             publish_stats(demo, now);
         }
         if tour_done {
-            self.finish(event_loop);
+            self.end(event_loop, "The tour is done: report.json and report.html are in your downloads.");
         }
     }
 
@@ -218,12 +282,20 @@ impl App {
         let plan = wait::plan_wake(now, demo.wake());
         if demo.timer_driven() {
             // Frames on timers (a page's V): drawn here, outside requestAnimationFrame; the
-            // loop comes back on the next timer, at the strategy's wake or at once.
+            // loop comes back on the next timer, at the strategy's wake, and no sooner than
+            // a [`TIMER_FRAMES_PER_REFRESH`]th of a refresh after the last timer frame.
+            let refresh = crate::platform::next_refresh(clock).map_or(ASSUMED_REFRESH, |(_, period)| period);
+            let earliest = self.timer_frame_at.saturating_add(refresh / TIMER_FRAMES_PER_REFRESH);
             match plan {
-                WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at)),
+                WakePlan::SleepUntil(at) => event_loop.set_control_flow(wait_until(at.max(earliest))),
+                WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) if now < earliest => {
+                    event_loop.set_control_flow(wait_until(earliest));
+                }
                 WakePlan::RedrawNow | WakePlan::SpinThenRedraw(_) => {
+                    self.timer_frame_at = now;
                     self.frame(event_loop, now, None);
                     let next = self.demo.as_ref().and_then(Demo::wake).unwrap_or(now);
+                    let next = next.max(now.saturating_add(refresh / TIMER_FRAMES_PER_REFRESH));
                     event_loop.set_control_flow(ControlFlow::WaitUntil(self.clock.instant_at(next.min(deadline))));
                 }
             }
@@ -271,11 +343,35 @@ impl ApplicationHandler<UserEvent> for App {
                 self.finish(event_loop);
             }
             UserEvent::GpuReady(gpu) => self.gpu_ready(event_loop, *gpu),
+            UserEvent::PageHidden(hidden) => {
+                let now = self.clock.now();
+                let Some(demo) = self.demo.as_mut() else { return };
+                let gap = demo.page_hidden(hidden, now);
+                if let (Some(gap), Some(tour)) = (gap, self.tour.as_mut()) {
+                    tour.hidden(demo, gap, &self.config, event_loop, now);
+                }
+                if !hidden {
+                    demo.request_redraw(now);
+                }
+            }
+            UserEvent::Control(i, pressed) => {
+                let now = self.clock.now();
+                let (Some(demo), Some(&action)) = (self.demo.as_mut(), self.controls.get(i)) else { return };
+                if demo.act(action, pressed, event_loop, now) {
+                    self.end(event_loop, "The run ended (end run).");
+                }
+            }
         }
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
-        let Some(demo) = self.demo.as_mut() else { return };
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
+        let Some(demo) = self.demo.as_mut() else {
+            let key = matches!(event, WindowEvent::KeyboardInput { .. } | WindowEvent::ModifiersChanged(_));
+            if key && self.opening.is_some() && self.early_keys.len() < EARLY_KEYS {
+                self.early_keys.push((id, event));
+            }
+            return;
+        };
         let now = self.clock.now();
         let consumed = demo.overlay_event(&event);
         match event {
@@ -305,6 +401,10 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !consumed => {
                 demo.click(now);
             }
+            // A tap selects the lane under it, as a click does (a page on a phone).
+            WindowEvent::Touch(touch) if touch.phase == TouchPhase::Started && !consumed => {
+                demo.touched([touch.location.x as f32, touch.location.y as f32], now);
+            }
             WindowEvent::KeyboardInput { event, is_synthetic, .. } if !consumed => {
                 let PhysicalKey::Code(code) = event.physical_key else { return };
                 let Some(action) = demo.action_for(code) else { return };
@@ -314,7 +414,7 @@ impl ApplicationHandler<UserEvent> for App {
                     return;
                 }
                 if demo.act(action, event.state == ElementState::Pressed, event_loop, now) {
-                    self.finish(event_loop);
+                    self.end(event_loop, "The run ended (Esc).");
                 }
             }
             _ => {}
@@ -326,9 +426,13 @@ impl ApplicationHandler<UserEvent> for App {
         if self.finished {
             return;
         }
-        if self.deadline.is_some_and(|d| now >= d) {
+        if let Some(deadline) = self.deadline.filter(|d| now >= *d) {
             log::info!("--exit-after reached");
-            self.finish(event_loop);
+            let after = self.config.exit_after.unwrap_or(deadline);
+            self.end(
+                event_loop,
+                format!("The run ended after {} s (exit-after).", crate::monitor::trim_number(after as f64 / 1e9, 3)),
+            );
             return;
         }
         let lost = self.demo.as_ref().and_then(Demo::device_lost);

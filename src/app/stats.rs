@@ -53,6 +53,14 @@ pub struct StatsJson {
     /// Lane mode: one report per lane, top to bottom (the last lane mode of
     /// the run, to its end or until it was left); empty without lane mode.
     pub lanes: Vec<LaneReport>,
+    /// The screen's refresh from the browser's frame clock (requestAnimationFrame's
+    /// timestamps), however many refreshes the page missed, Hz; absent natively.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screen_refresh_hz: Option<f64>,
+    /// What the overlay notes about the window's own life (time hidden, a
+    /// capped buffer, missed refreshes); absent when there is nothing to say.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl StatsJson {

@@ -116,8 +116,10 @@ impl WindowState {
             None => None,
         };
         let [w, h] = config.window_size;
-        let mut attributes =
-            Window::default_attributes().with_title("timestep-lab").with_inner_size(LogicalSize::new(w, h));
+        let mut attributes = Window::default_attributes().with_title("timestep-lab");
+        if !config.fill_window {
+            attributes = attributes.with_inner_size(LogicalSize::new(w, h));
+        }
         if let Some(m) = &chosen {
             let p = m.position();
             attributes = attributes.with_position(PhysicalPosition::new(p.x + 32, p.y + 32));
@@ -144,7 +146,7 @@ impl WindowState {
             hidden: false,
             checked_at: 0,
             monitor_checked_at: 0,
-            cannot_place: cannot_place(event_loop),
+            cannot_place: crate::platform::cannot_place_windows(event_loop),
             refullscreen: None,
         })
     }
@@ -312,17 +314,4 @@ impl WindowState {
         self.hidden = unmapped || self.window.is_minimized() == Some(true) || self.window.is_visible() == Some(false);
         self.checked_at = now;
     }
-}
-
-/// Whether windows cannot be placed by their client (Wayland).
-#[cfg(target_os = "linux")]
-fn cannot_place(event_loop: &ActiveEventLoop) -> bool {
-    use winit::platform::wayland::ActiveEventLoopExtWayland as _;
-    event_loop.is_wayland()
-}
-
-/// Elsewhere a window can be placed.
-#[cfg(not(target_os = "linux"))]
-fn cannot_place(_event_loop: &ActiveEventLoop) -> bool {
-    false
 }

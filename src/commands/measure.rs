@@ -110,6 +110,15 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
 /// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
 /// (checked before the window opens); [`CliError::Runtime`] as for `run`.
 pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
+    let (config, tour) = config(args)?;
+    crate::app::run_app(config, Some(tour))
+}
+
+/// The window run and the tour `args` ask for, checked.
+///
+/// # Errors
+/// As [`run`], before the window opens.
+pub fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> {
     let emulation = match (&args.emulate_refresh, args.emulate_jitter_us) {
         (None, Some(_)) => return Err(usage("emulate-jitter-us", "needs --emulate-refresh HZ")),
         (None, None) => None,
@@ -134,6 +143,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         },
         fullscreen: args.fullscreen,
         window_size: args.window_size,
+        fill_window: false,
         exit_after: None,
         stats_json: None,
         screenshot: None,
@@ -154,7 +164,7 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         vsync_off: !args.no_vsync_off,
         name: args.name.clone(),
     });
-    crate::app::run_app(config, Some(tour))
+    Ok((config, tour))
 }
 
 #[cfg(test)]

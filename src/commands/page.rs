@@ -9,10 +9,17 @@
 //! ?no-overlay=false                          ──►  (nothing)
 //! ?measure&strategies=fuzzy,interpolated     ──►  measure --strategies fuzzy,interpolated
 //!                                                 (report.json and report.html as downloads)
+//! ?strategy=a&strategy=b                     ──►  "strategy is given twice …"
+//! ?monitor=2  ?out=dir  ?fullscreen …        ──►  refused, saying why a page cannot ([`REFUSED`])
 //! ```
+//!
+//! The command also tells the page where its links go ([`crate::platform::set_links`]):
+//! "Measure this screen" to the tour with the parameters a tour takes, "Start
+//! again" to this run without what ends it, and the Controls panel the parameters it takes.
 
 use clap::Parser as _;
 
+use crate::app::RunConfig;
 use crate::commands::measure::MeasureArgs;
 use crate::commands::run::RunArgs;
 use crate::error::CliError;
@@ -32,6 +39,26 @@ struct PageMeasure {
     #[command(flatten)]
     measure: MeasureArgs,
 }
+
+/// `run`'s and `measure`'s flags that mean nothing on a page, and why: each
+/// is refused with its reason rather than accepted and ignored.
+pub const REFUSED: [(&str, &str); 6] = [
+    ("monitor", "a page is drawn on the screen its browser window is on: there is no monitor to choose"),
+    ("fullscreen", "a browser goes fullscreen only on a tap or a key: use Controls' fullscreen, or F"),
+    ("present-mode", "a browser always presents in step with the screen (Fifo): V moves the frames to timers instead"),
+    ("out", "a page cannot write to a folder: its files are downloads"),
+    (
+        "screenshot",
+        "a page cannot read back its own picture in time: use the browser's screenshot (F12, Capture screenshot)",
+    ),
+    (
+        "no-presentation-feedback",
+        "a browser gives no presentation feedback: a page's display times are requestAnimationFrame's",
+    ),
+];
+
+/// The parameters that end a run on their own: "Start again" leaves them out.
+const ENDING: [&str; 2] = ["exit-after", "screenshot"];
 
 /// The parameter that turns the page into `measure`'s tour.
 const MEASURE: &str = "--measure";
@@ -81,13 +108,31 @@ pub fn query_words(query: &str) -> Vec<String> {
     words
 }
 
+/// The first parameter given twice, or one a page cannot take, as the one line saying so.
+fn check_parameters(query: &str) -> Result<(), CliError> {
+    let query = query.strip_prefix('?').unwrap_or(query);
+    let mut seen: Vec<String> = Vec::new();
+    for (name, _) in form_urlencoded::parse(query.as_bytes()) {
+        if seen.iter().any(|s| *s == name) {
+            return Err(CliError::Usage(format!("{name} is given twice: give each parameter once")));
+        }
+        if let Some((_, why)) = REFUSED.iter().find(|(refused, _)| *refused == name) {
+            return Err(CliError::Usage(format!("{name}: not on a page: {why}")));
+        }
+        seen.push(name.into_owned());
+    }
+    Ok(())
+}
+
 /// The run a query string asks for.
 ///
 /// # Errors
 /// [`CliError::Usage`]: the one line the command line would print for the
 /// same flags (`--tick-rate: 5000 is outside 1–1000 Hz`), with `?name=`
-/// in place of `--name` so that it reads as the page's address.
+/// in place of `--name` so that it reads as the page's address; a repeated
+/// parameter, or one a page cannot take ([`REFUSED`]), says so.
 pub fn run_args(query: &str) -> Result<RunArgs, CliError> {
+    check_parameters(query)?;
     let words = std::iter::once("timestep-lab".to_owned()).chain(query_words(query));
     Page::try_parse_from(words).map(|page| page.run).map_err(|err| parameter_error(&err))
 }
@@ -97,6 +142,7 @@ pub fn run_args(query: &str) -> Result<RunArgs, CliError> {
 /// # Errors
 /// As [`run_args`], with `measure`'s flags.
 pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
+    check_parameters(query)?;
     let mut words: Vec<String> = query_words(query).into_iter().filter(|w| w != MEASURE).collect();
     if !words.iter().any(|w| w == "--out") {
         words.extend(["--out".to_owned(), ".".to_owned()]);
@@ -110,18 +156,44 @@ pub fn measure_args(query: &str) -> Result<MeasureArgs, CliError> {
 /// (`?strategy=fuzzy&tick-rate=30` → `?measure&tick-rate=30`: a tour has
 /// no `strategy`, and would refuse it).
 pub fn measure_query(query: &str) -> String {
-    use clap::CommandFactory as _;
-    let tour = PageMeasure::command();
-    let takes = |name: &str| tour.get_arguments().any(|a| a.get_long() == Some(name));
+    let shared = kept(query, &page_parameters::<PageMeasure>(), &[]);
+    if shared.is_empty() { "?measure".to_owned() } else { format!("?measure&{shared}") }
+}
+
+/// The query that opens this page's run again without what ends it: no tour
+/// (`?measure&tick-rate=30&seconds-per-strategy=2` → `?tick-rate=30`), no
+/// `exit-after` or `screenshot`. "Start again" and a finished tour's address.
+pub fn again_query(query: &str) -> String {
+    format!("?{}", kept(query, &page_parameters::<Page>(), &ENDING))
+}
+
+/// `query`'s parameters that are in `takes` and not in `drop`, re-encoded.
+fn kept(query: &str, takes: &[String], drop: &[&str]) -> String {
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut out = form_urlencoded::Serializer::new(String::new());
     for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-        if takes(&name) {
+        if takes.iter().any(|t| *t == name) && !drop.contains(&name.as_ref()) {
             out.append_pair(&name, &value);
         }
     }
-    let shared = out.finish();
-    if shared.is_empty() { "?measure".to_owned() } else { format!("?measure&{shared}") }
+    out.finish()
+}
+
+/// The parameters a page takes for command `C` (`run`'s or `measure`'s
+/// flags, less [`REFUSED`]), in the order `--help` lists them.
+fn page_parameters<C: clap::CommandFactory>() -> Vec<String> {
+    C::command()
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|name| !REFUSED.iter().any(|(refused, _)| refused == name))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The parameters the page takes for a run, and for `?measure`'s tour (the
+/// README's list and the F1 help's are these).
+pub fn parameters() -> (Vec<String>, Vec<String>) {
+    (page_parameters::<Page>(), page_parameters::<PageMeasure>())
 }
 
 /// clap's one line, with `name` for `--name`.
@@ -143,10 +215,17 @@ fn as_parameters(message: &str) -> String {
 /// # Errors
 /// As [`run_args`] or [`measure_args`], then as the command.
 pub fn run(query: &str) -> Result<(), CliError> {
+    let (run, tour) = parameters();
+    let taken = format!("run: {}; ?measure: {}", run.join(", "), tour.join(", "));
+    crate::platform::set_links(&measure_query(query), &again_query(query), &taken);
+    // Without `?window-size=` the canvas fills the page and follows it.
+    let fill = !query_words(query).iter().any(|w| w == "--window-size");
     if query_words(query).iter().any(|w| w == MEASURE) {
-        return crate::commands::measure::run(&measure_args(query)?);
+        let (config, tour) = crate::commands::measure::config(&measure_args(query)?)?;
+        return crate::app::run_app(RunConfig { fill_window: fill, ..config }, Some(tour));
     }
-    crate::commands::run::run(&run_args(query)?)
+    let config = crate::commands::run::config(&run_args(query)?)?;
+    crate::app::run_app(RunConfig { fill_window: fill, ..config }, None)
 }
 
 #[cfg(test)]
@@ -215,6 +294,11 @@ mod tests {
             ("?strategy=warp", "strategy: 'warp' is not one of lockstep, fixed-fps"),
             ("?lanes=auto,auto", "lanes: auto is listed twice"),
             ("?no-overlays", "unexpected argument 'no-overlays' (did you mean 'no-overlay'?)"),
+            ("?strategy=fuzzy&strategy=auto", "strategy is given twice: give each parameter once"),
+            ("?monitor=1", "monitor: not on a page: a page is drawn on the screen"),
+            ("?fullscreen", "fullscreen: not on a page: a browser goes fullscreen only on a tap"),
+            ("?present-mode=mailbox", "present-mode: not on a page: a browser always presents"),
+            ("?screenshot=x.png&exit-after=2", "screenshot: not on a page: a page cannot read back"),
         ];
         for (query, expected) in cases {
             let message = match run_args(query) {
@@ -224,5 +308,68 @@ mod tests {
             assert!(message.starts_with(expected), "{query}: '{message}' should start with '{expected}'");
             assert!(!message.contains('\n') && !message.contains("--"), "{query}: '{message}'");
         }
+    }
+
+    #[test]
+    fn the_page_s_compare_checks_cards_on_the_path_the_command_line_reads_them_by() {
+        use crate::report_card::compare::parse_source;
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
+        let good = std::fs::read_to_string(fixture).expect("the fixture");
+        for bad in [good.replacen("\"schema\": \"", "\"schema\": \"not-", 1), good.replacen('{', "[", 1)] {
+            let expected = parse_source(&bad).err().map(|e| format!("card.json: {e}"));
+            let page = compare_html(&[("card.json".to_owned(), bad)]).err().map(|e| e.to_string());
+            assert!(expected.is_some(), "a broken card is refused");
+            assert_eq!(page, expected, "the page refuses it with compare's own words");
+        }
+    }
+
+    #[test]
+    fn a_tour_refuses_what_a_page_cannot_do_and_the_out_it_is_given_is_its_own() {
+        let err = measure_args("?measure&out=/etc").expect_err("a folder");
+        assert_eq!(err.to_string(), "out: not on a page: a page cannot write to a folder: its files are downloads");
+        let err = measure_args("?measure&tick-rate=30&tick-rate=60").expect_err("twice");
+        assert!(err.to_string().starts_with("tick-rate is given twice"), "{err}");
+        assert!(measure_args("?measure").is_ok(), "the downloads' own out is not the user's");
+    }
+
+    #[test]
+    fn start_again_keeps_the_run_s_parameters_and_drops_what_ends_it() {
+        assert_eq!(again_query("?strategy=fuzzy&exit-after=2&tick-rate=30"), "?strategy=fuzzy&tick-rate=30");
+        assert_eq!(
+            again_query("?measure&strategies=fuzzy&seconds-per-strategy=2&window-size=480x270&name=x"),
+            "?window-size=480x270",
+            "a tour's own parameters are no run's"
+        );
+        assert_eq!(again_query(""), "?");
+        assert!(run_args(&again_query("?measure&tick-rate=30&probe-seconds=1")).is_ok(), "the run takes them all");
+    }
+
+    #[test]
+    fn the_page_takes_run_s_and_measure_s_flags_less_the_refused_ones() {
+        let (run, tour) = parameters();
+        for name in ["strategy", "tick-rate", "window-size", "exit-after", "lanes", "stats-json"] {
+            assert!(run.iter().any(|p| p == name), "run takes {name}: {run:?}");
+        }
+        for name in ["strategies", "seconds-per-strategy", "name", "emulate-refresh"] {
+            assert!(tour.iter().any(|p| p == name), "a tour takes {name}: {tour:?}");
+        }
+        for (refused, _) in REFUSED {
+            assert!(!run.iter().chain(&tour).any(|p| p == refused), "{refused} is refused");
+        }
+    }
+
+    #[test]
+    fn the_readme_lists_the_parameters_the_page_takes() {
+        let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("the README");
+        let (run, tour) = parameters();
+        let line = |label: &str, names: &[String]| {
+            format!("{label}: {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+        };
+        for expected in [line("- the run", &run), line("- `?measure`'s tour", &tour)] {
+            assert!(readme.contains(&expected), "the README should have the line\n{expected}");
+        }
+        let refused = REFUSED.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        assert!(readme.contains(&format!("- refused, with the reason: {refused}")), "{refused}");
     }
 }

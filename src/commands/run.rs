@@ -150,6 +150,7 @@ pub fn config(args: &RunArgs) -> Result<RunConfig, CliError> {
         monitor: args.monitor.map(|n| n - 1),
         fullscreen: args.fullscreen,
         window_size: args.window_size,
+        fill_window: false,
         exit_after: args.exit_after,
         stats_json: args.stats_json.clone(),
         screenshot: args.screenshot.clone(),

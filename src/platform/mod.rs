@@ -2,7 +2,7 @@
 //! the app calls `crate::platform::…` and never asks which platform it is on.
 //!
 //! ```text
-//!                     native (native/)                        web (web.rs)
+//!                     native (native/)                        web (web/)
 //! time source         std::time::Instant, the core's clock    performance.now() (web-time)
 //! start-up            env_logger, pollster::block_on,         console log, spawn_local,
 //!                     EventLoop::run_app                      EventLoop::spawn_app
@@ -19,6 +19,8 @@
 //! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
 
 pub mod files;
+#[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
+mod frame_clock;
 #[cfg_attr(
     all(not(target_arch = "wasm32"), target_os = "linux"),
     expect(dead_code, reason = "X11 asks its server instead")
@@ -34,3 +36,16 @@ pub use native::*;
 mod web;
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
+
+/// One touch control of a page: a key's action as a button (natively there are none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageControl {
+    /// The button's text (`fuzzy`, `Tick +`).
+    pub label: String,
+    /// What it does, for screen readers and the tooltip (the key table's help line).
+    pub name: String,
+    /// The key it stands for, shown in the tooltip.
+    pub key: String,
+    /// Held while the finger is down (the player's moves), else a tap.
+    pub held: bool,
+}

@@ -249,9 +249,15 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
             .iter()
             .map(|m| {
                 let emulated = if m.emulated_refresh_hz.is_some() { " emulated" } else { "" };
+                let monitor = format!("monitor {} ({}{emulated})", m.index, hz_label(m.refresh_hz()));
+                // Two phones' cards are told apart by name, else by browser and device.
+                let label = match card.machine.who() {
+                    Some(who) => format!("{who} · {monitor}"),
+                    None => monitor,
+                };
                 Group {
                     file: file.to_owned(),
-                    label: format!("monitor {} ({}{emulated})", m.index, hz_label(m.refresh_hz())),
+                    label,
                     refresh_hz: m.refresh_hz(),
                     runs: m.runs.clone(),
                     predictions: m.predictions.clone(),

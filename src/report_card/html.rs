@@ -179,15 +179,24 @@ pub fn report_html(card: &ReportCard) -> Result<String, PlotError> {
     let mut body = String::new();
     let m = &card.machine;
     let _ = writeln!(body, "<h1>timestep-lab report card</h1>");
-    let mut sub = vec![m.name.clone().unwrap_or_else(|| "unnamed machine".to_owned()), m.os.clone()];
-    let gpu = [m.adapter.as_deref(), m.backend.as_deref(), m.driver.as_deref()]
+    let mut sub = vec![m.name.clone().unwrap_or_else(|| "unnamed machine".to_owned())];
+    // A page's card names the browser and device; a native one its OS.
+    sub.push(m.browser.as_deref().map_or_else(|| m.os.clone(), super::agent::in_words));
+    let adapter = m.adapter.as_deref().map(str::trim).filter(|a| !a.is_empty()).unwrap_or("unnamed adapter");
+    let gpu = [Some(adapter), m.backend.as_deref(), m.driver.as_deref()]
         .into_iter()
         .flatten()
+        .filter(|s| !s.trim().is_empty())
         .collect::<Vec<_>>()
         .join(", ");
-    if !gpu.is_empty() {
-        sub.push(gpu);
-    }
+    sub.push(gpu);
+    let screens: Vec<String> = card
+        .monitors
+        .iter()
+        .filter_map(|mon| mon.measured_refresh_hz.filter(|hz| hz.is_finite()))
+        .map(|hz| format!("screen {} Hz", crate::monitor::trim_number(hz, 2)))
+        .collect();
+    sub.extend(screens);
     sub.push(format!("timestep-lab {}", m.app_version));
     if let Some(created) = &card.created {
         sub.push(created.clone());

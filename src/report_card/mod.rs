@@ -25,7 +25,9 @@
 //! - [`html`] and [`plots`]: the page and its SVG plots (both escape text with `markup`).
 //! - [`compare`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
+//! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
 
+pub mod agent;
 pub mod compare;
 pub mod html;
 pub mod judge;

@@ -242,6 +242,13 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Who measured the card, in words: its name, else the browser and
+    /// device (`Chrome 156 on Android 15`); `None` for an unnamed native card.
+    pub fn who(&self) -> Option<String> {
+        let name = self.name.as_deref().map(str::trim).filter(|n| !n.is_empty());
+        name.map(str::to_owned).or_else(|| self.browser.as_deref().map(super::agent::in_words))
+    }
+
     /// This machine's OS and architecture (or the browser) and this build's version; no name, adapter or driver yet.
     pub fn this_build() -> Machine {
         Machine {

@@ -37,8 +37,8 @@ fn two_report_cards_give_a_column_per_monitor_in_both_vsync_passes() {
         let header = table.lines().nth(1).expect("a header line");
         assert!(
             header.starts_with("strategy")
-                && header.contains("| monitor 1 (60 Hz)")
-                && header.contains("| monitor 2 (144 Hz)"),
+                && header.contains("| virtual monitor · monitor 1 (60 Hz)")
+                && header.contains("| virtual monitor · monitor 2 (144 Hz)"),
             "{pass} header: {header}"
         );
         for strategy in ["lockstep", "interpolated", "snapped", "auto"] {
@@ -46,7 +46,7 @@ fn two_report_cards_give_a_column_per_monitor_in_both_vsync_passes() {
             assert_eq!(row.matches(" | ").count(), 2, "a cell per monitor: {row}");
         }
     }
-    assert_eq!(text.matches("monitor 1 (60 Hz): best ").count(), 2, "a verdict per pass: {text}");
+    assert_eq!(text.matches("virtual monitor · monitor 1 (60 Hz): best ").count(), 2, "a verdict per pass: {text}");
     assert!(text.contains("the simulator agrees on"), "report cards carry predictions: {text}");
     assert!(text.contains("best (*): among runs with |drift| <= 120 ms/min"), "the rule is stated: {text}");
 }
@@ -100,13 +100,17 @@ fn a_tight_drift_bound_leaves_columns_without_a_best() {
     let text = stdout(&compare(&[path(&a), "--max-drift", "0.001"]));
     assert!(text.contains("best (*): among runs with |drift| <= 0.001 ms/min"), "{text}");
     let off = text.split("vsync off:").nth(1).expect("a vsync-off table");
-    assert!(off.contains("monitor 1 (60 Hz): best none (every run is off speed or unmeasured)"), "{off}");
-    let rows = off.lines().skip(3).take_while(|l| !l.starts_with("monitor"));
+    assert!(
+        off.contains("virtual monitor · monitor 1 (60 Hz): best none (every run is off speed or unmeasured)"),
+        "{off}"
+    );
+    let rows = off.lines().skip(3).take_while(|l| !l.starts_with("virtual monitor · monitor"));
     assert!(rows.clone().count() == 10 && rows.into_iter().all(|r| r.ends_with(" !")), "every run is marked: {off}");
     // With vsync on, lockstep and fixed-fps run at exactly 60 Hz: one of them is best.
     let on = text.split("vsync off:").next().expect("a vsync-on table");
     assert!(
-        on.contains("monitor 1 (60 Hz): best fixed-fps") || on.contains("monitor 1 (60 Hz): best lockstep"),
+        on.contains("virtual monitor · monitor 1 (60 Hz): best fixed-fps")
+            || on.contains("virtual monitor · monitor 1 (60 Hz): best lockstep"),
         "{on}"
     );
 }

@@ -72,6 +72,59 @@ fn build_site() -> Result<PathBuf, Missing> {
     Ok(out)
 }
 
+/// The start of a test's error that reports it as skipped, with the rest as
+/// the reason (see [`skip_if_starved`]), not as failed.
+pub const SKIP: &str = "skip: ";
+
+/// Most of the screen's refreshes a page may miss and still be judged on
+/// figures that need it to keep up: on an idle machine headless Chromium's
+/// page missed none in 3 s (WEB.md: 181 frames); under load (8 on 2 cores)
+/// the same page missed 10 to 75 %.
+pub const STARVED_SHARE: f64 = 0.05;
+
+/// `Err(SKIP …)` when the page was `starved` (as `evidence`, its own counts,
+/// says): what a quiet machine gives cannot be judged, and the reason names
+/// the machine's load.
+///
+/// # Errors
+/// The skip, with its reason.
+pub fn skip_if_starved(starved: bool, evidence: &str, what: &str) -> Result<(), String> {
+    if !starved {
+        return Ok(());
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split(' ').next().map(str::to_owned));
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let load = load.unwrap_or_else(|| "unknown".to_owned());
+    Err(format!("{SKIP}{evidence} (load {load} on {cores} cores): {what} needs a page that keeps up"))
+}
+
+/// Runs `test` against the built site in a fresh browser with a `window`-sized
+/// window, one browser at a time, or skips when something is missing.
+///
+/// # Errors
+/// The test's failure, or a browser that does not start.
+pub fn in_browser(
+    backend: Backend,
+    window: [u32; 2],
+    test: impl FnOnce(&Browser, &Server) -> Result<(), String>,
+) -> Result<libtest_mimic::Completion, libtest_mimic::Failed> {
+    let dir = match site() {
+        Ok(dir) => dir,
+        Err(missing) => return crate::harness::unavailable(missing),
+    };
+    let _one = crate::harness::one_window_at_a_time();
+    let server = Server::start(dir);
+    let browser = Browser::start(backend, window)?;
+    match test(&browser, &server) {
+        Ok(()) => Ok(libtest_mimic::Completion::Completed),
+        Err(why) if why.starts_with(SKIP) => {
+            eprintln!("{why}");
+            Ok(libtest_mimic::Completion::ignored_with(why.trim_start_matches(SKIP)))
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
 /// The check `cargo xtask web` makes: one file for both.
 #[path = "../../xtask/src/wasm_target.rs"]
 mod wasm_target;
@@ -229,6 +282,29 @@ impl Browser {
         self.post("/execute/sync", &serde_json::json!({"script": script, "args": []}))
     }
 
+    /// The value an asynchronous script passes to its callback (`arguments[0]`).
+    ///
+    /// # Errors
+    /// WebDriver's error (a script that throws, or runs past chromedriver's 30 s).
+    pub fn eval_async(&self, script: &str) -> Result<serde_json::Value, String> {
+        self.post("/execute/async", &serde_json::json!({"script": script, "args": []}))
+    }
+
+    /// Polls `script` (a function body) until it returns `true`, or `limit` passes.
+    ///
+    /// # Errors
+    /// What the page says when it never did.
+    pub fn wait_for_script(&self, limit: Duration, script: &str) -> Result<(), String> {
+        let deadline = Instant::now() + limit;
+        while self.eval(script)? != serde_json::Value::Bool(true) {
+            if Instant::now() > deadline {
+                return Err(format!("'{script}' not true after {limit:?}; the page says '{}'", self.message()?));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(())
+    }
+
     /// `window.timestepLab.stats()`, or `null` before the page published any.
     ///
     /// # Errors
@@ -289,6 +365,77 @@ impl Browser {
         let id = element.as_object().and_then(|o| o.values().next()).and_then(|v| v.as_str()).unwrap_or_default();
         let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         self.post(&format!("/element/{id}/value"), &serde_json::json!({"text": paths.join("\n")})).map(drop)
+    }
+
+    /// A DevTools protocol command (`Emulation.setDeviceMetricsOverride`, …)
+    /// through chromedriver's own passage to it.
+    ///
+    /// # Errors
+    /// WebDriver's error, or the protocol's.
+    pub fn cdp(&self, command: &str, params: serde_json::Value) -> Result<serde_json::Value, String> {
+        self.post("/goog/cdp/execute", &serde_json::json!({"cmd": command, "params": params}))
+    }
+
+    /// The page as a phone: `size` CSS px at `ratio` device pixels each, mobile, with touch.
+    ///
+    /// # Errors
+    /// The protocol's error.
+    pub fn phone(&self, size: [u32; 2], ratio: f64) -> Result<(), String> {
+        self.viewport(size, ratio, true)?;
+        self.cdp("Emulation.setTouchEmulationEnabled", serde_json::json!({"enabled": true, "maxTouchPoints": 5}))
+            .map(drop)
+    }
+
+    /// A viewport of exactly `size` CSS px at `ratio` (a headless window's
+    /// size includes what would be the browser's own bars).
+    ///
+    /// # Errors
+    /// The protocol's error.
+    pub fn viewport(&self, size: [u32; 2], ratio: f64, mobile: bool) -> Result<(), String> {
+        let metrics =
+            serde_json::json!({"width": size[0], "height": size[1], "deviceScaleFactor": ratio, "mobile": mobile});
+        self.cdp("Emulation.setDeviceMetricsOverride", metrics).map(drop)
+    }
+
+    /// A finger down and up at CSS pixel `at`.
+    ///
+    /// # Errors
+    /// The protocol's error.
+    pub fn tap(&self, at: [f64; 2]) -> Result<(), String> {
+        let point = serde_json::json!([{"x": at[0], "y": at[1]}]);
+        self.cdp("Input.dispatchTouchEvent", serde_json::json!({"type": "touchStart", "touchPoints": point}))?;
+        self.cdp("Input.dispatchTouchEvent", serde_json::json!({"type": "touchEnd", "touchPoints": []})).map(drop)
+    }
+
+    /// Taps the middle of the element `css` (as a finger would: no click is sent).
+    ///
+    /// # Errors
+    /// No such element, or the protocol's error.
+    pub fn tap_element(&self, css: &str) -> Result<(), String> {
+        let script = format!(
+            "const e = document.querySelector({css:?}); if (!e) return null;              const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]"
+        );
+        let at = self.eval(&script)?;
+        let [x, y] = [0, 1].map(|i| at[i].as_f64());
+        match (x, y) {
+            (Some(x), Some(y)) => self.tap([x, y]),
+            _ => Err(format!("no element {css} to tap")),
+        }
+    }
+
+    /// Minimises (`true`) or restores the browser's window: the page is hidden or shown
+    /// (`visibilitychange`), as a background tab or a locked phone would be.
+    ///
+    /// # Errors
+    /// The protocol's error.
+    pub fn hide(&self, hidden: bool) -> Result<(), String> {
+        // Focus emulation keeps a page visible whatever its window does.
+        self.cdp("Emulation.setFocusEmulationEnabled", serde_json::json!({"enabled": false}))?;
+        let window = self.cdp("Browser.getWindowForTarget", serde_json::json!({}))?;
+        let id = window["windowId"].as_u64().ok_or_else(|| format!("no window: {window}"))?;
+        let state = if hidden { "minimized" } else { "normal" };
+        let bounds = serde_json::json!({"windowId": id, "bounds": {"windowState": state}});
+        self.cdp("Browser.setWindowBounds", bounds).map(drop)
     }
 
     /// A PNG of the page as shown.

@@ -12,8 +12,9 @@
 mod harness;
 
 mod browser;
+mod life;
 mod page;
 
 fn main() {
-    harness::run_one_at_a_time([page::trials()])
+    harness::run_one_at_a_time([page::trials(), life::trials()])
 }

@@ -341,6 +341,8 @@ struct LiveOrigin {
     frames: u64,
     /// Frames presented.
     presented: u64,
+    /// Time skipped so far ([`Session::skip`]).
+    skipped: Nanos,
     /// The first frame (by id) the live figures count.
     first_frame: u64,
     /// Feedback counts.
@@ -433,6 +435,12 @@ pub struct Session<W> {
     rates: Rates,
     lateness: Lateness,
     paused: bool,
+    /// When the pause began (its time is skipped when it ends).
+    paused_at: Nanos,
+    /// Time taken out of the run ([`Session::skip`]): pauses, a hidden page.
+    skipped: Nanos,
+    /// Of that, the time the display could not be seen ([`Session::hidden`]).
+    hidden: Nanos,
     /// Measure the display (refresh meter, frame-time plot, fps): off where
     /// the display is known exactly and only the figures matter.
     measure_display: bool,
@@ -471,6 +479,9 @@ impl<W: Simulation> Session<W> {
             rates: Rates { since: now, ..Rates::default() },
             lateness: Lateness::default(),
             paused: false,
+            paused_at: now,
+            skipped: 0,
+            hidden: 0,
             measure_display: true,
         }
     }
@@ -694,10 +705,38 @@ impl<W: Simulation> Session<W> {
             return;
         }
         self.paused = paused;
-        if !paused {
-            self.pacer.resync();
+        if paused {
+            self.paused_at = now;
+        } else {
+            self.skip(self.paused_at, now);
             self.restart_live(now);
         }
+    }
+
+    /// Nothing was shown from `from` to `now` and nothing should count it (a
+    /// pause, lane mode, a hidden page): the strategy starts its timing over
+    /// (the time is not caught up) and the figures go on as if it had not
+    /// passed ([`Metrics::skip`]): no hitch, latency or missed refresh of it.
+    pub fn skip(&mut self, from: Nanos, now: Nanos) {
+        let gap = now.saturating_sub(from);
+        self.pacer.resync();
+        self.pacer.meter_mut().break_sequence();
+        self.measures.run.skip(from, now);
+        if let Some(live) = &mut self.measures.live {
+            live.skip(from, now);
+        }
+        self.skipped = self.skipped.saturating_add(gap);
+        self.last_display = None;
+    }
+
+    /// The display could not be seen from `from` to `now` (a hidden page, a
+    /// locked phone): skipped as [`Session::skip`] (a paused session skips it
+    /// with the pause), and the report says how long.
+    pub fn hidden(&mut self, from: Nanos, now: Nanos) {
+        if !self.paused {
+            self.skip(from, now);
+        }
+        self.hidden = self.hidden.saturating_add(now.saturating_sub(from));
     }
 
     /// The present mode changed: the refresh is measured again, live figures start over.
@@ -760,6 +799,7 @@ impl<W: Simulation> Session<W> {
             updates: self.pacer.updates(),
             frames: self.frames,
             presented: self.presented,
+            skipped: self.skipped,
             first_frame: self.pacer.frames_started() + 1,
             counts: self.counts,
         };
@@ -895,6 +935,9 @@ impl<W: Simulation> Session<W> {
         let updates = self.pacer.updates().saturating_sub(origin.updates);
         let presented = self.presented.saturating_sub(origin.presented);
         let wall = now.saturating_sub(origin.at);
+        // Rates over the time the loop ran: a pause or a hidden page ran no frames.
+        let skipped = self.skipped.saturating_sub(origin.skipped);
+        let running = wall.saturating_sub(skipped);
         let refresh = self.display.refresh();
         // Vsync known by construction (a virtual display) needs no verdict sentence.
         let (vsync, vsync_verdict) = match self.display.vsync {
@@ -930,8 +973,8 @@ impl<W: Simulation> Session<W> {
             display: Some(DisplayFacts {
                 frames: self.frames.saturating_sub(origin.frames),
                 presented,
-                fps: per_second(presented, wall),
-                ups: per_second(updates, wall),
+                fps: per_second(presented, running),
+                ups: per_second(updates, running),
                 wall_time_s: nanos_to_secs(wall),
                 measured_refresh_hz: measured.map(|m| m.hz()),
                 reported_refresh_hz: self.display.reported.map(Rate::hz),
@@ -943,6 +986,7 @@ impl<W: Simulation> Session<W> {
                 present_mode_actual: self.display.present_mode.name.clone(),
                 monitor: self.display.monitor.clone().unwrap_or_else(|| "unknown".to_owned()),
                 strategies_used: self.strategies_used.iter().map(|id| id.name().to_owned()).collect(),
+                hidden_s: (self.hidden > 0).then(|| nanos_to_secs(self.hidden)),
                 feedback_frames: counts.displayed,
                 estimated_frames: counts.estimated,
                 discarded_frames: counts.discarded,
@@ -1120,6 +1164,34 @@ mod tests {
         session.set_paused(false, display.clock());
         run(&mut session, &mut display, 2);
         assert!(session.pacer().updates() - updates <= 2, "ten paused seconds are not replayed");
+    }
+
+    #[test]
+    fn a_pause_and_a_hidden_display_are_gaps_in_the_run_not_a_frame() {
+        for hide in [false, true] {
+            let mut session =
+                Session::new(StrategyId::CatchUp, StrategyConfig::default(), Counter::default(), display_60(), 0);
+            let mut display = glaiel_60();
+            run(&mut session, &mut display, 120);
+            let from = display.clock();
+            if !hide {
+                session.set_paused(true, from);
+            }
+            display.wait_until(from + 5 * NANOS_PER_SEC);
+            match hide {
+                true => session.hidden(from, display.clock()),
+                false => session.set_paused(false, display.clock()),
+            }
+            run(&mut session, &mut display, 120);
+            let report = session.report(display.clock());
+            let (stats, facts) = (report.stats, report.display.expect("a session's display facts"));
+            assert!(stats.max_hitch_ms < 20.0, "hide {hide}: no 5 s hitch: {stats:?}");
+            // A resynced strategy shows its last state one more frame: three refreshes, not five seconds.
+            assert!(stats.latency_max_ms < 60.0, "hide {hide}: no 5 s latency: {stats:?}");
+            assert_eq!(report.skipped_renders, 0, "hide {hide}: the gap's refreshes are not missed ones");
+            assert!((facts.fps - 60.0).abs() < 1.0, "hide {hide}: fps over the time frames ran: {}", facts.fps);
+            assert_eq!(facts.hidden_s, hide.then_some(5.0), "only a hidden display is reported as hidden");
+        }
     }
 
     #[test]

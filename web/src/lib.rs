@@ -22,7 +22,6 @@ mod page {
             return;
         }
         if let Err(err) = page::run(&query) {
-            log::error!("{err}");
             timestep_lab::platform::show_message(&err.to_string());
         }
     }

@@ -40,10 +40,18 @@ impl Demo {
     /// A left click: in lane mode, selects the lane under the pointer.
     pub fn click(&mut self, now: Nanos) {
         let (Mode::Lanes(mode), Some(pixel)) = (&mut self.mode, self.pointer) else { return };
+        // Window pixels to the drawing buffer's (smaller where it is capped).
+        let pixel = pixel.map(|p| p * self.life.buffer_scale());
         let letterbox = Letterbox::fit(PLAYFIELD, self.screen.gfx.surface.size());
         if mode.click(&letterbox, pixel) {
             self.refresh_hud(now);
         }
+    }
+
+    /// A finger touched the window at `position` (window pixels): as a click there.
+    pub fn touched(&mut self, position: [f32; 2], now: Nanos) {
+        self.pointer_moved(position);
+        self.click(now);
     }
 
     /// Carries out a key's action; returns true when it asks to quit.
@@ -102,7 +110,13 @@ impl Demo {
                     let refresh = self.screen.gfx.present_mode();
                     match self.timer_driven {
                         true => PresentMode::new(TIMERS, false),
-                        false => refresh,
+                        false => {
+                            // Back on requestAnimationFrame at once: a redraw asked
+                            // for before the timers would wait out its retry.
+                            self.screen.win.redraw_arrived(now);
+                            self.request_redraw(now);
+                            refresh
+                        }
                     }
                 };
                 self.mode.set_present_mode(&present, now);

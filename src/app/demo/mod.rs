@@ -17,6 +17,7 @@
 //! and the demo keeps its parts consistent, the lanes included.
 
 mod keys;
+pub(crate) mod life;
 mod mode;
 
 use std::collections::VecDeque;
@@ -51,6 +52,7 @@ use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 use crate::vblank::{EmulatedVsync, VblankGrid};
 
+use life::Life;
 use mode::Mode;
 
 /// The playfield the world simulates, in world units (pixels at 100 %).
@@ -133,6 +135,8 @@ pub struct Demo {
     /// Frames start on timers instead of the display's refresh (`V` where
     /// vsync cannot be turned off: a browser's requestAnimationFrame).
     timer_driven: bool,
+    /// Time hidden, a capped buffer: the window's life, apart from the monitor's.
+    life: Life,
     /// Each recorded strategy frame's wait for the display, by id, until it is settled.
     waits: VecDeque<(u64, Nanos)>,
     /// The strategy frames settled in the last frame that were shown (reused).
@@ -202,6 +206,7 @@ impl Demo {
         let runner_lane =
             RunnerLane { playfield: PLAYFIELD, y: session.world().mover(MoverKind::Runner).current.pos[1] as f32 };
         let hud = HudData {
+            reserved_bottom_points: crate::platform::PAGE_BAR_POINTS,
             help_lines,
             gpu_timing: gfx.timer.is_some(),
             runner_lane: Some(runner_lane),
@@ -235,12 +240,16 @@ impl Demo {
             seed: config.seed,
             warmed: false,
             timer_driven: false,
+            life: Life::default(),
             waits: VecDeque::with_capacity(crate::session::AWAIT_SLOTS),
             shown: Vec::with_capacity(crate::session::AWAIT_SLOTS),
         };
         if config.start_in_lanes {
             demo.enter_lanes(now);
         }
+        // A size reported before the GPU was ready (a page's first) was not seen: take it now.
+        let size = demo.screen.win.window.inner_size();
+        demo.resized(size.width, size.height, now);
         demo.refresh_hud(now);
         Ok(demo)
     }
@@ -320,10 +329,26 @@ impl Demo {
         self.refresh_hud(now);
     }
 
-    /// Whether a frame should be drawn now.
+    /// Whether a frame should be drawn now (never while the page is hidden).
     pub fn renderable(&mut self, now: Nanos) -> bool {
         let zero = self.screen.gfx.surface.is_zero_size();
-        self.screen.win.renderable(now, zero)
+        self.screen.win.renderable(now, zero) && !self.life.is_hidden()
+    }
+
+    /// The page was hidden (`true`: a background tab, a locked phone) or
+    /// shown again at `now`. No frames meanwhile, and the time is a gap in
+    /// every session's run, not a frame ([`Session::hidden`]). Returns the
+    /// gap `(from, to)` when one ended.
+    pub fn page_hidden(&mut self, hidden: bool, now: Nanos) -> Option<(Nanos, Nanos)> {
+        let gap = self.life.hidden(hidden, now);
+        if let Some((from, to)) = gap {
+            log::info!("the page was hidden {:.1} s: a gap in the run, not a frame", (to - from) as f64 / 1e9);
+            self.session.hidden(from, to);
+            self.mode.hidden(from, to);
+            self.hold.reset();
+        }
+        self.refresh_hud(now);
+        gap
     }
 
     /// When the next frame should start (`None`: as soon as possible). A
@@ -551,6 +576,32 @@ impl Demo {
         hud.ghosts = self.controls.ghosts;
         hud.load_preset = self.controls.load.label();
         self.mode.fill_labels(&mut hud.lanes, now);
+        let screen = crate::platform::screen_refresh();
+        if screen.is_some() {
+            // A page's frame clock measures the screen, whatever the page managed to draw.
+            hud.figures.measured_refresh_hz = screen;
+        }
+        let fps = hud.figures.fps;
+        if let Some(verdict) = self.slow_page_verdict(fps) {
+            self.screen.hud.figures.vsync_verdict = verdict;
+        }
+        let screen_hz = self.screen_to_judge_by();
+        self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+    }
+
+    /// The screen's refresh from the platform's frame clock (a page's), when
+    /// the frames are meant to come at it: refreshes skipped on purpose (an
+    /// emulated rate, timers, a pause) are not missed ones.
+    fn screen_to_judge_by(&self) -> Option<f64> {
+        let on_refresh = !self.timer_driven && self.screen.vsync.is_none() && !self.session.paused();
+        crate::platform::screen_refresh().filter(|_| on_refresh)
+    }
+
+    /// The vsync sentence where the page drew `fps` and missed refreshes: the
+    /// meter sees the page's own frames, and slow ones read as a slow,
+    /// compositor-paced screen.
+    fn slow_page_verdict(&self, fps: f64) -> Option<String> {
+        life::slow_page_verdict(fps, self.screen_to_judge_by()?)
     }
 
     /// Follows the window to the monitor it is on now (a move, a scale change).
@@ -659,6 +710,14 @@ impl Demo {
 
     /// The window's inner size is `width` × `height` pixels now.
     pub fn resized(&mut self, width: u32, height: u32, now: Nanos) {
+        let [width, height] = if width == 0 || height == 0 {
+            [width, height]
+        } else {
+            let device = crate::platform::device_pixels(&self.screen.win.window, [width, height]);
+            let max_side = self.screen.gfx.gpu.device.limits().max_texture_dimension_2d;
+            self.life.drawing_size(device, max_side, crate::platform::MAX_DRAWING_PIXELS)
+        };
+        self.screen.gfx.overlay.set_buffer_scale(self.life.buffer_scale());
         self.screen.gfx.surface.resize(width, height);
         self.focused(now);
         self.interrupt();
@@ -761,7 +820,7 @@ impl Demo {
             view: self.session.last_view(),
             playfield: PLAYFIELD,
             hud: &screen.hud,
-            pixels_per_point: screen.win.window.scale_factor() as f32,
+            pixels_per_point: screen.win.window.scale_factor() as f32 * self.life.buffer_scale(),
         };
         match self.mode {
             // The instance buffer holds the last lane frame's sprites, every lane's.
@@ -772,7 +831,11 @@ impl Demo {
 
     /// The run's statistics for `--stats-json`.
     pub fn stats(&mut self, now: Nanos) -> StatsJson {
-        let run = self.report(now);
+        let mut run = self.report(now);
+        let fps = self.screen.hud.figures.fps;
+        if let (Some(display), Some(verdict)) = (run.display.as_mut(), self.slow_page_verdict(fps)) {
+            display.vsync_verdict = verdict;
+        }
         let gfx = &self.screen.gfx;
         StatsJson {
             run,
@@ -782,6 +845,8 @@ impl Demo {
             gpu_scene_ms: gfx.run_times.scene_mean_ms(),
             gpu_overlay_ms: gfx.run_times.overlay_mean_ms(),
             lanes: self.mode.lane_reports(now, self.seed).unwrap_or_else(|| self.lane_reports.clone()),
+            screen_refresh_hz: crate::platform::screen_refresh(),
+            notes: self.screen.hud.notes.clone(),
         }
     }
 }

@@ -39,6 +39,14 @@ impl Mode {
         }
     }
 
+    /// The display could not be seen from `from` to `to`: a gap in every lane's run.
+    pub(super) fn hidden(&mut self, from: Nanos, to: Nanos) {
+        match self {
+            Mode::Single => {}
+            Mode::Lanes(mode) => mode.lanes.hidden(from, to),
+        }
+    }
+
     /// The window is on `monitor` now, with the emulated refresh `emulated`.
     pub(super) fn move_to_display(&mut self, monitor: &OnMonitor, emulated: Option<Rate>, now: Nanos) {
         match self {

@@ -16,3 +16,12 @@ pub fn read_own_cpu_ticks(buf: &mut String) -> Option<u64> {
 pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
     None
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn this_process_has_a_readable_tick_count() {
+        let mut buf = String::new();
+        assert!(super::read_own_cpu_ticks(&mut buf).is_some(), "/proc/self/stat: {buf}");
+    }
+}

@@ -26,6 +26,28 @@ pub const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=war
 /// present modes (Mailbox, Immediate) where the driver has them.
 pub const VSYNC_CAN_BE_TURNED_OFF: bool = true;
 
+/// A window can be opened on any monitor, and moved to another.
+pub const MONITORS_CAN_BE_CHOSEN: bool = true;
+
+/// Exclusive fullscreen in a monitor's video mode, where the platform lists modes.
+pub const EXCLUSIVE_FULLSCREEN: bool = true;
+
+/// Whether the app publishes its figures while it runs: natively they
+/// are written once, at exit (`--stats-json`).
+pub const PUBLISHES_FIGURES: bool = false;
+
+/// Most pixels a window draws: natively every one the window has (the
+/// adapter's largest texture side still applies).
+pub const MAX_DRAWING_PIXELS: Option<u64> = None;
+
+/// The window's size in device pixels, as winit reports it: natively it is.
+pub fn device_pixels(_window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
+    reported
+}
+
+/// A window has no page around it: the overlay may use its whole height.
+pub const PAGE_BAR_POINTS: f32 = 0.0;
+
 /// Lines the key help adds on this platform: none natively.
 pub fn help_notes() -> Vec<(String, String)> {
     Vec::new()
@@ -63,18 +85,50 @@ pub async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle) -> wgp
 /// when the event loop returns, so there is nothing to do here.
 pub fn report_error(_message: &str) {}
 
-/// Whether the app should publish its figures while it runs: natively they
-/// are written once, at exit (`--stats-json`).
-pub fn wants_stats() -> bool {
-    false
-}
-
 /// Nothing to publish to natively.
 pub fn publish_stats(_json: String) {}
 
 /// Natively the tour is its own command (it writes files where it is told).
 pub fn start_tour() {
     notify("the report-card tour is a command here: timestep-lab measure --out DIR (see --help)");
+}
+
+/// Natively there is no page with links: the command line is where a run starts.
+pub fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
+
+/// Natively the tour's progress is its line on stderr ([`crate::output::Progress`]).
+pub fn show_progress(_line: Option<&str>) {}
+
+/// Nothing to tidy natively: a tour's command line is not run again by a reload.
+pub fn tour_finished() {}
+
+/// How a run ended: natively the log says it, and the shell is where it started.
+pub fn show_ending(message: &str) {
+    log::info!("{message}");
+}
+
+/// Natively there is no page to put touch controls on: keys only.
+pub fn install_controls(_controls: &[super::PageControl], _act: impl FnMut(usize, bool) + 'static) {}
+
+/// Natively winit says when a window is hidden (`Occluded`, minimised): nothing more to listen to.
+pub fn on_visibility(_changed: impl FnMut(bool) + 'static) {}
+
+/// Not known apart from the frames natively: the monitor reports its rate, the refresh meter measures it.
+pub fn screen_refresh() -> Option<f64> {
+    None
+}
+
+/// Whether windows cannot be placed by their client (Wayland).
+#[cfg(target_os = "linux")]
+pub fn cannot_place_windows(event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+    use winit::platform::wayland::ActiveEventLoopExtWayland as _;
+    event_loop.is_wayland()
+}
+
+/// Elsewhere a window can be placed.
+#[cfg(not(target_os = "linux"))]
+pub fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+    false
 }
 
 /// Natively the loop spins to an emulated vblank's wake time: no skipping.

@@ -58,6 +58,8 @@ pub struct Overlay {
     drew_pass: bool,
     /// What the last draw laid out (`None` before the first, and while hidden).
     layout: Option<OverlayLayout>,
+    /// Drawing-buffer pixels per window pixel (below 1 where the buffer is capped).
+    buffer_scale: f32,
 }
 
 /// Where a draw records its render pass: into `encoder`, over `view`, which is `size_px` large.
@@ -154,6 +156,7 @@ impl Overlay {
             timestamps: None,
             drew_pass: false,
             layout: None,
+            buffer_scale: 1.0,
         }
     }
 
@@ -198,7 +201,7 @@ impl Overlay {
             Input::Headless => None,
         };
         let raw_input = match (self.winit.as_mut(), window) {
-            (Some(state), Some(window)) => window_input(state, window, target.size_px, self.start),
+            (Some(state), Some(window)) => window_input(state, window, target.size_px, self.buffer_scale, self.start),
             _ => self.headless_input(target.size_px),
         };
         let mut full_output = self.run(raw_input, target.size_px, hud);
@@ -223,6 +226,12 @@ impl Overlay {
     /// Whether the overlay is drawn.
     pub fn visible(&self) -> bool {
         self.visible
+    }
+
+    /// The drawing buffer has `scale` pixels per window pixel (a capped
+    /// buffer): the panels keep their size in points on the window.
+    pub fn set_buffer_scale(&mut self, scale: f32) {
+        self.buffer_scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
     }
 
     /// Shows or hides the overlay (`H`).
@@ -336,9 +345,11 @@ fn window_input(
     state: &mut egui_winit::State,
     window: &winit::window::Window,
     size_px: [u32; 2],
+    buffer_scale: f32,
     start: Instant,
 ) -> egui::RawInput {
-    let native = window.scale_factor() as f32;
+    // egui-winit maps the pointer with the window's own scale; only the drawing is scaled.
+    let native = window.scale_factor() as f32 * buffer_scale;
     let ppp = native * state.egui_ctx().zoom_factor();
     let input = state.egui_input_mut();
     input.time = Some(start.elapsed().as_secs_f64());

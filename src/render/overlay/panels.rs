@@ -89,6 +89,7 @@ pub(super) fn stats_panel(ctx: &egui::Context, hud: &HudData, points: &mut Vec<P
             panel_frame(PANEL_PADDING).show(ui, |ui| {
                 ui.set_width(PANEL_WIDTH);
                 strategy_section(ui, hud);
+                notes(ui, hud);
                 ui.separator();
                 display_section(ui, hud);
                 ui.separator();
@@ -116,6 +117,7 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
                 ui.set_max_width(max_width);
                 ui.spacing_mut().item_spacing = egui::vec2(5.0, 1.0);
                 ui.horizontal_wrapped(|ui| strategy_heading(ui, hud, 13.0));
+                notes(ui, hud);
                 ui.horizontal_wrapped(|ui| {
                     compact_value(ui, "FPS", format!("{:.1}", hud.figures.fps), VALUE);
                     compact_value(ui, "UPS", format!("{:.1}", hud.figures.ups), VALUE);
@@ -141,6 +143,13 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
         })
         .response
         .rect
+}
+
+/// The window's own notes (time hidden, a capped buffer, missed refreshes), one line each.
+fn notes(ui: &mut Ui, hud: &HudData) {
+    for note in &hud.notes {
+        ui.label(caption(note, WARN));
+    }
 }
 
 /// `label value` for the compact panel's wrapping line.
@@ -396,7 +405,8 @@ pub(super) fn help_panel(
     let outer_width = if beside >= HELP_MIN_WIDTH { beside } else { screen.width() - 2.0 * MARGIN };
     let inner_width = (outer_width - 2.0 * padding).max(1.0);
     // The title takes one row; the keys fill columns of the rows that are left.
-    let rows = ((screen.height() - 2.0 * (MARGIN + padding)) / row - 1.0).floor().max(1.0) as usize;
+    let free = screen.height() - hud.reserved_bottom_points.max(0.0);
+    let rows = ((free - 2.0 * (MARGIN + padding)) / row - 1.0).floor().max(1.0) as usize;
     let columns = hud.help_lines.len().div_ceil(rows).max(1);
     let column_width = (inner_width - (columns - 1) as f32 * COLUMN_GAP) / columns as f32;
     let action_width = (column_width - key_width - COLUMN_GAP).max(1.0);

@@ -233,6 +233,9 @@ pub struct Metrics {
     pattern: PatternLog,
     startup: Startup,
     motion: Running,
+    /// Gaps taken out of the timeline ([`Metrics::skip`]): when each began
+    /// and ended, and the time taken out up to its end.
+    gaps: Vec<(Nanos, Nanos, Nanos)>,
 }
 
 /// The frames before the picture first moves (see the module docs).
@@ -302,6 +305,35 @@ impl Metrics {
             pattern: PatternLog::new(),
             startup: Startup::default(),
             motion: Running::new(refresh),
+            gaps: Vec::new(),
+        }
+    }
+
+    /// Takes `from..to` out of the timeline: nothing was shown then and
+    /// nothing should count it (a hidden page, a pause). Later times (display,
+    /// input, and content, which is on a strategy's clock, the wall's,
+    /// re-anchored when it resyncs after the gap) are read as if the gap had
+    /// not been; an input read before it stays where it was. So the interval
+    /// across the gap is an ordinary one, and no hitch, skipped refresh,
+    /// latency or system time comes of it.
+    ///
+    /// ```text
+    ///   frames    |   |   |   (hidden 5 s)                    |   |   |
+    ///   counted   |   |   |   |   |   |    as if the page had never gone
+    /// ```
+    pub fn skip(&mut self, from: Nanos, to: Nanos) {
+        let before = self.gaps.last().map_or(0, |&(_, _, total)| total);
+        self.gaps.push((from, to.max(from), before.saturating_add(to.saturating_sub(from))));
+    }
+
+    /// `t` without the gaps before it. A time inside a gap is its start: a
+    /// frame can be stamped before the gap is known to have ended (a
+    /// browser's frame begins before the `visibilitychange` it runs).
+    fn without_gaps(&self, t: Nanos) -> Nanos {
+        match self.gaps.iter().rev().find(|&&(from, _, _)| from < t) {
+            None => t,
+            Some(&(_, to, total)) if t >= to => t.saturating_sub(total),
+            Some(&(from, to, total)) => from.saturating_sub(total - (to - from)),
         }
     }
 
@@ -322,6 +354,18 @@ impl Metrics {
 
     /// Records one presented frame.
     pub fn record(&mut self, frame: &FrameSample) {
+        let shifted;
+        let frame = if self.gaps.is_empty() {
+            frame
+        } else {
+            shifted = FrameSample {
+                display_time: self.without_gaps(frame.display_time),
+                input_time: self.without_gaps(frame.input_time),
+                content_time: self.without_gaps(frame.content_time),
+                ..*frame
+            };
+            &shifted
+        };
         self.frames += 1;
         self.updates += u64::from(frame.updates);
         self.game_time = frame.game_time;
@@ -529,6 +573,65 @@ mod tests {
         assert_eq!(recent.len(), RECENT_LEN);
         assert!(recent.starts_with("201"), "{recent}");
         assert_eq!(m.pattern_prefix().len(), RECENT_LEN + 5);
+    }
+
+    #[test]
+    fn a_skipped_gap_is_no_hitch_no_latency_and_no_skipped_refresh() {
+        // 60 Hz, one update a frame; hidden for 5 s after frame 59.
+        let p = NANOS_PER_SEC / 60;
+        // A strategy's content time is on its clock, the wall's: it jumps with the gap too.
+        let frame = |i: u64, at: Nanos| FrameSample {
+            updates: 1,
+            shown_updates: 1,
+            content_time: at - p,
+            input_time: at - p,
+            display_time: at,
+            game_time: i * p,
+        };
+        let (mut skipped, mut counted) =
+            (Metrics::new(0, Some(Rate::from_hz(60))), Metrics::new(0, Some(Rate::from_hz(60))));
+        let hidden = 5 * NANOS_PER_SEC;
+        for i in 1..120 {
+            let at = if i < 60 { i * p } else { i * p + hidden };
+            if i == 60 {
+                skipped.skip(59 * p, 59 * p + hidden);
+            }
+            skipped.record(&frame(i, at));
+            counted.record(&frame(i, at));
+        }
+        let (s, c) = (skipped.totals(), counted.totals());
+        assert_eq!(s.stats.hitches, 0, "the gap is no hitch: {:?}", s.stats);
+        assert_eq!(s.skipped_renders, 0, "no refresh was missed");
+        assert_eq!(s.vsyncs, 119, "one refresh a frame, the gap none");
+        assert_eq!(s.system_time, 119 * NANOS_PER_SEC / 60, "the display's time without the gap");
+        assert!((s.stats.latency_max_ms - nanos_to_ms(p)).abs() < 1e-9, "one frame's latency: {:?}", s.stats);
+        assert!(c.stats.hitches >= 1 && c.skipped_renders == 300, "without skip the gap counts: {c:?}");
+    }
+
+    #[test]
+    fn a_frame_stamped_before_the_gap_was_known_to_end_counts_from_its_start() {
+        let p = NANOS_PER_SEC / 60;
+        let mut metrics = Metrics::new(0, Some(Rate::from_hz(60)));
+        let sample = |at: Nanos| FrameSample {
+            updates: 1,
+            shown_updates: 1,
+            content_time: at - p,
+            input_time: at - p,
+            display_time: at,
+            game_time: at,
+        };
+        for i in 1..60 {
+            metrics.record(&sample(i * p));
+        }
+        let (from, to) = (60 * p, 60 * p + 5 * NANOS_PER_SEC);
+        metrics.skip(from, to);
+        // The next frame began 4 ms before the page said it was visible again.
+        metrics.record(&FrameSample { content_time: to - 4_000_000, ..sample(to + p) });
+        for i in 2..60 {
+            metrics.record(&sample(to + i * p));
+        }
+        let stats = metrics.totals().stats;
+        assert!(stats.max_hitch_ms < 20.0 && stats.judder_p99_ms < 20.0, "no 5 s jump: {stats:?}");
     }
 
     #[test]

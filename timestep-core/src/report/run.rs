@@ -162,6 +162,10 @@ pub struct DisplayFacts {
     pub monitor: String,
     /// Every strategy that ran, by id, in key order.
     pub strategies_used: Vec<String>,
+    /// Time the display could not be seen (a hidden page), seconds; a gap
+    /// in the run that no figure counts. Absent when there was none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_s: Option<f64>,
     /// Shown frames whose display time the compositor's feedback gave.
     pub feedback_frames: u64,
     /// Frames whose feedback was asked for and did not come in time (their D is the estimate).

@@ -1,0 +1,183 @@
+//! The web half of the platform seam: a page in a browser (`wasm32-unknown-unknown`).
+//!
+//! What a browser does differently, and what stands in here, one job per file:
+//!
+//! ```text
+//! frames.rs       requestAnimationFrame: its timestamps start frames, give display
+//!                 times and the screen's refresh (not the frames the page managed)
+//! page.rs         the page itself: its query, window.timestepLab, the canvas filling
+//!                 the viewport, touch controls, the tour's progress, moving on
+//! visibility.rs   visibilitychange and pagehide: hidden time is a gap, pagehide ends the run
+//! files.rs        outputs become downloads named like the file; nothing is checked up front
+//! downloads.rs    the download links themselves
+//! logging.rs      the console logger
+//! errors.rs       messages on the page (errors, endings, notes), panics, failed browser calls
+//! this file       the facts: time is performance.now() (web-time), Fifo only (a
+//!                 browser is always vsynced), nothing may spin, start-up is asynchronous
+//! ```
+//!
+//! Every closure handed to the browser is owned (by a [`Listener`] or the
+//! frame hook), never leaked with `forget`, and every browser call that can
+//! fail is logged or shown where it does.
+
+mod downloads;
+mod errors;
+mod files;
+mod frames;
+mod logging;
+mod page;
+mod visibility;
+
+use crate::time::{Nanos, RealClock};
+
+pub use errors::{notify, report_error, report_panics_on_page, show_ending, show_message};
+pub use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
+pub use frames::{
+    DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
+};
+pub use logging::init_logger;
+pub use page::{install_controls, page_query, publish_stats, set_links, show_progress, start_tour, tour_finished};
+pub use visibility::{WindowMapping, on_end_signal, on_visibility};
+pub use web_time::Instant;
+
+/// A browser presents every frame in step with the display: vsync cannot be turned off.
+pub const VSYNC_CAN_BE_TURNED_OFF: bool = false;
+
+/// A page is one canvas on one screen: it cannot choose or move to a monitor.
+pub const MONITORS_CAN_BE_CHOSEN: bool = false;
+
+/// A page can ask for fullscreen, never for a video mode.
+pub const EXCLUSIVE_FULLSCREEN: bool = false;
+
+/// The page answers `window.timestepLab.stats()` with the run's figures while it runs.
+pub const PUBLISHES_FIGURES: bool = true;
+
+/// A page cannot block until an emulated vblank: it skips the display's
+/// refreshes that fall between the emulated ones instead.
+pub const EMULATES_BY_SKIPPING: bool = true;
+
+/// A browser cannot wait for the GPU: readbacks complete by callback, later.
+pub const CAN_WAIT_FOR_GPU: bool = false;
+
+/// Most pixels the page draws, whatever the device pixel ratio: a 1080p
+/// frame (2.1 MP). A phone at ratio 3 (390×844 CSS px: 1170×2532, 3.0 MP)
+/// draws at 0.83 of its pixel ratio, the picture at its CSS size; WebGL2's
+/// 2048 px texture side would cap it anyway. A budget, not a measurement:
+/// what a phone's GPU or a software rasteriser fills at 60 Hz with room left.
+pub const MAX_DRAWING_PIXELS: Option<u64> = Some(1920 * 1080);
+
+/// The canvas's size in device pixels: its CSS size × `devicePixelRatio`.
+/// winit reads `devicePixelContentBoxSize`, which headless Chromium under
+/// phone emulation (ratio 3) reported at the CSS size (390×844, not
+/// 1170×2532); the product is what a real phone's box gives. `reported`
+/// where the page cannot say.
+pub fn device_pixels(window: &winit::window::Window, reported: [u32; 2]) -> [u32; 2] {
+    use winit::platform::web::WindowExtWebSys as _;
+    let (Some(canvas), Some(page)) = (window.canvas(), web_sys::window()) else { return reported };
+    let rect = canvas.get_bounding_client_rect();
+    let ratio = page.device_pixel_ratio();
+    let size = [rect.width(), rect.height()].map(|css| (css * ratio).round());
+    if size.iter().all(|s| s.is_finite() && *s >= 1.0) { size.map(|s| s as u32) } else { reported }
+}
+
+/// Nothing to tune: the browser owns the allocator.
+pub fn keep_freed_heap_memory() -> bool {
+    false
+}
+
+/// The page's bar of buttons along the bottom (44 CSS px buttons and their
+/// margins, `web/index.html`): the overlay's key table leaves it free.
+pub const PAGE_BAR_POINTS: f32 = 60.0;
+
+/// What differs in a browser, for the key help (F1): the page's own ways in.
+pub fn help_notes() -> Vec<(String, String)> {
+    [
+        ("touch", "Controls (bottom right): a button for every key; tap a lane to select it"),
+        ("page", "flags are query parameters (?strategy=fuzzy&lanes=all): Controls lists them"),
+        ("console", "window.timestepLab.stats(): this run's figures (run --stats-json)"),
+    ]
+    .map(|(key, text)| (key.to_owned(), text.to_owned()))
+    .into()
+}
+
+/// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
+pub fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
+
+/// Burns the CPU until `clock` reads `deadline`: artificial load is load on the web too.
+pub fn busy_until(clock: &RealClock, deadline: Nanos) {
+    use crate::time::Clock as _;
+    while clock.now() < deadline {
+        std::hint::spin_loop();
+    }
+}
+
+/// Runs `future` on the page's task queue and hands its output to `then`
+/// (the page must never block: `pollster::block_on` hung it at 96 % CPU).
+pub fn spawn<T: 'static>(future: impl std::future::Future<Output = T> + 'static, then: impl FnOnce(T) + 'static) {
+    wasm_bindgen_futures::spawn_local(async move { then(future.await) });
+}
+
+/// The window is a canvas appended to the page's body, focused so that keys reach it.
+pub fn window_attributes(attributes: winit::window::WindowAttributes) -> winit::window::WindowAttributes {
+    use winit::platform::web::WindowAttributesExtWebSys as _;
+    attributes.with_append(true).with_focusable(true)
+}
+
+/// A page's canvas is where the page puts it: no client places a window here.
+pub fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
+    true
+}
+
+/// The wgpu instance for the page: WebGPU where the browser offers an
+/// adapter, WebGL2 otherwise. The check runs before any canvas gets a
+/// context, because a canvas that had a WebGPU context cannot get a WebGL one.
+pub async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
+    let descriptor = wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    };
+    wgpu::util::new_instance_with_webgpu_detection(descriptor).await
+}
+
+/// Unknown: a page cannot read its process's CPU time.
+pub fn read_own_cpu_ticks(_buf: &mut String) -> Option<u64> {
+    None
+}
+
+/// Hands `app` to the browser's event loop and returns at once (`None`): the
+/// page keeps running it after the start-up code has returned.
+///
+/// # Errors
+/// None on the web; the signature matches the native half.
+pub fn run_event_loop<T: 'static, A: winit::application::ApplicationHandler<T> + 'static>(
+    event_loop: winit::event_loop::EventLoop<T>,
+    app: A,
+) -> Result<Option<A>, String> {
+    use winit::platform::web::EventLoopExtWebSys as _;
+    // The frame clock starts now: the stamps while the GPU starts (an idle page) count too.
+    frames::ensure_hook();
+    event_loop.spawn_app(app);
+    Ok(None)
+}
+
+/// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`), from
+/// the page's `Date` (a date library would add 40 KB to the gzipped wasm).
+pub fn utc_now() -> String {
+    let iso = String::from(js_sys::Date::new_0().to_iso_string());
+    // `2026-11-24T21:01:41.123Z` → `2026-11-24T21:01:41Z`
+    match iso.split_once('.') {
+        Some((seconds, _)) => format!("{seconds}Z"),
+        None => iso,
+    }
+}
+
+/// The system a report card names: the page.
+pub fn system_name() -> String {
+    "web wasm32".to_owned()
+}
+
+/// The browser a report card names: its user agent.
+pub fn browser() -> Option<String> {
+    let agent = web_sys::window().map(|w| w.navigator().user_agent());
+    errors::logged(agent?, "read the user agent")
+}

@@ -138,6 +138,9 @@ pub(crate) struct Tour {
     sampler: SetupSampler,
     /// Whether the reference probe (the emulated grid, else Fifo) found vsync in effect.
     reference_vsync: Option<bool>,
+    /// The mode of each of the current monitor's probes, in the order of its card's
+    /// `present_modes`: which measured a real present mode, and which the emulated grid.
+    probe_modes: Vec<PresentSetup>,
 }
 
 impl Tour {
@@ -157,6 +160,7 @@ impl Tour {
             progress: Progress::new(),
             sampler: SetupSampler::new(),
             reference_vsync: None,
+            probe_modes: Vec::new(),
         }
     }
 
@@ -220,6 +224,7 @@ impl Tour {
 
     fn monitor_card(&mut self, demo: &Demo, event_loop: &ActiveEventLoop) -> MonitorCard {
         self.emulated = demo.emulated_here();
+        self.probe_modes.clear();
         let mut card = MonitorCard { emulated_refresh_hz: self.emulated.map(Rate::hz), ..MonitorCard::default() };
         identify(&mut card, self.plan.monitors, demo, event_loop);
         card
@@ -416,6 +421,7 @@ impl Tour {
                 let [min, max] = m.vrr_seen_hz.unwrap_or([seen.min_hz, seen.max_hz]);
                 m.vrr_seen_hz = Some([min.min(seen.min_hz), max.max(seen.max_hz)]);
             }
+            self.probe_modes.push(setup);
             m.present_modes.push(PresentModeCheck {
                 mode: setup_label(setup, emulated),
                 vsync: verdict.vsync,
@@ -461,16 +467,15 @@ impl Tour {
     /// Adds the predictions to the current monitor's card and files it.
     fn finish_monitor(&mut self, config: &RunConfig) {
         let Some(mut m) = self.monitor.take() else { return };
+        // The probes of real present modes (the emulated grid's probe measures the grid, not the monitor).
+        let modes = std::mem::take(&mut self.probe_modes);
+        let real: Vec<&PresentModeCheck> =
+            m.present_modes.iter().zip(&modes).filter(|(_, mode)| !mode.emulated).map(|(p, _)| p).collect();
         // The refresh with vsync in effect: the first probe that found it and measured a rate.
-        // The emulated grid's probe measures the grid, not the monitor.
         // A browser's frame clock gives the screen's refresh however many refreshes the page missed.
-        let probed = m
-            .present_modes
-            .iter()
-            .filter(|p| p.vsync == Some(true) && !p.mode.contains("emulated"))
-            .find_map(|p| p.measured_refresh_hz);
+        let probed = real.iter().filter(|p| p.vsync == Some(true)).find_map(|p| p.measured_refresh_hz);
+        let drawn = real.first().and_then(|p| p.intervals.clone());
         m.measured_refresh_hz = crate::platform::screen_refresh().or(probed);
-        let drawn = m.present_modes.iter().find(|p| !p.mode.contains("emulated")).and_then(|p| p.intervals.as_ref());
         if let (Some(screen), Some(drawn)) = (crate::platform::screen_refresh(), drawn)
             && let Some(note) = crate::app::demo::life::missed_refreshes(1000.0 / drawn.mean_ms, screen)
         {

@@ -10,15 +10,16 @@
 //! runs are grouped into columns by model, refresh and tick rate
 //! (`sim 144 Hz (desktop)`). When two columns would carry the same label,
 //! every label gets its file's name in front. There is one table per vsync
-//! pass (on, off), rows are strategies, and a cell holds three figures:
+//! pass (on, off), rows are strategies, and a cell holds three figures,
+//! labelled and printed with the registry's words, units and decimals:
 //!
 //! ```text
 //! vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min
-//! strategy     | monitor 1 (60 Hz)     | sim 144 Hz (desktop)
-//! -------------+-----------------------+----------------------
-//! lockstep     |  0.00  n/a      0.0   |  0.00  n/a -42009.7 !
-//! fixed-fps    |  0.00  n/a      0.0 * |  2.64  n/a     -7.4
-//! variable     |  0.50  n/a     33.3   |  0.50  n/a     13.6 *
+//! strategy     | monitor 1 (60 Hz)       | sim 144 Hz (desktop)
+//! -------------+-------------------------+-------------------------
+//! lockstep     | 0.000   0.00 15.512     | 0.000   0.00  6.944 !
+//! fixed-fps    | 0.000   0.00 15.431 *   | 2.640 120.00 21.318
+//! variable     | 0.500   0.00 33.300     | 0.500   0.00 13.600 *
 //! monitor 1 (60 Hz): best fixed-fps (predicted: fixed-fps); the simulator agrees on 9 of 10 strategies; …
 //! sim 144 Hz (desktop): best variable
 //! ```
@@ -31,12 +32,14 @@
 //! prints a table should not leave files behind unasked.
 
 use super::ReportError;
-use super::html::{self, escape, pass_label, passes, strategy_order};
+use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
+use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{PredictionRange, ReportCard, RunRecord, SCHEMA};
+use super::schema::{FigureError, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::plot::PlotError;
+use crate::report::RunModel;
 use crate::report::registry::STRATEGY;
 use crate::report::trim_number;
 use std::fmt::Write as _;
@@ -74,12 +77,22 @@ pub enum SourceError {
         /// What serde found.
         source: serde_json::Error,
     },
+    /// A run (numbered from 1; 0 for a file holding one run) with a number no field can hold.
+    #[error("{}{source}", if *.index == 0 { String::new() } else { format!("run {}: ", .index) })]
+    Figure {
+        /// Which run, from 1; 0 for a file holding one run.
+        index: usize,
+        /// Which number, and why.
+        source: FigureError,
+    },
     /// A report card that this build cannot read.
     #[error(transparent)]
     Card(#[from] super::SchemaError),
 }
 
-/// Recognises `text` as a report card, a list of runs or one run.
+/// Recognises `text` as a report card, a list of runs or one run, and checks
+/// every number in it (the one load path of `compare` and the page's
+/// comparison: [`check_numbers`]).
 ///
 /// # Errors
 /// A [`SourceError`] saying what is wrong (without the file name).
@@ -94,6 +107,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
             Ok(Source::Card(Box::new(ReportCard::from_json(text)?)))
         }
         serde_json::Value::Object(map) if map.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) => {
+            check_numbers(&value).map_err(|source| SourceError::Figure { index: 0, source })?;
             let run: RunRecord =
                 serde_json::from_value(value).map_err(|source| SourceError::BadRun { index: 0, source })?;
             Ok(Source::Runs(vec![run]))
@@ -109,6 +123,7 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
                     if !item.get(STRATEGY.name).is_some_and(serde_json::Value::is_string) {
                         return Err(SourceError::NotARun(i + 1));
                     }
+                    check_numbers(item).map_err(|source| SourceError::Figure { index: i + 1, source })?;
                     serde_json::from_value(item.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
                 })
                 .collect::<Result<Vec<RunRecord>, SourceError>>()
@@ -263,15 +278,18 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
         Source::Runs(runs) => {
             let mut groups: Vec<Group> = Vec::new();
             for run in runs {
-                let model = run.model.clone().unwrap_or_else(|| "unknown model".to_owned());
                 let tick =
                     run.tick_rate.filter(|t| (t - 60.0).abs() > 1e-9).map(|t| format!(", tick {}", hz_label(Some(t))));
                 let vrr = run.vrr_min_hz.zip(run.vrr_max_hz).map(|(min, max)| [min, max]);
                 let refresh = refresh_label(run.refresh_hz, vrr);
-                let label = if model == "window" {
-                    format!("window {refresh}")
-                } else {
-                    format!("sim {refresh} ({model}{})", tick.unwrap_or_default())
+                let label = match &run.model {
+                    // A measured run: the window, or one of its lanes.
+                    Some(model) if model.is_measured() => format!("{model} {refresh}"),
+                    model => format!(
+                        "sim {refresh} ({}{})",
+                        model.as_ref().map_or("unknown model", RunModel::name),
+                        tick.unwrap_or_default()
+                    ),
                 };
                 match groups.iter_mut().find(|g| g.label == label) {
                     Some(g) => g.runs.push(run.clone()),
@@ -383,24 +401,14 @@ fn mark(run: &RunRecord, best: Option<&str>, max_drift: f64) -> &'static str {
     }
 }
 
+/// The three figures of a cell, by their labels: `judder ms, hitches/min, latency ms`.
+fn cell_labels() -> String {
+    Metric::ALL.map(Metric::label).join(", ")
+}
+
 /// The rule and tolerances, one line each.
 fn rule_lines(max_drift: f64) -> [String; 2] {
-    [
-        format!(
-            "best (*): among runs with |drift| <= {} ms/min, fewest hitches/min (ties within {}), then least judder \
-             (ties within {} ms), then lowest latency",
-            trim_number(max_drift, 3),
-            judge::HITCH_TIE_PER_MIN,
-            judge::JUDDER_TIE_MS
-        ),
-        format!(
-            "agreement: measured within the prediction (or its range over start phases) +- (judder {} ms, hitches \
-             {}/min or one hitch in the run, latency one refresh) + {} %",
-            judge::JUDDER_TOLERANCE.abs,
-            judge::HITCH_TOLERANCE.abs,
-            judge::JUDDER_TOLERANCE.rel * 100.0
-        ),
-    ]
+    [format!("best (*): {}", judge::best_rule(max_drift)), format!("agreement: {}", judge::agreement_rule())]
 }
 
 impl Comparison {
@@ -413,9 +421,10 @@ impl Comparison {
         for table in &self.tables {
             let _ = writeln!(
                 out,
-                "\n{}: judder ms, hitches/min, latency ms; * best in column, ! |drift| > {} ms/min",
+                "\n{}: {}; * best in column, ! {}",
                 pass_label(table.pass),
-                trim_number(self.max_drift, 3)
+                cell_labels(),
+                judge::drift_rule(">", self.max_drift)
             );
             let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
             // Each figure right-aligned to the widest of its kind in the table.
@@ -481,11 +490,11 @@ impl Comparison {
             body,
             "<section class=\"card legend\"><h3 style=\"margin-top:0\">How to read this page</h3>\
              <p>One table per vsync pass: a row per strategy, a column per monitor (from report cards) or simulated \
-             display (from <code>simulate --format json</code>). Each cell gives judder, hitches per minute and \
-             latency; the best strategy of each column is highlighted, a ! marks a run whose game speed is off by \
-             more than {} ms per minute. In the charts, shorter bars are better; the black tick on a monitor's bar \
-             is the simulator's prediction for it.</p>{}</section>",
-            trim_number(self.max_drift, 3),
+             display (from <code>simulate --format json</code>). Each cell gives {}; the best strategy of each \
+             column is highlighted, a ! marks a run whose game speed is off: {}. In the charts, shorter bars are \
+             better; the black tick on a monitor's bar is the simulator's prediction for it.</p>{}</section>",
+            escape(&cell_labels()),
+            escape(&judge::drift_rule(">", self.max_drift)),
             html::legend_html(self.max_drift)
         );
         for table in &self.tables {
@@ -505,7 +514,12 @@ impl Comparison {
         }
         body.push_str("</tr>\n<tr><th></th>");
         for _ in &table.columns {
-            body.push_str("<th class=\"s\">judder ms</th><th>hitches/min</th><th>latency ms</th>");
+            for (k, metric) in Metric::ALL.iter().enumerate() {
+                let class = if k == 0 { " class=\"s\"" } else { "" };
+                let field = metric.field();
+                let _ =
+                    write!(body, "<th{class} title=\"{}\">{}</th>", escape(field.definition), escape(&field.label()));
+            }
         }
         body.push_str("</tr>\n");
         let bests: Vec<Option<&str>> = table.columns.iter().map(|c| c.best(self.max_drift)).collect();
@@ -561,8 +575,7 @@ impl Comparison {
             .collect::<Vec<_>>();
         let marker_name = table.columns.iter().any(|c| !c.predictions.is_empty()).then(|| "prediction".to_owned());
         let chart = BarChart { rows: table.rows.clone(), series, marker_name };
-        let svg =
-            plots::bars_svg(&chart, &format!("judder, hitches and latency per strategy, {}", pass_label(table.pass)))?;
+        let svg = plots::bars_svg(&chart, &format!("{} per strategy, {}", Metric::names(), pass_label(table.pass)))?;
         let _ = writeln!(body, "<figure>{svg}</figure></section>");
         Ok(())
     }
@@ -589,6 +602,8 @@ mod tests {
             ("[1]", "item 1 is not a run"),
             ("[{\"strategy\": \"x\", \"judder_ms\": \"high\"}]", "run 1:"),
             ("{", "not valid JSON"),
+            ("[{\"strategy\": \"x\"}, {\"strategy\": \"y\", \"refresh_hz\": -1}]", "run 2: refresh_hz is -1 Hz"),
+            ("{\"strategy\": \"x\", \"judder_ms\": 1e308}", "judder_ms is 1e308 ms, more than 1e12 ms"),
         ] {
             match parse_source(text) {
                 Err(e) => {
@@ -605,7 +620,7 @@ mod tests {
             strategy: strategy.to_owned(),
             refresh_hz: Some(hz),
             vsync: Some(vsync),
-            model: Some("desktop".to_owned()),
+            model: Some(RunModel::Preset(crate::monitor::Preset::Desktop)),
             tick_rate: Some(60.0),
             ..RunRecord::default()
         }
@@ -647,8 +662,24 @@ mod tests {
         assert_eq!(on.columns[0].best(MAX_DRIFT_MS_PER_MIN), Some("snapped"));
         assert_eq!(c.tables[1].columns.len(), 1, "only 60 Hz ran with vsync off");
         let text = c.to_text();
-        assert!(text.contains("catch-up | 4.80  n/a 20.0"), "{text}");
-        assert!(text.contains("snapped  | 0.30  n/a 20.0 *"), "{text}");
+        assert!(text.contains("catch-up | 4.800  n/a 20.000"), "{text}");
+        assert!(text.contains("snapped  | 0.300  n/a 20.000 *"), "{text}");
+        assert!(
+            text.contains("vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min")
+        );
+    }
+
+    #[test]
+    fn measured_runs_are_labelled_by_their_model_not_as_simulated() {
+        let measured = |model| RunRecord { model: Some(model), ..sim("snapped", 60.0, true, 0.3) };
+        let runs = vec![measured(RunModel::Window), measured(RunModel::Lanes), measured(RunModel::Trace)];
+        let c = compare(&[("runs.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
+        let labels: Vec<&str> = c.tables[0].columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["window 60 Hz", "lanes 60 Hz", "sim 60 Hz (trace)"],
+            "a lane is measured, a trace simulated"
+        );
     }
 
     #[test]

@@ -18,35 +18,15 @@
 
 use super::ReportError;
 use super::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric};
+use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{MonitorCard, PredictionRange, ReportCard, RunRecord};
+use super::schema::{Figures, MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::plot::PlotError;
-use crate::report::Field;
-use crate::report::registry::{
-    DOUBLE_UPDATES, HITCHES, JUDDER_MS, JUDDER_P99_MS, LATENCY_MAX_MS, LATENCY_MS, LATENCY_P95_MS, MAX_HITCH_MS,
-    PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS, REPEATED_FRAMES, SKIPPED_RENDERS,
-    STARTUP_MS,
-};
-use crate::report::trim_number;
+use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, NOTATION};
+use crate::report::{Field, RunModel, trim_number};
 use std::fmt::Write as _;
 use std::path::Path;
-
-/// Escapes text for HTML content and attribute values.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The page's style sheet (shared with `compare.html`).
 pub(crate) const CSS: &str = r#"
@@ -73,6 +53,7 @@ th, td { padding: 4px 7px; border-bottom: 1px solid #eef0f3; text-align: right; 
 th { font-weight: 600; color: #4b5563; background: #f9fafb; border-bottom: 1px solid #e5e7eb; }
 th.l, td.l { text-align: left; }
 td.wrap { white-space: normal; text-align: left; }
+th.wrap { white-space: normal; min-width: 4.5em; }
 th.grp { text-align: center; }
 th.s, td.s { border-left: 1px solid #e5e7eb; }
 table.figures th, table.figures td { padding: 4px 6px; }
@@ -129,33 +110,27 @@ pub(crate) fn hz(value: Option<f64>) -> String {
     }
 }
 
-/// The legend: one line per metric and how the verdicts are reached.
+/// The fields the legend defines: the judged figures, what hitches per minute counts, and drift.
+const LEGEND_FIELDS: [&Field; 5] = [&JUDDER_MS, &HITCHES, &HITCHES_PER_MIN, &LATENCY_MS, &DRIFT_MS_PER_MIN];
+
+/// The legend: the registry's definition of each figure shown, and how the verdicts are reached.
 pub(crate) fn legend_html(max_drift: f64) -> String {
-    format!(
-        "<dl>\
-         <dt>judder</dt><dd>RMS of the per-frame motion error: how far each frame's step differs from steady motion \
-         (ms of game time; multiply by an object's speed for pixels).</dd>\
-         <dt>hitches</dt><dd>frames whose motion is off by at least half a refresh, or that stall the display by \
-         that much; counted per minute of display time.</dd>\
-         <dt>latency</dt><dd>input to photon: from the moment the shown update read its input to the moment the \
-         frame is on screen (mean).</dd>\
-         <dt>drift</dt><dd>speed error: ms of game time gained (+) or lost (−) per minute of real time.</dd>\
+    let mut out = String::from("<dl>");
+    for field in LEGEND_FIELDS {
+        let _ = write!(out, "<dt>{}</dt><dd>{}.</dd>", escape(&field.label()), escape(field.definition));
+    }
+    let _ = write!(
+        out,
+        "<dt>where</dt><dd>{}.</dd>\
          <dt>present interval</dt><dd>time between presents; one sharp spike at the refresh period means the \
          display paces the frames (vsync in effect).</dd>\
-         <dt>best</dt><dd>among runs with |drift| ≤ {} ms/min: fewest hitches/min (ties within {}), then least \
-         judder (ties within {} ms), then lowest latency.</dd>\
-         <dt>agrees</dt><dd>measured within the prediction ± (judder {} ms, hitches {}/min, latency one refresh) \
-         + {} % of the prediction (or of the least or most of its range over start phases), on every figure both \
-         have; hitches at least one hitch in the run's length.</dd>\
-         <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd>\
-         </dl>",
-        trim_number(max_drift, 3),
-        judge::HITCH_TIE_PER_MIN,
-        judge::JUDDER_TIE_MS,
-        judge::JUDDER_TOLERANCE.abs,
-        judge::HITCH_TOLERANCE.abs,
-        judge::JUDDER_TOLERANCE.rel * 100.0,
-    )
+         <dt>best</dt><dd>{}.</dd><dt>agrees</dt><dd>{}.</dd>\
+         <dt>n/a</dt><dd>not measured, or undefined (no frames).</dd></dl>",
+        escape(NOTATION),
+        escape(&judge::best_rule(max_drift).replace("<=", "≤")),
+        escape(&judge::agreement_rule().replace("+-", "±")),
+    );
+    out
 }
 
 /// The vsync passes present in `runs`, in the order on, off, unknown.
@@ -471,7 +446,7 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
         series.push(BarSeries {
             name: format!(
                 "predicted (simulator, {} model)",
-                predicted.first().and_then(|p| p.model.as_deref()).unwrap_or("desktop")
+                predicted.first().and_then(|p| p.model.as_ref()).map_or("desktop", RunModel::name)
             ),
             color: plots::PREDICTED,
             values: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),
@@ -480,61 +455,30 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
     }
     let marker_name = (!measured.is_empty() && !predicted.is_empty()).then(|| "prediction".to_owned());
     let chart = BarChart { rows: names, series, marker_name };
-    let svg = plots::bars_svg(&chart, &format!("judder, hitches and latency per strategy, {}", pass_label(pass)))?;
+    let svg = plots::bars_svg(&chart, &format!("{} per strategy, {}", Metric::names(), pass_label(pass)))?;
     let _ = writeln!(body, "<figure>{svg}</figure>");
     Ok(())
 }
 
-/// The figures table's column groups: a heading and its columns.
-const FIGURE_GROUPS: [(&str, &[&str]); 6] = [
-    ("judder ms", &["RMS", "p99"]),
-    (HITCHES.name, &["count", "per min", "max ms"]),
-    ("latency ms", &["mean", "p95", "max"]),
-    ("speed", &["drift ms/min", "start-up ms"]),
-    ("refreshes", &["doubles", "skips", "repeats"]),
-    ("present interval ms", &["mean ± σ", "p99"]),
-];
-
+/// One cell per figure of a run, in registry order ([`Figures::fields`]), with the field's decimals.
 fn figure_cells(r: &RunRecord) -> String {
-    let figure = |f: &Field| r.figure(f);
-    let whole = |f: &Field| count(r.figure(f).map(|v| v as u64));
-    let present = match (figure(&PRESENT_INTERVAL_MEAN_MS), figure(&PRESENT_INTERVAL_STD_MS)) {
-        (Some(m), Some(s)) if m.is_finite() && s.is_finite() => format!("{m:.2} ± {s:.2}"),
-        (m, _) => num(m, 2),
-    };
-    let groups: [Vec<String>; 6] = [
-        vec![num(figure(&JUDDER_MS), 2), num(figure(&JUDDER_P99_MS), 2)],
-        vec![whole(&HITCHES), num(r.hitches_per_min(), 1), num(figure(&MAX_HITCH_MS), 1)],
-        vec![num(figure(&LATENCY_MS), 1), num(figure(&LATENCY_P95_MS), 1), num(figure(&LATENCY_MAX_MS), 1)],
-        vec![num(r.drift_ms_per_min(), 1), num(figure(&STARTUP_MS), 0)],
-        vec![whole(&DOUBLE_UPDATES), whole(&SKIPPED_RENDERS), whole(&REPEATED_FRAMES)],
-        vec![present, num(figure(&PRESENT_INTERVAL_P99_MS), 2)],
-    ];
     let mut out = String::new();
-    for group in groups {
-        for (i, cell) in group.iter().enumerate() {
-            let class = if i == 0 { " class=\"s\"" } else { "" };
-            let _ = write!(out, "<td{class}>{cell}</td>");
-        }
+    for field in Figures::fields() {
+        let _ = write!(out, "<td>{}</td>", num(r.value(field), field.decimals));
     }
     out
 }
 
 fn figures_table(body: &mut String, mon: &MonitorCard, passes: &[Option<bool>]) {
     let _ = writeln!(body, "<h3>All figures</h3>");
-    body.push_str("<div class=\"tablewrap\"><table class=\"figures\"><tr><th class=\"l\" rowspan=\"2\">strategy</th>");
-    for (name, columns) in FIGURE_GROUPS {
-        let _ = write!(body, "<th class=\"grp s\" colspan=\"{}\">{name}</th>", columns.len());
-    }
-    body.push_str("</tr>\n<tr>");
-    for (_, columns) in FIGURE_GROUPS {
-        for (i, c) in columns.iter().enumerate() {
-            let class = if i == 0 { " class=\"s\"" } else { "" };
-            let _ = write!(body, "<th{class}>{c}</th>");
-        }
+    // Every figure the registry defines, headed by its label, its definition on hover.
+    body.push_str("<div class=\"tablewrap\"><table class=\"figures\"><tr><th class=\"l\">strategy</th>");
+    for field in Figures::fields() {
+        let _ =
+            write!(body, "<th class=\"wrap\" title=\"{}\">{}</th>", escape(field.definition), escape(&field.label()));
     }
     body.push_str("</tr>\n");
-    let width = 1 + FIGURE_GROUPS.iter().map(|(_, c)| c.len()).sum::<usize>();
+    let width = 1 + Figures::fields().count();
     let mut patterns = String::new();
     for &pass in passes {
         let measured = in_pass(&mon.runs, pass);
@@ -578,11 +522,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escape_covers_the_five_special_characters() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-    }
-
-    #[test]
     fn strategies_come_in_key_order_then_unknown_ones() {
         let order = strategy_order(["snapped", "warp", "lockstep", "snapped"]);
         assert_eq!(order, ["lockstep", "snapped", "warp"]);
@@ -600,7 +539,7 @@ mod tests {
         let run = RunRecord {
             strategy: "interpolated".to_owned(),
             vsync_requested: Some(true),
-            model: Some("window".to_owned()),
+            model: Some(RunModel::Window),
             display_time_source: Some(source.to_owned()),
             ..RunRecord::default()
         };

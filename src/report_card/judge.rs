@@ -41,7 +41,9 @@
 //! ```
 
 use super::schema::{PredictionRange, RunRecord};
-use crate::report::registry::{HITCHES, JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
+use crate::report::Field;
+use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
+use crate::report::trim_number;
 use std::fmt::Write as _;
 
 /// The largest speed error a best strategy may have, ms per minute (0.2 %):
@@ -84,7 +86,8 @@ pub(crate) const SENTENCE_DIFFERENCES: usize = 3;
 /// Latency's absolute tolerance when the refresh rate is unknown: one 60 Hz period, ms.
 const FALLBACK_PERIOD_MS: f64 = 1000.0 / 60.0;
 
-/// The three figures a strategy is judged by.
+/// The three figures a strategy is judged by: their labels, units and
+/// decimals are their registry fields' ([`Metric::field`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Metric {
     /// RMS per-frame motion error, ms.
@@ -99,40 +102,73 @@ impl Metric {
     /// The three, in the order cells and plots show them.
     pub(crate) const ALL: [Metric; 3] = [Metric::Judder, Metric::Hitches, Metric::Latency];
 
+    /// The registry's field of this metric.
+    pub(crate) fn field(self) -> &'static Field {
+        match self {
+            Metric::Judder => &JUDDER_MS,
+            Metric::Hitches => &HITCHES_PER_MIN,
+            Metric::Latency => &LATENCY_MS,
+        }
+    }
+
     /// The run's figure for this metric.
     pub(crate) fn value(self, run: &RunRecord) -> Option<f64> {
-        match self {
-            Metric::Judder => run.figure(&JUDDER_MS),
-            Metric::Hitches => run.hitches_per_min(),
-            Metric::Latency => run.figure(&LATENCY_MS),
-        }
-        .filter(|v| v.is_finite())
+        run.value(self.field()).filter(|v| v.is_finite())
     }
 
-    /// Short name with unit: `judder ms`.
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Metric::Judder => "judder ms",
-            Metric::Hitches => "hitches/min",
-            Metric::Latency => "latency ms",
-        }
+    /// The three in words, for captions: `judder, hitches and latency`.
+    pub(crate) fn names() -> String {
+        let [a, b, c] = Metric::ALL.map(|m| m.field().words());
+        format!("{a}, {b} and {c}")
     }
 
-    /// The figure formatted for a cell: judder to 0.01 ms, hitches to 0.1, latency to 0.1 ms.
+    /// Short name with unit, the field's label: `judder ms`.
+    pub(crate) fn label(self) -> String {
+        self.field().label()
+    }
+
+    /// The figure formatted for a cell with the field's decimals, or `n/a`.
     pub(crate) fn format(self, value: Option<f64>) -> String {
-        match (self, value) {
-            (_, None) => "n/a".to_owned(),
-            (Metric::Judder, Some(v)) => format!("{v:.2}"),
-            (_, Some(v)) => format!("{v:.1}"),
-        }
+        value.map_or_else(|| "n/a".to_owned(), |v| self.field().number(v))
     }
+}
 
-    fn unit(self) -> &'static str {
-        match self {
-            Metric::Judder | Metric::Latency => " ms",
-            Metric::Hitches => "/min",
-        }
-    }
+/// `|drift| > 120 ms/min`: the drift bound's rule, with `relation` (`<=` for the best's, `>` for `!`).
+pub fn drift_rule(relation: &str, max_drift_ms_per_min: f64) -> String {
+    let drift = &DRIFT_MS_PER_MIN;
+    format!("|{}| {relation} {}", drift.words(), drift.with_unit(&trim_number(max_drift_ms_per_min, 3)))
+}
+
+/// `judder 0.5 ms`: an amount of a field's unit, as the rules state it.
+fn amount(field: &Field, value: f64) -> String {
+    format!("{} {}", field.words(), field.with_unit(&trim_number(value, 3)))
+}
+
+/// The best-strategy rule in one line (ASCII; a page writes `<=` as `≤`).
+pub fn best_rule(max_drift_ms_per_min: f64) -> String {
+    let [judder, hitches, latency] = Metric::ALL.map(Metric::field);
+    format!(
+        "among runs with {}, fewest {} (ties within {}), then least {} (ties within {}), then lowest {}",
+        drift_rule("<=", max_drift_ms_per_min),
+        hitches.label(),
+        trim_number(HITCH_TIE_PER_MIN, 3),
+        judder.words(),
+        judder.with_unit(&trim_number(JUDDER_TIE_MS, 3)),
+        latency.words()
+    )
+}
+
+/// The agreement rule in one line (ASCII; a page writes `+-` as `±`).
+pub fn agreement_rule() -> String {
+    let [judder, hitches, latency] = Metric::ALL.map(Metric::field);
+    format!(
+        "measured within the prediction (or its range over start phases) +- ({}, {} or one hitch in the run, {} one \
+         refresh) + {} %, on every figure both have",
+        amount(judder, JUDDER_TOLERANCE.abs),
+        amount(hitches, HITCH_TOLERANCE.abs),
+        latency.words(),
+        trim_number(JUDDER_TOLERANCE.rel * 100.0, 3)
+    )
 }
 
 /// Whether `run` may be best under a drift bound: its |drift| is known and within it.
@@ -281,7 +317,7 @@ pub fn agreement(
 }
 
 impl Agreement {
-    /// One line: `the simulator agrees on 9 of 10 strategies; differs: paced judder 4.20 vs 1.10 ms`.
+    /// One line: `the simulator agrees on 9 of 10 strategies; differs: paced judder 4.200 vs 1.100 ms`.
     pub fn sentence(&self) -> String {
         if self.compared == 0 {
             return "no predictions to compare with".to_owned();
@@ -291,9 +327,9 @@ impl Agreement {
             s.push_str("; differs: ");
             for (i, d) in self.differences.iter().take(SENTENCE_DIFFERENCES).enumerate() {
                 let sep = if i == 0 { "" } else { ", " };
-                let name = d.metric.label().split(' ').next().unwrap_or_default();
-                let (m, p) = (d.metric.format(Some(d.measured)), d.metric.format(Some(d.predicted)));
-                let _ = write!(s, "{sep}{} {name} {m} vs {p}{}", d.strategy, d.metric.unit());
+                let field = d.metric.field();
+                let (m, p) = (field.number(d.measured), field.with_unit(&field.number(d.predicted)));
+                let _ = write!(s, "{sep}{} {} {m} vs {p}", d.strategy, field.words());
             }
             if let Some(more) = self.differences.len().checked_sub(SENTENCE_DIFFERENCES).filter(|m| *m > 0) {
                 let _ = write!(s, " and {more} more");
@@ -306,7 +342,7 @@ impl Agreement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, SPEED_RATIO};
+    use crate::report::registry::SPEED_RATIO;
 
     fn run(strategy: &str, drift: f64, hitches: f64, judder: f64, latency: f64) -> RunRecord {
         RunRecord { strategy: strategy.to_owned(), ..RunRecord::default() }
@@ -376,7 +412,10 @@ mod tests {
         let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!((a.compared, a.agreeing), (4, 3));
         assert_eq!(a.differences.len(), 1);
-        assert_eq!(a.sentence(), "the simulator agrees on 3 of 4 strategies; differs: catch-up judder 1.90 vs 0.40 ms");
+        assert_eq!(
+            a.sentence(),
+            "the simulator agrees on 3 of 4 strategies; differs: catch-up judder 1.900 vs 0.400 ms"
+        );
         assert_eq!((a.best_measured.as_deref(), a.best_predicted.as_deref()), (Some("snapped"), Some("snapped")));
     }
 
@@ -394,8 +433,8 @@ mod tests {
         assert_eq!((a.agreeing, a.differences.len()), (0, 4));
         assert_eq!(
             a.sentence(),
-            "the simulator agrees on 0 of 4 strategies; differs: catch-up judder 1.90 vs 0.40 ms, \
-             interpolated judder 0.20 vs 3.00 ms, snapped latency 25.0 vs 80.0 ms and 1 more"
+            "the simulator agrees on 0 of 4 strategies; differs: catch-up judder 1.900 vs 0.400 ms, \
+             interpolated judder 0.200 vs 3.000 ms, snapped latency 25.000 vs 80.000 ms and 1 more"
         );
     }
 

@@ -17,11 +17,12 @@
 //!
 //! - [`schema`]: the types of `report.json` ([`ReportCard`], [`MonitorCard`],
 //!   [`PresentModeCheck`], [`IntervalStats`], [`FrameTrace`], [`RunRecord`]).
-//! - [`stats`]: present-interval mean, σ, p99 and histogram from integer ns.
+//! - [`stats`]: present-interval statistics ([`IntervalStats`], [`Histogram`]): mean, σ, p99
+//!   and histogram from integer ns.
 //! - [`setup`]: a model of the measured setup (frame work, present queue, wake-up precision).
 //! - [`predict`]: the simulator's prediction for a measured display, on that model.
 //! - [`judge`]: the best-strategy rule and the measured-vs-predicted tolerances.
-//! - [`html`] and [`plots`]: the page and its SVG plots.
+//! - [`html`] and [`plots`]: the page and its SVG plots (both escape text with `markup`).
 //! - [`comparison`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
@@ -30,6 +31,7 @@ pub(crate) mod agent;
 pub mod comparison;
 pub(crate) mod html;
 pub mod judge;
+mod markup;
 pub(crate) mod plots;
 pub(crate) mod predict;
 pub(crate) mod schema;
@@ -39,8 +41,10 @@ pub(crate) mod synthetic;
 
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
+pub use schema::{
+    FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
+};
 pub(crate) use schema::{FrameTrace, IntervalStats};
-pub use schema::{Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION};
 pub(crate) use setup::SetupSampler;
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 

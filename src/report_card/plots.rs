@@ -13,6 +13,7 @@
 //! bar; a bar past the end is drawn to the edge with its value written on it.
 
 use super::judge::Metric;
+use super::markup::escape;
 use super::schema::{FrameTrace, IntervalStats};
 use crate::plot::PlotError;
 use crate::report::trim_number;
@@ -61,7 +62,7 @@ fn inline(svg: &str, label: &str) -> String {
         svg[..open_end].split("viewBox=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("0 0 100 100");
     format!(
         "<svg class=\"plot\" viewBox=\"{view_box}\" role=\"img\" aria-label=\"{}\">{}",
-        super::html::escape(label),
+        escape(label),
         &svg[open_end + 1..]
     )
 }

@@ -21,6 +21,7 @@
 use super::schema::{PredictionRange, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::monitor::{Preset, RunSpec, Stop};
+use crate::report::RunModel;
 use crate::report::registry::JUDDER_MS;
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
@@ -29,9 +30,6 @@ use crate::vrr::{Refresh, VrrRange};
 /// The model predictions run on when the setup was not measured: a typical
 /// desktop (queued presents, sloppy sleeps, 2–8 ms renders).
 pub(crate) const PREDICTION_MODEL: Preset = Preset::Desktop;
-
-/// The `model` a prediction on a measured setup reports.
-pub(crate) const SETUP_MODEL_NAME: &str = "this setup";
 
 /// Simulated display time per prediction (see the module docs for the measurement).
 pub(crate) const PREDICTION_LENGTH: Nanos = 60 * NANOS_PER_SEC;
@@ -128,7 +126,7 @@ pub(crate) fn predict(
                 let outcome =
                     crate::sim::simulate(&prediction_spec(strategy, display, vsync, config, setup, k, length));
                 let record = RunRecord::from(&outcome.report());
-                let model = if setup.is_some() { Some(SETUP_MODEL_NAME.to_owned()) } else { record.model.clone() };
+                let model = if setup.is_some() { Some(RunModel::Setup) } else { record.model.clone() };
                 RunRecord { vsync_requested: Some(vsync), model, ..record }
             })
             .collect();
@@ -167,7 +165,7 @@ mod tests {
         assert_eq!(records[0].strategy, "lockstep");
         assert_eq!(records[1].strategy, "fuzzy");
         for r in &records {
-            assert_eq!(r.model.as_deref(), Some("desktop"));
+            assert_eq!(r.model, Some(RunModel::Preset(PREDICTION_MODEL)));
             assert_eq!((r.vsync, r.vsync_requested), (Some(true), Some(true)));
             assert_eq!(r.refresh_hz, Some(refresh.hz()));
             let covered = r.figure(&crate::report::registry::SYSTEM_TIME_S).expect("a run covers display time");

@@ -29,11 +29,14 @@
 
 use super::ReportError;
 use super::setup::MeasuredSetup;
+pub use super::stats::IntervalStats;
+use super::stats::micros_as_ms;
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
-    DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SPEED_RATIO, SYSTEM_TIME_S,
+    self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, SPEED_RATIO,
+    SYSTEM_TIME_S,
 };
-use crate::report::{FIELDS, Field, IntervalHistogram, RunReport, Section};
+use crate::report::{FIELDS, Field, IntervalHistogram, RunModel, RunReport, Section};
 use crate::time::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +81,7 @@ impl ReportCard {
     pub fn from_json(text: &str) -> Result<ReportCard, SchemaError> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(SchemaError::NotJson)?;
         check_header(&value)?;
+        check_numbers(&value)?;
         serde_json::from_str(text).map_err(SchemaError::Invalid)
     }
 
@@ -145,6 +149,72 @@ pub enum SchemaError {
     /// A field has the wrong type or a required one is missing.
     #[error("report card does not match version {VERSION}: {0}")]
     Invalid(serde_json::Error),
+    /// A number no field can hold (a judder of 1e308 ms, a refresh of −1 Hz).
+    #[error("report card field {0}")]
+    Figure(#[from] FigureError),
+}
+
+/// A number in a card or a run that its field cannot hold: where, and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{path} {problem}")]
+pub struct FigureError {
+    /// Where in the JSON: `monitors[0].runs[3].judder_ms`.
+    pub path: String,
+    /// The value and the rule it breaks: `is 1e308 ms, more than 1e12 ms`.
+    pub problem: String,
+}
+
+/// Checks every number in `value` (a card, or one run) before it is read, so
+/// that no table or page ever prints a broken figure: under a registry name
+/// (wherever it appears: a run's figures, a prediction's range) the
+/// registry's [`Field::check`]; under any other `…_hz` key the rate's rule
+/// (more than 0 Hz); anywhere else at most [`MAX_FIGURE`] in size.
+///
+/// # Errors
+/// The first number that breaks its rule, with its path.
+pub fn check_numbers(value: &serde_json::Value) -> Result<(), FigureError> {
+    check_under(value, None, &mut String::new())
+}
+
+/// The rule for numbers under `key`: a registry field's, a rate's, or none beyond the size limit.
+fn rule_for(key: &str) -> Option<&'static Field> {
+    registry::field(key).or_else(|| key.ends_with("_hz").then_some(&REFRESH_HZ))
+}
+
+fn check_under(value: &serde_json::Value, rule: Option<&'static Field>, path: &mut String) -> Result<(), FigureError> {
+    let fail = |path: &str, problem: String| Err(FigureError { path: path.to_owned(), problem });
+    match value {
+        serde_json::Value::Number(n) => {
+            let v = n.as_f64().unwrap_or(f64::NAN);
+            match rule {
+                Some(field) => field.check(v).or_else(|problem| fail(path, problem)),
+                None if v.abs() > MAX_FIGURE => fail(path, format!("is {v:e}, more than {MAX_FIGURE:e}")),
+                None => Ok(()),
+            }
+        }
+        serde_json::Value::Array(items) => {
+            let len = path.len();
+            for (i, item) in items.iter().enumerate() {
+                path.push_str(&format!("[{i}]"));
+                check_under(item, rule, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        serde_json::Value::Object(map) => {
+            let len = path.len();
+            for (key, item) in map {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                check_under(item, rule_for(key), path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::String(_) => Ok(()),
+    }
 }
 
 /// The machine a tour ran on.
@@ -272,44 +342,6 @@ pub struct PresentModeCheck {
     pub intervals: Option<IntervalStats>,
 }
 
-/// Statistics of present (or display) intervals.
-///
-/// `std_ms` is the population standard deviation (divided by n); `p99_ms` is
-/// the nearest-rank 99th percentile: the value at rank ⌈0.99·n⌉ of the sorted intervals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IntervalStats {
-    /// Intervals measured.
-    pub count: u64,
-    /// Mean interval, ms.
-    pub mean_ms: f64,
-    /// Standard deviation, ms.
-    pub(crate) std_ms: f64,
-    /// 99th percentile, ms.
-    pub p99_ms: f64,
-    /// Shortest interval, ms.
-    pub(crate) min_ms: f64,
-    /// Longest interval, ms.
-    pub(crate) max_ms: f64,
-    /// The distribution.
-    pub(crate) histogram: Histogram,
-}
-
-/// Counts of intervals in equal bins: bin `k` holds intervals in
-/// `[start_ms + k·bin_ms, start_ms + (k+1)·bin_ms)`; `above` counts the ones
-/// past the last bin (long stalls, kept out of the plot's range).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Histogram {
-    /// Lower edge of the first bin, ms.
-    pub(crate) start_ms: f64,
-    /// Width of every bin, ms.
-    pub(crate) bin_ms: f64,
-    /// Intervals per bin.
-    pub(crate) counts: Vec<u64>,
-    /// Intervals at or past `start_ms + counts.len()·bin_ms`.
-    #[serde(default)]
-    pub(crate) above: u64,
-}
-
 /// A sample of display intervals from one run, for the frame-time plot.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct FrameTrace {
@@ -325,11 +357,6 @@ impl FrameTrace {
         let intervals_ms = intervals.iter().take(TRACE_LEN).map(|&ns| micros_as_ms(ns)).collect();
         FrameTrace { label: label.into(), intervals_ms }
     }
-}
-
-/// `ns` rounded to a whole microsecond, in ms: 16 666 667 ns → 16.667.
-pub(crate) fn micros_as_ms(ns: Nanos) -> f64 {
-    (ns.saturating_add(500) / 1000) as f64 / 1000.0
 }
 
 /// One run's figures: a measured run, a prediction, or a simulator run.
@@ -354,8 +381,8 @@ pub struct RunRecord {
     pub tick_rate: Option<f64>,
     /// The refresh rate the pattern counts in, Hz.
     pub refresh_hz: Option<f64>,
-    /// `window` for a measured run, the simulator model (`desktop`) otherwise.
-    pub model: Option<String>,
+    /// What produced the frames: `window` for a measured run, the simulator's model (`desktop`, `this setup`) otherwise.
+    pub model: Option<RunModel>,
     /// The simulator's noise seed.
     pub seed: Option<u64>,
     /// Where the run's display times came from (`compositor-feedback (…)`,
@@ -437,7 +464,7 @@ impl From<&RunReport> for RunRecord {
             present_mode: r.display.as_ref().map(|d| d.present_mode_actual.clone()),
             tick_rate: defined(r.tick_rate),
             refresh_hz: defined(r.refresh_hz),
-            model: (!r.model.is_empty()).then(|| r.model.clone()),
+            model: (!r.model.name().is_empty()).then(|| r.model.clone()),
             seed: Some(r.seed),
             display_time_source: (!r.display_time_source.is_empty()).then(|| r.display_time_source.clone()),
             figures,
@@ -534,6 +561,18 @@ impl RunRecord {
         self.figures.get(field)
     }
 
+    /// A figure as a card shows it: the recorded one, except hitches per minute
+    /// and drift, which older files lack and are derived (see above).
+    pub fn value(&self, field: &Field) -> Option<f64> {
+        if *field == HITCHES_PER_MIN {
+            self.hitches_per_min()
+        } else if *field == DRIFT_MS_PER_MIN {
+            self.drift_ms_per_min()
+        } else {
+            self.figure(field)
+        }
+    }
+
     /// The record with `field` set to `value`.
     #[must_use]
     #[cfg(test)]
@@ -591,13 +630,6 @@ mod tests {
     }
 
     #[test]
-    fn micros_as_ms_rounds_to_the_nearest_microsecond() {
-        assert_eq!(micros_as_ms(16_666_667), 16.667);
-        assert_eq!(micros_as_ms(16_666_499), 16.666);
-        assert_eq!(micros_as_ms(0), 0.0);
-    }
-
-    #[test]
     fn drift_is_derived_from_the_speed_ratio_when_missing() {
         let run = RunRecord::default().with(&SPEED_RATIO, 1000.0 / 1001.0);
         let drift = run.drift_ms_per_min().expect("derived from the speed ratio");
@@ -619,6 +651,62 @@ mod tests {
         assert_eq!(record.figure(&JUDDER_MS), None);
         assert_eq!(record.refresh_hz, None);
         assert_eq!(record.figure(&TOTAL_UPDATES), Some(0.0));
+    }
+
+    fn card_with_one_run() -> serde_json::Value {
+        let run = RunRecord { strategy: "fuzzy".to_owned(), ..RunRecord::default() }.with(&JUDDER_MS, 0.5);
+        let monitor = MonitorCard { reported_refresh_hz: Some(60.0), runs: vec![run], ..MonitorCard::default() };
+        let card = ReportCard { monitors: vec![monitor], ..ReportCard::new(Machine::this_build()) };
+        serde_json::to_value(&card).expect("JSON")
+    }
+
+    #[test]
+    fn a_figure_or_a_rate_out_of_range_is_refused_naming_the_field() {
+        let good = card_with_one_run();
+        assert!(ReportCard::from_json(&good.to_string()).is_ok(), "the card as written loads");
+        let cases = [
+            ("judder_ms", serde_json::json!(1e308), "monitors[0].runs[0].judder_ms is 1e308 ms, more than 1e12 ms"),
+            (
+                "hitches",
+                serde_json::json!(2.5),
+                "monitors[0].runs[0].hitches is 2.5: a count is a whole number, 0 or more",
+            ),
+            (
+                "tick_rate",
+                serde_json::json!(-1),
+                "monitors[0].runs[0].tick_rate is -1 Hz: a rate is more than 0 and at most 1e6 Hz",
+            ),
+        ];
+        for (key, value, says) in cases {
+            let mut card = good.clone();
+            card["monitors"][0]["runs"][0][key] = value;
+            let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
+            assert_eq!(error, format!("report card field {says}"));
+        }
+        let mut card = good;
+        card["monitors"][0]["reported_refresh_hz"] = serde_json::json!(-1.0);
+        let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
+        assert_eq!(
+            error,
+            "report card field monitors[0].reported_refresh_hz is -1 Hz: a rate is more than 0 and at most 1e6 Hz"
+        );
+    }
+
+    #[test]
+    fn a_prediction_range_and_interval_statistics_are_checked_too() {
+        let mut card = card_with_one_run();
+        card["monitors"][0]["prediction_ranges"] =
+            serde_json::json!([{"strategy": "fuzzy", "latency_ms": [16.0, 1e300]}]);
+        let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
+        assert!(error.contains("monitors[0].prediction_ranges[0].latency_ms[1] is 1e300 ms"), "{error}");
+        let mut card = card_with_one_run();
+        card["monitors"][0]["frame_trace"] = serde_json::json!({"label": "x", "intervals_ms": [16.7, 1e15]});
+        let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
+        assert!(error.contains("monitors[0].frame_trace.intervals_ms[1] is 1e15, more than 1e12"), "{error}");
+        let mut card = card_with_one_run();
+        card["monitors"][0]["present_modes"] = serde_json::json!([{"mode": "Fifo", "measured_refresh_hz": 0.0}]);
+        let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
+        assert!(error.contains("present_modes[0].measured_refresh_hz is 0 Hz"), "{error}");
     }
 
     #[test]

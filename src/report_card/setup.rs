@@ -40,8 +40,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::micros_as_ms;
-use super::stats::percentile;
+use super::stats::{micros_as_ms, percentile};
 use crate::host::FrameReport;
 use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
 use crate::time::{Nanos, Rate, ms_to_nanos};

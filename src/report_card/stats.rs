@@ -20,8 +20,51 @@
 //! come from a 1–2–2.5–5 series, at least 50 µs, so the axis reads in
 //! round numbers.
 
-use super::schema::{Histogram, IntervalStats};
 use crate::time::{NANOS_PER_MS, Nanos};
+use serde::{Deserialize, Serialize};
+
+/// Statistics of present (or display) intervals.
+///
+/// `std_ms` is the population standard deviation (divided by n); `p99_ms` is
+/// the nearest-rank 99th percentile: the value at rank ⌈0.99·n⌉ of the sorted intervals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntervalStats {
+    /// Intervals measured.
+    pub count: u64,
+    /// Mean interval, ms.
+    pub mean_ms: f64,
+    /// Standard deviation, ms.
+    pub std_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Shortest interval, ms.
+    pub min_ms: f64,
+    /// Longest interval, ms.
+    pub max_ms: f64,
+    /// The distribution.
+    pub histogram: Histogram,
+}
+
+/// Counts of intervals in equal bins: bin `k` holds intervals in
+/// `[start_ms + k·bin_ms, start_ms + (k+1)·bin_ms)`; `above` counts the ones
+/// past the last bin (long stalls, kept out of the plot's range).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Lower edge of the first bin, ms.
+    pub start_ms: f64,
+    /// Width of every bin, ms.
+    pub bin_ms: f64,
+    /// Intervals per bin.
+    pub counts: Vec<u64>,
+    /// Intervals at or past `start_ms + counts.len()·bin_ms`.
+    #[serde(default)]
+    pub above: u64,
+}
+
+/// `ns` rounded to a whole microsecond, in ms: 16 666 667 ns → 16.667.
+pub fn micros_as_ms(ns: Nanos) -> f64 {
+    (ns.saturating_add(500) / 1000) as f64 / 1000.0
+}
 
 /// The most bins a histogram has across its range (so a plot has room for each).
 pub(crate) const MAX_BINS: u64 = 60;
@@ -156,6 +199,13 @@ mod tests {
     fn intervals_of_zero_give_a_single_bin() {
         let stats = IntervalStats::from_intervals(&[0, 0]).unwrap();
         assert_eq!((stats.histogram.counts.clone(), stats.histogram.above), (vec![2], 0));
+    }
+
+    #[test]
+    fn micros_as_ms_rounds_to_the_nearest_microsecond() {
+        assert_eq!(micros_as_ms(16_666_667), 16.667);
+        assert_eq!(micros_as_ms(16_666_499), 16.666);
+        assert_eq!(micros_as_ms(0), 0.0);
     }
 
     #[test]

@@ -143,6 +143,29 @@ fn files_that_are_not_reports_or_runs_exit_2_naming_the_file() {
     }
 }
 
+/// A card with a broken figure would print a 300-digit cell; a refresh below 0 Hz, nonsense.
+#[test]
+fn a_card_with_a_figure_out_of_range_exits_2_naming_the_field() {
+    let dir = scratch("compare-range");
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(FIXTURES[0].0)).expect("fixture")).expect("JSON");
+    let mut huge = card.clone();
+    huge["monitors"][0]["runs"][0]["judder_ms"] = serde_json::json!(1e308);
+    let mut negative = card;
+    negative["monitors"][0]["measured_refresh_hz"] = serde_json::json!(-1.0);
+    for (name, card, says) in [
+        ("huge.json", huge, "monitors[0].runs[0].judder_ms is 1e308 ms, more than 1e12 ms"),
+        ("negative.json", negative, "monitors[0].measured_refresh_hz is -1 Hz: a rate is more than 0"),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, card.to_string()).expect("written");
+        let args = [path(&file)];
+        let out = compare(&args);
+        binary::assert_usage_error(&args, &out, says);
+        assert!(out.stdout.is_empty(), "no table is printed: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
 /// `compare /dev/zero` grew to 12 GB before the reads were bounded. Under a 400 MB address-space
 /// limit (the debug binary alone maps about 100 MB) an unbounded read ends in "out of memory";
 /// the bounded one stops at its 16 MB limit and says so.

@@ -8,6 +8,7 @@ mod report_card;
 
 mod binary;
 mod compare;
+mod modules;
 mod output_paths;
 mod readme;
 mod registry;
@@ -16,6 +17,6 @@ mod run_length;
 mod simulate_article;
 mod simulate_determinism;
 mod simulate_flags;
+mod simulate_pacing_answer;
 mod simulate_phases;
-mod simulate_seed000;
 mod simulate_trace;

@@ -91,3 +91,18 @@ fn the_readme_one_liner_installs_exactly_what_ci_installs() {
     assert!(!ci_packages.is_empty(), ".ci/run lists packages");
     assert_eq!(packages(&readme), ci_packages, "README's apt-get one-liner and .ci/run's packages differ");
 }
+
+#[test]
+fn the_readme_s_first_lines_give_exactly_the_two_commands() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    let open = lines.iter().position(|l| l.starts_with("```")).expect("a fenced block");
+    assert!(open <= 3, "the README opens with its commands, not with line {}", open + 1);
+    let close = (open + 1..lines.len()).find(|&i| lines[i].starts_with("```")).expect("the block closes");
+    let commands: Vec<&str> = lines[open + 1..close]
+        .iter()
+        .map(|l| l.split(" #").next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(commands, ["cargo run --release", "cargo test"], "the demo and every test, nothing else");
+}

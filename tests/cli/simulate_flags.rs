@@ -221,7 +221,7 @@ fn help_documents_every_flag_and_every_model() {
     ] {
         assert!(help.contains(flag), "--help should document {flag}");
     }
-    for model in ["glaiel", "desktop", "slow", "spiky", "seed000"] {
+    for model in ["glaiel", "desktop", "slow", "spiky", "pacing-answer"] {
         assert!(help.contains(&format!("  {model}")), "--help should describe the {model} model");
     }
     assert!(help.contains("Simulation tick rate, 1–1000 Hz"), "the range comes from the one constant:\n{help}");

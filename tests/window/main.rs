@@ -1,6 +1,6 @@
 //! The binary in a real window: under Xvfb (`app`), under a two-output
-//! Wayland session (`wayland`), and `measure`'s tour with its report
-//! (`measure`).
+//! Wayland session (`wayland`), `measure`'s tour with its report
+//! (`measure`), and the README's `cargo run` lines as written (`readme`).
 //!
 //! Runs under libtest-mimic (`harness = false`, see `tests/support/harness.rs`):
 //! where a tool, a display or an adapter is missing the tests are reported as
@@ -14,8 +14,9 @@ mod report_card;
 
 mod app;
 mod measure;
+mod readme;
 mod wayland;
 
 fn main() {
-    harness::run_one_at_a_time([app::trials(), wayland::trials(), measure::trials()])
+    harness::run_one_at_a_time([app::trials(), wayland::trials(), measure::trials(), readme::trials()])
 }

@@ -30,7 +30,7 @@ use crate::error::CliError;
 use crate::monitor::{MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank};
 use crate::output::{Progress, bar};
 use crate::platform::Instant;
-use crate::report::{RunReport, to_csv, to_json, to_table};
+use crate::report::{FIELDS, Field, RunReport, TRACE_FIELDS, VRR_FIELDS, table_fields, to_csv, to_json, to_table};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::{Nanos, Rate};
@@ -67,7 +67,7 @@ const PHASE_STREAM: u64 = 0x5048_4153_4553; // "PHASES"
 /// updates per refresh (the pattern), double updates, skipped renders,
 /// repeated frames, game vs system time, speed, judder, hitches, latency and present pacing.
 #[derive(clap::Args, Debug, Clone)]
-#[command(after_long_help = MODEL_HELP)]
+#[command(after_long_help = model_help())]
 pub struct SimulateArgs {
     /// Strategies to run: comma-separated ids or `all`.
     #[arg(long, value_name = "ID[,ID…]|all", allow_hyphen_values = true, default_value = "catch-up",
@@ -80,7 +80,7 @@ pub struct SimulateArgs {
               "Display refreshes, comma-separated: fixed rates or VRR ranges (vrr:48-144: a frame is shown when \
                it is presented, at most MAX and at least MIN times a second; :no-lfc turns off low-framerate \
                compensation)",
-              " (59.94 is the exact 60000/1001). Default: the model's (60; seed000: 62.5)"))]
+              " (59.94 is the exact 60000/1001). Default: the model's (60; pacing-answer: 62.5)"))]
     pub(crate) refresh: Option<Vec<Refresh>>,
 
     /// The pacer's frame limit: frames start at most this often, whatever the strategy.
@@ -90,7 +90,7 @@ pub struct SimulateArgs {
                display's maximum, where frames queue)", ". Default: none"))]
     pub(crate) frame_limit: Option<Rate>,
 
-    /// Vsync on or off. Default: the model's (on; seed000: off).
+    /// Vsync on or off. Default: the model's (on; pacing-answer: off).
     #[arg(long, value_name = "on|off", allow_hyphen_values = true, ignore_case = true)]
     pub(crate) vsync: Option<Vsync>,
 
@@ -101,7 +101,7 @@ pub struct SimulateArgs {
 
     /// Machine and display model (see below).
     #[arg(long, value_name = "MODEL", allow_hyphen_values = true, ignore_case = true, default_value = "glaiel",
-          value_parser = cli::one_of(&Preset::ALL, Preset::name))]
+          value_parser = preset())]
     pub(crate) model: Preset,
 
     /// Stop once this many updates have run (checked at frame start).
@@ -166,7 +166,7 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub(crate) fields: bool,
 
-    /// Print each run's first 200 events in seed 000's notation (R render, U update, W wait; ms).
+    /// Print each run's first 200 events in the frame-pacing answer's notation (R render, U update, W wait; ms).
     /// With json/csv the timelines go to stderr.
     #[arg(long)]
     pub(crate) timeline: bool,
@@ -185,6 +185,13 @@ pub struct SimulateArgs {
     /// Replay this application's swap chain (its largest) instead of the capture's largest one.
     #[arg(long, value_name = "NAME", requires = "trace")]
     pub(crate) trace_app: Option<String>,
+}
+
+/// `--model`: a preset's name or one of its aliases (`seed000`), in any case.
+fn preset() -> impl clap::builder::TypedValueParser<Value = Preset> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    let values = Preset::ALL.map(|p| PossibleValue::new(p.name()).aliases(p.aliases().iter().copied()));
+    PossibleValuesParser::new(values).try_map(|text: String| Preset::parse(&text))
 }
 
 fn strategies_help() -> String {
@@ -210,41 +217,69 @@ fn seconds_help() -> String {
     )
 }
 
+/// `--help`'s text after the flags: the models, the fields (from the core's registry) and examples.
+fn model_help() -> String {
+    MODEL_HELP.replace("{FIELDS}", &fields_help())
+}
+
+/// The fields every run reports, from the registry, wrapped for a terminal.
+fn fields_help() -> String {
+    let names = |fields: &[&Field]| fields.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+    let text = format!(
+        "Every run reports: {}. The table shows the first columns people read ({}); csv and json carry all of them, \
+         and json adds present_interval_histogram (0.25 ms bins). A --trace run adds {}. A run on a VRR display \
+         (--refresh vrr:48-144) adds {}; its refresh_hz column shows the range (null in json), each self-refresh \
+         is a 0 in the pattern, and P is the median display interval. Definitions: timestep-lab simulate --fields.",
+        names(&FIELDS),
+        names(&table_fields().collect::<Vec<_>>()),
+        names(&TRACE_FIELDS),
+        names(&VRR_FIELDS)
+    );
+    wrap(&text, HELP_WIDTH)
+}
+
+/// The width `--help`'s own paragraphs are wrapped to.
+const HELP_WIDTH: usize = 92;
+
+/// `text` broken at spaces into lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines.join("\n")
+}
+
 const MODEL_HELP: &str = "\
 Models (--model):
-  glaiel   The seed article's monitor simulator, to reproduce its table. Clock from 0;
-           noise f = (1/60)*0.005 s; update 10 us +- f*0.01, render 5 ms +- f*0.01;
-           vsync: wait to the next refresh boundary +- f; no vsync: present 1 us +- f;
-           busy 1 us +- f*1e-5 after display. Default refresh 60 Hz, vsync on.
-  desktop  Present queue of 2 (returns at once while one frame may wait; frames shown at
-           successive vblanks, wake 0-100 us late); sleeps overshoot 50-1000 us;
-           update 0.1-0.5 ms; render 2-8 ms; no-vsync present 50-200 us. 60 Hz, vsync on.
-  slow     desktop with render 20-25 ms: longer than a 60 Hz refresh.
-  spiky    desktop plus a 30-100 ms stall every 1.5-2.5 s (seeded).
-  seed000  Seed 000's worked example: render 3 ms, update 1 ms, no noise, exact sleeps,
-           present 0, vsync off, refresh 62.5 Hz (a 16 ms interval for `paced`).
+  glaiel         The monitor simulator of Tyler Glaiel's \"How to make your game run at
+                 60fps\", to reproduce its table. Clock from 0; noise f = (1/60)*0.005 s;
+                 update 10 us +- f*0.01, render 5 ms +- f*0.01; vsync: wait to the next
+                 refresh boundary +- f; no vsync: present 1 us +- f; busy 1 us +- f*1e-5
+                 after display. Default refresh 60 Hz, vsync on.
+  desktop        Present queue of 2 (returns at once while one frame may wait; frames shown
+                 at successive vblanks, wake 0-100 us late); sleeps overshoot 50-1000 us;
+                 update 0.1-0.5 ms; render 2-8 ms; no-vsync present 50-200 us. 60 Hz, vsync on.
+  slow           desktop with render 20-25 ms: longer than a 60 Hz refresh.
+  spiky          desktop plus a 30-100 ms stall every 1.5-2.5 s (seeded).
+  pacing-answer  The worked timeline of the frame-pacing answer whose adaptive render
+                 interval `paced` implements (also accepted as seed000): render 3 ms,
+                 update 1 ms, no noise, exact sleeps, present 0, vsync off, refresh 62.5 Hz
+                 (a 16 ms interval for `paced`).
 
-Every run reports: strategy, refresh_hz, vsync, tick_rate, model, seed, total_updates,
-vsyncs, double_updates, skipped_renders, repeated_frames, game_time_s, system_time_s,
-speed_ratio, drift_ms_per_min, judder_ms, judder_p99_ms, hitches, max_hitch_ms,
-hitches_per_min, latency_ms, latency_p95_ms, latency_max_ms, present_interval_mean_ms,
-present_interval_std_ms, present_interval_p99_ms, pattern (first 200 characters).
-The table shows the first columns people read; csv and json carry all of them, and json adds
-present_interval_histogram (0.25 ms bins). Definitions: judder_ms is the RMS of the per-frame
-motion error, hitches are frames off by half a refresh or more (a jump or a freeze), latency_ms
-is input to photon (display time minus the time the depicted update read its input), drift is
-(speed_ratio - 1) * 60000 ms of game time per minute. A --trace run adds trace_app,
-trace_frames, trace_dropped (never-displayed frames, merged into the next displayed one)
-and trace_refresh_hz (measured from the capture's display changes). A run on a VRR display
-(--refresh vrr:48-144) adds vrr_min_hz, vrr_max_hz and vrr_lfc; its refresh_hz column shows
-the range (null in json), each self-refresh is a 0 in the pattern, and P is the median
-display interval.
+{FIELDS}
 
 Examples:
   timestep-lab simulate --strategy catch-up --refresh 60
   timestep-lab simulate --strategy fuzzy --fuzzy-variant 60-62 --refresh 59.94 --no-vsync-detect
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
-  timestep-lab simulate --strategy paced --model seed000 --tick-rate 200 --timeline
+  timestep-lab simulate --strategy paced --model pacing-answer --tick-rate 200 --timeline
   timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20
   timestep-lab simulate --strategy all --refresh 144,vrr:48-144 --frame-limit 141 --model desktop";
 
@@ -590,10 +625,13 @@ mod tests {
     }
 
     #[test]
-    fn seed000_defaults_to_vsync_off_at_62_5_hz() {
-        let run = invocation(&["--model", "seed000"]).runs.remove(0);
-        assert!(!run.vsync);
-        assert_eq!(run.refresh.rate().period(), 16_000_000);
+    fn the_pacing_answer_defaults_to_vsync_off_at_62_5_hz_under_its_name_and_its_old_one() {
+        for name in ["pacing-answer", "seed000", "SEED000"] {
+            let run = invocation(&["--model", name]).runs.remove(0);
+            assert_eq!(run.model.preset, Preset::PacingAnswer, "{name}");
+            assert!(!run.vsync, "{name}");
+            assert_eq!(run.refresh.rate().period(), 16_000_000, "{name}");
+        }
     }
 
     #[test]
@@ -618,7 +656,7 @@ mod tests {
             (&["--refresh", "60,abc"], "--refresh: 'abc' is not a rate"),
             (&["--refresh", "1001"], "--refresh: 1001 is outside 1–1000 Hz"),
             (&["--strategy", "warp"], "--strategy: unknown strategy 'warp'"),
-            (&["--model", "laptop"], "--model: 'laptop' is not one of glaiel, desktop, slow, spiky, seed000"),
+            (&["--model", "laptop"], "--model: 'laptop' is not one of glaiel, desktop, slow, spiky, pacing-answer"),
             (&["--updates", "0"], "--updates: 0 is out of range"),
             (&["--updates", "-3"], "--updates: '-3' is not a whole number"),
             (&["--seconds", "0"], "--seconds: 0 s is out of range"),

@@ -17,10 +17,6 @@ use std::sync::OnceLock;
 
 /// Freed memory an arena may keep on top before giving it back to the kernel.
 const TRIM_THRESHOLD: i32 = 128 << 20;
-/// Allocations at least this large get their own mapping. glibc raises its
-/// default (128 KiB) dynamically up to 32 MiB, but setting the trim threshold
-/// switches that off, so it is set to the ceiling explicitly.
-const MMAP_THRESHOLD: i32 = 32 << 20;
 
 /// Tells the allocator to keep freed memory (once per process); returns
 /// whether it took effect: `false` where the allocator is not glibc's.
@@ -46,6 +42,10 @@ pub fn keep_freed_heap_memory() -> bool {
     reason = "mallopt is a C call; keeping lavapipe's freed binning memory saved 4.5 ms of a 20 ms frame at 10k sprites"
 )]
 fn set_thresholds() -> bool {
+    /// Allocations at least this large get their own mapping. glibc raises its
+    /// default (128 KiB) dynamically up to 32 MiB, but setting the trim threshold
+    /// switches that off, so it is set to the ceiling explicitly.
+    const MMAP_THRESHOLD: i32 = 32 << 20;
     // SAFETY: `mallopt` only updates glibc's allocator parameters, under the
     // allocator's own lock; both arguments are plain integers it validates.
     let trim = unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD) };

@@ -20,6 +20,8 @@ use egui_plot::{GridInput, GridMark, HLine, Line, LineStyle, Plot, PlotPoint, Pl
 use super::style::{BAD, FRAME_LINE, LABEL, PANEL_WIDTH, REFRESH_LINE, TICK_LINE, caption};
 use crate::hud_data::HudData;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
+use crate::report::Field;
+use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 
 /// Height of the frame-time plot, in points.
 const PLOT_HEIGHT: f32 = 110.0;
@@ -131,14 +133,17 @@ fn round_step(raw: f64) -> f64 {
 }
 
 /// The present pacing under the frame-time plot: `present_interval_mean_ms`,
-/// `_std_ms` and `_p99_ms` since the setting last changed.
+/// `_std_ms` and `_p99_ms` since the setting last changed, with the registry's decimals.
 pub fn present_interval_line(s: &FrameStats) -> String {
-    let ms = |v: f64| if v.is_finite() { format!("{v:.2}") } else { "—".to_owned() };
+    let shown = |field: &Field| match field.stat(s).filter(|v| v.is_finite()) {
+        Some(v) => field.number(v),
+        None => "—".to_owned(),
+    };
     format!(
-        "present interval mean {} · σ {} · p99 {} ms",
-        ms(s.present_interval_mean_ms),
-        ms(s.present_interval_std_ms),
-        ms(s.present_interval_p99_ms)
+        "present interval mean {} · σ {} · p99 {}",
+        shown(&PRESENT_INTERVAL_MEAN_MS),
+        shown(&PRESENT_INTERVAL_STD_MS),
+        PRESENT_INTERVAL_P99_MS.with_unit(&shown(&PRESENT_INTERVAL_P99_MS))
     )
 }
 

@@ -14,7 +14,8 @@ use super::pattern_strip::{PatternShape, pattern_label};
 use super::style::{ACCENT, CAPTION_SIZE, LABEL, LANE_LABEL, MARGIN, PANEL_FILL, VALUE, WARN, caption, or_dash};
 use crate::hud_data::{HudData, LaneLabel, RunnerLane};
 use crate::render::sprites::Letterbox;
-use crate::report::registry::DRIFT_MS_PER_MIN;
+use crate::report::Field;
+use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::sim::MoverKind;
 
 /// The runner's lane label.
@@ -96,7 +97,13 @@ pub(super) fn lane_labels(ctx: &egui::Context, hud: &HudData) {
 /// smooth motion at the wrong pace is not smooth play.
 fn speed_note(drift_ms_per_min: f64) -> Option<String> {
     let bound = DRIFT_MS_PER_MIN.bound?;
-    (drift_ms_per_min.abs() > bound).then(|| format!("! speed {drift_ms_per_min:+.0} {}", DRIFT_MS_PER_MIN.unit))
+    let sign = if drift_ms_per_min > 0.0 { "+" } else { "" };
+    (drift_ms_per_min.abs() > bound).then(|| {
+        format!(
+            "! speed {}",
+            DRIFT_MS_PER_MIN.with_unit(&format!("{sign}{}", DRIFT_MS_PER_MIN.number(drift_ms_per_min)))
+        )
+    })
 }
 
 fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
@@ -111,12 +118,16 @@ fn lane_label(ui: &mut Ui, lane: &LaneLabel) {
         ui.label(caption("it decides when frames happen: shown frozen", LABEL));
         return;
     }
-    let number = |v: f64, decimals: usize| if v.is_finite() { format!("{v:.decimals$}") } else { "—".to_owned() };
-    let hitches = lane.hitches_per_min.map_or_else(|| "—".to_owned(), |h| format!("{h:.1}"));
+    // The registry's words, decimals and unit; a dash while a figure is undefined.
+    let reading = |field: &Field, v: Option<f64>| match v.filter(|v| v.is_finite()) {
+        Some(v) => field.reading(v),
+        None => format!("{} —", field.words()),
+    };
     // Two short rows rather than one that wraps in the label column at 1280x720.
-    let judder = format!("judder {} ms · {hitches} hitches/min", number(lane.judder_ms, 2));
+    let judder =
+        format!("{} · {}", reading(&JUDDER_MS, Some(lane.judder_ms)), reading(&HITCHES_PER_MIN, lane.hitches_per_min));
     ui.label(caption(judder, VALUE).monospace());
-    let latency = caption(format!("latency {} ms", number(lane.latency_ms, 1)), VALUE).monospace();
+    let latency = caption(reading(&LATENCY_MS, Some(lane.latency_ms)), VALUE).monospace();
     match speed_note(lane.drift_ms_per_min) {
         None => {
             ui.label(latency);
@@ -141,8 +152,8 @@ mod tests {
 
     #[test]
     fn a_lane_off_speed_by_more_than_compare_allows_says_so() {
-        assert_eq!(speed_note(3212.4).as_deref(), Some("! speed +3212 ms/min"), "lockstep at 144 Hz");
-        assert_eq!(speed_note(-130.0).as_deref(), Some("! speed -130 ms/min"));
+        assert_eq!(speed_note(3212.4).as_deref(), Some("! speed +3212.40 ms/min"), "lockstep at 144 Hz");
+        assert_eq!(speed_note(-130.0).as_deref(), Some("! speed -130.00 ms/min"));
         assert_eq!(speed_note(60.0), None, "59.94 Hz lockstep's 0.1 % is within the bound");
         assert_eq!(speed_note(f64::NAN), None, "no frames yet");
     }

@@ -122,7 +122,7 @@ pub(super) fn compact_panel(ctx: &egui::Context, hud: &HudData, screen: egui::Re
                     compact_value(ui, "FPS", format!("{:.1}", hud.figures.fps), VALUE);
                     compact_value(ui, "UPS", format!("{:.1}", hud.figures.ups), VALUE);
                     let judder = metric_color(&JUDDER_MS, &hud.figures.stats);
-                    compact_value(ui, JUDDER_MS.name, format!("{:.2}", hud.figures.stats.judder_ms), judder);
+                    compact_value(ui, JUDDER_MS.name, JUDDER_MS.number(hud.figures.stats.judder_ms), judder);
                     compact_value(
                         ui,
                         "doubles",
@@ -183,10 +183,10 @@ fn strategy_heading(ui: &mut Ui, hud: &HudData, name_size: f32) {
 }
 
 /// The start-up beside the strategy's name, once the picture stood still at
-/// the start (a loop waiting for its first tick): `start-up 500 ms`.
+/// the start (a loop waiting for its first tick): `startup 500.000 ms`.
 pub(crate) fn startup_note(s: &FrameStats) -> Option<String> {
     let startup = STARTUP_MS.stat(s).filter(|ms| *ms > 0.0)?;
-    Some(format!("start-up {startup:.0} {}", STARTUP_MS.unit))
+    Some(STARTUP_MS.reading(startup))
 }
 
 /// The strategy's heading, summary, seed and status.
@@ -313,17 +313,11 @@ fn metrics_section(ui: &mut Ui, hud: &HudData) {
 }
 
 /// The overlay's figures for smoothness, speed and latency, in the order
-/// drawn (two per line), with the decimals it shows them with; the present
+/// drawn (two per line), each shown with its registry decimals; the present
 /// pacing is the line under the frame-time plot
 /// ([`present_interval_line`](super::present_interval_line)).
-static METRICS: [(&Field, usize); 6] = [
-    (&JUDDER_MS, 2),
-    (&HITCHES_PER_MIN, 1),
-    (&MAX_HITCH_MS, 1),
-    (&DRIFT_MS_PER_MIN, 1),
-    (&LATENCY_MS, 1),
-    (&LATENCY_P95_MS, 1),
-];
+static METRICS: [&Field; 6] =
+    [&JUDDER_MS, &HITCHES_PER_MIN, &MAX_HITCH_MS, &DRIFT_MS_PER_MIN, &LATENCY_MS, &LATENCY_P95_MS];
 
 /// One figure of [`FrameStats`] as the overlay shows it: the report's field
 /// name, the value, and the one-line definition shown on hover.
@@ -341,12 +335,12 @@ pub struct MetricRow {
 
 /// The overlay's rows ([`METRICS`]), formatted as shown.
 pub fn metric_rows(s: &FrameStats) -> [MetricRow; 6] {
-    METRICS.map(|(field, decimals)| {
+    METRICS.map(|field| {
         let value = field.stat(s).unwrap_or(f64::NAN);
         MetricRow {
             field,
             name: field.name,
-            value: if value.is_finite() { format!("{value:>8.decimals$}") } else { format!("{:>8}", "—") },
+            value: if value.is_finite() { format!("{:>8}", field.number(value)) } else { format!("{:>8}", "—") },
             legend: field.definition,
         }
     })
@@ -461,7 +455,7 @@ mod tests {
     #[test]
     fn the_heading_notes_a_start_up_only_when_the_picture_stood_still() {
         let stats = |startup_ms| FrameStats { startup_ms, ..FrameStats::EMPTY };
-        assert_eq!(startup_note(&stats(500.0)).as_deref(), Some("start-up 500 ms"));
+        assert_eq!(startup_note(&stats(500.0)).as_deref(), Some("startup 500.000 ms"));
         assert_eq!(startup_note(&stats(0.0)), None, "it moved from the second frame");
         assert_eq!(startup_note(&stats(f64::NAN)), None, "no frames yet");
     }

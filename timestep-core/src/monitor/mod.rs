@@ -40,7 +40,7 @@ pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
 use crate::Pacer;
 use crate::host::Simulation;
 use crate::metrics::Metrics;
-use crate::report::RunReport;
+use crate::report::{RunModel, RunReport};
 use crate::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
@@ -516,7 +516,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     progress(1.0);
     let end = display.clock();
     let mut report = session.report(end);
-    report.model = if spec.trace.is_some() { "trace" } else { spec.model.preset.name() }.to_owned();
+    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
     report.seed = spec.seed;
     report.display = None;
     report.trace = spec.trace.as_ref().map(|t| t.info());

@@ -1,13 +1,19 @@
 //! The machine and display models: what each step of a frame costs on the
 //! virtual clock, how present behaves, and the presets.
 //!
-//! | preset    | update        | render        | present (vsync on)                | sleeps            | refresh |
-//! |-----------|---------------|---------------|-----------------------------------|-------------------|---------|
-//! | `glaiel`  | 10 µs ± 0.8   | 5 ms ± 0.8 µs | wait to the boundary ± 83 µs      | exact             | 60      |
-//! | `desktop` | 0.1–0.5 ms    | 2–8 ms        | queue of 2, wake 0–100 µs late    | +50–1000 µs       | 60      |
-//! | `slow`    | 0.1–0.5 ms    | 20–25 ms      | as desktop                        | as desktop        | 60      |
-//! | `spiky`   | as desktop    | as desktop + a 30–100 ms stall every 1.5–2.5 s | as desktop | as desktop | 60 |
-//! | `seed000` | 1 ms          | 3 ms          | vsync off by default, present 0   | exact             | 62.5    |
+//! | preset          | update        | render        | present (vsync on)              | sleeps      | refresh |
+//! |-----------------|---------------|---------------|---------------------------------|-------------|---------|
+//! | `glaiel`        | 10 µs ± 0.8   | 5 ms ± 0.8 µs | wait to the boundary ± 83 µs    | exact       | 60      |
+//! | `desktop`       | 0.1–0.5 ms    | 2–8 ms        | queue of 2, wake 0–100 µs late  | +50–1000 µs | 60      |
+//! | `slow`          | 0.1–0.5 ms    | 20–25 ms      | as desktop                      | as desktop  | 60      |
+//! | `spiky`         | as desktop    | as desktop + a 30–100 ms stall every 1.5–2.5 s | as desktop | as desktop | 60 |
+//! | `pacing-answer` | 1 ms          | 3 ms          | vsync off by default, present 0 | exact       | 62.5    |
+//!
+//! Presets are named for what a user can look up: `glaiel` for Tyler
+//! Glaiel's "How to make your game run at 60fps", `pacing-answer` for the
+//! frame-pacing answer whose adaptive render interval `paced` implements and
+//! whose worked timeline this preset reproduces (`seed000`, its name in this
+//! project's notes, stays an alias).
 //!
 //! `glaiel` is Glaiel's simulator, number for number: its noise
 //! `fuzzy()` is uniform in ±f with f = (1/60)·0.005 s ≈ 83 333 ns, scaled
@@ -109,7 +115,8 @@ impl Stall {
 /// use timestep_core::monitor::Preset;
 /// let preset: Preset = "glaiel".parse().unwrap();
 /// assert_eq!((preset, preset.to_string()), (Preset::Glaiel, "glaiel".to_owned()));
-/// assert_eq!(Preset::PacingAnswer.name(), "seed000", "the name it parses from");
+/// assert_eq!(Preset::PacingAnswer.name(), "pacing-answer", "the command line's name");
+/// assert_eq!(Preset::parse("seed000"), Ok(Preset::PacingAnswer), "its old name is an alias");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -122,7 +129,7 @@ pub enum Preset {
     Slow,
     /// `desktop` plus a 30–100 ms stall about every 2 s.
     Spiky,
-    /// The adaptive-pacing answer's worked timeline: no noise, exact sleeps.
+    /// The frame-pacing answer's worked timeline (the adaptive render interval): no noise, exact sleeps.
     PacingAnswer,
 }
 
@@ -137,19 +144,33 @@ impl Preset {
             Preset::Desktop => "desktop",
             Preset::Slow => "slow",
             Preset::Spiky => "spiky",
-            Preset::PacingAnswer => "seed000",
+            Preset::PacingAnswer => "pacing-answer",
         }
     }
 
-    /// Looks a preset up by name.
+    /// Other names the command line takes for this preset: a name it had before.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Preset::PacingAnswer => &["seed000"],
+            Preset::Glaiel | Preset::Desktop | Preset::Slow | Preset::Spiky => &[],
+        }
+    }
+
+    /// Looks a preset up by name or alias.
     ///
     /// # Errors
     /// An unknown name; the message lists the valid ones.
     pub fn parse(text: &str) -> Result<Preset, String> {
+        let text = text.trim();
         Preset::ALL
             .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(text.trim()))
-            .ok_or_else(|| format!("unknown model '{text}' (expected one of: glaiel, desktop, slow, spiky, seed000)"))
+            .find(|p| {
+                std::iter::once(p.name()).chain(p.aliases().iter().copied()).any(|n| n.eq_ignore_ascii_case(text))
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+                format!("unknown model '{text}' (expected one of: {})", names.join(", "))
+            })
     }
 
     /// The full model of this preset.
@@ -205,7 +226,7 @@ impl Preset {
                 sleep_overshoot: Cost::ZERO,
                 presentation: Presentation::Queued { depth: 1 },
                 stall: None,
-                // 62.5 Hz: a 16 ms refresh, so seed 000's interval is 16 ms.
+                // 62.5 Hz: a 16 ms refresh, so the pacing answer's interval is 16 ms.
                 default_refresh: Rate::new(125, 2).unwrap_or(Rate::from_hz(60)),
                 default_vsync: false,
             },

@@ -22,6 +22,7 @@ use serde::ser::SerializeMap as _;
 
 use super::cell::Cell;
 use super::run_report::{RunReport, TraceInfo, VrrInfo};
+use super::table::trim_number;
 use crate::metrics::FrameStats;
 
 /// Which part of a report a field belongs to.
@@ -134,6 +135,109 @@ impl Field {
     }
 }
 
+/// How people read fields: words, units, decimals; every label a table, a
+/// page or the overlay prints comes from here, never from a copy.
+impl Field {
+    /// The name without its unit, in words: `judder`, `hitches`, `judder p99`, `refresh`
+    /// (a name that does not end in its unit keeps all its words: `tick rate`).
+    pub fn words(&self) -> String {
+        let stem = self.name.strip_suffix(&unit_suffix(self.unit)).unwrap_or(self.name);
+        stem.replace('_', " ")
+    }
+
+    /// The words and the unit: `judder ms`, `hitches/min`, `drift ms/min`, `hitches`.
+    pub fn label(&self) -> String {
+        self.with_unit(&self.words())
+    }
+
+    /// `text` followed by the field's unit as labels print it: `1.900 ms`, `20.11/min`, `3`.
+    pub fn with_unit(&self, text: &str) -> String {
+        match self.unit {
+            "" => text.to_owned(),
+            unit if unit.starts_with('/') => format!("{text}{unit}"),
+            unit => format!("{text} {unit}"),
+        }
+    }
+
+    /// `value` with the field's decimals (a count, with none): `1.900`, `20.11`, `3`.
+    pub fn number(&self, value: f64) -> String {
+        let decimals = self.decimals;
+        format!("{value:.decimals$}")
+    }
+
+    /// The words, then the value with its decimals and unit: `judder 1.900 ms`, `hitches 20.11/min`.
+    pub fn reading(&self, value: f64) -> String {
+        format!("{} {}", self.words(), self.with_unit(&self.number(value)))
+    }
+
+    /// Whether `value` is one the field can hold; otherwise why not, in a few words after the
+    /// field's name (`is 1e308, more than 1e12 ms`). Every number is finite; a rate (Hz) is
+    /// above 0 and at most [`MAX_RATE_HZ`]; a count is whole and not negative; a figure is at
+    /// most [`MAX_FIGURE`] in size. Names and flags hold no number: any passes.
+    ///
+    /// # Errors
+    /// The value and the rule it breaks.
+    pub fn check(&self, value: f64) -> Result<(), String> {
+        let shown = show_value(value);
+        if !value.is_finite() {
+            return Err(format!("is {shown}, not a finite number"));
+        }
+        if self.unit == "Hz" {
+            return if value > 0.0 && value <= MAX_RATE_HZ {
+                Ok(())
+            } else {
+                Err(format!("is {shown} Hz: a rate is more than 0 and at most {} Hz", show_value(MAX_RATE_HZ)))
+            };
+        }
+        let probe = probe();
+        match self.cell(&probe) {
+            Cell::Count(_) if value < 0.0 || value.fract() != 0.0 => {
+                Err(format!("is {shown}: a count is a whole number, 0 or more"))
+            }
+            // A setting's count (the seed) may be any whole number a u64 holds.
+            Cell::Count(_) if self.section == Section::Setting => Ok(()),
+            Cell::Count(_) | Cell::Real(_) | Cell::Hz(_) if value.abs() > MAX_FIGURE => {
+                Err(format!("is {}, more than {}", self.with_unit(&shown), self.with_unit(&show_value(MAX_FIGURE))))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The letters the definitions use, in one line (for a page's legend; the
+/// module docs and [`crate::metrics`] say the same with worked examples).
+pub const NOTATION: &str = "D is a picture's display time, C the simulation time it depicts, I the input time of \
+     that state, ŝ the least-squares slope of C on D, P the refresh period (the median present interval when no \
+     refresh is known)";
+
+/// The largest size a figure may have, in its own unit. The longest run the
+/// simulator makes is a simulated year (3.2·10¹⁰ ms) or 100 million frames,
+/// and no count or time of a run comes near 10¹²; a number past it is a
+/// broken file, which a table would print hundreds of digits wide.
+pub const MAX_FIGURE: f64 = 1e12;
+
+/// The highest rate a report holds, Hz: a frame every microsecond. Displays
+/// refresh at 1 kHz at most, and a loop with vsync off on a fast GPU at a few
+/// tens of kHz.
+pub const MAX_RATE_HZ: f64 = 1e6;
+
+/// How a unit ends a field's name: `ms` → `_ms`, `/min` → `_per_min`, `ms/min` → `_ms_per_min`, `Hz` → `_hz`.
+fn unit_suffix(unit: &str) -> String {
+    if unit.is_empty() {
+        return String::new();
+    }
+    format!("_{}", unit.to_ascii_lowercase().replace('/', "_per_")).replace("__", "_")
+}
+
+/// A value in a message: short numbers as they are, huge or tiny ones in exponent form (`1e308`).
+fn show_value(value: f64) -> String {
+    if value.is_finite() && (value == 0.0 || (1e-4..1e6).contains(&value.abs())) {
+        trim_number(value, 6)
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// A report where every field has a value, to learn a field's kind of value.
 fn probe() -> RunReport {
     let trace = TraceInfo { app: Some(String::new()), frames: 0, dropped: 0, refresh_hz: Some(0.0) };
@@ -196,8 +300,9 @@ pub static MODEL: Field = field!(
     Setting,
     0,
     true,
-    Read::Report(|r| Cell::Text(&r.model)),
-    "the machine model (`trace` for replayed frame times, `window` for the real window)"
+    Read::Report(|r| Cell::Text(r.model.name())),
+    "the machine model (a preset's name; `trace` for replayed frame times, `window` for the real window or page, \
+     `lanes` for one of its lanes, `this setup` for a report card's prediction on the setup it measured)"
 );
 /// Where the display times came from.
 pub static DISPLAY_TIME_SOURCE: Field = field!(
@@ -643,6 +748,45 @@ mod tests {
         assert_eq!(Cell::Missing.format(3), "");
         assert_eq!(Cell::Count(31).number(), Some(31.0));
         assert_eq!(Cell::Text("x").number(), None);
+    }
+
+    #[test]
+    fn every_label_names_its_unit_once_in_words() {
+        for f in all_fields() {
+            let (words, label) = (f.words(), f.label());
+            assert!(!words.is_empty() && !words.contains('_'), "{}: {words:?}", f.name);
+            let unit_in_words = format!(" {}", f.unit.to_ascii_lowercase().replace('/', " per ").trim());
+            assert!(
+                f.unit.is_empty() || !format!(" {words}").ends_with(&unit_in_words),
+                "{}: {label:?} names its unit twice",
+                f.name
+            );
+        }
+        assert_eq!(TICK_RATE.label(), "tick rate Hz", "a name without its unit keeps all its words");
+    }
+
+    #[test]
+    fn labels_read_as_words_and_a_unit() {
+        assert_eq!((JUDDER_MS.words(), JUDDER_MS.label()), ("judder".to_owned(), "judder ms".to_owned()));
+        assert_eq!(HITCHES_PER_MIN.label(), "hitches/min");
+        assert_eq!(DRIFT_MS_PER_MIN.label(), "drift ms/min");
+        assert_eq!((REFRESH_HZ.label(), JUDDER_P99_MS.label()), ("refresh Hz".to_owned(), "judder p99 ms".to_owned()));
+        assert_eq!((HITCHES.label(), GAME_TIME_S.label()), ("hitches".to_owned(), "game time s".to_owned()));
+        assert_eq!(JUDDER_MS.reading(1.9), "judder 1.900 ms", "the registry's three decimals");
+        assert_eq!(HITCHES_PER_MIN.reading(20.111), "hitches 20.11/min");
+        assert_eq!(HITCHES.reading(3.0), "hitches 3");
+    }
+
+    #[test]
+    fn a_value_outside_a_field_s_range_says_which_rule_it_breaks() {
+        assert_eq!(JUDDER_MS.check(1e308), Err("is 1e308 ms, more than 1e12 ms".to_owned()));
+        assert_eq!(REFRESH_HZ.check(-1.0), Err("is -1 Hz: a rate is more than 0 and at most 1e6 Hz".to_owned()));
+        assert_eq!(TICK_RATE.check(0.0).map_err(|e| e.starts_with("is 0 Hz")), Err(true));
+        assert_eq!(HITCHES.check(2.5), Err("is 2.5: a count is a whole number, 0 or more".to_owned()));
+        assert_eq!(JUDDER_MS.check(f64::INFINITY), Err("is inf, not a finite number".to_owned()));
+        assert_eq!(DRIFT_MS_PER_MIN.check(-84_000.0), Ok(()), "lockstep on 144 Hz runs 84 000 ms/min fast");
+        assert_eq!(SEED.check(1.8e19), Ok(()), "a seed is any u64");
+        assert_eq!((JUDDER_MS.check(0.0), REFRESH_HZ.check(59.94), STRATEGY.check(3.0)), (Ok(()), Ok(()), Ok(())));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::cell::Cell;
+use super::model::RunModel;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
@@ -24,8 +25,9 @@ pub struct RunReport {
     pub vsync: Option<bool>,
     /// Simulation tick rate, Hz.
     pub tick_rate: f64,
-    /// Model preset (`glaiel`), `trace` when frame times were replayed, `window` for a real window.
-    pub model: String,
+    /// What produced the frames: a model preset (`glaiel`), `trace` when frame times were replayed,
+    /// `window` for a real window, `lanes` for one of its lanes.
+    pub model: RunModel,
     /// Noise seed.
     pub seed: u64,
     /// Where the display times (D) came from: a
@@ -74,7 +76,7 @@ impl Default for RunReport {
             refresh_hz: f64::NAN,
             vsync: None,
             tick_rate: f64::NAN,
-            model: String::new(),
+            model: RunModel::default(),
             seed: 0,
             total_updates: 0,
             vsyncs: 0,

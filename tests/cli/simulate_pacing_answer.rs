@@ -1,4 +1,5 @@
-//! Seed 000's worked timeline: render 3 ms, update 1 ms, 5 ms ticks, a 16 ms interval.
+//! The frame-pacing answer's worked timeline (`--model pacing-answer`, once `seed000`):
+//! render 3 ms, update 1 ms, 5 ms ticks, a 16 ms interval.
 //!
 //! ```text
 //! R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)
@@ -15,7 +16,7 @@ use timestep_lab::time::Rate;
 
 const EXPECTED: &str = "R0(1.00) U5 U10 U15 U20 W16 R16(0.20) U25 U30 U35 W32 R32(0.40)";
 
-fn paced_seed000() -> RunSpec {
+fn paced_pacing_answer() -> RunSpec {
     RunSpec::new(StrategyId::Paced, Preset::PacingAnswer)
         .with_config(StrategyConfig::default().with_tick_rate(Rate::from_hz(200)))
         .with_stop(Stop::Updates(40))
@@ -23,15 +24,15 @@ fn paced_seed000() -> RunSpec {
 }
 
 #[test]
-fn paced_on_the_seed000_model_reproduces_the_worked_timeline() {
-    let outcome = simulate(&paced_seed000());
+fn paced_on_the_pacing_answer_model_reproduces_the_worked_timeline() {
+    let outcome = simulate(&paced_pacing_answer());
     let text = outcome.timeline.to_string();
     assert!(text.starts_with(EXPECTED), "timeline:\n{text}\nexpected it to start with:\n{EXPECTED}");
 }
 
 #[test]
 fn paced_draws_the_frame_at_16_ms_at_proportion_0_2() {
-    let outcome = simulate(&paced_seed000());
+    let outcome = simulate(&paced_pacing_answer());
     let render_16 = outcome.timeline.events().iter().find_map(|e| match e {
         Event::Render { at: 16_000_000, view } => Some(*view),
         _ => None,
@@ -45,7 +46,7 @@ fn paced_draws_the_frame_at_16_ms_at_proportion_0_2() {
 #[test]
 fn the_binary_prints_the_timeline() {
     let output = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
-        .args(["simulate", "--strategy", "paced", "--model", "seed000", "--tick-rate", "200", "--timeline"])
+        .args(["simulate", "--strategy", "paced", "--model", "pacing-answer", "--tick-rate", "200", "--timeline"])
         .args(["--updates", "40"])
         .output()
         .expect("the binary runs");

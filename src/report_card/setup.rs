@@ -252,13 +252,23 @@ impl SetupSampler {
         let mut wakes = self.wake.clone();
         wakes.sort_unstable();
         let median_wake = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
-        let behind = u32::try_from(median_wake.min(0).unsigned_abs().div_ceil(period)).unwrap_or(MAX_DEPTH);
+        // Within a quarter refresh of its predecessor's display a frame is not
+        // behind it: a page's frame stamp and its guess of the next refresh are
+        // two estimates of one instant, microseconds either side of it (the
+        // page's tours were modelled two deep, every wake filtered out, when
+        // the median came out 1 µs early).
+        let early = median_wake.min(0).unsigned_abs().saturating_sub(period / 4);
+        let behind = u32::try_from(early.div_ceil(period)).unwrap_or(MAX_DEPTH);
         let depth = shown_late.max(behind.saturating_add(1)).clamp(1, MAX_DEPTH);
         let unblocked = i64::from(depth - 1) * i64::try_from(period).unwrap_or(i64::MAX);
+        // A wake up to a quarter refresh early is that same pair of estimates: at the vblank.
+        let slack = i64::try_from(period / 4).unwrap_or(i64::MAX);
         let wake: Vec<Nanos> = self
             .wake
             .iter()
-            .filter_map(|&w| u64::try_from(w.saturating_add(unblocked)).ok())
+            .map(|&w| w.saturating_add(unblocked))
+            .filter(|&w| w >= -slack)
+            .map(|w| u64::try_from(w).unwrap_or(0))
             .filter(|&w| w < period)
             .collect();
         if wake.len() < MIN_FRAMES {
@@ -413,5 +423,19 @@ mod tests {
         let setup = s.finish(period).expect("60 frames are enough");
         assert_eq!(setup.queue_depth, 2, "45 / 35 rounds to one refresh, but each frame waits behind the last");
         assert_eq!(setup.wake_ms, [25.0, 25.0], "35 ms after the predecessor's unblocking, less the 10 ms");
+    }
+
+    #[test]
+    fn a_frame_that_starts_microseconds_before_its_predecessor_is_shown_is_not_queued_behind_it() {
+        // A page: each frame starts at the refresh its predecessor is shown
+        // at, by two estimates that land 3 µs either side, the median early.
+        let mut s = SetupSampler::new();
+        for n in 1..=61u64 {
+            let start = (n * PERIOD).saturating_add_signed(if n % 3 == 0 { 3_000 } else { -3_000 });
+            s.probe_frame(frame(start, 4_000_000, (n + 1) * PERIOD, None), 0);
+        }
+        let setup = s.finish(PERIOD).expect("every frame woke at its vblank");
+        assert_eq!(setup.queue_depth, 1, "shown at the next refresh, behind no one");
+        assert_eq!(setup.frames, 61);
     }
 }

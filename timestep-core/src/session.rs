@@ -65,12 +65,12 @@ pub const HUD_TEXT_INTERVAL: Nanos = 100 * NANOS_PER_MS;
 /// The window over which frames and updates per second are counted.
 pub(crate) const RATE_INTERVAL: Nanos = NANOS_PER_SEC;
 
-/// What the overlay and the report call a monitor no one named: one
-/// default for both (the overlay said "unknown monitor", the report "unknown").
+/// What a session's live figures and its report call a monitor no one
+/// named: one default for both.
 pub const UNKNOWN_MONITOR: &str = "unknown monitor";
 
 /// What a session knows of the present mode frames go out with: its name,
-/// as the overlay gives it, and whether it asks for vsync (a GPU API's own
+/// as a HUD gives it, and whether it asks for vsync (a GPU API's own
 /// type, such as `wgpu::PresentMode`, is the host's).
 ///
 /// ```

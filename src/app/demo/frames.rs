@@ -13,6 +13,7 @@ use super::{Demo, PLAYFIELD, ShownFrame, fresh_session, life};
 use crate::app::host::{HostOutcome, SceneParams};
 use crate::app::window_state::IDLE_RETRY;
 use crate::render::surface::{SkipReason, is_vsync_mode};
+use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::session::Outcome;
 use crate::time::{Clock, NANOS_PER_SEC, Nanos, Rate, RealClock};
 
@@ -252,11 +253,13 @@ impl Demo {
                 .iter()
                 .filter(|l| !l.needs_loop)
                 .map(|l| {
-                    let hitches = l.hitches_per_min.map_or_else(|| "-".to_owned(), |h| format!("{h:.1}"));
-                    format!("{} {:.2}/{hitches}/{:.1}", l.strategy, l.judder_ms, l.latency_ms)
+                    let hitches = l.hitches_per_min.map_or_else(|| "-".to_owned(), |h| HITCHES_PER_MIN.number(h));
+                    let (judder, latency) = (JUDDER_MS.number(l.judder_ms), LATENCY_MS.number(l.latency_ms));
+                    format!("{} {judder}/{hitches}/{latency}", l.strategy)
                 })
                 .collect();
-            log::info!("lanes (judder_ms/hitches_per_min/latency_ms, recent): {}", lanes.join(", "));
+            let names = [&JUDDER_MS, &HITCHES_PER_MIN, &LATENCY_MS].map(|f| f.name).join("/");
+            log::info!("lanes ({names}, recent): {}", lanes.join(", "));
             return;
         }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));

@@ -136,7 +136,7 @@ impl Field {
 }
 
 /// How people read fields: words, units, decimals; every label a table, a
-/// page or the overlay prints comes from here, never from a copy.
+/// page or a HUD prints comes from here, never from a copy.
 impl Field {
     /// The name without its unit, in words: `judder`, `hitches`, `judder p99`, `refresh`
     /// (a name that does not end in its unit keeps all its words: `tick rate`).

@@ -276,7 +276,11 @@ fn model_of_the_page(card: &ReportCard) -> Result<(), String> {
     // A frame whose callback ran late in its refresh (a busy machine) is
     // shown one refresh later: the page's own counts cannot see that delay.
     let late = setup.queue_depth != 1 && crate::browser::machine_busy();
-    crate::browser::skip_if_starved(late, &format!("the page modelled {} deep", setup.queue_depth), "its queue depth")?;
+    crate::browser::skip_if_starved(
+        late,
+        &format!("the page modelled {} deep ({setup:?})", setup.queue_depth),
+        "its queue depth",
+    )?;
     assert_eq!(setup.queue_depth, 1, "requestAnimationFrame shows a frame at the next refresh: {setup:?}");
     assert!(
         monitor.predictions.iter().all(|p| p.model == Some(timestep_lab::report::RunModel::Setup)),

@@ -152,9 +152,10 @@ pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource
     timestep_core::feedback::DisplayTimeSource::PresentReturn;
 
 /// The display time of a frame whose present returned at `presented_at`:
-/// natively that moment (a blocking present returns at the vblank).
-pub(crate) fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Nanos {
-    presented_at
+/// natively that moment (a blocking present returns at the vblank); never
+/// `None` (a page's frame replaced in a burst).
+pub(crate) fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos) -> Option<Nanos> {
+    Some(presented_at)
 }
 
 /// A GPU context without a window, with its own instance (no display

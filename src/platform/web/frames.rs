@@ -141,25 +141,29 @@ pub(crate) fn screen_refresh() -> Option<f64> {
 /// in the same callback) is shown the refresh after the last one's;
 /// `presented_at` until the stamps say anything.
 ///
-/// A frame of a new callback starts over from its own next refresh: a lead
-/// that one burst gave the estimates is not carried on (it was, once, and a
-/// tour on an idle machine modelled the page four deep from a burst at its start).
-pub(crate) fn display_time(clock: &RealClock, presented_at: Nanos) -> Nanos {
+/// A frame of a new callback is shown at its own next refresh. Where an
+/// estimate of the burst before it already took that refresh, one frame of
+/// the burst was replaced, not shown: `None` (this frame stands in for it,
+/// so the count of frames shown is right and no two share a refresh). The
+/// estimates were once carried a refresh further instead, and a lead that
+/// one burst gave them never drained: an idle tour modelled the page four deep.
+pub(crate) fn display_time(clock: &RealClock, presented_at: Nanos) -> Option<Nanos> {
     let Some((next, period)) = next_refresh(clock) else {
         LAST_DISPLAY.set(None);
-        return presented_at;
+        return Some(presented_at);
     };
     let stamp = frame_timestamp(clock);
+    let taken = |last: Nanos| next < last.saturating_add(period / 2);
     let shown = match LAST_DISPLAY.get() {
-        Some((last, last_stamp))
-            if next < last.saturating_add(period / 2) && !new_callback(stamp, last_stamp, period) =>
-        {
-            last.saturating_add(period)
+        Some((last, last_stamp)) if taken(last) && new_callback(stamp, last_stamp, period) => {
+            LAST_DISPLAY.set(Some((last, stamp)));
+            return None;
         }
+        Some((last, _)) if taken(last) => last.saturating_add(period),
         _ => next,
     };
     LAST_DISPLAY.set(Some((shown, stamp)));
-    shown
+    Some(shown)
 }
 
 /// Whether a frame stamped `stamp` runs in a later requestAnimationFrame

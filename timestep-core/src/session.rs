@@ -571,11 +571,18 @@ impl<W: Simulation> Session<W> {
             self.latest_frame = report.frame;
             (!presented.feedback_awaited).then_some((Outcome::Estimated, report.display_time))
         };
+        let game = self.pacer.driver().game_time();
+        let frame = Awaiting { report: *report, game, outcome };
+        if outcome.is_some() && self.awaiting.is_empty() {
+            // Nothing awaited before it: settled at once, without the queue
+            // (the simulator's every frame; the queue cost it 2-3 % of a frame, callgrind).
+            self.settle_frame(frame);
+            return;
+        }
         if self.awaiting.len() == AWAIT_SLOTS {
             self.settle_oldest();
         }
-        let game = self.pacer.driver().game_time();
-        self.awaiting.push_back(Awaiting { report: *report, game, outcome });
+        self.awaiting.push_back(frame);
         self.settle();
     }
 
@@ -682,7 +689,13 @@ impl<W: Simulation> Session<W> {
 
     /// Settles the oldest frame waiting: with its outcome, or its estimate.
     fn settle_oldest(&mut self) {
-        let Some(frame) = self.awaiting.pop_front() else { return };
+        if let Some(frame) = self.awaiting.pop_front() {
+            self.settle_frame(frame);
+        }
+    }
+
+    /// Settles `frame`: with its outcome, or its estimate.
+    fn settle_frame(&mut self, frame: Awaiting) {
         let (outcome, display_time) = frame.outcome.unwrap_or_else(|| {
             self.counts.estimated += 1;
             (Outcome::Estimated, frame.report.display_time)

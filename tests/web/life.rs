@@ -43,6 +43,10 @@ pub fn trials() -> Vec<Trial> {
             name("a_throttled_page_reports_the_screen_s_refresh_and_that_it_missed_refreshes"),
             || in_browser(Backend::WebGpu, [900, 700], throttled),
         ),
+        Trial::ignorable_test(
+            name("an_emulated_vrr_range_above_the_screen_s_refresh_says_the_page_cannot_go_higher"),
+            || in_browser(Backend::WebGpu, [900, 700], vrr_above_the_screen),
+        ),
         Trial::ignorable_test(name("esc_and_exit_after_end_with_a_message_and_the_page_still_answers"), || {
             in_browser(Backend::WebGl2, [900, 700], endings)
         }),
@@ -223,6 +227,18 @@ fn hidden_run(browser: &Browser, server: &Server) -> Result<(), String> {
     assert!(number(&stats, "max_hitch_ms") < 1000.0 * hidden / 2.0, "the gap is no hitch: {stats}");
     assert!(number(&stats, "latency_max_ms") < 1000.0 * hidden / 2.0, "nor latency: {stats}");
     assert!(notes(&stats).contains("hidden"), "the overlay says so: {}", notes(&stats));
+    Ok(())
+}
+
+/// `?emulate-refresh=vrr:48-144` on a 60 Hz screen: the gate runs, and the
+/// overlay says the range stops at the screen's refresh.
+fn vrr_above_the_screen(browser: &Browser, server: &Server) -> Result<(), String> {
+    browser.open(&format!("{}/?emulate-refresh=vrr:48-144&window-size=480x270", server.base))?;
+    let stats = browser.wait_for(START, |s| number(s, "presented") >= 60.0 && notes(s).contains("vrr"))?;
+    let said = notes(&stats);
+    eprintln!("vrr:48-144 on the page: notes '{said}'");
+    assert!(said.contains("the emulated vrr:48-144 cannot go above this screen's"), "{said}");
+    assert_eq!(stats["vrr_max_hz"].as_f64(), Some(144.0), "the run is on the emulated range: {stats}");
     Ok(())
 }
 

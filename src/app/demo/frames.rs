@@ -308,6 +308,11 @@ impl Demo {
         }
         let screen_hz = self.screen_to_judge_by();
         self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+        let display = self.loops.session.display();
+        let gate = display.vrr.filter(|_| display.vrr_emulated);
+        if let Some(note) = gate.zip(screen).and_then(|(range, hz)| life::vrr_ceiling_note(range, hz)) {
+            self.screen.hud.notes.push(note);
+        }
     }
 
     /// The screen's refresh from the platform's frame clock (a page's), when

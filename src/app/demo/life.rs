@@ -9,6 +9,7 @@
 //! ```
 
 use crate::time::{Nanos, nanos_to_secs};
+use crate::vrr::VrrRange;
 
 /// A page that draws less than this share of the screen's refreshes is said
 /// to miss them: 0.9 leaves room for the odd refresh a busy browser drops,
@@ -84,6 +85,23 @@ pub(crate) fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
         .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
 }
 
+/// "the emulated vrr:48-144 cannot go above this screen's 60.0 Hz: frames come
+/// at most every 16.7 ms" when an emulated VRR range reaches past the screen's
+/// refresh (a page's gate presents on the screen's refreshes, so its frames
+/// come no faster than they do); `None` when the range fits.
+pub(crate) fn vrr_ceiling_note(range: VrrRange, screen_hz: f64) -> Option<String> {
+    (screen_hz > 0.0 && range.max().hz() > screen_hz * (1.0 + SCREEN_TOLERANCE)).then(|| {
+        format!(
+            "the emulated {range} cannot go above this screen's {screen_hz:.1} Hz: frames come at most every {:.1} ms",
+            1000.0 / screen_hz
+        )
+    })
+}
+
+/// How far above the screen's measured refresh a range's maximum may reach
+/// and still fit: the frame clock's measurement is within 1 % (59.88 against 60.00 throttled).
+const SCREEN_TOLERANCE: f64 = 0.01;
+
 /// The vsync sentence for a page that drew `fps` of a `screen_hz` screen's
 /// refreshes, when it missed some: a browser always presents on the
 /// screen's refresh, and a page too slow for it is neither a slow screen nor
@@ -110,6 +128,20 @@ pub(crate) fn drawing_size(window: [u32; 2], max_side: u32, max_pixels: Option<u
 mod tests {
     use super::*;
     use crate::time::NANOS_PER_SEC;
+
+    #[test]
+    fn an_emulated_vrr_range_above_the_screen_s_refresh_is_said_and_one_inside_it_is_not() {
+        let range = |min: u64, max: u64| {
+            VrrRange::new(crate::time::Rate::from_hz(min), crate::time::Rate::from_hz(max)).expect("a range")
+        };
+        assert_eq!(
+            vrr_ceiling_note(range(48, 144), 60.0).as_deref(),
+            Some("the emulated vrr:48-144 cannot go above this screen's 60.0 Hz: frames come at most every 16.7 ms")
+        );
+        assert_eq!(vrr_ceiling_note(range(30, 60), 59.88), None, "60 Hz is this screen's 59.88 within 1 %");
+        assert_eq!(vrr_ceiling_note(range(30, 60), 120.0), None);
+        assert!(vrr_ceiling_note(range(48, 144), 120.0).is_some());
+    }
 
     #[test]
     fn a_phone_s_buffer_keeps_its_shape_under_a_side_limit_and_a_pixel_budget() {

@@ -253,16 +253,16 @@ impl SetupSampler {
         wakes.sort_unstable();
         let median_wake = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
         // Within a quarter refresh of its predecessor's display a frame is not
-        // behind it: a page's frame stamp and its guess of the next refresh are
-        // two estimates of one instant, microseconds either side of it (the
-        // page's tours were modelled two deep, every wake filtered out, when
-        // the median came out 1 µs early).
-        let early = median_wake.min(0).unsigned_abs().saturating_sub(period / 4);
+        // behind it, and a wake that early is at the vblank: a page's frame
+        // stamp and its guess of the next refresh are two estimates of one
+        // instant, microseconds either side of it (the page's tours were
+        // modelled two deep, every wake filtered out, when the median came out 1 µs early).
+        let slack = period / 4;
+        let early = median_wake.min(0).unsigned_abs().saturating_sub(slack);
         let behind = u32::try_from(early.div_ceil(period)).unwrap_or(MAX_DEPTH);
         let depth = shown_late.max(behind.saturating_add(1)).clamp(1, MAX_DEPTH);
         let unblocked = i64::from(depth - 1) * i64::try_from(period).unwrap_or(i64::MAX);
-        // A wake up to a quarter refresh early is that same pair of estimates: at the vblank.
-        let slack = i64::try_from(period / 4).unwrap_or(i64::MAX);
+        let slack = i64::try_from(slack).unwrap_or(i64::MAX);
         let wake: Vec<Nanos> = self
             .wake
             .iter()

@@ -193,6 +193,11 @@ impl DisplayInfo {
         DisplayInfo { vrr: range, vrr_told: range.is_some(), vrr_emulated: range.is_some(), ..self }
     }
 
+    /// The emulated VRR gate frames go through, if any (not a real VRR panel's range).
+    pub fn emulated_vrr(&self) -> Option<VrrRange> {
+        self.vrr.filter(|_| self.vrr_emulated)
+    }
+
     /// The refresh rate frames are counted in: the emulated grid when there
     /// is one, else the reported rate; none on a VRR panel (no grid).
     pub fn refresh(&self) -> Option<Rate> {
@@ -856,7 +861,7 @@ impl<W: Simulation> Session<W> {
     /// none; the window moved to a monitor emulated otherwise): as a change
     /// of refresh, the run's counts are folded and the bookkeeping restarts.
     pub fn set_emulated_vrr(&mut self, range: Option<VrrRange>, now: Nanos) {
-        if range == self.display.vrr.filter(|_| self.display.vrr_emulated) {
+        if range == self.display.emulated_vrr() {
             return;
         }
         self.display = self.display.clone().with_emulated_vrr(range);
@@ -950,7 +955,7 @@ impl<W: Simulation> Session<W> {
             mode: &mode.name,
             mode_is_vsync: mode.vsync,
             emulated: display.emulated,
-            emulated_vrr: display.vrr.filter(|_| display.vrr_emulated),
+            emulated_vrr: display.emulated_vrr(),
             reported_hz: display.reported.map(Rate::hz),
         })
     }

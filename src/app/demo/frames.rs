@@ -303,13 +303,12 @@ impl Demo {
             hud.figures.measured_refresh_hz = screen;
         }
         let fps = hud.figures.fps;
-        if let Some(verdict) = self.slow_page_verdict(fps) {
+        let screen_hz = self.screen_to_judge_by();
+        if let Some(verdict) = screen_hz.and_then(|hz| life::slow_page_verdict(fps, hz)) {
             self.screen.hud.figures.vsync_verdict = verdict;
         }
-        let screen_hz = self.screen_to_judge_by();
         self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
-        let display = self.loops.session.display();
-        let gate = display.vrr.filter(|_| display.vrr_emulated);
+        let gate = self.loops.session.display().emulated_vrr();
         if let Some(note) = gate.zip(screen).and_then(|(range, hz)| life::vrr_ceiling_note(range, hz)) {
             self.screen.hud.notes.push(note);
         }

@@ -315,7 +315,7 @@ impl Demo {
         let Some(monitor) = monitor else { return };
         let emulated = emulated_rate(self.emulation.as_ref(), monitor.index);
         let gate = emulated_vrr(self.emulation.as_ref(), monitor.index);
-        let had_gate = self.loops.session.display().vrr.filter(|_| self.loops.session.display().vrr_emulated);
+        let had_gate = self.loops.session.display().emulated_vrr();
         if emulated != self.loops.session.display().emulated || gate != had_gate {
             let what = match (emulated, gate) {
                 (Some(rate), _) => rate.to_string(),

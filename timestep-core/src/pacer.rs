@@ -330,6 +330,13 @@ pub struct Pacer {
     /// The real clock's zero: the first instant the `Instant` calls saw.
     #[cfg(feature = "std")]
     origin: Option<Instant>,
+    /// The last instant converted and its time on the pacer's clock: a frame
+    /// that hands one instant to several calls (its present and its finish,
+    /// say) converts it once. An `Instant` subtraction is about 55
+    /// instructions (std's `Timespec::sub_timespec` and `Duration`'s
+    /// normalising), a quarter of a frame's when a frame made three.
+    #[cfg(feature = "std")]
+    last_instant: Option<(Instant, Nanos)>,
     /// The latest wall time seen (the clock is treated as monotonic).
     wall: Nanos,
     scale: Scale,
@@ -369,6 +376,8 @@ impl Pacer {
             driver: FrameDriver::new(strategy, config),
             #[cfg(feature = "std")]
             origin: None,
+            #[cfg(feature = "std")]
+            last_instant: None,
             wall: 0,
             scale: Scale { num: SCALE_UNIT, wall: 0, game: 0 },
             render_first: false,
@@ -398,8 +407,15 @@ impl Pacer {
     #[cfg(feature = "std")]
     #[inline]
     fn nanos_of(&mut self, at: Instant) -> Nanos {
+        if let Some((last, nanos)) = self.last_instant
+            && last == at
+        {
+            return nanos;
+        }
         let origin = *self.origin.get_or_insert(at);
-        duration_to_nanos(at.saturating_duration_since(origin))
+        let nanos = duration_to_nanos(at.saturating_duration_since(origin));
+        self.last_instant = Some((at, nanos));
+        nanos
     }
 
     /// `at` on the pacer's clock, for [`Pacer::displayed`] on the `Instant`
@@ -444,6 +460,7 @@ impl Pacer {
 
     /// The wall time the strategy wants this frame presented at, if any:
     /// only a strategy told of a VRR display plans one.
+    #[inline]
     fn present_target(&self) -> Option<Nanos> {
         if !self.driver.has_vrr() {
             return None;
@@ -503,6 +520,7 @@ impl Pacer {
     /// `blocked` ns in acquire + present, `throttled` ns after waiting for a
     /// compositor's go-ahead; measured as the display's interval when the
     /// frame started unpaced.
+    #[inline]
     pub(crate) fn measure_present(&mut self, wall: Nanos, blocked: Nanos, throttled: Nanos) {
         self.meter.record_throttled(wall, blocked, throttled, self.unpaced);
         self.detect_vrr();
@@ -561,7 +579,10 @@ impl Pacer {
     /// calls above and [`Pacer::run_host_frame`]: the start of a
     /// frame at wall time `wall` (nanoseconds since the pacer's origin):
     /// the strategy's plan, and the game time it was made at.
-    #[inline]
+    // Always: LLVM kept it (and `end_at`) out of `run_host_frame`, and the
+    // plan's return through memory, the calls and their register saves cost
+    // the simulator 40 instructions a frame (callgrind).
+    #[inline(always)]
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
         self.frames += 1;
@@ -581,7 +602,7 @@ impl Pacer {
     /// The end of a frame at wall time `wall`: the wall time to wake at, the
     /// strategy's (on the scaled clock), never before the frame limit's next
     /// slot: the limit is a ceiling every strategy keeps.
-    #[inline]
+    #[inline(always)]
     fn end_at(&mut self, wall: Nanos) -> Option<Nanos> {
         let wake = self.driver.end(self.scale.game_at(wall)).at.map(|game| self.scale.wall_at(game));
         let wake = match self.frame_limit {
@@ -675,10 +696,15 @@ impl Pacer {
     /// After a hosted frame's render: tells the strategy, and holds the
     /// present until the time it planned, if it did. Only a strategy told of
     /// a VRR display plans one (`auto`): on a grid, nothing to ask.
+    #[inline]
     fn hold<W, H: FrameHost<W>>(&mut self, host: &mut H) {
-        if !self.driver.has_vrr() {
-            return;
+        if self.driver.has_vrr() {
+            self.hold_for_vrr(host);
         }
+    }
+
+    /// [`Pacer::hold`] for a strategy told of a VRR display.
+    fn hold_for_vrr<W, H: FrameHost<W>>(&mut self, host: &mut H) {
         let ready = self.host_now(host);
         self.driver.rendered(self.scale.game_at(ready));
         if let Some(at) = self.present_target() {
@@ -823,13 +849,18 @@ impl Pacer {
     /// (a VRR monitor reports its maximum), and tells the strategies. A
     /// display that reports nothing (a page, a virtual X server) is never taken for VRR:
     /// a vsync its driver ignores looks the same.
+    #[inline]
     pub(crate) fn detect_vrr(&mut self) {
         self.presents = self.presents.wrapping_add(1);
-        if !self.presents.is_multiple_of(VRR_CHECK_EVERY)
-            || self.driver.vrr().is_some()
-            || !self.vsync_requested
-            || self.driver.refresh().is_none()
-        {
+        if self.presents.is_multiple_of(VRR_CHECK_EVERY) {
+            self.detect_vrr_now();
+        }
+    }
+
+    /// [`Pacer::detect_vrr`]'s look at the presents, out of the frame's line.
+    #[cold]
+    fn detect_vrr_now(&mut self) {
+        if self.driver.vrr().is_some() || !self.vsync_requested || self.driver.refresh().is_none() {
             return;
         }
         let Some(max) = self.driver.refresh() else { return };

@@ -189,13 +189,13 @@ impl Measured {
 /// Collects present timestamps and blocking times.
 #[derive(Clone, Debug)]
 pub(crate) struct RefreshMeter {
-    intervals: Recent,
-    blocked: Recent,
-    throttled: Recent,
+    /// The last [`VRR_WINDOW`] unpaced presents: the newest [`WINDOW`]
+    /// measure the refresh, all of them are the evidence for a variable
+    /// refresh. One ring, where four (intervals, blocking, throttling and the
+    /// VRR window) were 49 of a pacer frame's 464 instructions.
+    unpaced: Recent<Unpaced>,
     /// Blocking of every present, paced or not (the evidence for self-paced strategies).
-    blocked_all: Recent,
-    /// The last [`VRR_WINDOW`] unpaced intervals: the evidence for a variable refresh.
-    vrr_intervals: Recent,
+    blocked_all: Recent<Nanos>,
     last_present: Option<Nanos>,
     /// The first present since the last clear: how long the meter has been listening.
     first_present: Option<Nanos>,
@@ -216,7 +216,7 @@ struct Word {
     flags: FeedbackFlags,
     /// The latest frame shown: its id and display time.
     last: Option<(u64, Nanos)>,
-    intervals: Recent,
+    intervals: Recent<Nanos>,
 }
 
 impl Word {
@@ -287,26 +287,45 @@ pub struct CompositorWord {
 /// place; four `VecDeque`s' pops and pushes were a quarter of the
 /// instructions of a pacer's frame.
 #[derive(Clone, Debug)]
-struct Recent {
-    values: Vec<Nanos>,
-    /// The slot the next value goes to (the oldest once full).
+struct Recent<T> {
+    values: Vec<T>,
+    /// The slot the next value goes to: the oldest once full, `values.len()` before.
     next: usize,
     /// How many values are kept.
     len: usize,
 }
 
-impl Recent {
-    fn new() -> Recent {
+/// One unpaced present: the interval since the present before, and how long
+/// it blocked in acquire + present and waited for a compositor's go-ahead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Unpaced {
+    interval: Nanos,
+    blocked: Nanos,
+    throttled: Nanos,
+}
+
+impl<T: Copy> Recent<T> {
+    fn new() -> Recent<T> {
         Recent::keeping(WINDOW)
     }
 
     /// The latest `len` values.
-    fn keeping(len: usize) -> Recent {
+    fn keeping(len: usize) -> Recent<T> {
         Recent { values: Vec::with_capacity(len), next: 0, len }
     }
 
+    /// The newest `n` values (all of them when fewer), in no particular order.
+    fn newest(&self, n: usize) -> impl Iterator<Item = &T> {
+        // Slots before `next` are the newest (all the values before the ring
+        // is full), those from `next` on the oldest.
+        let (newer, older) = self.values.split_at(self.next.min(self.values.len()));
+        let from_newer = n.min(newer.len());
+        let from_older = (n - from_newer).min(older.len());
+        newer[newer.len() - from_newer..].iter().chain(&older[older.len() - from_older..])
+    }
+
     #[inline]
-    fn push(&mut self, value: Nanos) {
+    fn push(&mut self, value: T) {
         match self.values.get_mut(self.next) {
             Some(oldest) => *oldest = value,
             None => self.values.push(value),
@@ -324,7 +343,7 @@ impl Recent {
         self.values.len()
     }
 
-    fn values(&self) -> &[Nanos] {
+    fn values(&self) -> &[T] {
         &self.values
     }
 }
@@ -339,11 +358,8 @@ impl RefreshMeter {
     /// An empty meter (allocates its fixed storage once).
     pub fn new() -> RefreshMeter {
         RefreshMeter {
-            intervals: Recent::new(),
-            blocked: Recent::new(),
-            throttled: Recent::new(),
+            unpaced: Recent::keeping(VRR_WINDOW),
             blocked_all: Recent::new(),
-            vrr_intervals: Recent::keeping(VRR_WINDOW),
             last_present: None,
             first_present: None,
             scratch: Vec::with_capacity(VRR_WINDOW),
@@ -354,11 +370,8 @@ impl RefreshMeter {
     /// Forgets everything (after a present-mode change, a move to another monitor).
     #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     pub fn clear(&mut self) {
-        self.intervals.clear();
-        self.blocked.clear();
-        self.throttled.clear();
+        self.unpaced.clear();
         self.blocked_all.clear();
-        self.vrr_intervals.clear();
         self.last_present = None;
         self.first_present = None;
         self.word.clear();
@@ -380,10 +393,7 @@ impl RefreshMeter {
             && unpaced
             && at > prev
         {
-            self.intervals.push(at - prev);
-            self.vrr_intervals.push(at - prev);
-            self.blocked.push(blocked);
-            self.throttled.push(throttled);
+            self.unpaced.push(Unpaced { interval: at - prev, blocked, throttled });
         }
         self.blocked_all.push(blocked);
         self.first_present.get_or_insert(at);
@@ -460,21 +470,23 @@ impl RefreshMeter {
     }
 
     fn measure_with(&self, scratch: &mut Vec<Nanos>) -> Option<Measured> {
-        let n = self.intervals.len();
+        let n = self.samples();
         let enough = n >= MIN_SAMPLES || (n >= MIN_SETTLE_SAMPLES && self.settled());
         if !enough {
             return None;
         }
-        scratch.clear();
-        scratch.extend_from_slice(self.intervals.values());
-        scratch.sort_unstable();
+        let sorted = |scratch: &mut Vec<Nanos>, of: fn(&Unpaced) -> Nanos| {
+            scratch.clear();
+            scratch.extend(self.unpaced.newest(WINDOW).map(of));
+            scratch.sort_unstable();
+        };
+        sorted(scratch, |u| u.interval);
         let period = scratch[n / 2];
         let iqr = scratch[(3 * n) / 4] - scratch[n / 4];
-        scratch.clear();
-        scratch.extend_from_slice(self.blocked.values());
-        scratch.sort_unstable();
+        sorted(scratch, |u| u.blocked);
         let blocked = scratch[n / 2];
-        let throttled = median(scratch, &self.throttled).unwrap_or(0);
+        sorted(scratch, |u| u.throttled);
+        let throttled = scratch[n / 2];
         let spread = if period == 0 { f64::INFINITY } else { iqr as f64 / period as f64 };
         Some(Measured { period, blocked, throttled, spread, samples: n })
     }
@@ -497,32 +509,32 @@ impl RefreshMeter {
     /// What the unpaced intervals show of a variable refresh (module docs),
     /// on a display that reports `reported_hz` (its maximum, for a VRR panel).
     pub fn vrr_seen(&self, reported_hz: Option<f64>) -> Option<VrrSeen> {
-        Self::vrr_seen_with(&self.vrr_intervals, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
+        Self::vrr_seen_with(&self.unpaced, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
     }
 
     /// As [`RefreshMeter::vrr_seen`], in the kept scratch space: for a loop's
     /// own look at the evidence now and then, which must not allocate.
     pub fn vrr_seen_now(&mut self, reported_hz: Option<f64>) -> Option<VrrSeen> {
         let mut scratch = core::mem::take(&mut self.scratch);
-        let seen = Self::vrr_seen_with(&self.vrr_intervals, &mut scratch, reported_hz);
+        let seen = Self::vrr_seen_with(&self.unpaced, &mut scratch, reported_hz);
         self.scratch = scratch;
         seen
     }
 
-    fn vrr_seen_with(intervals: &Recent, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
+    fn vrr_seen_with(unpaced: &Recent<Unpaced>, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
         sorted.clear();
-        sorted.extend_from_slice(intervals.values());
+        sorted.extend(unpaced.values().iter().map(|u| u.interval));
         sorted.sort_unstable();
         vrr_evidence(sorted, reported_hz)
     }
 
     /// Intervals collected so far.
     pub fn samples(&self) -> usize {
-        self.intervals.len()
+        self.unpaced.len().min(WINDOW)
     }
 }
 
-fn median(scratch: &mut Vec<Nanos>, values: &Recent) -> Option<Nanos> {
+fn median(scratch: &mut Vec<Nanos>, values: &Recent<Nanos>) -> Option<Nanos> {
     if values.values().is_empty() {
         return None;
     }
@@ -933,7 +945,7 @@ mod tests {
 
     #[test]
     fn the_recent_values_are_the_last_window_of_them_in_some_order() {
-        let mut recent = Recent::new();
+        let mut recent = Recent::<Nanos>::new();
         for v in 0..(WINDOW as Nanos + 5) {
             recent.push(v);
         }
@@ -943,6 +955,47 @@ mod tests {
         recent.clear();
         recent.push(7);
         assert_eq!(recent.values(), [7]);
+    }
+
+    #[test]
+    fn the_newest_values_of_a_ring_are_the_last_pushed_before_and_after_it_wraps() {
+        let newest = |recent: &Recent<Nanos>, n| {
+            let mut values: Vec<Nanos> = recent.newest(n).copied().collect();
+            values.sort_unstable();
+            values
+        };
+        let mut recent = Recent::keeping(5);
+        for v in 0..3 {
+            recent.push(v);
+        }
+        assert_eq!(newest(&recent, 2), [1, 2], "before it is full");
+        assert_eq!(newest(&recent, 9), [0, 1, 2], "all of them when fewer");
+        for v in 3..8 {
+            recent.push(v);
+        }
+        // Slots now hold 5 6 7 3 4: the newest 4 wrap around the end.
+        assert_eq!(recent.values(), [5, 6, 7, 3, 4]);
+        assert_eq!(newest(&recent, 4), [4, 5, 6, 7]);
+        assert_eq!(newest(&recent, 2), [6, 7]);
+        assert_eq!(newest(&recent, 5), [3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn the_refresh_is_measured_over_the_newest_window_of_the_longer_vrr_ring() {
+        let mut meter = RefreshMeter::new();
+        let mut t = 0;
+        // 600 intervals of 20 ms, then a window's worth of 10 ms: the ring
+        // has wrapped, the measurement sees only the newest window, the VRR
+        // evidence the last VRR_WINDOW.
+        for k in 0..(600 + WINDOW) {
+            t += if k < 600 { 20_000_000 } else { 10_000_000 };
+            meter.record(t, 0, true);
+        }
+        let m = meter.measured().expect("enough samples");
+        assert_eq!((m.period, m.samples), (10_000_000, WINDOW));
+        assert_eq!(meter.unpaced.len(), VRR_WINDOW);
+        let twenty = meter.unpaced.values().iter().filter(|u| u.interval == 20_000_000).count();
+        assert_eq!(twenty, VRR_WINDOW - WINDOW, "the VRR window holds the newest 392 of the 20 ms intervals too");
     }
 
     #[test]

@@ -555,7 +555,10 @@ impl Clock for RealClock {
 /// 1.5 % of a core at 60 fps, 3.6 % at 144 (the 1 ms it was cost 14 %), 6 %
 /// at 240. Longer spins woke no more frames on time there: what a busy
 /// machine adds (a preempted thread, tens of ms), no spin shorter than a
-/// frame hides. An OS with a coarser sleep needs more.
+/// frame hides. An OS with a coarser sleep needs more. On an idle
+/// 16-core Linux machine it woke within 50 µs of 99.1 % of 144 Hz deadlines
+/// (p99 37 µs, the goal's 50) at 2.6 % of a core, and of 99.6 % at 240 Hz
+/// (p99 2 µs) at 4.6 %; a 500 µs spin bought p99 3 µs at 6.2 %.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(250);
 
 /// What [`sleep_until`] does next.

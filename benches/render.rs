@@ -21,6 +21,10 @@
 //!
 //! Sample counts are small because a software rasteriser is slow. Run with
 //! `cargo bench --bench render -- --warm-up-time 1 --measurement-time 5`.
+//! `RENDER_BENCH_SPRITES` replaces the sprite counts of the first two groups
+//! (comma-separated, default `1000,10000,100000`): a real GPU also runs
+//! `RENDER_BENCH_SPRITES=1000,10000,100000,1000000`, which lavapipe would
+//! take minutes a sample over.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
@@ -81,6 +85,20 @@ fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// The sprite counts of `offscreen_frame` and `fill_stress`: `RENDER_BENCH_SPRITES`, or 1k, 10k and 100k.
+fn sprite_counts() -> Vec<usize> {
+    const DEFAULT: [usize; 3] = [1_000, 10_000, 100_000];
+    let Ok(list) = std::env::var("RENDER_BENCH_SPRITES") else { return DEFAULT.to_vec() };
+    let counts: Result<Vec<usize>, _> = list.split(',').map(|n| n.trim().parse::<usize>()).collect();
+    match counts {
+        Ok(counts) if !counts.is_empty() && counts.iter().all(|&n| (1..=10_000_000).contains(&n)) => counts,
+        _ => {
+            eprintln!("RENDER_BENCH_SPRITES={list:?}: expected comma-separated sprite counts from 1 to 10000000");
+            std::process::exit(2)
+        }
+    }
+}
+
 /// The adapter, a 1280×720 offscreen target and a sprite renderer for it.
 fn setup() -> Option<(GpuContext, Offscreen, SpriteRenderer)> {
     let gpu = gpu()?;
@@ -120,7 +138,7 @@ fn fill_stress(c: &mut Criterion) {
     let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut group = c.benchmark_group("fill_stress_1280x720");
     group.sample_size(10);
-    for n in [1_000, 10_000, 100_000] {
+    for n in sprite_counts() {
         let instances = sprites(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &instances, |b, instances| {
@@ -140,7 +158,7 @@ fn offscreen_frame(c: &mut Criterion) {
     let Some((gpu, target, mut renderer)) = setup() else { return };
     let mut group = c.benchmark_group("offscreen_frame_1280x720");
     group.sample_size(10);
-    for n in [1_000, 10_000, 100_000] {
+    for n in sprite_counts() {
         let world = World::new(&WorldConfig { extra_sprites: n, ..WorldConfig::default() });
         let mut instances = Vec::with_capacity(world.max_instances());
         group.throughput(Throughput::Elements(n as u64));

@@ -582,7 +582,7 @@ impl<W: Simulation> Session<W> {
         {
             // Nothing awaited before it: settled at once, without the queue
             // or a copy of the report (the simulator's every frame; the
-            // queue cost it 2-3 % of a frame, the copies 1 %, callgrind).
+            // queue cost it 2-3 % of a frame, callgrind).
             self.settle_report(report, game, outcome, display_time);
             return;
         }

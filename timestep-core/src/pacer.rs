@@ -861,7 +861,7 @@ impl Pacer {
     /// [`Pacer::detect_vrr`]'s look at the presents, out of the frame's line.
     #[cold]
     fn detect_vrr_now(&mut self) {
-        if self.driver.vrr().is_some() || !self.vsync_requested || self.driver.refresh().is_none() {
+        if self.driver.vrr().is_some() || !self.vsync_requested {
             return;
         }
         let Some(max) = self.driver.refresh() else { return };

@@ -697,13 +697,7 @@ impl<W: Simulation> Session<W> {
 
     /// Settles the oldest frame waiting: with its outcome, or its estimate.
     fn settle_oldest(&mut self) {
-        if let Some(frame) = self.awaiting.pop_front() {
-            self.settle_frame(frame);
-        }
-    }
-
-    /// Settles `frame`: with its outcome, or its estimate.
-    fn settle_frame(&mut self, frame: Awaiting) {
+        let Some(frame) = self.awaiting.pop_front() else { return };
         let (outcome, display_time) = frame.outcome.unwrap_or_else(|| {
             self.counts.estimated += 1;
             (Outcome::Estimated, frame.report.display_time)

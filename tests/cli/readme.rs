@@ -1,6 +1,7 @@
 //! The README's tables and definitions are the binary's own output: every
-//! fenced block right after a `<!-- output of: timestep-lab ARGS -->` marker
-//! must equal what `timestep-lab ARGS` prints today.
+//! fenced block right after a `<!-- output of: timestep-lab ARGS -->` marker,
+//! in README.md and in every page of `docs/`, must equal what
+//! `timestep-lab ARGS` prints today.
 //!
 //! After a deliberate change, regenerate them:
 //! `README_UPDATE=1 cargo test --test cli readme::`.
@@ -36,13 +37,30 @@ fn run(args: &[String]) -> String {
     String::from_utf8(out.stdout).expect("output is UTF-8").trim_end().to_owned()
 }
 
+/// README.md and the manual's pages in `docs/`, in a stable order.
+fn pages() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("docs"))
+        .map(|dir| {
+            dir.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
+        })
+        .unwrap_or_default();
+    docs.sort();
+    std::iter::once(root.join("README.md")).chain(docs).collect()
+}
+
 #[test]
 fn every_generated_readme_block_matches_the_binary() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let text = std::fs::read_to_string(&path).expect("README.md is readable");
+    let pages = pages();
+    let total: usize = pages.iter().map(|p| check_page(p)).sum();
+    assert!(total >= 3, "the README and docs/ have their generated tables and definitions (found {total})");
+}
+
+/// Checks (or with `README_UPDATE`, rewrites) one page's generated blocks; returns how many it has.
+fn check_page(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} is readable: {e}", path.display()));
     let lines: Vec<&str> = text.lines().collect();
     let found = blocks(&lines);
-    assert!(found.len() >= 3, "the README has its generated tables and definitions (found {})", found.len());
     let update = std::env::var_os("README_UPDATE").is_some();
     let mut rebuilt: Vec<String> = Vec::new();
     let mut next = 0;
@@ -59,15 +77,18 @@ fn every_generated_readme_block_matches_the_binary() {
     }
     rebuilt.extend(lines[next..].iter().map(|l| (*l).to_owned()));
     if update && !stale.is_empty() {
-        std::fs::write(&path, rebuilt.join("\n") + "\n").expect("README.md is writable");
-        return;
+        std::fs::write(path, rebuilt.join("\n") + "\n")
+            .unwrap_or_else(|e| panic!("{} is writable: {e}", path.display()));
+        return found.len();
     }
     assert!(
         stale.is_empty(),
-        "{} README block(s) differ from the binary (README_UPDATE=1 cargo test --test cli readme:: rewrites them):\n{}",
+        "{} block(s) of {} differ from the binary (README_UPDATE=1 cargo test --test cli readme:: rewrites them):\n{}",
         stale.len(),
+        path.display(),
         stale.join("\n\n")
     );
+    found.len()
 }
 
 /// The words after `apt-get install` on the first line that has it.

@@ -1,5 +1,5 @@
 //! The README's `cargo run` lines, run as written. They are read from
-//! README.md, so a new line is a new trial: every line of a fenced block and
+//! README.md and every page of `docs/`, so a new line is a new trial: every line of a fenced block and
 //! every inline code span that starts with `cargo run` (a bare
 //! `cargo run --release --`, the prefix the README tells you to put before a
 //! command, is not a command). Each runs from the package root, word for
@@ -240,11 +240,23 @@ fn runs_as_written(command: &ReadmeCommand) -> Result<Completion, Failed> {
     Ok(Completion::Completed)
 }
 
-/// One trial per README line, named after it, and the parser's own check.
+/// README.md and the manual's pages in `docs/`, in a stable order: each page's
+/// `cargo run` lines are run as written.
+fn pages() -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .map(|dir| {
+            dir.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
+        })
+        .unwrap_or_default();
+    docs.sort();
+    std::iter::once(root().join("README.md")).chain(docs).collect()
+}
+
+/// One trial per README or docs/ line, named after it, and the parser's own check.
 pub fn trials() -> Vec<Trial> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
-    let mut trials: Vec<Trial> = commands(&readme)
-        .into_iter()
+    let mut trials: Vec<Trial> = pages()
+        .iter()
+        .flat_map(|page| commands(&std::fs::read_to_string(page).unwrap_or_default()))
         .map(|command| {
             let name = harness::name(module_path!(), &format!("runs_as_written: {}", command.words.join(" ")));
             Trial::ignorable_test(name, move || runs_as_written(&command))
@@ -293,9 +305,9 @@ not the output of either
     assert_eq!(found[1].shown, ["vsync on: …", "row"], "the plain block right after a one-command block");
     assert!(found[2].shown.is_empty() && found[3].shown.is_empty(), "a block of two commands has no one output");
     assert!(shows("a\nvsync on: …\nrow\nb\n", &found[1].shown) && !shows("vsync on: …\nb\nrow\n", &found[1].shown));
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let all = commands(&readme);
-    assert!(all.len() >= 6, "the README's cargo run lines: {all:?}");
+    let all: Vec<ReadmeCommand> =
+        pages().iter().flat_map(|page| commands(&std::fs::read_to_string(page).unwrap_or_default())).collect();
+    assert!(all.len() >= 6, "the README's and docs/' cargo run lines: {all:?}");
     assert!(all.iter().any(|c| c.words == ["cargo", "run", "--release"]), "the demo's own line: {all:?}");
     assert!(all.iter().any(|c| !c.shown.is_empty()), "compare's table is checked: {all:?}");
 }

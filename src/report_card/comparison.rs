@@ -38,10 +38,10 @@ use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{FigureError, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
-use crate::plot::PlotError;
 use crate::report::RunModel;
 use crate::report::registry::STRATEGY;
 use crate::report::trim_number;
+use crate::run_chart::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -239,7 +239,7 @@ struct Group {
 }
 
 fn hz_label(hz: Option<f64>) -> String {
-    hz.filter(|v| v.is_finite()).map_or_else(|| "? Hz".to_owned(), |v| format!("{} Hz", trim_number(v, 2)))
+    crate::report::hz_text(hz, 2)
 }
 
 /// `vrr 48–144 Hz` for a VRR range, else [`hz_label`] of the fixed rate.

@@ -82,6 +82,10 @@ pub const SKIP: &str = "skip: ";
 /// the same page missed 10 to 75 %.
 pub const STARVED_SHARE: f64 = 0.05;
 
+/// How many times its `limit` [`Browser::wait_for`] waits for a page that
+/// keeps presenting frames but has not got there yet (a busy machine).
+pub const PROGRESS_LIMIT_FACTOR: u32 = 6;
+
 /// `Err(SKIP …)` when the page was `starved` (as `evidence`, its own counts,
 /// says): what a quiet machine gives cannot be judged, and the reason names
 /// the machine's load.
@@ -303,15 +307,24 @@ impl Browser {
         self.post("/execute/async", &serde_json::json!({"script": script, "args": []}))
     }
 
-    /// Polls `script` (a function body) until it returns `true`, or `limit` passes.
+    /// Polls `script` (a function body) until it returns `true`, or the page
+    /// stalls as [`Browser::wait_for`] tells.
     ///
     /// # Errors
     /// What the page says when it never did.
     pub fn wait_for_script(&self, limit: Duration, script: &str) -> Result<(), String> {
-        let deadline = Instant::now() + limit;
+        let start = Instant::now();
+        let mut progress = (start, f64::NAN);
         while self.eval(script)? != serde_json::Value::Bool(true) {
-            if Instant::now() > deadline {
-                return Err(format!("'{script}' not true after {limit:?}; the page says '{}'", self.message()?));
+            // As in [`Browser::wait_for`]: a page still presenting frames is slow, not stuck.
+            let presented = self.stats()?["presented"].as_f64().unwrap_or(f64::NAN);
+            let now = Instant::now();
+            if presented.is_finite() && presented != progress.1 {
+                progress = (now, presented);
+            }
+            if now.duration_since(progress.0) > limit || now.duration_since(start) > limit * PROGRESS_LIMIT_FACTOR {
+                let waited = now - start;
+                return Err(format!("'{script}' not true after {waited:?}; the page says '{}'", self.message()?));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -326,7 +339,12 @@ impl Browser {
         self.eval("return window.timestepLab ? window.timestepLab.stats() : null")
     }
 
-    /// Polls [`Browser::stats`] until `ready` holds for them, or `limit` passes.
+    /// Polls [`Browser::stats`] until `ready` holds for them, or the page
+    /// stalls: `limit` passes with no new frame presented (or, before the
+    /// page published any figures, `limit` after the start). A page that
+    /// keeps drawing, however slowly on a busy machine, gets up to
+    /// [`PROGRESS_LIMIT_FACTOR`] times `limit`: a busy machine once drew a
+    /// 1920×1080 page at 5 fps and 30 s ran out before its 30th frame.
     ///
     /// # Errors
     /// The last stats (or the page's message) when `ready` never held.
@@ -335,15 +353,24 @@ impl Browser {
         limit: Duration,
         ready: impl Fn(&serde_json::Value) -> bool,
     ) -> Result<serde_json::Value, String> {
-        let deadline = Instant::now() + limit;
+        let start = Instant::now();
+        let mut progress = (start, f64::NAN);
         loop {
             let stats = self.stats()?;
             if !stats.is_null() && ready(&stats) {
                 return Ok(stats);
             }
-            if Instant::now() > deadline {
+            let presented = stats["presented"].as_f64().unwrap_or(f64::NAN);
+            let now = Instant::now();
+            // NaN never equals itself: the first figures published count as progress.
+            if presented.is_finite() && presented != progress.1 {
+                progress = (now, presented);
+            }
+            let stalled = now.duration_since(progress.0) > limit;
+            if stalled || now.duration_since(start) > limit * PROGRESS_LIMIT_FACTOR {
                 let message = self.message().unwrap_or_default();
-                return Err(format!("not ready after {limit:?}: page message '{message}', stats {stats}"));
+                let why = if stalled { format!("no new frame for {limit:?}") } else { format!("{:?}", now - start) };
+                return Err(format!("not ready after {why}: page message '{message}', stats {stats}"));
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -88,14 +88,17 @@ pub(super) fn or_dash(text: &str) -> &str {
     if text.is_empty() { "—" } else { text }
 }
 
-/// A rate with two decimals: `59.94 Hz`.
+/// A rate with two decimals: `59.94 Hz`; "not yet measured" when it is not known (or not finite).
 pub(super) fn hz(rate: f64) -> String {
-    format!("{rate:.2} Hz")
+    opt_hz(Some(rate))
 }
 
-/// [`hz`], or `—` when unknown.
+/// [`hz`] of a rate that may be unknown.
 pub(super) fn opt_hz(rate: Option<f64>) -> String {
-    rate.map_or_else(|| "—".to_owned(), hz)
+    match rate.filter(|r| r.is_finite() && *r > 0.0) {
+        Some(rate) => format!("{rate:.2} Hz"),
+        None => crate::report::NOT_YET_MEASURED.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -104,6 +107,15 @@ mod tests {
 
     use super::*;
     use crate::render::overlay::pattern_strip::PATTERN_SIZE;
+
+    #[test]
+    fn an_unknown_rate_reads_not_yet_measured_never_nan() {
+        for rate in [f64::NAN, f64::INFINITY, 0.0] {
+            assert_eq!(hz(rate), "not yet measured", "{rate}");
+        }
+        assert_eq!(opt_hz(None), "not yet measured");
+        assert_eq!(hz(59.94), "59.94 Hz");
+    }
 
     #[test]
     fn the_fonts_have_every_glyph_the_panel_uses() {

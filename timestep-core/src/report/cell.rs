@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::table::trim_number;
+use super::table::{NOT_A_FIGURE, trim_number};
 
 /// One value of a [`Field`](super::Field), typed for formatting: what a table or CSV
 /// cell prints, what JSON writes.
@@ -11,13 +11,13 @@ use super::table::trim_number;
 pub enum Cell<'a> {
     /// A name (`catch-up`, `glaiel`, a pattern).
     Text(&'a str),
-    /// A rate for people: at most three decimals, trailing zeros dropped (`59.94`, `144`).
+    /// A rate for people: at most three decimals, trailing zeros dropped (`59.94`, `144`); `n/a` when undefined.
     Hz(f64),
     /// On, off, or unknown (`?` in a table, `null` in JSON).
     OnOff(Option<bool>),
     /// A whole number.
     Count(u64),
-    /// A measured figure, printed with the field's decimals; NaN when undefined.
+    /// A measured figure, printed with the field's decimals; `n/a` in a table or CSV when undefined.
     Real(f64),
     /// No value (a trace field the capture does not have): an empty cell, `null` in JSON.
     Missing,
@@ -33,6 +33,7 @@ impl Cell<'_> {
             Cell::OnOff(Some(false)) => "off".to_owned(),
             Cell::OnOff(None) => "?".to_owned(),
             Cell::Count(n) => n.to_string(),
+            Cell::Real(value) if !value.is_finite() => NOT_A_FIGURE.to_owned(),
             Cell::Real(value) => format!("{value:.decimals$}"),
             Cell::Missing => String::new(),
         }

@@ -744,7 +744,8 @@ mod tests {
         assert_eq!(Cell::Hz(60000.0 / 1001.0).format(0), "59.94");
         assert_eq!(Cell::OnOff(None).format(0), "?");
         assert_eq!(Cell::Real(-4800.0).format(2), "-4800.00");
-        assert_eq!(Cell::Real(f64::NAN).format(3), "NaN");
+        assert_eq!(Cell::Real(f64::NAN).format(3), "n/a", "an undefined figure, never NaN");
+        assert_eq!(Cell::Hz(f64::NAN).format(0), "n/a");
         assert_eq!(Cell::Missing.format(3), "");
         assert_eq!(Cell::Count(31).number(), Some(31.0));
         assert_eq!(Cell::Text("x").number(), None);

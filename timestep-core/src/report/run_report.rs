@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::cell::Cell;
-use super::model::RunModel;
+use super::origin::RunModel;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
@@ -69,7 +69,7 @@ pub struct RunReport {
 }
 
 impl Default for RunReport {
-    /// An empty report: no frames, undefined figures NaN.
+    /// An empty report: no frames, undefined figures NaN (`n/a` in a table, `null` in JSON).
     fn default() -> Self {
         RunReport {
             strategy: String::new(),
@@ -101,6 +101,7 @@ impl RunReport {
     pub fn label(&self) -> String {
         let refresh = match &self.vrr {
             Some(vrr) => vrr.range.clone(),
+            None if !self.refresh_hz.is_finite() => format!("refresh {}", super::table::NOT_YET_MEASURED),
             None => format!("{} Hz", Cell::Hz(self.refresh_hz).format(0)),
         };
         format!("{} @ {refresh} vsync {}", self.strategy, Cell::OnOff(self.vsync).format(0))
@@ -213,5 +214,20 @@ pub struct VrrInfo {
 impl From<crate::vrr::VrrRange> for VrrInfo {
     fn from(range: crate::vrr::VrrRange) -> VrrInfo {
         VrrInfo { range: range.to_string(), min_hz: range.min().hz(), max_hz: range.max().hz(), lfc: range.lfc() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_run_on_a_refresh_nobody_knows_is_labelled_in_words_never_nan() {
+        let unknown = RunReport { strategy: "catch-up".to_owned(), vsync: Some(true), ..RunReport::default() };
+        assert_eq!(unknown.label(), "catch-up @ refresh not yet measured vsync on");
+        let known = RunReport { refresh_hz: 60000.0 / 1001.0, ..unknown };
+        assert_eq!(known.label(), "catch-up @ 59.94 Hz vsync on");
     }
 }

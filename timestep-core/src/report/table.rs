@@ -72,9 +72,42 @@ impl std::fmt::Display for Table {
 /// `value` with at most `decimals` decimals and the trailing zeros after the
 /// decimal point dropped: `59.94`, `144`, `16.67`. The one number formatter of
 /// every label the reports, the app and its pages print.
+///
+/// A value that is not finite (an undefined figure: no frames, no time) is
+/// [`NOT_A_FIGURE`], never `NaN` or `inf`.
 pub fn trim_number(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return NOT_A_FIGURE.to_owned();
+    }
     let text = format!("{value:.decimals$}");
     if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_owned() } else { text }
+}
+
+/// What a table cell or a label shows for a figure that is undefined (no
+/// frames, no time passed): never `NaN`, `inf` or an empty cell.
+pub const NOT_A_FIGURE: &str = "n/a";
+
+/// What a sentence says of a rate or a time that is not known (yet): a
+/// screen whose refresh has not been measured, a page before its first frames.
+pub const NOT_YET_MEASURED: &str = "not yet measured";
+
+/// `59.94 Hz`, `144 Hz` (at most `decimals` decimals), or [`NOT_YET_MEASURED`]
+/// for a rate that is unknown, not finite or not positive. The one way a
+/// sentence or label says a rate.
+pub fn hz_text(hz: Option<f64>, decimals: usize) -> String {
+    match hz.filter(|hz| hz.is_finite() && *hz > 0.0) {
+        Some(hz) => format!("{} Hz", trim_number(hz, decimals)),
+        None => NOT_YET_MEASURED.to_owned(),
+    }
+}
+
+/// `16.67 ms` (at most `decimals` decimals), or [`NOT_YET_MEASURED`] for a
+/// time that is unknown or not finite. The one way a sentence or label says a time.
+pub fn ms_text(ms: Option<f64>, decimals: usize) -> String {
+    match ms.filter(|ms| ms.is_finite()) {
+        Some(ms) => format!("{} ms", trim_number(ms, decimals)),
+        None => NOT_YET_MEASURED.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +122,20 @@ mod tests {
         assert_eq!(trim_number(60.0, 2), "60");
         assert_eq!(trim_number(100.0, 0), "100");
         assert_eq!(trim_number(59.94006, 3), "59.94");
+    }
+
+    #[test]
+    fn an_unknown_or_undefined_figure_never_reads_nan_inf_or_nothing() {
+        for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(trim_number(value, 2), "n/a", "{value} in a cell");
+            assert_eq!(hz_text(Some(value), 2), "not yet measured", "{value} Hz in a sentence");
+            assert_eq!(ms_text(Some(value), 2), "not yet measured", "{value} ms in a sentence");
+        }
+        assert_eq!(hz_text(None, 2), "not yet measured");
+        assert_eq!(hz_text(Some(0.0), 2), "not yet measured", "a screen is never 0 Hz");
+        assert_eq!(ms_text(None, 1), "not yet measured");
+        assert_eq!(hz_text(Some(59.94006), 2), "59.94 Hz");
+        assert_eq!(ms_text(Some(16.6667), 2), "16.67 ms");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! [`table_fields`], the columns people read first, then one pattern line
 //! per run. JSON adds `present_interval_histogram` when the report has it
 //! (every session report does). Undefined values (no
-//! frames, no time passed) are NaN in the table and CSV and `null` in JSON.
+//! frames, no time passed) are `n/a` in the table and CSV and `null` in JSON.
 //! Runs that replay a trace add the [`TRACE_FIELDS`].
 
 use std::fmt::Write as _;

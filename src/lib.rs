@@ -66,7 +66,7 @@ pub mod error;
 pub mod hud_data;
 pub(crate) mod output;
 pub mod platform;
-pub(crate) mod plot;
 pub mod render;
 pub mod report_card;
+pub(crate) mod run_chart;
 pub mod sim;

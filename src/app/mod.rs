@@ -8,7 +8,7 @@
 //! ```text
 //!   RunConfig (from run's flags, measure, or the page's query) ──► App (ApplicationHandler, shell.rs)
 //!                            └─ Demo (demo/): its Loops (the demo's session; the lanes in lane mode) and a Screen
-//!                                 ├─ host:         Screen (window, GPU, overlay numbers) and the FrameHost
+//!                                 ├─ window_host:  Screen (window, GPU, overlay numbers) and the FrameHost
 //!                                 │                drawing on it: world + overlay, present (or wait for the emulated vblank)
 //!                                 ├─ window_state: open, follow the monitor, fullscreen, visibility
 //!                                 ├─ monitor_info: what winit says of a monitor, fullscreen on one
@@ -26,13 +26,13 @@ pub(crate) mod cpu_load;
 pub(crate) mod demo;
 pub(crate) mod gfx;
 pub(crate) mod hold;
-pub(crate) mod host;
 pub mod lanes;
 pub(crate) mod monitor_info;
 pub(crate) mod run_outputs;
 pub(crate) mod shell;
 pub(crate) mod tour;
 pub(crate) mod wait;
+pub(crate) mod window_host;
 pub(crate) mod window_state;
 
 pub(crate) use config::RunConfig;

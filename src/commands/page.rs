@@ -360,15 +360,15 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_the_parameters_the_page_takes() {
-        let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("the README");
+    fn the_manual_lists_the_parameters_the_page_takes() {
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/web-page.md");
+        let readme = std::fs::read_to_string(page).expect("the manual's page on the web page");
         let (run, tour) = parameters();
         let line = |label: &str, names: &[String]| {
             format!("{label}: {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
         };
         for expected in [line("- the run", &run), line("- `?measure`'s tour", &tour)] {
-            assert!(readme.contains(&expected), "the README should have the line\n{expected}");
+            assert!(readme.contains(&expected), "docs/web-page.md should have the line\n{expected}");
         }
         let refused = REFUSED.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
         assert!(readme.contains(&format!("- refused, with the reason: {refused}")), "{refused}");

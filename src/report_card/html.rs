@@ -22,9 +22,9 @@ use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
 use super::schema::{Figures, MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
-use crate::plot::PlotError;
 use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, NOTATION};
 use crate::report::{Field, RunModel, trim_number};
+use crate::run_chart::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -72,7 +72,7 @@ pub enum ReportError {
     },
     /// A plot of the page could not be drawn.
     #[error(transparent)]
-    Plot(#[from] crate::plot::PlotError),
+    Plot(#[from] crate::run_chart::PlotError),
     /// The card could not be encoded as JSON.
     #[error("cannot encode the report card: {0}")]
     Encode(serde_json::Error),

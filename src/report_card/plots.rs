@@ -15,8 +15,8 @@
 use super::judge::Metric;
 use super::markup::escape;
 use super::schema::{FrameTrace, IntervalStats};
-use crate::plot::PlotError;
 use crate::report::trim_number;
+use crate::run_chart::PlotError;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;

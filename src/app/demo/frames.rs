@@ -10,7 +10,7 @@
 //! ```
 
 use super::{Demo, PLAYFIELD, ShownFrame, fresh_session, life};
-use crate::app::host::{HostOutcome, SceneParams};
+use crate::app::window_host::{HostOutcome, SceneParams};
 use crate::app::window_state::IDLE_RETRY;
 use crate::render::surface::{SkipReason, is_vsync_mode};
 use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};

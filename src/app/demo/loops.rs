@@ -13,8 +13,8 @@
 //! [`LaneMode`] does what only lane mode does (its frame, its keys).
 
 use crate::app::bindings::Action;
-use crate::app::host::{HostOutcome, SceneParams, Screen};
 use crate::app::lanes::{LaneReport, Lanes, playfield_point};
+use crate::app::window_host::{HostOutcome, SceneParams, Screen};
 use crate::app::window_state::OnMonitor;
 use crate::hud_data::LaneLabel;
 use crate::render::Letterbox;

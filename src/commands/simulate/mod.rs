@@ -542,7 +542,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), CliError> {
     let plotted = match &invocation.plot {
         Some(path) => {
             let reports: Vec<RunReport> = outcomes.iter().map(RunOutcome::report).collect();
-            crate::plot::write_plot(path, &reports).map_err(CliError::runtime)
+            crate::run_chart::write_plot(path, &reports).map_err(CliError::runtime)
         }
         None => Ok(()),
     };

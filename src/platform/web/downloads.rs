@@ -3,7 +3,7 @@
 
 use wasm_bindgen::JsCast as _;
 
-use super::errors::{describe, document, element};
+use super::dom::{describe, document, element};
 
 /// Offers `bytes` as the file `name`: a link in the page's list of
 /// downloads, clicked at once. A browser may hold back a second automatic

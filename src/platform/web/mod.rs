@@ -3,40 +3,43 @@
 //! What a browser does differently, and what stands in here, one job per file:
 //!
 //! ```text
-//! frames.rs       requestAnimationFrame: its timestamps start frames, give display
-//!                 times and the screen's refresh (not the frames the page managed)
-//! page_ui.rs      the page itself: its query, window.timestepLab, the canvas filling
-//!                 the viewport, touch controls, the tour's progress, moving on
-//! visibility.rs   visibilitychange and pagehide: hidden time is a gap, pagehide ends the run
-//! files.rs        outputs become downloads named like the file; nothing is checked up front
-//! downloads.rs    the download links themselves
-//! logging.rs      the console logger
-//! errors.rs       messages on the page (errors, endings, notes), panics, failed browser calls
-//! this file       the facts: time is performance.now() (web-time), Fifo only (a
-//!                 browser is always vsynced), nothing may spin, start-up is asynchronous
+//! animation_frame.rs  requestAnimationFrame: its timestamps start frames, give display
+//!                     times and the screen's refresh (not the frames the page managed)
+//! page_ui.rs          the page itself: its query, window.timestepLab, the canvas filling
+//!                     the viewport, touch controls, the tour's progress, moving on
+//! visibility.rs       visibilitychange and pagehide: hidden time is a gap, pagehide ends the run
+//! files.rs            outputs become downloads named like the file; nothing is checked up front
+//! downloads.rs        the download links themselves
+//! logging.rs          the console logger
+//! message_box.rs      messages on the page (errors, endings, notes), panics
+//! dom.rs              the document, its elements, failed browser calls logged, the
+//!                     listeners it owns: beneath message_box.rs and page_ui.rs
+//! this file           the facts: time is performance.now() (web-time), Fifo only (a
+//!                     browser is always vsynced), nothing may spin, start-up is asynchronous
 //! ```
 //!
 //! Every closure handed to the browser is owned (by a [`Listener`] or the
 //! frame hook), never leaked with `forget`, and every browser call that can
 //! fail is logged or shown where it does.
 
+mod animation_frame;
+mod dom;
 mod downloads;
-mod errors;
 mod files;
-mod frames;
 mod logging;
+mod message_box;
 mod page_ui;
 mod visibility;
 
 use crate::time::{Nanos, RealClock};
 
-pub(crate) use errors::{notify, report_error, show_ending};
-pub use errors::{report_panics_on_page, show_message};
-pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
-pub(crate) use frames::{
+pub(crate) use animation_frame::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
+pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
 pub use logging::init_logger;
+pub(crate) use message_box::{notify, report_error, show_ending};
+pub use message_box::{report_panics_on_page, show_message};
 pub use page_ui::page_query;
 pub(crate) use page_ui::{install_controls, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub(crate) use visibility::{WindowMapping, on_end_signal, on_visibility};
@@ -160,7 +163,7 @@ pub(crate) fn run_event_loop<T: 'static, A: winit::application::ApplicationHandl
 ) -> Result<Option<A>, String> {
     use winit::platform::web::EventLoopExtWebSys as _;
     // The frame clock starts now: the stamps while the GPU starts (an idle page) count too.
-    frames::ensure_hook();
+    animation_frame::ensure_hook();
     event_loop.spawn_app(app);
     Ok(None)
 }
@@ -184,5 +187,5 @@ pub(crate) fn system_name() -> String {
 /// The browser a report card names: its user agent.
 pub(crate) fn browser() -> Option<String> {
     let agent = web_sys::window().map(|w| w.navigator().user_agent());
-    errors::logged(agent?, "read the user agent")
+    dom::logged(agent?, "read the user agent")
 }

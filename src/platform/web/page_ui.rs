@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsCast as _;
 
-use super::errors::{Listener, document, element, keep, logged};
+use super::dom::{Listener, document, element, keep, logged};
 use crate::platform::PageControl;
 
 thread_local! {

@@ -11,7 +11,7 @@
 //! document's own words and on the same event, so the run can tell a hidden
 //! page (a gap in time) from a canvas scrolled out of view.
 
-use super::errors::{Listener, keep};
+use super::dom::{Listener, keep};
 
 /// A page is visible or hidden as the document says, through winit's occlusion events.
 pub(crate) use crate::platform::window_mapping::WindowMapping;

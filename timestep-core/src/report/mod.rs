@@ -11,7 +11,7 @@
 //! or the session that fill it in.
 //!
 //! ```text
-//!   model      RunModel: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
+//!   origin     RunModel: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
 //!   text       to_table, to_csv, to_json: their columns from the registry
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
 //!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
@@ -22,17 +22,17 @@
 //! Each uses only those below it.
 
 mod cell;
-mod model;
+mod origin;
 pub mod registry;
 mod run_report;
 mod table;
 mod text;
 
 pub use cell::Cell;
-pub use model::RunModel;
+pub use origin::RunModel;
 pub use registry::{
     FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
 };
 pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
-pub use table::{Table, trim_number};
+pub use table::{NOT_A_FIGURE, NOT_YET_MEASURED, Table, hz_text, ms_text, trim_number};
 pub use text::{to_csv, to_json, to_table};

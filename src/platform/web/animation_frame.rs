@@ -17,7 +17,8 @@ use std::cell::{Cell, RefCell};
 use wasm_bindgen::JsCast as _;
 use wasm_bindgen::closure::Closure;
 
-use super::errors::{describe, notify};
+use super::dom::describe;
+use super::message_box::notify;
 use crate::platform::frame_clock::{FrameClock, STALE_MS};
 use crate::time::{Clock as _, Instant, Nanos, RealClock};
 

@@ -99,6 +99,11 @@ pub enum SourceError {
 pub fn parse_source(text: &str) -> Result<Source, SourceError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(SourceError::NotJson)?;
     match &value {
+        serde_json::Value::Object(map)
+            if map.get("schema").and_then(serde_json::Value::as_str) == Some(super::diagnosis::DIAGNOSIS_SCHEMA) =>
+        {
+            super::diagnosis::replay_runs(&value)
+        }
         serde_json::Value::Object(map) if map.contains_key("schema") => {
             let schema = map.get("schema").and_then(serde_json::Value::as_str);
             if schema != Some(SCHEMA) {

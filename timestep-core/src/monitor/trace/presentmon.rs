@@ -25,7 +25,7 @@
 //! |---|---|---|---|---|
 //! | 2.x default | `TimeInQPC` | `CPUStartQPC` | present + `MsUntilDisplayed` | `AnimationTime` where `MsBetweenSimulationStart` ≠ NA |
 //! | `--v2_metrics` | CPU start + `CPUBusy` | `CPUStartQPC` | CPU start + `DisplayLatency` | `AnimationTime` where it does not move with CPU start |
-//! | API dump, PresentMon app | `TimeInSeconds`, else CPU start + `MsCPUBusy` | `CPUStartTime` (ms) | present + `MsUntilDisplayed` | as 2.x default |
+//! | API dump, PresentMon app | CPU start + `MsCPUBusy` | `CPUStartTime` (ms; the app's, in s, from `MsBetweenAppStart`) | present + `MsUntilDisplayed` | as 2.x default |
 //! | 1.x, OCAT, CapFrameX | `TimeInSeconds` (or `QPCTime`) | the previous present + its `MsInPresentAPI` | present + `MsUntilDisplayed` (`Dropped` = 1: none) | none |
 //! | frame times only | their running sum | none | none | none |
 //!
@@ -306,6 +306,7 @@ struct Columns {
     cpu_busy: Option<(usize, String)>,
     in_present: Option<(usize, String)>,
     between_sim: Option<(usize, String)>,
+    between_app_start: Option<(usize, String)>,
     animation_time: Option<(usize, String)>,
     display_change: Option<(usize, String)>,
     dropped: Option<(usize, String)>,
@@ -337,6 +338,7 @@ impl Columns {
             cpu_busy: c(&["CPUBusy", "MsCPUBusy"]),
             in_present: c(&["MsInPresentAPI"]),
             between_sim: c(&["MsBetweenSimulationStart"]),
+            between_app_start: c(&["MsBetweenAppStart"]),
             animation_time: c(&["AnimationTime"]),
             display_change: c(&["MsBetweenDisplayChange"]),
             dropped: c(&["Dropped"]),
@@ -376,6 +378,7 @@ struct Raw {
     cpu_busy_ms: Option<f64>,
     in_present_ms: Option<f64>,
     between_sim_ms: Option<f64>,
+    between_app_start_ms: Option<f64>,
     animation_time_ms: Option<f64>,
     display_change_ms: Option<f64>,
     dropped: bool,
@@ -430,7 +433,12 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
         let plain_column = Some((0, "frame time".to_owned()));
         let Some(c) = &columns else {
             if chains.is_empty() {
-                chains.push(CaptureChain { app: String::new(), pid: String::new(), address: String::new(), frames: vec![] });
+                chains.push(CaptureChain {
+                    app: String::new(),
+                    pid: String::new(),
+                    address: String::new(),
+                    frames: vec![],
+                });
             }
             raws.push(Raw::plain(line, row.number(plain_column.as_ref())?));
             continue;
@@ -469,6 +477,7 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
             cpu_busy_ms: row.number(c.cpu_busy.as_ref())?,
             in_present_ms: row.number(c.in_present.as_ref())?,
             between_sim_ms: row.number(c.between_sim.as_ref())?,
+            between_app_start_ms: row.number(c.between_app_start.as_ref())?,
             animation_time_ms: row.number(c.animation_time.as_ref())?,
             display_change_ms: row.number(c.display_change.as_ref())?,
             dropped,
@@ -480,6 +489,9 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
     }
     let layout = columns.as_ref().map_or(CaptureLayout::FrameTimes, Columns::layout);
     let (hz, qpc) = counter_rate(&raws, layout);
+    if layout == CaptureLayout::ApiDump {
+        cpu_start_in_ms(&mut raws, chains.len());
+    }
     let missing = missing(layout, columns.as_ref());
     let cols = columns.as_ref();
     let has_between_sim = cols.is_some_and(|c| c.between_sim.is_some());
@@ -494,7 +506,8 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
                 running += frame_time.unwrap_or(0);
                 Some(running)
             }
-            CaptureLayout::V2Metrics => cpu_start.zip(to(raw.cpu_busy_ms)).map(|(c, b)| c + b),
+            // The app capture's TimeInSeconds is not the present start (4 digits, and ahead of it).
+            CaptureLayout::V2Metrics | CaptureLayout::ApiDump => cpu_start.zip(to(raw.cpu_busy_ms)).map(|(c, b)| c + b),
             _ => raw
                 .present_qpc
                 .or_else(|| raw.present_s.map(|s| ms_to_ticks(s * 1000.0, hz)))
@@ -537,8 +550,11 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
     }
     if layout == CaptureLayout::V2Metrics {
         for (chain, raw_chain) in chains.iter_mut().enumerate() {
-            let times: Vec<Option<Ticks>> =
-                raws.iter().filter(|r| r.chain == chain).map(|r| r.animation_time_ms.map(|ms| ms_to_ticks(ms, hz))).collect();
+            let times: Vec<Option<Ticks>> = raws
+                .iter()
+                .filter(|r| r.chain == chain)
+                .map(|r| r.animation_time_ms.map(|ms| ms_to_ticks(ms, hz)))
+                .collect();
             app_sim_from_animation_time(&mut raw_chain.frames, &times);
         }
     }
@@ -561,6 +577,7 @@ impl Raw {
             cpu_busy_ms: None,
             in_present_ms: None,
             between_sim_ms: None,
+            between_app_start_ms: None,
             animation_time_ms: None,
             display_change_ms: None,
             dropped: false,
@@ -587,6 +604,32 @@ fn app_sim_from_animation_time(frames: &mut [CaptureFrame], animation: &[Option<
     }
     for (frame, time) in frames.iter_mut().zip(animation) {
         frame.sim = time.map(|t| (t, SimSource::App));
+    }
+}
+
+/// `CPUStartTime` is in ms in an API dump and in seconds, to 4 significant
+/// digits, in the PresentMon app's capture: its deltas against
+/// `MsBetweenAppStart` (the next frame's CPU start less this one's) say which.
+/// Seconds are replaced by the first CPU start plus the running sum of
+/// `MsBetweenAppStart`, which keeps its 0.1 µs.
+fn cpu_start_in_ms(raws: &mut [Raw], chains: usize) {
+    let (mut moved, mut measured) = (0.0, 0.0);
+    let mut last: Vec<Option<(f64, f64)>> = vec![None; chains];
+    for raw in raws.iter() {
+        if let (Some((before, step)), Some(now)) = (last[raw.chain], raw.cpu_ms) {
+            moved += now - before;
+            measured += step;
+        }
+        last[raw.chain] = raw.cpu_ms.zip(raw.between_app_start_ms);
+    }
+    if measured <= 0.0 || moved / measured > 0.01 {
+        return;
+    }
+    let mut next: Vec<Option<f64>> = vec![None; chains];
+    for raw in raws.iter_mut() {
+        let start = next[raw.chain].or(raw.cpu_ms.map(|s| s * 1000.0));
+        raw.cpu_ms = start;
+        next[raw.chain] = start.zip(raw.between_app_start_ms).map(|(s, d)| s + d);
     }
 }
 
@@ -687,6 +730,8 @@ pub struct CaptureFigures {
     pub refresh: Option<Rate>,
     /// Refreshes each displayed frame stayed, in order (with a refresh).
     pub refreshes_per_frame: Vec<u64>,
+    /// Display changes more than a quarter refresh off the grid, of those measured.
+    pub off_grid: (usize, usize),
     /// The lab's motion, latency and pacing figures: display time = screen,
     /// content = sim time, input = CPU start (so latency = DisplayLatency).
     pub stats: Option<FrameStats>,
@@ -727,13 +772,10 @@ impl CaptureFigures {
                 screens.windows(2).map(|w| tick(w[1]).saturating_sub(tick(w[0]))).collect()
             })
             .unwrap_or_default();
-        let errors: Vec<(f64, u64)> = frames
-            .iter()
-            .zip(metrics)
-            .filter_map(|(f, m)| m.animation_error.map(|e| (ms(e), f.line)))
-            .collect();
-        let rms = (!errors.is_empty())
-            .then(|| (errors.iter().map(|(e, _)| e * e).sum::<f64>() / errors.len() as f64).sqrt());
+        let errors: Vec<(f64, u64)> =
+            frames.iter().zip(metrics).filter_map(|(f, m)| m.animation_error.map(|e| (ms(e), f.line))).collect();
+        let rms =
+            (!errors.is_empty()).then(|| (errors.iter().map(|(e, _)| e * e).sum::<f64>() / errors.len() as f64).sqrt());
         let max = errors.iter().copied().max_by(|a, b| a.0.abs().total_cmp(&b.0.abs()));
         let mean_std = |values: &[f64]| {
             (!values.is_empty()).then(|| {
@@ -754,6 +796,16 @@ impl CaptureFigures {
             measured,
             refresh,
             refreshes_per_frame,
+            off_grid: (
+                refresh.map_or(0, |r| {
+                    let period = r.period() as f64;
+                    intervals
+                        .iter()
+                        .filter(|&&q| ((q as f64 / period) - (q as f64 / period).round()).abs() > 0.25)
+                        .count()
+                }),
+                intervals.len(),
+            ),
             stats: motion_stats(frames, hz, refresh, origin),
             animation_errors: errors.len(),
             animation_error_rms_ms: rms,
@@ -814,12 +866,25 @@ pub fn display_cycle(sequence: &[u64]) -> Option<Vec<u64>> {
     (1..=12usize.min(sequence.len() / 2)).find_map(|p| {
         let same = sequence.windows(p + 1).filter(|w| w[0] == w[p]).count();
         (same * 10 >= (sequence.len() - p) * 9).then(|| {
-            // The cycle as it most often starts: from the first frame of the most common value.
-            let mut cycle = sequence[..p].to_vec();
-            let low = cycle.iter().copied().min().unwrap_or(0);
-            let start = cycle.iter().position(|&n| n == low).unwrap_or(0);
-            cycle.rotate_left(start);
-            cycle
+            // The most frequent window of p frames, rotated to start with the
+            // lowest count: one reading of the cycle whatever the capture's first frame.
+            let mut windows: BTreeMap<Vec<u64>, usize> = BTreeMap::new();
+            for w in sequence.windows(p) {
+                let mut cycle = w.to_vec();
+                let low = cycle.iter().copied().min().unwrap_or(0);
+                let start = (0..p).filter(|&i| cycle[i] == low).min_by_key(|&i| {
+                    let mut c = cycle.clone();
+                    c.rotate_left(i);
+                    c
+                });
+                cycle.rotate_left(start.unwrap_or(0));
+                *windows.entry(cycle).or_insert(0) += 1;
+            }
+            windows
+                .into_iter()
+                .max_by_key(|(c, n)| (*n, std::cmp::Reverse(c.clone())))
+                .map(|(c, _)| c)
+                .unwrap_or_default()
         })
     })
 }

@@ -24,7 +24,7 @@ use crate::monitor::presentmon::{
     Capture, CaptureChain, CaptureFigures, FrameMetrics, Ticks, frame_metrics, frames_csv, read_capture, ticks_to_ms,
 };
 use crate::monitor::{TraceOptions, read_trace};
-use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
+use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
 use crate::report_card::diagnosis::{DIAGNOSIS_SCHEMA, DIAGNOSIS_VERSION, DiagnosisCard, Figure, Series};
@@ -398,6 +398,7 @@ fn verdict(
             worst(3)
         ));
     }
+    let motion_findings = out.len();
     // Stalls and what follows.
     let shown: Vec<(usize, f64)> =
         metrics.iter().enumerate().filter_map(|(i, m)| m.displayed_time.map(|t| (i, to_ms(t)))).collect();
@@ -451,7 +452,6 @@ fn verdict(
         ));
     }
     if f.frames > 0 && f.dropped * 100 >= f.frames {
-        let judged = out.len();
         let presented = f.frame_time_mean_std_ms.filter(|m| m.0 > 0.0).map(|m| 1000.0 / m.0);
         out.push(format!(
             "{} of {} frames were never displayed (dropped){}",
@@ -459,7 +459,7 @@ fn verdict(
             f.frames,
             match (presented, f.fps) {
                 (Some(p), Some(shown))
-                    if p > 1.2 * shown && judged == 0 && rms > 0.05 * period_ms.unwrap_or(f64::MAX) =>
+                    if p > 1.2 * shown && motion_findings == 0 && rms > 0.05 * period_ms.unwrap_or(f64::MAX) =>
                     format!(
                         ": the game presents {} fps and the display shows {}, each refresh the latest frame, so the \
                      motion it shows samples the game's time unevenly (animation error {} RMS; largest at {}); \
@@ -538,7 +538,7 @@ pub(crate) fn to_text(card: &DiagnosisCard) -> String {
     let _ = writeln!(
         out,
         "{:<20} {:>10} {:>14} {:>11}",
-        "strategy",
+        STRATEGY.label(),
         JUDDER_MS.label(),
         HITCHES_PER_MIN.label(),
         LATENCY_MS.label()

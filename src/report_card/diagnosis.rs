@@ -125,30 +125,6 @@ impl DiagnosisCard {
     }
 }
 
-/// A diagnosis card as `compare` and the page read it: its replay through the
-/// ten strategies, as simulator runs (each number checked as any run's).
-///
-/// # Errors
-/// A card of another version, or runs whose numbers do not fit.
-pub fn replay_runs(value: &serde_json::Value) -> Result<super::comparison::Source, super::comparison::SourceError> {
-    use super::comparison::{Source, SourceError};
-    if value.get("version").and_then(serde_json::Value::as_u64) != Some(u64::from(DIAGNOSIS_VERSION)) {
-        return Err(SourceError::NotOurs);
-    }
-    let runs = value.get("strategies").and_then(serde_json::Value::as_array).ok_or(SourceError::NotOurs)?;
-    if runs.is_empty() {
-        return Err(SourceError::EmptyList);
-    }
-    runs.iter()
-        .enumerate()
-        .map(|(i, run)| {
-            super::schema::check_numbers(run).map_err(|source| SourceError::Figure { index: i + 1, source })?;
-            serde_json::from_value(run.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
-        })
-        .collect::<Result<Vec<RunRecord>, SourceError>>()
-        .map(Source::Runs)
-}
-
 /// A value per row against its line, with a reference line (0, or the refresh period).
 fn series_svg(lines: &[u64], values: &[Option<f64>], axis: &str, reference: Option<f64>) -> Result<String, PlotError> {
     let err = |e: &dyn std::fmt::Display| PlotError::Draw(e.to_string());

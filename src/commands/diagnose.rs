@@ -408,33 +408,49 @@ fn verdict(
         let threshold = (2.0 * median).max(median + period_ms.unwrap_or(median));
         let stalls: Vec<&(usize, f64)> = shown.iter().filter(|s| s.1 >= threshold).collect();
         if !stalls.is_empty() {
-            let next_error = |i: usize| {
+            // The animation errors of the next two displayed application frames.
+            let next_errors = |i: usize| -> Vec<(u64, Option<f64>)> {
                 chain.frames[i + 1..]
                     .iter()
                     .zip(&metrics[i + 1..])
-                    .find(|(fr, _)| fr.screen.is_some() && fr.is_application())
-                    .and_then(|(fr, m)| m.animation_error.map(|e| (fr.line, to_ms(e))))
+                    .filter(|(fr, _)| fr.screen.is_some() && fr.is_application())
+                    .take(2)
+                    .map(|(fr, m)| (fr.line, m.animation_error.map(to_ms)))
+                    .collect()
             };
             let evidence: Vec<String> = stalls
                 .iter()
                 .take(5)
                 .map(|&&(i, t)| {
-                    let after = match next_error(i) {
-                        Some((line, e)) if e > 0.5 * (t - median) => format!("line {line} jumps ahead {}", ms(e)),
-                        Some((line, e)) => format!("line {line} errs {}", ms(e)),
-                        None => "no animation error after it".to_owned(),
+                    let excess = t - median;
+                    let near = |e: f64, target: f64| (e - target).abs() <= 0.25 * excess;
+                    let after = next_errors(i);
+                    let errs: Vec<String> =
+                        after.iter().filter_map(|(line, e)| e.map(|e| format!("line {line} errs {}", ms(e)))).collect();
+                    let reading = match after.as_slice() {
+                        [(_, Some(late)), (_, Some(next))] if near(*late, -excess) && near(*next, excess) => {
+                            ": the late frame moved one step while the screen waited, and the next step measured \
+                             the stall (a variable step: the motion stops, then jumps)"
+                        }
+                        [(_, Some(late)), (_, Some(next))] if near(*late, -excess) && near(*next, 0.0) => {
+                            ": the game's time did not count the stall (a fixed step: the motion lost it)"
+                        }
+                        [(_, Some(late)), ..] if near(*late, 0.0) => {
+                            ": the late frame's step covered the stall (the motion kept time, it only froze)"
+                        }
+                        _ => "",
                     };
-                    format!("line {} stays {} ({after})", chain.frames[i].line, ms(t))
+                    let errs = if errs.is_empty() { "no animation error after it".to_owned() } else { errs.join(", ") };
+                    format!("line {} stays {}; then {errs}{reading}", chain.frames[i].line, ms(t))
                 })
                 .collect();
             out.push(format!(
-                "{} stall{} (a frame on screen at least twice the median {}): {}{}; a jump after a stall is a step \
-                 that measured the stall, an error on the stalled frame itself is motion the screen fell behind",
+                "{} stall{} (a frame on screen at least twice the median {}): {}{}",
                 stalls.len(),
                 if stalls.len() == 1 { "" } else { "s" },
                 ms(median),
                 evidence.join("; "),
-                if stalls.len() > 5 { ", …" } else { "" }
+                if stalls.len() > 5 { "; …" } else { "" }
             ));
         }
     }
@@ -585,4 +601,102 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
         .write_all(to_text(&diagnosis.card).as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::presentmon::{CaptureFrame, SimSource};
+
+    const HZ: u64 = 10_000_000;
+
+    /// A chain of application frames at 10 MHz: CPU starts and screens in µs, line = index + 2.
+    fn chain(frames: &[(i64, i64)]) -> CaptureChain {
+        let mut previous: Option<i64> = None;
+        let frames = frames
+            .iter()
+            .enumerate()
+            .map(|(i, &(cpu, screen))| {
+                let frame = CaptureFrame {
+                    line: i as u64 + 2,
+                    frame_type: "Application".to_owned(),
+                    frame_time: previous.map(|p| (cpu - p) * 10),
+                    present_start: Some(cpu * 10 + 1_000),
+                    cpu_start: Some(cpu * 10),
+                    screen: Some(screen * 10),
+                    sim: Some((cpu * 10, SimSource::CpuStart)),
+                    seed: None,
+                    dropped: false,
+                    tears: false,
+                };
+                previous = Some(cpu);
+                frame
+            })
+            .collect();
+        CaptureChain { app: "game.exe".into(), pid: "1".into(), address: "0x1".into(), frames }
+    }
+
+    fn findings(chain: &CaptureChain) -> Vec<String> {
+        let metrics = frame_metrics(&chain.frames);
+        let figures = CaptureFigures::of(chain, &metrics, HZ);
+        let period = figures.refresh.map(|r| 1000.0 / r.hz());
+        verdict(chain, &metrics, &figures, period, &|t| ticks_to_ms(t, HZ))
+    }
+
+    #[test]
+    fn sixty_fps_on_144_hz_is_cadence_judder_with_its_2_3_2_3_2_pattern() {
+        let vblank = |n: i64| (n * 1_000_000 + 72) / 144;
+        let frames: Vec<(i64, i64)> = (0..120)
+            .map(|i| {
+                let cpu = i * 16_667;
+                (cpu, (0..).map(vblank).find(|&v| v >= cpu + 10_000).unwrap_or(0))
+            })
+            .collect();
+        let found = findings(&chain(&frames));
+        assert!(
+            found.iter().any(|f| f.starts_with("cadence judder") && f.contains("frames stay 2-3-2-3-2 refreshes")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_50_ms_stall_at_60_hz_is_named_by_its_line_with_the_jump_after_it() {
+        let p = 16_667;
+        let mut frames: Vec<(i64, i64)> = (0..60).map(|i| (i * p, (i + 2) * p)).collect();
+        // Frame 30 (line 32) presents 50 ms late: frame 29 stays 4 refreshes, and
+        // frame 31 starts 50 ms late, so its step (CPU start to CPU start) is 66.7 ms.
+        for (i, f) in frames.iter_mut().enumerate().skip(30) {
+            f.1 += 3 * p;
+            if i > 30 {
+                f.0 += 3 * p;
+            }
+        }
+        let found = findings(&chain(&frames));
+        let stall = found.iter().find(|f| f.starts_with("1 stall")).unwrap_or_else(|| panic!("{found:?}"));
+        assert!(
+            stall.contains(
+                "line 31 stays 66.67 ms; then line 32 errs -50 ms, line 33 errs 50 ms: the late frame moved one step"
+            ),
+            "{stall}"
+        );
+    }
+
+    #[test]
+    fn frames_shown_two_refreshes_after_their_present_are_a_queue_of_two_that_adds_latency() {
+        let p = 16_667;
+        let frames: Vec<(i64, i64)> = (0..60).map(|i| (i * p, (i + 2) * p + 2_000)).collect();
+        let found = findings(&chain(&frames));
+        assert!(found.iter().any(|f| f.starts_with("a present queue: 1.9 frames wait ahead of each present on average (2 at most)")), "{found:?}");
+    }
+
+    #[test]
+    fn the_page_and_compare_read_a_diagnosis_card_as_its_ten_runs() {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/trace/synthetic_144hz.csv");
+        let diagnosis = diagnose(&path, None).expect("a diagnosis");
+        let json = diagnosis.card.to_json().expect("JSON");
+        match crate::report_card::comparison::parse_source(&json) {
+            Ok(crate::report_card::comparison::Source::Runs(runs)) => assert_eq!(runs.len(), 10, "{runs:?}"),
+            other => panic!("a diagnosis card is the replay's runs: {other:?}"),
+        }
+    }
 }

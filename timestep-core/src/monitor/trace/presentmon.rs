@@ -867,12 +867,13 @@ pub fn display_cycle(sequence: &[u64]) -> Option<Vec<u64>> {
         let same = sequence.windows(p + 1).filter(|w| w[0] == w[p]).count();
         (same * 10 >= (sequence.len() - p) * 9).then(|| {
             // The most frequent window of p frames, rotated to start with the
-            // lowest count: one reading of the cycle whatever the capture's first frame.
+            // lowest count (of such rotations the greatest: 2-3-2-3-2, not
+            // 2-2-3-2-3): one reading of the cycle whatever the capture's first frame.
             let mut windows: BTreeMap<Vec<u64>, usize> = BTreeMap::new();
             for w in sequence.windows(p) {
                 let mut cycle = w.to_vec();
                 let low = cycle.iter().copied().min().unwrap_or(0);
-                let start = (0..p).filter(|&i| cycle[i] == low).min_by_key(|&i| {
+                let start = (0..p).filter(|&i| cycle[i] == low).max_by_key(|&i| {
                     let mut c = cycle.clone();
                     c.rotate_left(i);
                     c

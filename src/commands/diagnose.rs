@@ -235,6 +235,9 @@ fn card(
         (Some(_), Some(_)) => {
             format!("no: display changes on a refresh grid ({} of {} off it)", f.off_grid.0, f.off_grid.1)
         }
+        _ if f.tearing * 2 > f.frames => {
+            "not known: the frames tear (vsync off), so display changes follow the frame rate".to_owned()
+        }
         _ => "not yet measured".to_owned(),
     };
     figures.push(figure("VRR", vrr, None));

@@ -35,6 +35,8 @@ enum Command {
     Measure(timestep_lab::commands::measure::MeasureArgs),
     /// Put report cards and simulator runs side by side.
     Compare(timestep_lab::commands::compare::CompareArgs),
+    /// Diagnose a game from its frame capture (PresentMon, OCAT, CapFrameX).
+    Diagnose(timestep_lab::commands::diagnose::DiagnoseArgs),
 }
 
 /// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Measure(args)) => commands::measure::run(&args),
         Some(Command::Compare(args)) => commands::compare::run(&args),
+        Some(Command::Diagnose(args)) => commands::diagnose::run(&args),
         Some(Command::Run(args)) => commands::run::run(&args),
         None => commands::run::run(&cli.run),
     };

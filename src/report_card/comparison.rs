@@ -99,6 +99,11 @@ pub enum SourceError {
 pub fn parse_source(text: &str) -> Result<Source, SourceError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(SourceError::NotJson)?;
     match &value {
+        serde_json::Value::Object(map)
+            if map.get("schema").and_then(serde_json::Value::as_str) == Some(super::diagnosis::DIAGNOSIS_SCHEMA) =>
+        {
+            diagnosis_runs(&value)
+        }
         serde_json::Value::Object(map) if map.contains_key("schema") => {
             let schema = map.get("schema").and_then(serde_json::Value::as_str);
             if schema != Some(SCHEMA) {
@@ -131,6 +136,27 @@ pub fn parse_source(text: &str) -> Result<Source, SourceError> {
         }
         _ => Err(SourceError::NotOurs),
     }
+}
+
+/// A diagnosis card (`diagnose --out`) as its replay through the ten
+/// strategies: simulator runs, each number checked as any run's.
+fn diagnosis_runs(value: &serde_json::Value) -> Result<Source, SourceError> {
+    if value.get("version").and_then(serde_json::Value::as_u64) != Some(u64::from(super::diagnosis::DIAGNOSIS_VERSION))
+    {
+        return Err(SourceError::NotOurs);
+    }
+    let runs = value.get("strategies").and_then(serde_json::Value::as_array).ok_or(SourceError::NotOurs)?;
+    if runs.is_empty() {
+        return Err(SourceError::EmptyList);
+    }
+    runs.iter()
+        .enumerate()
+        .map(|(i, run)| {
+            check_numbers(run).map_err(|source| SourceError::Figure { index: i + 1, source })?;
+            serde_json::from_value(run.clone()).map_err(|source| SourceError::BadRun { index: i + 1, source })
+        })
+        .collect::<Result<Vec<RunRecord>, SourceError>>()
+        .map(Source::Runs)
 }
 
 /// Reads (at most [`MAX_JSON_BYTES`]) and recognises one file.

@@ -25,10 +25,12 @@
 //! - [`html`] and [`plots`]: the page and its SVG plots (both escape text with `markup`).
 //! - [`comparison`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
+//! - [`diagnosis`]: what `diagnose` found in a game's capture, as JSON and a page.
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
 
 pub(crate) mod agent;
 pub mod comparison;
+pub mod diagnosis;
 pub(crate) mod html;
 pub mod judge;
 mod markup;

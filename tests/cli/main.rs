@@ -1,13 +1,14 @@
 //! The command line, run as a user runs it: `simulate` (its flags and output
 //! formats, start phases and sweeps, trace replay, the article's table, seed
 //! 000's timeline, determinism across displays), `run`, `compare`, output
-//! paths, run lengths, and the README's generated blocks.
+//! paths, run lengths, `diagnose`, and the README's generated blocks.
 
 #[path = "../support/report_card/mod.rs"]
 mod report_card;
 
 mod binary;
 mod compare;
+mod diagnose;
 mod modules;
 mod output_paths;
 mod readme;

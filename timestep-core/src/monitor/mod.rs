@@ -35,7 +35,7 @@ pub use model::{Cost, Model, Presentation, Preset, Stall};
 pub use timeline::{Event, Timeline};
 pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 #[cfg(feature = "trace")]
-pub use trace::{TraceError, TraceOptions, parse_trace, read_trace};
+pub use trace::{TraceError, TraceOptions, parse_trace, presentmon, read_trace};
 
 use crate::Pacer;
 use crate::host::Simulation;

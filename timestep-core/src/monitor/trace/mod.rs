@@ -30,6 +30,8 @@
 //! refresh is measured is [`RefreshEstimate`].
 
 #[cfg(feature = "trace")]
+pub mod presentmon;
+#[cfg(feature = "trace")]
 mod read;
 
 #[cfg(feature = "trace")]

@@ -156,7 +156,7 @@ fn size(bytes: u64) -> String {
     }
 }
 
-fn at(line: u64, message: impl Into<String>) -> TraceError {
+pub(super) fn at(line: u64, message: impl Into<String>) -> TraceError {
     TraceError::Line { line, message: message.into() }
 }
 
@@ -216,11 +216,11 @@ pub fn parse_trace<R: Read>(reader: R, options: &TraceOptions) -> Result<Trace, 
     }
 }
 
-fn strip_bom(field: &str) -> &str {
+pub(super) fn strip_bom(field: &str) -> &str {
     field.trim_start_matches('\u{feff}').trim_start()
 }
 
-fn csv_error(e: &csv::Error) -> TraceError {
+pub(super) fn csv_error(e: &csv::Error) -> TraceError {
     match e.kind() {
         csv::ErrorKind::Utf8 { pos, .. } => {
             at(pos.as_ref().map_or(0, csv::Position::line), "not UTF-8 text; save the trace as UTF-8 CSV")
@@ -233,7 +233,7 @@ fn csv_error(e: &csv::Error) -> TraceError {
 /// A reader that stops at a byte limit and at a line-length limit, so a
 /// stream that never ends (`/dev/zero`) or a binary file fails early and
 /// with the line, instead of filling memory.
-struct Limited<R> {
+pub(super) struct Limited<R> {
     inner: R,
     max_bytes: u64,
     read: u64,
@@ -244,11 +244,11 @@ struct Limited<R> {
 }
 
 impl<R> Limited<R> {
-    fn new(inner: R, max_bytes: u64) -> Limited<R> {
+    pub(super) fn new(inner: R, max_bytes: u64) -> Limited<R> {
         Limited { inner, max_bytes, read: 0, line: 0, line_len: 0, hit: None }
     }
 
-    fn error(&self) -> Option<TraceError> {
+    pub(super) fn error(&self) -> Option<TraceError> {
         self.hit.clone()
     }
 }
@@ -315,7 +315,7 @@ impl Layout {
     }
 }
 
-fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
+pub(super) fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
     if fields.iter().any(|f| f.contains(';')) {
         return Err(at(line, "semicolon-separated values are not supported; export the trace as comma-separated CSV"));
     }
@@ -323,7 +323,7 @@ fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
 }
 
 /// `16,683`: digits, one comma, digits.
-fn is_decimal_comma(text: &str) -> bool {
+pub(super) fn is_decimal_comma(text: &str) -> bool {
     text.split_once(',').is_some_and(|(int, frac)| {
         !int.is_empty()
             && !frac.is_empty()
@@ -332,7 +332,7 @@ fn is_decimal_comma(text: &str) -> bool {
     })
 }
 
-fn decimal_comma(line: u64, what: &str, text: &str) -> TraceError {
+pub(super) fn decimal_comma(line: u64, what: &str, text: &str) -> TraceError {
     at(line, format!("{what} '{text}' has a decimal comma; write it with a point ({})", text.replacen(',', ".", 1)))
 }
 
@@ -525,7 +525,7 @@ impl Columns {
     }
 }
 
-fn is_na(text: &str) -> bool {
+pub(super) fn is_na(text: &str) -> bool {
     text.is_empty() || text.eq_ignore_ascii_case("NA")
 }
 

@@ -1,0 +1,178 @@
+//! PresentMon's own gold files against `diagnose`'s per-frame metrics.
+//!
+//! Every file in `../shared/data/presentmon/` (PresentMon's `Tests/Gold` and
+//! its auxiliary test data; see PROVENANCE.txt there): the frames CSV that
+//! `diagnose --frames` writes, for every swap chain, against the
+//! `AnimationError` (`MsAnimationError`) and `DisplayedTime` columns
+//! PresentMon wrote, within 0.001 ms on every row with a value and NA where it
+//! wrote NA. A 2.x default-layout file has no `DisplayedTime`: there the
+//! reconstruction is checked against the next displayed frame's
+//! `MsBetweenDisplayChange`. The one exception, counted apart: PresentMon
+//! writes a `DisplayedTime` for a swap chain's last displayed frame from a
+//! successor it saw after the file ended.
+//!
+//! The files are read where they are (`CARGO_MANIFEST_DIR/../shared`, or
+//! `$TIMESTEP_LAB_SHARED`); where
+//! that folder is missing each test reports itself ignored with the reason.
+//! `cargo test --test diagnose -- --nocapture` prints the agreement table.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use timestep_core::monitor::presentmon::{frame_metrics, frames_csv, parse_capture};
+
+/// The gold files' folder: `$TIMESTEP_LAB_SHARED/data/presentmon` (a worktree
+/// beside the checkout), else `CARGO_MANIFEST_DIR/../shared/data/presentmon`.
+fn gold_dir() -> PathBuf {
+    let shared = std::env::var_os("TIMESTEP_LAB_SHARED")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"), PathBuf::from);
+    shared.join("data/presentmon")
+}
+
+/// How far `ours` may be from PresentMon's, ms.
+const TOLERANCE_MS: f64 = 0.001;
+
+/// A CSV without quoted fields as rows of fields, the BOM stripped.
+fn rows(text: &str) -> Vec<Vec<&str>> {
+    text.trim_start_matches('\u{feff}').lines().map(|l| l.split(',').collect()).collect()
+}
+
+/// One metric's agreement over a file.
+#[derive(Default)]
+struct Agreement {
+    compared: usize,
+    na_both: usize,
+    max_diff: f64,
+    beyond_the_file: usize,
+}
+
+fn check_file(name: &str) -> Result<Completion, Failed> {
+    let dir = gold_dir();
+    if !dir.is_dir() {
+        return Ok(Completion::ignored_with(format!("no gold files: {} is missing", dir.display())));
+    }
+    let path = dir.join(name);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let gold = rows(&text);
+    let header = &gold[0];
+    let column = |n: &str| header.iter().position(|h| h.eq_ignore_ascii_case(n));
+    let pid = column("ProcessID").ok_or("no ProcessID")?;
+    let address = column("SwapChainAddress").ok_or("no SwapChainAddress")?;
+    let ae_col = column("AnimationError").or_else(|| column("MsAnimationError")).ok_or("no animation error")?;
+    let shown_col = column("DisplayedTime");
+    let change_col = column("MsBetweenDisplayChange");
+
+    let capture = parse_capture(text.as_bytes(), 1 << 30).map_err(|e| format!("{name}: {e}"))?;
+    // Our frames CSV, every swap chain, by line.
+    let mut ours: HashMap<u64, Vec<String>> = HashMap::new();
+    let mut last_displayed: HashMap<(String, String), u64> = HashMap::new();
+    let mut next_displayed: HashMap<u64, u64> = HashMap::new();
+    for chain in &capture.chains {
+        let metrics = frame_metrics(&chain.frames);
+        let csv = frames_csv(chain, &metrics, capture.hz);
+        for row in rows(&csv).iter().skip(1) {
+            let line: u64 = row[0].parse().map_err(|_| format!("line column '{}'", row[0]))?;
+            ours.insert(line, row.iter().map(|s| (*s).to_owned()).collect());
+        }
+        let shown: Vec<u64> = chain.frames.iter().filter(|f| f.screen.is_some()).map(|f| f.line).collect();
+        for pair in shown.windows(2) {
+            next_displayed.insert(pair[0], pair[1]);
+        }
+        if let Some(&last) = shown.last() {
+            last_displayed.insert((chain.pid.clone(), chain.address.clone()), last);
+        }
+    }
+    let ours_header = rows(timestep_core::monitor::presentmon::FRAMES_HEADER)[0].clone();
+    let at = |n: &str| ours_header.iter().position(|h| *h == n).expect("a frames column");
+    let (our_ae, our_shown) = (at("AnimationError"), at("DisplayedTime"));
+    let gold_by_line: HashMap<u64, &Vec<&str>> =
+        gold.iter().enumerate().skip(1).map(|(i, r)| (i as u64 + 1, r)).collect();
+
+    let mut failures = Vec::new();
+    let mut compare = |agreement: &mut Agreement, line: u64, theirs: &str, mine: &str, what: &str, last: bool| match (
+        theirs == "NA",
+        mine == "NA",
+    ) {
+        (true, true) => agreement.na_both += 1,
+        (false, true) if last => agreement.beyond_the_file += 1,
+        (true, false) | (false, true) => failures.push(format!("line {line}: {what} PresentMon {theirs}, ours {mine}")),
+        (false, false) => {
+            let (a, b) = (theirs.parse::<f64>().unwrap_or(f64::NAN), mine.parse::<f64>().unwrap_or(f64::NAN));
+            let diff = (a - b).abs();
+            agreement.compared += 1;
+            agreement.max_diff = agreement.max_diff.max(diff);
+            if diff.is_nan() || diff > TOLERANCE_MS {
+                failures.push(format!("line {line}: {what} PresentMon {theirs}, ours {mine}"));
+            }
+        }
+    };
+    let (mut ae, mut shown) = (Agreement::default(), Agreement::default());
+    for (line, row) in gold.iter().enumerate().skip(1) {
+        let line = line as u64 + 1;
+        let mine = ours.get(&line).ok_or_else(|| format!("line {line}: no frame in our CSV"))?;
+        compare(&mut ae, line, row[ae_col], &mine[our_ae], "AnimationError", false);
+        let last = last_displayed.get(&(row[pid].to_owned(), row[address].to_owned())) == Some(&line);
+        let theirs = match (shown_col, change_col) {
+            (Some(c), _) => row[c].to_owned(),
+            // 2.x default: the next displayed frame's MsBetweenDisplayChange.
+            (None, Some(c)) => match next_displayed.get(&line) {
+                Some(next) => gold_by_line.get(next).map_or("NA".to_owned(), |r| r[c].to_owned()),
+                // The last displayed frame: its successor is not in the file.
+                None => {
+                    if last {
+                        "beyond the file".to_owned()
+                    } else {
+                        "NA".to_owned()
+                    }
+                }
+            },
+            (None, None) => return Err(format!("{name}: neither DisplayedTime nor MsBetweenDisplayChange").into()),
+        };
+        compare(&mut shown, line, &theirs, &mine[our_shown], "DisplayedTime", last);
+    }
+    let source = if shown_col.is_some() { "DisplayedTime" } else { "next MsBetweenDisplayChange" };
+    eprintln!(
+        "agreement {name:<24} {:>6} rows | AnimationError {:>6} compared, {:>5} NA both, max {:.6} ms | {source}: {:>6} compared, {:>5} NA both, max {:.6} ms, {} last frames beyond the file | {}",
+        gold.len() - 1,
+        ae.compared,
+        ae.na_both,
+        ae.max_diff,
+        shown.compared,
+        shown.na_both,
+        shown.max_diff,
+        shown.beyond_the_file,
+        if capture.qpc { format!("QPC {} Hz", capture.hz) } else { "no QPC: read in ns".to_owned() }
+    );
+    if failures.is_empty() {
+        if ae.compared == 0 || shown.compared == 0 {
+            return Err(format!("{name}: nothing compared").into());
+        }
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{name}: {} rows differ; first: {}", failures.len(), failures[..failures.len().min(5)].join("; "))
+            .into())
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let files = [
+        "test_case_0_v2.csv",
+        "test_case_4.csv",
+        "test_case_4_v2.csv",
+        "test_case_5.csv",
+        "test_case_8.csv",
+        "test_case_10_v2.csv",
+        "test_case_13_v2.csv",
+        "F00HeaWin2080_gold.csv",
+    ];
+    let trials = files
+        .iter()
+        .map(|&name| {
+            let test = format!("gold::frames_match_presentmon_on_{}", name.trim_end_matches(".csv").to_lowercase());
+            Trial::ignorable_test(test, move || check_file(name))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -12,7 +12,7 @@
 //! downloads.rs    the download links themselves
 //! logging.rs      the console logger
 //! errors.rs       messages on the page (errors, endings, notes), panics, failed browser calls
-//! this file       the facts: time is performance.now() (web-time), Fifo only (a
+//! this file       the facts: time is the core's Instant (performance.now()), Fifo only (a
 //!                 browser is always vsynced), nothing may spin, start-up is asynchronous
 //! ```
 //!
@@ -40,7 +40,6 @@ pub use logging::init_logger;
 pub use page_ui::page_query;
 pub(crate) use page_ui::{install_controls, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub(crate) use visibility::{WindowMapping, on_end_signal, on_visibility};
-pub(crate) use web_time::Instant;
 
 /// A browser presents every frame in step with the display: vsync cannot be turned off.
 pub(crate) const VSYNC_CAN_BE_TURNED_OFF: bool = false;
@@ -102,8 +101,9 @@ pub(crate) fn help_notes() -> Vec<(String, String)> {
     .into()
 }
 
-/// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
-pub(crate) fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
+/// Returns at once: the page must not block (no `sleep_until` on wasm32);
+/// requestAnimationFrame and the event loop's timers pace its frames.
+pub(crate) fn wait_until(_clock: &RealClock, _deadline: Nanos) {}
 
 /// Burns the CPU until `clock` reads `deadline`: artificial load is load on the web too.
 pub(crate) fn busy_until(clock: &RealClock, deadline: Nanos) {

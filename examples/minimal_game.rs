@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-use timestep_core::{DEFAULT_SPIN, Frame, Instant, Pacer, Present, Rate, StrategyId, sleep_until};
+use timestep_core::{DEFAULT_SPIN, EVENT_LOOP_EARLY, Frame, Instant, Pacer, Present, Rate, StrategyId, sleep_until};
 use winit::{application::ApplicationHandler, event::WindowEvent, event_loop::*, keyboard::*, window::*};
 
 /// The game state: a square moving at constant speed, bouncing off the edges.
@@ -139,10 +139,6 @@ impl Gpu {
     }
 }
 
-/// How early `WaitUntil` is asked to wake: the event loop's timer wakes late
-/// (its timeout may be rounded to whole milliseconds); `sleep_until` waits out the rest.
-const EARLY: Duration = Duration::from_millis(1);
-
 struct Game {
     pacer: Pacer,
     square: Square,
@@ -156,7 +152,7 @@ impl Game {
     /// One frame: finish the wait, step, draw, present, step (`paced`), ask for the wake.
     fn frame(&mut self) {
         let Some(gpu) = self.gpu.as_mut() else { return };
-        // `WaitUntil` woke us `EARLY`: sleep and spin to the exact time.
+        // `WaitUntil` woke us `EVENT_LOOP_EARLY` early: sleep and spin to the exact time.
         if let Some(wake) = self.wake.take() {
             sleep_until(wake, DEFAULT_SPIN);
         }
@@ -199,8 +195,8 @@ impl ApplicationHandler for Game {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let Some(gpu) = &self.gpu else { return };
         match self.wake {
-            Some(wake) if wake > Instant::now() + EARLY => {
-                event_loop.set_control_flow(ControlFlow::WaitUntil(wake - EARLY));
+            Some(wake) if wake > Instant::now() + EVENT_LOOP_EARLY => {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(wake - EVENT_LOOP_EARLY));
             }
             _ => {
                 gpu.window.request_redraw();

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use crate::platform::Instant;
+use crate::time::Instant;
 
 /// Clock ticks per second of `/proc` times. This is the kernel's `USER_HZ`, part of the Linux
 /// user-space ABI and 100 on every architecture Rust targets (what `sysconf(_SC_CLK_TCK)`

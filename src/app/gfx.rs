@@ -7,7 +7,7 @@
 //!   at exit:  screenshot() (scene + overlay, tiled readback), stats (adapter, surface counts, GPU means)
 //! ```
 
-use crate::platform::Instant;
+use crate::time::Instant;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 

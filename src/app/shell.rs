@@ -6,8 +6,8 @@
 //!                                                                                                  │
 //!  about_to_wait ─► schedule: next() decides, carry_out() does it, one ControlFlow::WaitUntil ◄─────┘
 //!     wake None / due                ─► Redraw: request_redraw
-//!     wake within SPIN_MARGIN        ─► Redraw: spin_until(wake), request_redraw
-//!     wake later                     ─► WaitUntil(wake − SPIN_MARGIN)   (events still flow)
+//!     wake within EVENT_LOOP_EARLY   ─► Redraw: wait_until(wake) (the core's sleep_until), request_redraw
+//!     wake later                     ─► WaitUntil(wake − EVENT_LOOP_EARLY)   (events still flow)
 //!     hidden / zero size             ─► WaitUntil(retry or exit deadline), no rendering
 //!     frames on timers (a page's V)  ─► TimerFrame: the frame runs here, then WaitUntil(wake, or a timer gap)
 //!  Esc, close, --exit-after, SIGINT/SIGTERM ─► finish: screenshot + stats, exit
@@ -293,13 +293,13 @@ impl App {
             let earliest = self.timer_frame_at.saturating_add(gap);
             return Some(match split {
                 WaitSplit::SleepUntil(at) => Next::WaitUntil(at.max(earliest)),
-                WaitSplit::RedrawNow | WaitSplit::SpinThenRedraw(_) if now < earliest => Next::WaitUntil(earliest),
-                WaitSplit::RedrawNow | WaitSplit::SpinThenRedraw(_) => Next::TimerFrame { gap },
+                WaitSplit::RedrawNow | WaitSplit::WaitThenRedraw(_) if now < earliest => Next::WaitUntil(earliest),
+                WaitSplit::RedrawNow | WaitSplit::WaitThenRedraw(_) => Next::TimerFrame { gap },
             });
         }
         Some(match split {
-            WaitSplit::RedrawNow => Next::Redraw { spin_until: None },
-            WaitSplit::SpinThenRedraw(at) => Next::Redraw { spin_until: Some(at) },
+            WaitSplit::RedrawNow => Next::Redraw { wait_until: None },
+            WaitSplit::WaitThenRedraw(at) => Next::Redraw { wait_until: Some(at) },
             WaitSplit::SleepUntil(at) => Next::WaitUntil(at),
         })
     }
@@ -308,11 +308,11 @@ impl App {
     fn carry_out(&mut self, event_loop: &ActiveEventLoop, next: Next, now: Nanos) -> Nanos {
         match next {
             Next::WaitUntil(at) => at,
-            Next::Redraw { spin_until } => {
+            Next::Redraw { wait_until } => {
                 if let Some(demo) = self.demo.as_mut() {
-                    match spin_until {
+                    match wait_until {
                         Some(at) => {
-                            crate::platform::spin_until(&self.clock, at);
+                            crate::platform::wait_until(&self.clock, at);
                             demo.request_redraw(self.clock.now());
                         }
                         None => demo.request_redraw(now),
@@ -355,8 +355,8 @@ impl App {
 enum Next {
     /// Wait for events until this clock time: nothing to show, a redraw on its way, or a strategy's sleep.
     WaitUntil(Nanos),
-    /// Ask the platform for a redraw, after spinning until `spin_until` when given.
-    Redraw { spin_until: Option<Nanos> },
+    /// Ask the platform for a redraw, after its precise wait until `wait_until` when given.
+    Redraw { wait_until: Option<Nanos> },
     /// Run a frame here, on a timer (a page's V), and come back no sooner than `gap` later.
     TimerFrame { gap: Nanos },
 }

@@ -262,7 +262,7 @@ impl WindowHost<'_> {
             let drawn = self.clock.now();
             // A frame drawn for a later display time is not ready before it.
             let vblank = vsync.next(drawn.max(planned.unwrap_or(0)));
-            crate::platform::spin_until(self.clock, vblank.wake);
+            crate::platform::wait_until(self.clock, vblank.wake);
             self.outcome.wake_late = self.clock.now().saturating_sub(vblank.wake);
             frame.present(queue);
             let presented = self.clock.now();
@@ -293,7 +293,7 @@ impl WindowHost<'_> {
             log::debug!("waiting for the GPU before a held present failed: {err}");
         }
         let ready = self.clock.now();
-        crate::platform::spin_until(self.clock, target);
+        crate::platform::wait_until(self.clock, target);
         self.screen.win.window.pre_present_notify();
         self.request_feedback();
         let call_start = self.clock.now();

@@ -3,10 +3,10 @@
 //!
 //! ```text
 //!                     native (native/)                        web (web/)
-//! time source         std::time::Instant, the core's clock    performance.now() (web-time)
+//! time source         timestep_core::Instant: std's           timestep_core::Instant: performance.now()
 //! start-up            env_logger, pollster::block_on,         console log, spawn_local,
 //!                     EventLoop::run_app                      EventLoop::spawn_app
-//! waiting, sleeping   spin_sleep: sleep, then spin the rest   requestAnimationFrame, timers
+//! waiting, sleeping   WaitUntil, then the core's sleep_until  requestAnimationFrame, timers
 //! files               read with a size limit, write, check    <input type=file>, downloads
 //!                     writable before a run
 //! how a run ends      SIGINT / SIGTERM (ctrlc) like Esc       page hide / unload

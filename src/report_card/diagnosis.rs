@@ -11,7 +11,7 @@ use super::html::page;
 use super::markup::escape;
 use super::plots::{INK, MEASURED, REFERENCE};
 use super::schema::RunRecord;
-use crate::plot::PlotError;
+use crate::run_chart::PlotError;
 use crate::report::trim_number;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};

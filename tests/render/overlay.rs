@@ -15,13 +15,13 @@ use std::time::Duration;
 use timestep_lab::host::Simulation;
 use timestep_lab::hud_data::{HudData, LoopFigures, RunnerLane};
 use timestep_lab::metrics::FrameStats;
-use timestep_lab::monitor::{Preset, RunSpec, Stop, Trace, VirtualDisplay, simulate};
+use timestep_lab::monitor::{Preset, RunSpec, Stop, Trace, run_frames, simulate};
 use timestep_lab::render::overlay::{
     Input, Overlay, OverlayLayout, PanelLayout, Target, metric_rows, present_interval_line,
 };
 use timestep_lab::render::{GpuContext, Letterbox, Offscreen};
 use timestep_lab::report::RunReport;
-use timestep_lab::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
+use timestep_lab::session::{DisplayInfo, PresentModeInfo, Session};
 use timestep_lab::sim::{MoverKind, World, WorldConfig};
 use timestep_lab::strategy::StrategyId;
 use timestep_lab::time::{Nanos, Rate};
@@ -446,13 +446,10 @@ fn ntsc() -> Rate {
 }
 
 /// The overlay's path: a [`Session`] that measures its display as the window's
-/// does, driven on `spec`'s virtual display (a manual clock), then its
-/// [`HudData`]; beside it the simulator's report of the same run.
-///
-/// The frame loop is the simulator's, written out: `simulate` builds its own
-/// session (told the display, not measuring it) and returns no `HudData`,
-/// while this test is about the window's session and what the overlay shows,
-/// checked against the simulator's figures.
+/// does, run through the simulator's own frame loop ([`run_frames`]) on
+/// `spec`'s virtual display, then its [`HudData`]; beside it the simulator's
+/// report of the same run (`simulate` builds a session of its own, told the
+/// display rather than measuring it, and returns no `HudData`).
 fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
     let display_info = DisplayInfo::default()
         .with_monitor("virtual")
@@ -460,33 +457,10 @@ fn hud_and_simulated_report(spec: &RunSpec) -> (HudData, RunReport) {
         .with_present_mode(PresentModeInfo::new("virtual vsync", spec.vsync))
         .with_vsync(Some(spec.vsync));
     let mut session = Session::new(spec.strategy, spec.config, Counter::default(), display_info, spec.start);
-    let mut display = VirtualDisplay::new(spec.model, spec.refresh.rate(), spec.vsync, spec.seed, spec.start, 0);
-    if let Some(trace) = &spec.trace {
-        display = display.with_trace(trace);
-    }
-    loop {
-        let now = display.clock();
-        let done = match spec.stop {
-            Stop::Updates(n) => session.pacer().total_updates() >= n,
-            _ => false,
-        };
-        if done || display.trace_done() {
-            break;
-        }
-        display.begin_frame(session.game_time(), session.pacer().total_updates(), spec.config.tick_rate);
-        let report = session.run_host_frame(&mut display);
-        display.end_frame(session.game_time());
-        session.record(&report, PresentOutcome::SHOWN);
-        if let Some(t) = report.wake.at {
-            display.wait_until(t);
-        }
-        display.busy();
-        if display.clock() == now {
-            display.nudge();
-        }
-    }
+    let mut display = spec.display();
+    let end = run_frames(spec, &mut session, &mut display, &mut |_| {}).end;
     let mut hud = HudData::default();
-    session.fill_hud(&mut hud.figures, display.clock());
+    session.fill_hud(&mut hud.figures, end);
     (hud, simulate(spec, &mut Counter::default()).report())
 }
 

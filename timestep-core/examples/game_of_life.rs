@@ -69,5 +69,6 @@ fn main() {
                 ctx.exit();
             }
         },
+        |_life| {}, // the line above is the picture: nothing to present
     );
 }

@@ -122,7 +122,7 @@ pub use strategy::{StrategyConfig, StrategyId, View};
 pub use time::Instant;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub use time::sleep_until;
-pub use time::{DEFAULT_SPIN, Nanos, Rate};
+pub use time::{DEFAULT_SPIN, EVENT_LOOP_EARLY, Nanos, Rate};
 
 // The unit tests run in headless Chromium on wasm32 (`tests/chromium.rs`).
 #[cfg(all(test, target_arch = "wasm32"))]

@@ -944,7 +944,7 @@ impl Pacer {
 /// What the closures of [`run`] get besides the game: the loop's counters
 /// and the pacer's settings, so that a game needs no clock or counter of its
 /// own to exit, switch strategy, resync after a load, change the time scale
-/// or show the vsync verdict.
+/// or show the vsync verdict (`run` times the present for it).
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -959,9 +959,11 @@ impl Pacer {
 ///     |position, ctx, frame| {
 ///         let _x = frame.blend(*position - 1.0 / 60.0, *position); // draw it
 ///         if ctx.running_time() >= Duration::from_secs(5) {
+///             println!("{}", ctx.pacer().verdict().text);
 ///             ctx.exit();
 ///         }
 ///     },
+///     |_position| {}, // present it: under vsync this blocks until the refresh
 /// );
 /// ```
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -1021,17 +1023,21 @@ impl LoopContext<'_> {
 
 /// Runs `game` in a loop on the real clock until a closure calls
 /// [`LoopContext::exit`]: each frame steps with `update`, draws with
-/// `render`, then sleeps until the wake ([`crate::sleep_until`], spinning
-/// the last [`crate::DEFAULT_SPIN`]). Both closures get a [`LoopContext`].
+/// `render`, shows the picture with `present` (whose blocking `run` times
+/// and tells the pacer: what its vsync verdict rests on), then sleeps until
+/// the wake ([`crate::sleep_until`], spinning the last
+/// [`crate::DEFAULT_SPIN`]). `update` and `render` get a [`LoopContext`].
 /// Not on wasm32, where the page's requestAnimationFrame owns the loop.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 pub fn run<G>(
     pacer: &mut Pacer,
     game: &mut G,
     update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
-    render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
+    render: impl FnMut(&mut G, &mut LoopContext<'_>, &Frame),
+    present: impl FnMut(&mut G),
 ) {
-    run_on(pacer, game, Instant::now, |wake| crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN), update, render);
+    let wait = |wake| crate::time::sleep_until(wake, crate::time::DEFAULT_SPIN);
+    run_on(pacer, game, Instant::now, wait, update, render, present);
 }
 
 /// [`run`] on `clock`, waiting with `wait`: a test's manual clock, or the real one.
@@ -1042,7 +1048,8 @@ fn run_on<G>(
     mut clock: impl FnMut() -> Instant,
     mut wait: impl FnMut(Instant),
     mut update: impl FnMut(&mut G, &mut LoopContext<'_>, Duration),
-    mut render: impl FnMut(&G, &mut LoopContext<'_>, &Frame),
+    mut render: impl FnMut(&mut G, &mut LoopContext<'_>, &Frame),
+    mut present: impl FnMut(&mut G),
 ) {
     let started = clock();
     let mut ctx =
@@ -1057,7 +1064,11 @@ fn run_on<G>(
         }
         render(game, &mut ctx, &frame);
         ctx.renders += 1;
-        for dt in ctx.pacer.presented(clock()) {
+        let before = clock();
+        present(game);
+        let after = clock();
+        let shown = Present::at(after).blocked(after.saturating_duration_since(before));
+        for dt in ctx.pacer.presented(shown) {
             update(game, &mut ctx, dt);
         }
         let wake = ctx.pacer.finish(clock());
@@ -1459,6 +1470,7 @@ mod tests {
                     ctx.exit();
                 }
             },
+            |_| {},
         );
         assert_eq!(
             ticks,
@@ -1469,6 +1481,55 @@ mod tests {
         assert_eq!(seen[0], (0, 0, 0, 0));
         assert_eq!(seen[10], (10, 1000, 100, 3), "the frame that exits: the tenth render, 100 ms after the last");
         assert_eq!((pacer.game_time(), pacer.time_scale()), (Duration::from_millis(1500), 2.0));
+    }
+
+    /// The verdict of `frames` frames of [`run_on`] on a manual clock at a
+    /// 60 Hz monitor: each render costs [`RENDER_COST`], each present `present`
+    /// (given the clock after the render, it returns when the present does).
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    fn verdict_of_a_run(frames: u64, present: impl Fn(Nanos) -> Nanos) -> Verdict {
+        use core::cell::Cell;
+        let mut pacer = Pacer::new(StrategyId::Interpolated, Rate::from_hz(60));
+        pacer.set_refresh(Some(Rate::from_hz(60)));
+        let (base, now) = (Instant::now(), Cell::new(0));
+        run_on(
+            &mut pacer,
+            &mut (),
+            || at(base, now.get()),
+            |wake| now.set(duration_to_nanos(wake - base)),
+            |(), _ctx, _dt| {},
+            |(), ctx, _frame| {
+                now.set(now.get() + RENDER_COST);
+                if ctx.renders() + 1 == frames {
+                    ctx.exit();
+                }
+            },
+            |()| now.set(present(now.get())),
+        );
+        pacer.verdict()
+    }
+
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    #[test]
+    fn a_run_loop_whose_present_blocks_until_the_refresh_is_judged_vsynced() {
+        // 90 frames, each drawn in 2 ms and presented at the next 60 Hz
+        // vblank: the present blocks 14.67 ms of every 16.67.
+        let verdict = verdict_of_a_run(90, |drawn| next_vblank(Rate::from_hz(60), drawn));
+        assert_eq!(verdict.vsync, Some(true), "{}", verdict.text);
+        assert_eq!(
+            verdict.text,
+            "vsync requested, frames every 16.7 ms (60.0 Hz), monitor reports 60.00 Hz: vsync in effect, every refresh"
+        );
+    }
+
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    #[test]
+    fn a_run_loop_whose_present_returns_at_once_is_judged_not_vsynced() {
+        // 750 frames of 2 ms each (1.5 s), the present returning at once:
+        // a fast loop, not a display's refresh.
+        let verdict = verdict_of_a_run(750, |drawn| drawn);
+        assert_eq!(verdict.vsync, Some(false), "{}", verdict.text);
+        assert_eq!(verdict.text, "vsync requested, frames every 2.0 ms: vsync not in effect");
     }
 
     #[test]

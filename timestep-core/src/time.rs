@@ -561,6 +561,15 @@ impl Clock for RealClock {
 /// (p99 2 µs) at 4.6 %; a 500 µs spin bought p99 3 µs at 6.2 %.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(250);
 
+/// How early an event loop's timer is asked to wake before a frame's wake
+/// (winit's `ControlFlow::WaitUntil`, a page's `setTimeout`): 1 ms. Such a
+/// timer wakes late (its timeout may be rounded up to whole milliseconds), so
+/// a loop that handles events while it waits asks for the wake minus this,
+/// and the frame finishes the wait with [`sleep_until`] at [`DEFAULT_SPIN`]
+/// (see the README's winit recipe). A wake nearer than this is not handed to
+/// the event loop at all.
+pub const EVENT_LOOP_EARLY: Duration = Duration::from_millis(1);
+
 /// What [`sleep_until`] does next.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

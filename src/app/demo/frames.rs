@@ -236,7 +236,7 @@ impl Demo {
         if now.saturating_sub(self.log_at) >= LOG_INTERVAL {
             self.log_at = now;
             let (hud, gfx) = (&mut self.screen.hud, &mut self.screen.gfx);
-            hud.cpu_percent = self.cpu.sample(crate::platform::Instant::now());
+            hud.cpu_percent = self.cpu.sample(crate::time::Instant::now());
             hud.gpu_scene_ms = gfx.recent_times.scene_mean_ms();
             hud.gpu_overlay_ms = gfx.recent_times.overlay_mean_ms();
             gfx.recent_times = Default::default();

@@ -15,8 +15,7 @@ use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
-pub(crate) use spin::{busy_until, spin_until};
-pub(crate) use std::time::Instant;
+pub(crate) use spin::{busy_until, wait_until};
 pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;
 

@@ -1,23 +1,17 @@
-//! Precise waits on the real clock: sleep most of the way, spin the rest
-//! (see `app::wait` for how the shell splits a wait).
+//! Waits on the real clock: the precise one a game makes (timestep-core's
+//! `sleep_until`), and the busy one artificial load makes.
 
-use crate::app::wait::SPIN_MARGIN;
+use timestep_core::{DEFAULT_SPIN, sleep_until};
+
 use crate::time::{Clock, Nanos, RealClock};
 
-/// Blocks until `clock` reads at least `deadline`: native sleep for all but
-/// the last [`SPIN_MARGIN`], then a busy spin. The spin does not yield: on a
-/// loaded machine a yield hands the core away for a whole timeslice, which
-/// made emulated presents ~3 ms late instead of ~0.03 ms. Returns at once for
+/// Blocks until `clock` reads at least `deadline`, as the core tells a game
+/// to wait: `sleep_until(deadline, DEFAULT_SPIN)`, a native sleep for all but
+/// the last 250 µs, then a spin that does not yield (on a loaded machine a
+/// yield hands the core away for a whole timeslice). Returns at once for
 /// past deadlines.
-pub(crate) fn spin_until(clock: &RealClock, deadline: Nanos) {
-    let now = clock.now();
-    if deadline <= now {
-        return;
-    }
-    let native_accuracy = u32::try_from(SPIN_MARGIN.as_nanos()).unwrap_or(u32::MAX);
-    spin_sleep::SpinSleeper::new(native_accuracy)
-        .with_spin_strategy(spin_sleep::SpinStrategy::SpinLoopHint)
-        .sleep_until(clock.instant_at(deadline));
+pub(crate) fn wait_until(clock: &RealClock, deadline: Nanos) {
+    sleep_until(clock.instant_at(deadline), DEFAULT_SPIN);
 }
 
 /// Burns the CPU until `clock` reads `deadline` (artificial load must use the
@@ -33,11 +27,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spin_until_returns_at_or_after_the_deadline() {
+    fn wait_until_returns_at_or_after_the_deadline() {
         let clock = RealClock::new();
         let deadline = clock.now() + 2_000_000;
-        spin_until(&clock, deadline);
+        wait_until(&clock, deadline);
         assert!(clock.now() >= deadline, "woke {} ns early", deadline - clock.now());
-        spin_until(&clock, 0);
+        wait_until(&clock, 0);
     }
 }

@@ -14,7 +14,7 @@
 //! message_box.rs      messages on the page (errors, endings, notes), panics
 //! dom.rs              the document, its elements, failed browser calls logged, the
 //!                     listeners it owns: beneath message_box.rs and page_ui.rs
-//! this file           the facts: time is performance.now() (web-time), Fifo only (a
+//! this file           the facts: time is the core's Instant (performance.now()), Fifo only (a
 //!                     browser is always vsynced), nothing may spin, start-up is asynchronous
 //! ```
 //!
@@ -43,7 +43,6 @@ pub use message_box::{report_panics_on_page, show_message};
 pub use page_ui::page_query;
 pub(crate) use page_ui::{install_controls, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub(crate) use visibility::{WindowMapping, on_end_signal, on_visibility};
-pub(crate) use web_time::Instant;
 
 /// A browser presents every frame in step with the display: vsync cannot be turned off.
 pub(crate) const VSYNC_CAN_BE_TURNED_OFF: bool = false;
@@ -105,8 +104,9 @@ pub(crate) fn help_notes() -> Vec<(String, String)> {
     .into()
 }
 
-/// Returns at once: the page must not spin, requestAnimationFrame paces its frames.
-pub(crate) fn spin_until(_clock: &RealClock, _deadline: Nanos) {}
+/// Returns at once: the page must not block (no `sleep_until` on wasm32);
+/// requestAnimationFrame and the event loop's timers pace its frames.
+pub(crate) fn wait_until(_clock: &RealClock, _deadline: Nanos) {}
 
 /// Burns the CPU until `clock` reads `deadline`: artificial load is load on the web too.
 pub(crate) fn busy_until(clock: &RealClock, deadline: Nanos) {

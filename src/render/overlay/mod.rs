@@ -27,7 +27,7 @@ mod panels;
 mod pattern_strip;
 mod style;
 
-use crate::platform::Instant;
+use crate::time::Instant;
 
 use egui_plot::PlotPoint;
 

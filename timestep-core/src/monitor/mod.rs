@@ -445,14 +445,7 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
-    let mut display =
-        VirtualDisplay::new(spec.model, spec.refresh.rate(), spec.vsync, spec.seed, spec.start, spec.timeline);
-    if let Some(range) = spec.refresh.vrr() {
-        display = display.with_vrr(range);
-    }
-    if let Some(trace) = &spec.trace {
-        display = display.with_trace(trace);
-    }
+    let mut display = spec.display();
     // A replay counts refreshes from the one before its first frame's: a
     // capture starts mid-stream, the refreshes before it say nothing.
     let count_from = display.trace_origin().unwrap_or(spec.start);
@@ -460,6 +453,57 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         Session::new(spec.strategy, spec.config, world, virtual_display(spec), count_from).measuring_display(false);
     session.set_step_limit(spec.step_limit);
     session.set_frame_limit(spec.frame_limit);
+    let FramesRun { frames, end, truncated } = run_frames(spec, &mut session, &mut display, progress);
+    let mut report = session.report(end);
+    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
+    report.seed = spec.seed;
+    report.display = None;
+    report.trace = spec.trace.as_ref().map(|t| t.info());
+    let metrics = session.run_metrics().clone();
+    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+}
+
+impl RunSpec {
+    /// The virtual display this spec describes: its model, refresh (a VRR
+    /// panel's range), vsync, seed and start, replaying its trace if it has one.
+    pub fn display(&self) -> VirtualDisplay<'_> {
+        let mut display =
+            VirtualDisplay::new(self.model, self.refresh.rate(), self.vsync, self.seed, self.start, self.timeline);
+        if let Some(range) = self.refresh.vrr() {
+            display = display.with_vrr(range);
+        }
+        if let Some(trace) = &self.trace {
+            display = display.with_trace(trace);
+        }
+        display
+    }
+}
+
+/// How [`run_frames`] ended: the frames it ran, the display's clock at the
+/// end, and why it stopped before `spec`'s stop, if it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FramesRun {
+    /// Frames run.
+    pub frames: u64,
+    /// The display's clock when the run ended.
+    pub end: Nanos,
+    /// Why the run stopped early, if it did.
+    pub truncated: Option<Truncation>,
+}
+
+/// The virtual monitor's frame loop, the one [`simulate_world`] runs: until
+/// `spec`'s stop (or a [`Truncation`]), a frame of `session`'s pacer on
+/// `display`, recorded as shown, then the strategy's wait and the loop's own
+/// work on the display's clock. Public so that a caller's own [`Session`]
+/// (one that measures its display as a window's does, and fills a HUD) runs
+/// the very frames the simulator does. `progress` as in [`simulate_world`].
+pub fn run_frames<W: Simulation>(
+    spec: &RunSpec,
+    session: &mut Session<W>,
+    display: &mut VirtualDisplay<'_>,
+    progress: &mut dyn FnMut(f64),
+) -> FramesRun {
     let clock_limit = spec
         .start
         .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
@@ -497,7 +541,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             break;
         }
         display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
-        let report = session.run_host_frame(&mut display);
+        let report = session.run_host_frame(display);
         display.end_frame(session.game_time());
         session.record(&report, PresentOutcome::SHOWN);
         if let Some(t) = report.wake.at {
@@ -510,18 +554,11 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
-            progress(fraction_done(spec.stop, session.pacer(), &display, spec.start));
+            progress(fraction_done(spec.stop, session.pacer(), display, spec.start));
         }
     }
     progress(1.0);
-    let end = display.clock();
-    let mut report = session.report(end);
-    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
-    report.seed = spec.seed;
-    report.display = None;
-    report.trace = spec.trace.as_ref().map(|t| t.info());
-    let metrics = session.run_metrics().clone();
-    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+    FramesRun { frames, end: display.clock(), truncated }
 }
 
 /// What the session is told about a virtual display: its exact rate (a VRR

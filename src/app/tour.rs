@@ -496,6 +496,18 @@ impl Tour {
                 if m.setup.is_none() {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
+                // The strategies that present every refresh (not those that pace frames themselves).
+                let every_refresh: Vec<&str> = self
+                    .plan
+                    .strategies
+                    .iter()
+                    .filter(|s| !matches!(s, StrategyId::FixedFps | StrategyId::Paced))
+                    .map(|s| s.name())
+                    .collect();
+                if let Some(note) = m.setup.as_ref().and_then(|s| s.keeping_up(rate.hz(), &every_refresh)) {
+                    log::warn!("{note}");
+                    m.notes.push(note);
+                }
                 // Told the rate (reported, or the emulated grid's), or measuring it as it goes.
                 // A VRR panel seen: from the lowest rate seen up to the reported (its maximum).
                 let vrr = m.vrr_seen_hz.and_then(|[min, max]| {

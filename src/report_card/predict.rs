@@ -86,7 +86,7 @@ pub(crate) fn prediction_spec(
         .with_seed(PREDICTION_SEED + k)
         .with_stop(Stop::Duration(length));
     let Some(setup) = setup else { return spec };
-    let model = setup.model(refresh);
+    let model = setup.model(refresh, vsync);
     let wake = model.vblank_wake;
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
     let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);

@@ -89,6 +89,8 @@ pub struct VirtualDisplay<'t> {
     /// The vblank of the latest presented frame.
     last_vblank: Option<u64>,
     next_stall: Option<Nanos>,
+    /// When the next late wake-up is due ([`Model::late_wake`]).
+    next_late_wake: Option<Nanos>,
     trace: Option<&'t Trace>,
     trace_pos: usize,
     /// Where the capture's cadence puts the latest replayed present.
@@ -106,6 +108,7 @@ impl<'t> VirtualDisplay<'t> {
     pub fn new(model: Model, refresh: Rate, vsync: bool, seed: u64, start: Nanos, timeline: usize) -> Self {
         let mut rng = SplitMix64::new(seed);
         let next_stall = model.stall.map(|s| start.saturating_add(s.every.sample(&mut rng)));
+        let next_late_wake = model.late_wake.map(|s| start.saturating_add(s.every.sample(&mut rng)));
         let depth = match model.presentation {
             Presentation::Queued { depth } => depth.max(1) as usize,
             Presentation::BlockToBoundary => 1,
@@ -120,6 +123,7 @@ impl<'t> VirtualDisplay<'t> {
             queue: VecDeque::with_capacity(depth + 1),
             last_vblank: None,
             next_stall,
+            next_late_wake,
             trace: None,
             trace_pos: 0,
             trace_cadence: None,
@@ -239,8 +243,15 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Wakes at `vblank` plus the model's signed wake offset, never earlier than now.
+    /// A due late wake-up ([`Model::late_wake`]) adds its length.
     fn wake_at_vblank(&mut self, vblank: Nanos) {
-        let offset = self.model.vblank_wake.offset(&mut self.rng);
+        let mut offset = self.model.vblank_wake.offset(&mut self.rng);
+        if let (Some(late), Some(at)) = (self.model.late_wake, self.next_late_wake)
+            && vblank >= at
+        {
+            offset = offset.saturating_add(late.length.offset(&mut self.rng));
+            self.next_late_wake = Some(vblank.saturating_add(late.every.sample(&mut self.rng)));
+        }
         self.clock.advance_to(vblank.saturating_add_signed(offset));
     }
 
@@ -404,7 +415,7 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::{Cost, Preset};
+    use super::super::model::{Cost, Preset, Stall};
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -500,6 +511,28 @@ mod tests {
         }
         // Presents at 10, 30 and 33 ms: refreshes 1, 2 and 2 (the third replaces the second).
         assert_eq!(shown, [hz.tick_time_ceil(1), hz.tick_time_ceil(2), hz.tick_time_ceil(2)]);
+    }
+
+    #[test]
+    fn a_late_wake_up_returns_its_length_after_the_vblank_due_and_the_frame_keeps_its_refresh() {
+        // 2 ms frames on a 60 Hz grid, blocking; a 3 ms late wake-up every 40 ms from 0:
+        // the vblanks at 16.7 and 33.3 ms come before it is due, the one at 50 ms is late.
+        let late = Stall::new(Cost::fixed(40_000_000), Cost::fixed(3_000_000));
+        let model = Model { late_wake: Some(late), ..quiet(Presentation::BlockToBoundary) };
+        let hz = Rate::from_hz(60);
+        let mut d = VirtualDisplay::new(model, hz, true, 0, 0, 0);
+        let mut woke = Vec::new();
+        let mut shown = Vec::new();
+        for _ in 0..4 {
+            shown.push(present(&mut d));
+            woke.push(d.clock());
+        }
+        assert_eq!(shown, (1..=4).map(|k| hz.tick_time_ceil(k)).collect::<Vec<_>>(), "every frame on its refresh");
+        assert_eq!(
+            woke,
+            [hz.tick_time_ceil(1), hz.tick_time_ceil(2), 53_000_000, hz.tick_time_ceil(4)],
+            "the wake at 50 ms is 3 ms late; the next is due 40 ms after it"
+        );
     }
 
     #[test]

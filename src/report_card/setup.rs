@@ -258,6 +258,8 @@ pub(crate) struct SetupSampler {
     /// Frames with vsync off that followed one that did not sleep: start to
     /// next start, and the present call of the first.
     unpaced: Vec<(Nanos, Nanos)>,
+    /// Where each segment's samples begin in `unpaced`.
+    unpaced_segments: Vec<usize>,
     previous: Option<Previous>,
 }
 
@@ -270,6 +272,9 @@ impl SetupSampler {
     /// A new segment starts: the next frame follows none.
     pub(crate) fn break_sequence(&mut self) {
         self.previous = None;
+        if self.unpaced_segments.last() != Some(&self.unpaced.len()) {
+            self.unpaced_segments.push(self.unpaced.len());
+        }
     }
 
     /// A presented frame of any run: how late it started after a sleep,
@@ -422,25 +427,43 @@ impl SetupSampler {
     /// bell's σ·√6, so their sum is a triangle with the measured median and σ
     /// (σ from the 10th to 90th percentile, 2.563 σ on a bell); the frames
     /// beyond the triangle's reach come as slow frames at their measured rate.
+    /// The spread is each frame's distance from its own run's median: the
+    /// strategies' own differences are the simulator's to make, and a machine
+    /// whose load drifts between runs would otherwise widen every run's bell
+    /// (a 60 Hz tour at load 15: lockstep predicted 5703 hitches a minute from
+    /// the pooled frames, measured 60).
     fn unpaced(&self) -> Option<UnpacedSetup> {
         if self.unpaced.len() < MIN_FRAMES {
             return None;
         }
         let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        let mut bounds = self.unpaced_segments.clone();
+        bounds.push(frames.len());
+        let mut deviations: Vec<i64> = Vec::with_capacity(frames.len());
+        let mut from = 0;
+        for &to in bounds.iter().filter(|&&b| b > 0) {
+            let mut run = frames[from.min(to)..to].to_vec();
+            run.sort_unstable();
+            let median = percentile(&run, 50);
+            deviations.extend(run.iter().map(|&f| signed(f, median)));
+            from = to;
+        }
+        deviations.sort_unstable();
         frames.sort_unstable();
         let mut present: Vec<Nanos> = self.unpaced.iter().map(|&(_, present)| present).collect();
         present.sort_unstable();
         let median = percentile(&frames, 50);
-        let sigma = percentile(&frames, 90).saturating_sub(percentile(&frames, 10)) as f64 / 2.563;
+        let spread = |p| crate::metrics::percentile(&deviations, p).unwrap_or(0);
+        let sigma = spread(90).saturating_sub(spread(10)).max(0) as f64 / 2.563;
         // Each of the two uniform draws spans ±a: their sum's σ is a·√(2/3).
         let a = (sigma * 1.5_f64.sqrt()).round() as Nanos;
         let usual_present = percentile(&present, 50);
         let usual_work = median.saturating_sub(usual_present);
         let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
         let covered: Nanos = frames.iter().sum();
-        let reach = median + 2 * a;
-        let mut slow: Vec<Nanos> = frames.iter().filter(|&&f| f > reach).map(|&f| f - median).collect();
-        slow.sort_unstable();
+        let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
+        let slow: Vec<Nanos> =
+            deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
         let middle = |values: &[Nanos]| [micros_as_ms(percentile(values, 10)), micros_as_ms(percentile(values, 90))];
         Some(UnpacedSetup {
             frames: self.unpaced.len() as u64,
@@ -581,6 +604,24 @@ mod tests {
         assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000))));
         let on = setup.model(Rate::from_hz(144), true);
         assert_eq!(on.present_immediate, Preset::Desktop.model().present_immediate, "vsync on keeps the rest");
+    }
+
+    #[test]
+    fn two_steady_runs_at_two_speeds_are_two_steady_runs_not_one_spread() {
+        // One run's frames take 2 ms each, the next run's 4 ms (another
+        // strategy, or the machine got busier): each is steady, so is the model.
+        let mut s = SetupSampler::new();
+        for interval in [2_000_000, 4_000_000] {
+            s.break_sequence();
+            for n in 0..61u64 {
+                s.frame(frame(n * interval, 1_000_000, n * interval + 1_000_000, None), 500_000, false);
+            }
+        }
+        let off = s.unpaced().expect("120 frames are enough");
+        assert_eq!(off.frames, 120);
+        // The median frame of both (rank 60 of 120) is 2 ms, less the 0.5 ms present.
+        assert_eq!((off.work_ms, off.present_ms), ([1.5, 1.5], [0.5, 0.5]), "no spread within either run");
+        assert_eq!(off.slow_every_ms, None);
     }
 
     #[test]

@@ -254,7 +254,8 @@ fn show_value(value: f64) -> String {
 /// A report where every field has a value, to learn a field's kind of value.
 fn probe() -> RunReport {
     let trace = TraceInfo { app: Some(String::new()), frames: 0, dropped: 0, refresh_hz: Some(0.0) };
-    RunReport { trace: Some(trace), ..RunReport::default() }
+    let compositor = CompositorInfo { name: String::new(), latch_ms: 0.0, delay_refreshes: 0, frames_replaced: 0 };
+    RunReport { trace: Some(trace), compositor: Some(compositor), ..RunReport::default() }
 }
 
 macro_rules! field {

@@ -59,7 +59,9 @@
 //! arrives, `latch` before the scanout it asks the panel for. A replayed
 //! capture that a compositor showed keeps its refreshes; a frame the replay
 //! holds back still makes the repaint that latched it if it is committed
-//! before that repaint began.
+//! before that repaint began. A list of frame times replayed through a
+//! compositor shows the newest frame before each repaint, vsync on or off (a
+//! replay never blocks).
 
 use super::compositor::{Composition, Compositor, CompositorStage};
 use super::model::{Model, Presentation};
@@ -758,6 +760,29 @@ mod tests {
             "(commit, shown, replaced the one before): present never waits, and never tears"
         );
         assert_eq!(d.replaced(), 2);
+    }
+
+    #[test]
+    fn a_list_of_frame_times_through_a_compositor_shows_the_newest_frame_before_each_repaint() {
+        // Presents every 6 ms from 6 ms; repaints at 9 666 667, 26 333 334 and 43 000 000 ns.
+        let trace = Trace::from_frame_times(&[6_000_000; 7]);
+        let hz = Rate::from_hz(60);
+        let mut d = VirtualDisplay::new(Preset::Desktop.model(), hz, true, 0, 0, 0)
+            .with_trace(&trace)
+            .with_composition(weston());
+        let fates: Vec<(Nanos, bool)> = (0..7)
+            .map(|_| {
+                d.begin_frame(0, 0, hz);
+                (present(&mut d), d.replaced_previous())
+            })
+            .collect();
+        let v = |k| VblankGrid::new(hz, 0).time_of(k);
+        assert_eq!(
+            fates,
+            [(v(1), false), (v(2), false), (v(2), true), (v(2), true), (v(3), false), (v(3), true), (v(3), true)],
+            "6, 12, 18, 24, 30, 36 and 42 ms: repaints 1, 2, 2, 2, 3, 3, 3"
+        );
+        assert_eq!(d.replaced(), 4);
     }
 
     #[test]

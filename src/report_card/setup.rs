@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::{micros_as_ms, percentile};
 use crate::host::FrameReport;
-use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
+use crate::monitor::{Compositor, CompositorSource, Cost, Model, Presentation, Preset, Stall};
 use crate::time::{Nanos, Rate, ms_to_nanos};
 
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
@@ -85,6 +85,11 @@ pub struct MeasuredSetup {
     /// The frames of the pass with vsync off, where it ran; null on older
     /// cards, whose predictions with vsync off took the vsynced frames' work.
     pub(crate) vsync_off: Option<UnpacedSetup>,
+    /// The compositor between the window and the panel, with where its
+    /// figures come from; null: direct (no compositor stage), as on older cards.
+    pub(crate) compositor: Option<Compositor>,
+    /// What the tour measured or assumed of the compositor, and why, in words.
+    pub(crate) compositor_note: Option<String>,
 }
 
 /// What the pass with vsync off measured of its frames (frames that did not
@@ -260,6 +265,9 @@ pub(crate) struct SetupSampler {
     unpaced: Vec<(Nanos, Nanos)>,
     /// Where each segment's samples begin in `unpaced`.
     unpaced_segments: Vec<usize>,
+    /// With vsync off, each shown frame's display time less the end of its
+    /// present (its commit): what the compositor added.
+    commit_to_display: Vec<Nanos>,
     previous: Option<Previous>,
 }
 
@@ -293,6 +301,9 @@ impl SetupSampler {
                 self.vsynced_time += report.start.saturating_sub(p.start);
             }
             let slept = p.wake.is_some_and(|t| t > p.end);
+            if !vsynced && report.display >= report.end {
+                self.commit_to_display.push(report.display - report.end);
+            }
             if !vsynced && !p.vsynced && !slept {
                 self.unpaced.push((report.start.saturating_sub(p.start), p.display_wait));
             }
@@ -336,7 +347,16 @@ impl SetupSampler {
     /// last frame's: the wake-up is measured from there. A frame that
     /// started a whole refresh or more after that missed a vblank: it says
     /// nothing about how promptly the loop wakes.
+    #[cfg(test)]
     pub(crate) fn finish(&self, period: Nanos) -> Option<MeasuredSetup> {
+        self.finish_composited(period, 0)
+    }
+
+    /// [`SetupSampler::finish`] behind a compositor that shows a frame `lag`
+    /// (latch + delay refreshes) after it latched it: each frame counts as
+    /// shown when it was latched, and the compositor stage of the prediction
+    /// adds the lag back (a blocked present wakes at a repaint, not at the vblank).
+    pub(crate) fn finish_composited(&self, period: Nanos, lag: Nanos) -> Option<MeasuredSetup> {
         if self.work.len() < MIN_FRAMES || period == 0 {
             return None;
         }
@@ -345,8 +365,9 @@ impl SetupSampler {
             sorted.sort_unstable();
             [micros_as_ms(percentile(&sorted, 10)), micros_as_ms(percentile(&sorted, 90))]
         };
-        let mut latency = self.latency.clone();
+        let mut latency: Vec<Nanos> = self.latency.iter().map(|&l| l.saturating_sub(lag)).collect();
         latency.sort_unstable();
+        let lag_signed = i64::try_from(lag).unwrap_or(i64::MAX);
         let median = percentile(&latency, 50);
         let shown_late = u32::try_from((median + period / 2) / period).unwrap_or(MAX_DEPTH);
         // A frame that starts before the one before it is shown is queued
@@ -354,7 +375,7 @@ impl SetupSampler {
         // a present's return never does (Weston 10, Fifo: the median frame
         // started about 10 ms before its predecessor was shown, 45 ms after its
         // own start against 35 ms frames: one deep by the rounding alone).
-        let mut wakes = self.wake.clone();
+        let mut wakes: Vec<i64> = self.wake.iter().map(|&w| w.saturating_add(lag_signed)).collect();
         wakes.sort_unstable();
         let median_wake = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
         // Within a quarter refresh of its predecessor's display a frame is not
@@ -371,7 +392,7 @@ impl SetupSampler {
         let wake: Vec<Nanos> = self
             .wake
             .iter()
-            .map(|&w| w.saturating_add(unblocked))
+            .map(|&w| w.saturating_add(lag_signed).saturating_add(unblocked))
             .filter(|&w| w >= -slack)
             .map(|w| u64::try_from(w).unwrap_or(0))
             .filter(|&w| w < period)
@@ -414,7 +435,43 @@ impl SetupSampler {
             late_wake_ms: lengths(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
             vsync_off: self.unpaced(),
+            compositor: None,
+            compositor_note: None,
         })
+    }
+
+    /// The compositor the frames with vsync off show, on a display of
+    /// `period` whose display times are the compositor's own (Wayland's
+    /// presentation feedback), or why not: fewer than [`MIN_FRAMES`], or
+    /// frames that came no faster than the refresh.
+    ///
+    /// With vsync off frames come faster than the refresh and commit at
+    /// every point of it, so the shortest commit-to-display is a commit just
+    /// before a repaint began: latch + delay refreshes (the 2nd percentile,
+    /// not the least: a present's return is a few µs after its commit).
+    ///
+    /// ```text
+    /// commit-to-display, 2nd percentile 3.1 ms on 60 Hz → delay 0, latch 3.1 ms
+    ///                                  19.9 ms          → delay 1, latch 3.2 ms
+    /// ```
+    pub(crate) fn measured_compositor(&self, period: Nanos) -> Result<Compositor, &'static str> {
+        if self.commit_to_display.len() < MIN_FRAMES || period == 0 {
+            return Err("too few frames with vsync off were shown to read its latch");
+        }
+        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        frames.sort_unstable();
+        if percentile(&frames, 50) > period / 2 {
+            // Weston 10's headless backend under Mesa's Mailbox: frames every
+            // 25.2 ms, one a repaint, each committed just after the last repaint.
+            return Err("the frames with vsync off came once a repaint (the compositor paced them), so their commits \
+                        did not fall at every point of the refresh and cannot show where its repaint begins");
+        }
+        let mut lags = self.commit_to_display.clone();
+        lags.sort_unstable();
+        let shortest = percentile(&lags, 2);
+        let delay = u32::try_from(shortest / period).unwrap_or(u32::MAX).min(crate::monitor::MAX_DELAY_REFRESHES);
+        let latch = shortest.saturating_sub(u64::from(delay) * period).min(crate::monitor::MAX_LATCH);
+        Ok(Compositor::new(latch, delay).with_source(CompositorSource::Measured))
     }
 
     /// The frames of the pass with vsync off, modelled; `None` with fewer than [`MIN_FRAMES`].
@@ -625,6 +682,37 @@ mod tests {
     }
 
     #[test]
+    fn the_shortest_commit_to_display_with_vsync_off_is_the_compositor_s_latch_and_delay() {
+        // 100 frames with vsync off on 60 Hz, shown 3.1 ms + k · 0.166 ms after
+        // their commit (k = 0..99: every phase of the refresh). The 2nd
+        // percentile (rank 2) is 3.266 ms: delay 0, latch 3.266 ms. The same
+        // frames a refresh later read as delay 1, the same latch.
+        for (extra, delay) in [(0, 0), (PERIOD, 1)] {
+            let mut s = SetupSampler::new();
+            for k in 0..101u64 {
+                let start = k * 2_000_000;
+                let end = start + 1_000_000;
+                let display = end + 3_100_000 + k.saturating_sub(1) * 166_000 + extra;
+                s.frame(FrameTimes { start, end, display, wake: None }, 100_000, false);
+            }
+            let c = s.measured_compositor(PERIOD).expect("100 frames, 2 ms apart, are enough");
+            assert_eq!((c.latch, c.delay_refreshes, c.source), (3_266_000, delay, CompositorSource::Measured));
+        }
+        assert!(SetupSampler::new().measured_compositor(PERIOD).is_err(), "no frames, no compositor");
+        // Frames a refresh apart commit at one point of it: no latch to read.
+        let mut paced = SetupSampler::new();
+        for k in 0..61u64 {
+            let start = k * PERIOD;
+            paced.frame(
+                FrameTimes { start, end: start + 1_000_000, display: start + 2 * PERIOD, wake: None },
+                0,
+                false,
+            );
+        }
+        assert!(paced.measured_compositor(PERIOD).is_err(), "frames once a refresh show no latch");
+    }
+
+    #[test]
     fn a_probe_that_misses_more_than_one_refresh_in_twenty_says_the_machine_does_not_keep_up() {
         let setup = MeasuredSetup {
             work_ms: [3.1, 4.9],
@@ -691,6 +779,8 @@ mod tests {
                 slow_every_ms: Some(25.0),
                 slow_ms: Some([0.5, 1.5]),
             }),
+            compositor: Some(Compositor::new(7_000_000, 0).with_source(CompositorSource::Measured)),
+            compositor_note: Some("compositor: measured".to_owned()),
         };
         let text = serde_json::to_string(&setup).expect("plain data serializes");
         assert_eq!(serde_json::from_str::<MeasuredSetup>(&text).ok(), Some(setup));

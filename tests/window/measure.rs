@@ -83,33 +83,40 @@ fn agreement_test(name: &'static str, rate: &'static str, least: usize) -> Trial
                 Err(missing) => return harness::unavailable(&missing),
             }
         };
-        let card = ReportCard::read(&out.join("report.json"))?;
-        let m = card.monitors.first().ok_or("a card without a monitor")?;
-        let passes = [(Some(true), "vsync on"), (Some(false), "vsync off")]
-            .map(|(pass, label)| (label, pass_agreement(m, pass)));
-        let evidence: Vec<String> = passes.iter().map(|(label, a)| format!("{label}: {}", a.sentence())).collect();
-        let evidence = format!("{rate} Hz emulated, {}", evidence.join("; "));
-        eprintln!("{evidence} ({})", harness::load_evidence());
-        for note in m.notes.iter().filter(|n| n.contains("does not keep up")) {
-            eprintln!("the card says: {note}");
-        }
-        if harness::machine_busy() {
-            let why = format!(
-                "{evidence} ({}): agreement needs a machine no busier than it has cores",
-                harness::load_evidence()
-            );
-            return Ok(Completion::ignored_with(why));
-        }
-        for (label, a) in &passes {
-            assert!(
-                a.agreeing >= least,
-                "{label} agrees on {} of {}, at least {least} wanted: {evidence}",
-                a.agreeing,
-                a.compared
-            );
-        }
-        Ok(Completion::Completed)
+        judge_card(&out.join("report.json"), &format!("{rate} Hz emulated"), least)
     })
+}
+
+/// Judges the card at `path` (`what` names it): at least `least` strategies
+/// agree with their predictions with vsync on and with vsync off, or, on a
+/// machine busier than it has cores, the test is skipped with the load and the
+/// card's own sentences (and its notes on the compositor and on keeping up).
+///
+/// # Errors
+/// The card cannot be read.
+pub fn judge_card(path: &std::path::Path, what: &str, least: usize) -> Result<Completion, Failed> {
+    let card = ReportCard::read(path)?;
+    let m = card.monitors.first().ok_or("a card without a monitor")?;
+    let passes =
+        [(Some(true), "vsync on"), (Some(false), "vsync off")].map(|(pass, label)| (label, pass_agreement(m, pass)));
+    let mut evidence: Vec<String> = passes.iter().map(|(label, a)| format!("{label}: {}", a.sentence())).collect();
+    evidence.extend(m.notes.iter().filter(|n| n.starts_with("compositor:") || n.contains("does not keep up")).cloned());
+    let evidence = format!("{what}: {}", evidence.join("; "));
+    eprintln!("{evidence} ({})", harness::load_evidence());
+    if harness::machine_busy() {
+        let why =
+            format!("{evidence} ({}): agreement needs a machine no busier than it has cores", harness::load_evidence());
+        return Ok(Completion::ignored_with(why));
+    }
+    for (label, a) in &passes {
+        assert!(
+            a.agreeing >= least,
+            "{label} agrees on {} of {}, at least {least} wanted: {evidence}",
+            a.agreeing,
+            a.compared
+        );
+    }
+    Ok(Completion::Completed)
 }
 
 /// A test that needs a measured tour; ignored where none can run.

@@ -810,30 +810,7 @@ fn weston_tour_test(name: &'static str, repaint: Option<u32>) -> Trial {
         let table = String::from_utf8_lossy(&compared.stdout);
         assert!(compared.status.success(), "compare failed: {}", String::from_utf8_lossy(&compared.stderr));
         assert!(table.matches("the simulator agrees on").count() >= 2, "compare judges both passes: {table}");
-        let card = timestep_lab::report_card::ReportCard::read(&out.join("report.json"))?;
-        let m = card.monitors.first().ok_or("a card without a monitor")?;
-        let passes = [(Some(true), "vsync on"), (Some(false), "vsync off")]
-            .map(|(pass, words)| (words, timestep_lab::report_card::judge::pass_agreement(m, pass)));
-        let compositor = m.notes.iter().find(|n| n.starts_with("compositor:")).cloned().unwrap_or_default();
-        let sentences: Vec<String> = passes.iter().map(|(words, a)| format!("{words}: {}", a.sentence())).collect();
-        let evidence = format!("weston, {label}: {}; {compositor}", sentences.join("; "));
-        eprintln!("{evidence} ({})", harness::load_evidence());
-        if harness::machine_busy() {
-            let why = format!(
-                "{evidence} ({}): agreement needs a machine no busier than it has cores",
-                harness::load_evidence()
-            );
-            return Ok(Completion::ignored_with(why));
-        }
-        for (words, a) in &passes {
-            assert!(
-                a.agreeing >= AGREEING,
-                "{words}: {} of {} agree, {AGREEING} wanted: {evidence}",
-                a.agreeing,
-                a.compared
-            );
-        }
-        Ok(Completion::Completed)
+        crate::measure::judge_card(&out.join("report.json"), &format!("weston, {label}"), AGREEING)
     })
     .with_ignored_flag(true)
 }

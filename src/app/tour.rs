@@ -489,12 +489,30 @@ impl Tour {
         let reference_vsync = self.reference_vsync.take();
         match refresh {
             Some(rate) => {
+                let (compositor, compositor_note) = compositor_of(&sampler, &m.runs, rate.period());
+                let lag = compositor.map_or(0, |c| c.latch + u64::from(c.delay_refreshes) * rate.period());
                 m.setup = match reference_vsync {
-                    Some(true) => sampler.finish(rate.period()),
+                    Some(true) => sampler.finish_composited(rate.period(), lag),
                     _ => None,
                 };
+                if let Some(setup) = m.setup.as_mut() {
+                    (setup.compositor, setup.compositor_note) = (compositor, Some(compositor_note.clone()));
+                }
+                m.notes.push(compositor_note);
                 if m.setup.is_none() {
                     m.notes.push(SETUP_NOTE.to_owned());
+                }
+                // The strategies that present every refresh (not those that pace frames themselves).
+                let every_refresh: Vec<&str> = self
+                    .plan
+                    .strategies
+                    .iter()
+                    .filter(|s| !matches!(s, StrategyId::FixedFps | StrategyId::Paced))
+                    .map(|s| s.name())
+                    .collect();
+                if let Some(note) = m.setup.as_ref().and_then(|s| s.keeping_up(rate.hz(), &every_refresh)) {
+                    log::warn!("{note}");
+                    m.notes.push(note);
                 }
                 // Told the rate (reported, or the emulated grid's), or measuring it as it goes.
                 // A VRR panel seen: from the lowest rate seen up to the reported (its maximum).
@@ -567,6 +585,48 @@ impl Tour {
         log::info!("measure: wrote {}", paths.join(", "));
         crate::platform::tour_finished();
         Ok(())
+    }
+}
+
+/// What a card says of the compositor where the platform does not say when a frame was shown.
+const COMPOSITOR_ASSUMED: &str = "compositor: assumed none (direct), as the platform does not say when a frame was \
+                                  shown, so no repaint can be seen (X11 without a compositor and Xvfb have none; \
+                                  DWM's and WindowServer's figures are not published: docs/compositors.md names the \
+                                  presets, weston 7 ms, dwm 0 ms and a refresh, for simulate --compositor)";
+
+/// The compositor the tour's frames with vsync off show where the compositor
+/// timed them (Wayland's presentation feedback), and the card's sentence on it;
+/// elsewhere none, and the sentence says it is assumed and why.
+fn compositor_of(
+    sampler: &SetupSampler,
+    runs: &[RunRecord],
+    period: Nanos,
+) -> (Option<crate::monitor::Compositor>, String) {
+    let fed_back = runs.iter().any(|r| {
+        r.vsync_requested == Some(false)
+            && r.display_time_source.as_deref().is_some_and(|s| s.starts_with("compositor-feedback"))
+    });
+    if !fed_back {
+        return (None, COMPOSITOR_ASSUMED.to_owned());
+    }
+    match sampler.measured_compositor(period) {
+        Ok(c) => {
+            let ms = |ns: Nanos| crate::report::trim_number(ns as f64 / 1e6, 3);
+            let note = format!(
+                "compositor: measured from its presentation feedback, the shortest commit-to-display of the frames \
+                 with vsync off (2nd percentile): latch {} ms, delay {} refreshes; the predictions repaint with it",
+                ms(c.latch),
+                c.delay_refreshes
+            );
+            (Some(c), note)
+        }
+        Err(why) => (
+            None,
+            format!(
+                "compositor: its presentation feedback came, but {why}: the predictions assume none (direct), and \
+                 the setup's queue depth carries what the compositor adds"
+            ),
+        ),
     }
 }
 

@@ -40,7 +40,7 @@
 //!   range:  930 lies in 392 − (20 + 98) … 1806 + (20 + 452)   (agrees)
 //! ```
 
-use super::schema::{PredictionRange, RunRecord};
+use super::schema::{MonitorCard, PredictionRange, RunRecord};
 use crate::report::Field;
 use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
 use crate::report::trim_number;
@@ -214,7 +214,7 @@ pub(crate) struct Difference {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Agreement {
     /// Strategies with both a measured run and a prediction.
-    pub(crate) compared: usize,
+    pub compared: usize,
     /// Of those, how many agree on every figure both have.
     pub agreeing: usize,
     /// Every figure that does not agree, in run order.
@@ -314,6 +314,25 @@ pub fn agreement(
         }
     }
     result
+}
+
+/// How `monitor`'s measured runs of one vsync pass (`Some(true)`: on) agree
+/// with its predictions of that pass, by [`agreement`] with the default drift bound.
+pub fn pass_agreement(monitor: &MonitorCard, pass: Option<bool>) -> Agreement {
+    let ranges: Vec<&PredictionRange> =
+        monitor.prediction_ranges.iter().filter(|r| r.vsync_requested == pass).collect();
+    agreement(
+        &in_pass(&monitor.runs, pass),
+        &in_pass(&monitor.predictions, pass),
+        &ranges,
+        monitor.refresh_hz(),
+        MAX_DRIFT_MS_PER_MIN,
+    )
+}
+
+/// The runs of one vsync pass.
+fn in_pass(runs: &[RunRecord], pass: Option<bool>) -> Vec<&RunRecord> {
+    runs.iter().filter(|r| r.vsync_pass() == pass).collect()
 }
 
 impl Agreement {

@@ -20,7 +20,7 @@
 
 use super::schema::{PredictionRange, RunRecord};
 use super::setup::MeasuredSetup;
-use crate::monitor::{Preset, RunSpec, Stop};
+use crate::monitor::{Composition, Preset, RunSpec, Stop};
 use crate::report::RunModel;
 use crate::report::registry::JUDDER_MS;
 use crate::strategy::{StrategyConfig, StrategyId};
@@ -86,12 +86,13 @@ pub(crate) fn prediction_spec(
         .with_seed(PREDICTION_SEED + k)
         .with_stop(Stop::Duration(length));
     let Some(setup) = setup else { return spec };
-    let model = setup.model(refresh);
+    let model = setup.model(refresh, vsync);
     let wake = model.vblank_wake;
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
     let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);
     let start = crate::monitor::start_after_vblank(refresh, 0, phase % refresh.period().max(1));
-    spec.with_model(model).with_start(start)
+    let composition = setup.compositor.map_or(Composition::Direct, Composition::Composited);
+    spec.with_model(model).with_start(start).with_composition(composition)
 }
 
 /// Predicts every strategy in `strategies` on `display` (the measured

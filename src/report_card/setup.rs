@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::{micros_as_ms, percentile};
 use crate::host::FrameReport;
-use crate::monitor::{Cost, Model, Presentation, Preset, Stall};
+use crate::monitor::{Compositor, CompositorSource, Cost, Model, Presentation, Preset, Stall};
 use crate::time::{Nanos, Rate, ms_to_nanos};
 
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
@@ -74,19 +74,68 @@ pub struct MeasuredSetup {
     pub(crate) stall_every_ms: Option<f64>,
     /// How long a stall held a frame beyond its refresh, ms: 10th and 90th percentile.
     pub(crate) stall_ms: Option<[f64; 2]>,
+    /// Time between late wake-ups (the probe's wake-ups beyond their 90th
+    /// percentile), ms, on average; null when none was measured.
+    pub(crate) late_wake_every_ms: Option<f64>,
+    /// How much later than the median wake-up they came, ms: 10th and 90th percentile.
+    pub(crate) late_wake_ms: Option<[f64; 2]>,
+    /// Share of the probe's frames shown a refresh or more after the refresh
+    /// they were meant for (0 to 1): a machine that cannot keep up with the refresh.
+    pub(crate) missed_share: Option<f64>,
+    /// The frames of the pass with vsync off, where it ran; null on older
+    /// cards, whose predictions with vsync off took the vsynced frames' work.
+    pub(crate) vsync_off: Option<UnpacedSetup>,
+    /// The compositor between the window and the panel, with where its
+    /// figures come from; null: direct (no compositor stage), as on older cards.
+    pub(crate) compositor: Option<Compositor>,
+    /// What the tour measured or assumed of the compositor, and why, in words.
+    pub(crate) compositor_note: Option<String>,
+}
+
+/// What the pass with vsync off measured of its frames (frames that did not
+/// sleep: each starts when the one before it has presented).
+///
+/// ```text
+///   frame   = next start − start               (steps, render, the loop itself, the present call)
+///   present = the present call                  (Immediate or Mailbox: it returns when the buffer is handed over)
+///   work    = median frame − median present, ± a;  present = median present ± a
+///             (a: each draw's half-width, so that their sum has the frames' spread)
+///   slow    = a frame longer than the median by more than 2a (beyond the sum's reach):
+///             one every (time covered / slow frames), its excess over the median
+/// ```
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UnpacedSetup {
+    /// Frames measured.
+    pub(crate) frames: u64,
+    /// A frame's work, its present call left out, ms: the range drawn from.
+    pub(crate) work_ms: [f64; 2],
+    /// The present call, ms: the range drawn from.
+    pub(crate) present_ms: [f64; 2],
+    /// Time between slow frames, ms, on average; null when none.
+    pub(crate) slow_every_ms: Option<f64>,
+    /// How much longer than the median a slow frame took, ms: 10th and 90th percentile.
+    pub(crate) slow_ms: Option<[f64; 2]>,
 }
 
 impl MeasuredSetup {
-    /// The virtual monitor's model of this setup at `refresh`.
+    /// The virtual monitor's model of this setup at `refresh`, for the pass
+    /// with vsync on or off.
     ///
     /// Update costs are in the measured work (the probe runs lockstep: one
-    /// update a frame), so a model update costs nothing; a present with
-    /// vsync off keeps the `desktop` preset's. Stalls come every half to
-    /// one and a half times their measured mean interval.
-    pub(crate) fn model(&self, refresh: Rate) -> Model {
+    /// update a frame), so a model update costs nothing. Each measured
+    /// figure's middle 80 % is drawn uniformly, and its top 10 % comes as
+    /// occasional events (stalls, late wake-ups, slow frames) at their
+    /// measured rate, every half to one and a half times their mean
+    /// interval: at 144 Hz half a refresh is 3.5 ms, and a wake-up or a frame
+    /// that much longer than usual is a hitch that the middle 80 % alone
+    /// never draws. With vsync off the frames and the present call are the
+    /// pass's own where it ran (a present that returns at once is not free:
+    /// 0.5 ms on Xvfb), else the vsynced work and the `desktop` preset's present.
+    pub(crate) fn model(&self, refresh: Rate, vsync: bool) -> Model {
         let desktop = Preset::Desktop.model();
         let between = |[lo, hi]: [f64; 2]| Cost::between(ms_to_ns(lo), ms_to_ns(hi));
-        let stall = match (self.stall_every_ms, self.stall_ms) {
+        let every = |every: Option<f64>, length: Option<[f64; 2]>| match (every, length) {
             (Some(every), Some(length)) if every > 0.0 => {
                 let every = ms_to_ns(every);
                 Some(Stall::new(Cost::between(every / 2, every + every / 2), between(length)))
@@ -94,7 +143,8 @@ impl MeasuredSetup {
             _ => None,
         };
         let mut model = desktop;
-        model.stall = stall;
+        model.stall = every(self.stall_every_ms, self.stall_ms);
+        model.late_wake = every(self.late_wake_every_ms, self.late_wake_ms);
         model.update = Cost::ZERO;
         model.render = between(self.work_ms);
         model.vblank_wake = between(self.wake_ms);
@@ -102,13 +152,49 @@ impl MeasuredSetup {
         model.presentation = Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) };
         model.default_refresh = refresh;
         model.default_vsync = true;
+        if let Some(off) = self.vsync_off.as_ref().filter(|_| !vsync) {
+            model.render = between(off.work_ms);
+            model.present_immediate = between(off.present_ms);
+            model.stall = every(off.slow_every_ms, off.slow_ms);
+        }
         model
     }
+
+    /// Whether the machine kept up with the refresh in the probe: a sentence
+    /// saying it did not when more than [`MISSED_SHARE`] of its frames missed
+    /// their refresh, naming the strategies that render every refresh.
+    pub(crate) fn keeping_up(&self, refresh_hz: f64, every_refresh: &[&str]) -> Option<String> {
+        let missed = self.missed_share.filter(|m| *m > MISSED_SHARE)?;
+        let period = 1000.0 / refresh_hz;
+        let strategies =
+            if every_refresh.is_empty() { String::new() } else { format!(": {}", every_refresh.join(", ")) };
+        Some(format!(
+            "this machine does not keep up with {} Hz: {:.0} % of the lockstep probe's frames missed their refresh \
+             (a frame's work {:.1}–{:.1} ms and its wake-up {:.1}–{:.1} ms against a {period:.1} ms refresh); the \
+             strategies that render every refresh drop frames in the measurement and in the prediction alike{strategies}",
+            crate::report::trim_number(refresh_hz, 3),
+            missed * 100.0,
+            self.work_ms[0],
+            self.work_ms[1],
+            self.wake_ms[0],
+            self.wake_ms[1],
+        ))
+    }
 }
+
+/// The share of missed refreshes in the probe above which a card says the
+/// machine does not keep up: one frame in 20.
+pub(crate) const MISSED_SHARE: f64 = 0.05;
 
 /// A frame's own work: start to end, less the wait for the display.
 fn own_work(report: FrameTimes, display_wait: Nanos) -> Nanos {
     report.end.saturating_sub(report.start).saturating_sub(display_wait)
+}
+
+/// The values of `sorted` beyond its 90th percentile, as their excess over its median.
+fn beyond_p90(sorted: &[Nanos]) -> Vec<Nanos> {
+    let (p50, p90) = (percentile(sorted, 50), percentile(sorted, 90));
+    sorted.iter().filter(|&&v| v > p90).map(|&v| v - p50).collect()
 }
 
 /// `a − b`, signed.
@@ -152,6 +238,10 @@ struct Previous {
     /// A probe frame (the next one's wake-up is sampled).
     probe: bool,
     start: Nanos,
+    /// Its wait for the display (with vsync off: the present call).
+    display_wait: Nanos,
+    /// A frame of the pass with vsync on (or the probe).
+    vsynced: bool,
 }
 
 /// Collects a tour's frames into a [`MeasuredSetup`].
@@ -166,6 +256,18 @@ pub(crate) struct SetupSampler {
     vsynced_work: Vec<Nanos>,
     /// Time those frames covered: start to next start, within a segment.
     vsynced_time: Nanos,
+    /// Time the probe's frames covered, start to next start.
+    probe_time: Nanos,
+    /// Display to display of consecutive probe frames.
+    probe_intervals: Vec<Nanos>,
+    /// Frames with vsync off that followed one that did not sleep: start to
+    /// next start, and the present call of the first.
+    unpaced: Vec<(Nanos, Nanos)>,
+    /// Where each segment's samples begin in `unpaced`.
+    unpaced_segments: Vec<usize>,
+    /// With vsync off, each shown frame's display time less the end of its
+    /// present (its commit): what the compositor added.
+    commit_to_display: Vec<Nanos>,
     previous: Option<Previous>,
 }
 
@@ -178,6 +280,9 @@ impl SetupSampler {
     /// A new segment starts: the next frame follows none.
     pub(crate) fn break_sequence(&mut self) {
         self.previous = None;
+        if self.unpaced_segments.last() != Some(&self.unpaced.len()) {
+            self.unpaced_segments.push(self.unpaced.len());
+        }
     }
 
     /// A presented frame of any run: how late it started after a sleep,
@@ -195,6 +300,13 @@ impl SetupSampler {
             if vsynced {
                 self.vsynced_time += report.start.saturating_sub(p.start);
             }
+            let slept = p.wake.is_some_and(|t| t > p.end);
+            if !vsynced && report.display >= report.end {
+                self.commit_to_display.push(report.display - report.end);
+            }
+            if !vsynced && !p.vsynced && !slept {
+                self.unpaced.push((report.start.saturating_sub(p.start), p.display_wait));
+            }
         }
         if vsynced {
             self.vsynced_work.push(own_work(report, display_wait));
@@ -205,6 +317,8 @@ impl SetupSampler {
             end: report.end,
             probe: false,
             start: report.start,
+            display_wait,
+            vsynced,
         });
     }
 
@@ -214,6 +328,8 @@ impl SetupSampler {
             && p.probe
         {
             self.wake.push(signed(report.start, p.display));
+            self.probe_time += report.start.saturating_sub(p.start);
+            self.probe_intervals.push(report.display.saturating_sub(p.display));
         }
         self.work.push(own_work(report, display_wait));
         self.latency.push(report.display.saturating_sub(report.start));
@@ -231,7 +347,16 @@ impl SetupSampler {
     /// last frame's: the wake-up is measured from there. A frame that
     /// started a whole refresh or more after that missed a vblank: it says
     /// nothing about how promptly the loop wakes.
+    #[cfg(test)]
     pub(crate) fn finish(&self, period: Nanos) -> Option<MeasuredSetup> {
+        self.finish_composited(period, 0)
+    }
+
+    /// [`SetupSampler::finish`] behind a compositor that shows a frame `lag`
+    /// (latch + delay refreshes) after it latched it: each frame counts as
+    /// shown when it was latched, and the compositor stage of the prediction
+    /// adds the lag back (a blocked present wakes at a repaint, not at the vblank).
+    pub(crate) fn finish_composited(&self, period: Nanos, lag: Nanos) -> Option<MeasuredSetup> {
         if self.work.len() < MIN_FRAMES || period == 0 {
             return None;
         }
@@ -240,8 +365,9 @@ impl SetupSampler {
             sorted.sort_unstable();
             [micros_as_ms(percentile(&sorted, 10)), micros_as_ms(percentile(&sorted, 90))]
         };
-        let mut latency = self.latency.clone();
+        let mut latency: Vec<Nanos> = self.latency.iter().map(|&l| l.saturating_sub(lag)).collect();
         latency.sort_unstable();
+        let lag_signed = i64::try_from(lag).unwrap_or(i64::MAX);
         let median = percentile(&latency, 50);
         let shown_late = u32::try_from((median + period / 2) / period).unwrap_or(MAX_DEPTH);
         // A frame that starts before the one before it is shown is queued
@@ -249,7 +375,7 @@ impl SetupSampler {
         // a present's return never does (Weston 10, Fifo: the median frame
         // started about 10 ms before its predecessor was shown, 45 ms after its
         // own start against 35 ms frames: one deep by the rounding alone).
-        let mut wakes = self.wake.clone();
+        let mut wakes: Vec<i64> = self.wake.iter().map(|&w| w.saturating_add(lag_signed)).collect();
         wakes.sort_unstable();
         let median_wake = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
         // Within a quarter refresh of its predecessor's display a frame is not
@@ -266,7 +392,7 @@ impl SetupSampler {
         let wake: Vec<Nanos> = self
             .wake
             .iter()
-            .map(|&w| w.saturating_add(unblocked))
+            .map(|&w| w.saturating_add(lag_signed).saturating_add(unblocked))
             .filter(|&w| w >= -slack)
             .map(|w| u64::try_from(w).unwrap_or(0))
             .filter(|&w| w < period)
@@ -281,19 +407,127 @@ impl SetupSampler {
             );
             return None;
         }
+        let mut wake = wake;
+        wake.sort_unstable();
+        let usual_wake = percentile(&wake, 50);
+        let late = beyond_p90(&wake);
         let mut work = self.vsynced_work.clone();
         work.sort_unstable();
         let usual = percentile(&work, 50);
-        let stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= period).map(|&w| w - usual).collect();
+        // A frame that, begun at the usual wake-up, ends after the next vblank
+        // misses it whatever the strategy.
+        let deadline = period.saturating_sub(usual_wake);
+        let stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= deadline).map(|&w| w.saturating_sub(usual)).collect();
         let covered = self.vsynced_time;
+        let every =
+            |time: Nanos, events: &[Nanos]| (!events.is_empty()).then(|| micros_as_ms(time / events.len() as u64));
+        let lengths = |events: &[Nanos]| (!events.is_empty()).then(|| middle(events));
+        let missed = self.probe_intervals.iter().filter(|&&i| i > period + period / 2).count();
         Some(MeasuredSetup {
             frames: self.work.len() as u64,
             queue_depth: depth,
             work_ms: middle(&self.work),
             wake_ms: middle(&wake),
             sleep_late_ms: (!self.sleep_late.is_empty()).then(|| middle(&self.sleep_late)),
-            stall_every_ms: (!stalls.is_empty()).then(|| micros_as_ms(covered / stalls.len() as u64)),
-            stall_ms: (!stalls.is_empty()).then(|| middle(&stalls)),
+            stall_every_ms: every(covered, &stalls),
+            stall_ms: lengths(&stalls),
+            late_wake_every_ms: every(self.probe_time, &late),
+            late_wake_ms: lengths(&late),
+            missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
+            vsync_off: self.unpaced(),
+            compositor: None,
+            compositor_note: None,
+        })
+    }
+
+    /// The compositor the frames with vsync off show, on a display of
+    /// `period` whose display times are the compositor's own (Wayland's
+    /// presentation feedback), or why not: fewer than [`MIN_FRAMES`], or
+    /// frames that came no faster than the refresh.
+    ///
+    /// With vsync off frames come faster than the refresh and commit at
+    /// every point of it, so the shortest commit-to-display is a commit just
+    /// before a repaint began: latch + delay refreshes (the 2nd percentile,
+    /// not the least: a present's return is a few µs after its commit).
+    ///
+    /// ```text
+    /// commit-to-display, 2nd percentile 3.1 ms on 60 Hz → delay 0, latch 3.1 ms
+    ///                                  19.9 ms          → delay 1, latch 3.2 ms
+    /// ```
+    pub(crate) fn measured_compositor(&self, period: Nanos) -> Result<Compositor, &'static str> {
+        if self.commit_to_display.len() < MIN_FRAMES || period == 0 {
+            return Err("too few frames with vsync off were shown to read its latch");
+        }
+        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        frames.sort_unstable();
+        if percentile(&frames, 50) > period / 2 {
+            // Weston 10's headless backend under Mesa's Mailbox: frames every
+            // 25.2 ms, one a repaint, each committed just after the last repaint.
+            return Err("the frames with vsync off came once a repaint (the compositor paced them), so their commits \
+                        did not fall at every point of the refresh and cannot show where its repaint begins");
+        }
+        let mut lags = self.commit_to_display.clone();
+        lags.sort_unstable();
+        let shortest = percentile(&lags, 2);
+        let delay = u32::try_from(shortest / period).unwrap_or(u32::MAX).min(crate::monitor::MAX_DELAY_REFRESHES);
+        let latch = shortest.saturating_sub(u64::from(delay) * period).min(crate::monitor::MAX_LATCH);
+        Ok(Compositor::new(latch, delay).with_source(CompositorSource::Measured))
+    }
+
+    /// The frames of the pass with vsync off, modelled; `None` with fewer than [`MIN_FRAMES`].
+    ///
+    /// Their frame times are close to a bell (Xvfb, 144 Hz: mean 2.39 ms,
+    /// σ 0.44 ms), and with vsync off a frame 0.21 of the mean away from it is
+    /// a hitch at 144 Hz (half a refresh of motion at lockstep's 6.9 × speed),
+    /// 0.5 at 60 Hz, 0.125 at 240 Hz: the shape of the spread decides the
+    /// hitches. Work and present are drawn each uniformly, half as wide as the
+    /// bell's σ·√6, so their sum is a triangle with the measured median and σ
+    /// (σ from the 10th to 90th percentile, 2.563 σ on a bell); the frames
+    /// beyond the triangle's reach come as slow frames at their measured rate.
+    /// The spread is each frame's distance from its own run's median: the
+    /// strategies' own differences are the simulator's to make, and a machine
+    /// whose load drifts between runs would otherwise widen every run's bell
+    /// (a 60 Hz tour at load 15: lockstep predicted 5703 hitches a minute from
+    /// the pooled frames, measured 60).
+    fn unpaced(&self) -> Option<UnpacedSetup> {
+        if self.unpaced.len() < MIN_FRAMES {
+            return None;
+        }
+        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        let mut bounds = self.unpaced_segments.clone();
+        bounds.push(frames.len());
+        let mut deviations: Vec<i64> = Vec::with_capacity(frames.len());
+        let mut from = 0;
+        for &to in bounds.iter().filter(|&&b| b > 0) {
+            let mut run = frames[from.min(to)..to].to_vec();
+            run.sort_unstable();
+            let median = percentile(&run, 50);
+            deviations.extend(run.iter().map(|&f| signed(f, median)));
+            from = to;
+        }
+        deviations.sort_unstable();
+        frames.sort_unstable();
+        let mut present: Vec<Nanos> = self.unpaced.iter().map(|&(_, present)| present).collect();
+        present.sort_unstable();
+        let median = percentile(&frames, 50);
+        let spread = |p| crate::metrics::percentile(&deviations, p).unwrap_or(0);
+        let sigma = spread(90).saturating_sub(spread(10)).max(0) as f64 / 2.563;
+        // Each of the two uniform draws spans ±a: their sum's σ is a·√(2/3).
+        let a = (sigma * 1.5_f64.sqrt()).round() as Nanos;
+        let usual_present = percentile(&present, 50);
+        let usual_work = median.saturating_sub(usual_present);
+        let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
+        let covered: Nanos = frames.iter().sum();
+        let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
+        let slow: Vec<Nanos> =
+            deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
+        let middle = |values: &[Nanos]| [micros_as_ms(percentile(values, 10)), micros_as_ms(percentile(values, 90))];
+        Some(UnpacedSetup {
+            frames: self.unpaced.len() as u64,
+            work_ms: span(usual_work),
+            present_ms: span(usual_present),
+            slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
+            slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
         })
     }
 }
@@ -324,7 +558,7 @@ mod tests {
         assert_eq!(setup.wake_ms, [0.2, 0.2]);
         assert_eq!(setup.sleep_late_ms, None);
         assert_eq!((setup.stall_every_ms, setup.stall_ms), (None, None));
-        let model = setup.model(Rate::from_hz(60));
+        let model = setup.model(Rate::from_hz(60), true);
         assert_eq!(model.stall, None);
         assert_eq!(model.presentation, Presentation::Queued { depth: 1 });
         assert_eq!(model.render, Cost::fixed(4_000_000));
@@ -364,9 +598,139 @@ mod tests {
         assert_eq!(setup.stall_ms, Some([25.0, 25.0]));
         // Covered: 59 + 60 frame-to-frame gaps of a refresh (the break and the vsync-off frame add none).
         assert_eq!(setup.stall_every_ms, Some(micros_as_ms(119 * PERIOD)));
-        let model = setup.model(Rate::from_hz(60));
+        let model = setup.model(Rate::from_hz(60), true);
         let every = ms_to_ns(micros_as_ms(119 * PERIOD));
         assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000))));
+    }
+
+    #[test]
+    fn wake_ups_beyond_the_ninetieth_percentile_come_as_late_wake_ups_at_their_rate() {
+        // 61 probe frames on a 60 Hz grid, 4 ms of work each: every tenth wakes
+        // 3.2 ms after its vblank, the others 0.2 ms. Of the 60 wake-ups, the
+        // 90th percentile (rank 54) is 0.2 ms: the six at 3.2 ms lie beyond it,
+        // 3 ms past the median, in the 1003.00002 ms the probe covered.
+        let mut s = SetupSampler::new();
+        for n in 0..61u64 {
+            let wake = if n > 0 && n % 10 == 0 { 3_200_000 } else { 200_000 };
+            let start = n * PERIOD + wake;
+            s.probe_frame(frame(start, 4_000_000, (n + 1) * PERIOD, None), 0);
+        }
+        let setup = s.finish(PERIOD).expect("enough frames");
+        assert_eq!(setup.wake_ms, [0.2, 0.2], "the middle 80 % wake 0.2 ms after their vblank");
+        assert_eq!(setup.late_wake_ms, Some([3.0, 3.0]));
+        let covered = 60 * PERIOD + 3_000_000;
+        assert_eq!(setup.late_wake_every_ms, Some(micros_as_ms(covered / 6)));
+        assert_eq!(setup.missed_share, Some(0.0), "every frame made the vblank after its start");
+        let every = ms_to_ns(micros_as_ms(covered / 6));
+        let model = setup.model(Rate::from_hz(60), true);
+        assert_eq!(
+            model.late_wake,
+            Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(3_000_000)))
+        );
+        assert_eq!(model.vblank_wake, Cost::fixed(200_000));
+    }
+
+    #[test]
+    fn the_pass_with_vsync_off_is_modelled_from_its_own_frames() {
+        // 102 frames that do not sleep, each presenting in 0.5 ms: 40 take 2 ms
+        // start to start, 20 take 2.5, 40 take 3 and two take 6.5. The 10th
+        // to 90th percentile span 2–3 ms: σ = 1 / 2.563 = 0.390168 ms, and each
+        // of the two draws spans ±σ·√1.5 = ±0.477856 ms around its median
+        // (work 2.0, present 0.5). The sum reaches 2.5 + 0.955712 ms: the two
+        // 6.5 ms frames lie beyond, 4 ms past the median, in 263 ms.
+        let mut s = SetupSampler::new();
+        let mut intervals = vec![2_000_000; 40];
+        intervals.extend([2_500_000; 20]);
+        intervals.extend([3_000_000; 40]);
+        intervals.extend([6_500_000; 2]);
+        let mut start = 0;
+        for interval in intervals.iter().copied().chain([2_000_000]) {
+            s.frame(frame(start, 1_500_000, start + 1_500_000, None), 500_000, false);
+            start += interval;
+        }
+        let off = s.unpaced().expect("102 frames are enough");
+        assert_eq!(off.frames, 102);
+        assert_eq!(off.work_ms, [1.522, 2.478]);
+        assert_eq!(off.present_ms, [0.022, 0.978]);
+        assert_eq!((off.slow_every_ms, off.slow_ms), (Some(131.5), Some([4.0, 4.0])));
+        let setup = MeasuredSetup { vsync_off: Some(off), ..MeasuredSetup::default() };
+        let model = setup.model(Rate::from_hz(144), false);
+        assert_eq!(model.render, Cost::between(1_522_000, 2_478_000));
+        assert_eq!(model.present_immediate, Cost::between(22_000, 978_000));
+        let every = 131_500_000;
+        assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000))));
+        let on = setup.model(Rate::from_hz(144), true);
+        assert_eq!(on.present_immediate, Preset::Desktop.model().present_immediate, "vsync on keeps the rest");
+    }
+
+    #[test]
+    fn two_steady_runs_at_two_speeds_are_two_steady_runs_not_one_spread() {
+        // One run's frames take 2 ms each, the next run's 4 ms (another
+        // strategy, or the machine got busier): each is steady, so is the model.
+        let mut s = SetupSampler::new();
+        for interval in [2_000_000, 4_000_000] {
+            s.break_sequence();
+            for n in 0..61u64 {
+                s.frame(frame(n * interval, 1_000_000, n * interval + 1_000_000, None), 500_000, false);
+            }
+        }
+        let off = s.unpaced().expect("120 frames are enough");
+        assert_eq!(off.frames, 120);
+        // The median frame of both (rank 60 of 120) is 2 ms, less the 0.5 ms present.
+        assert_eq!((off.work_ms, off.present_ms), ([1.5, 1.5], [0.5, 0.5]), "no spread within either run");
+        assert_eq!(off.slow_every_ms, None);
+    }
+
+    #[test]
+    fn the_shortest_commit_to_display_with_vsync_off_is_the_compositor_s_latch_and_delay() {
+        // 100 frames with vsync off on 60 Hz, shown 3.1 ms + k · 0.166 ms after
+        // their commit (k = 0..99: every phase of the refresh). The 2nd
+        // percentile (rank 2) is 3.266 ms: delay 0, latch 3.266 ms. The same
+        // frames a refresh later read as delay 1, the same latch.
+        for (extra, delay) in [(0, 0), (PERIOD, 1)] {
+            let mut s = SetupSampler::new();
+            for k in 0..101u64 {
+                let start = k * 2_000_000;
+                let end = start + 1_000_000;
+                let display = end + 3_100_000 + k.saturating_sub(1) * 166_000 + extra;
+                s.frame(FrameTimes { start, end, display, wake: None }, 100_000, false);
+            }
+            let c = s.measured_compositor(PERIOD).expect("100 frames, 2 ms apart, are enough");
+            assert_eq!((c.latch, c.delay_refreshes, c.source), (3_266_000, delay, CompositorSource::Measured));
+        }
+        assert!(SetupSampler::new().measured_compositor(PERIOD).is_err(), "no frames, no compositor");
+        // Frames a refresh apart commit at one point of it: no latch to read.
+        let mut paced = SetupSampler::new();
+        for k in 0..61u64 {
+            let start = k * PERIOD;
+            paced.frame(
+                FrameTimes { start, end: start + 1_000_000, display: start + 2 * PERIOD, wake: None },
+                0,
+                false,
+            );
+        }
+        assert!(paced.measured_compositor(PERIOD).is_err(), "frames once a refresh show no latch");
+    }
+
+    #[test]
+    fn a_probe_that_misses_more_than_one_refresh_in_twenty_says_the_machine_does_not_keep_up() {
+        let setup = MeasuredSetup {
+            work_ms: [3.1, 4.9],
+            wake_ms: [0.5, 0.9],
+            missed_share: Some(0.23),
+            ..MeasuredSetup::default()
+        };
+        assert_eq!(
+            setup.keeping_up(240.0, &["lockstep", "interpolated"]).as_deref(),
+            Some(
+                "this machine does not keep up with 240 Hz: 23 % of the lockstep probe's frames missed their refresh \
+                 (a frame's work 3.1–4.9 ms and its wake-up 0.5–0.9 ms against a 4.2 ms refresh); the strategies that \
+                 render every refresh drop frames in the measurement and in the prediction alike: lockstep, interpolated"
+            )
+        );
+        let fine = MeasuredSetup { missed_share: Some(0.04), ..setup.clone() };
+        assert_eq!(fine.keeping_up(240.0, &["lockstep"]), None, "one refresh missed in 25 is within reach");
+        assert_eq!(MeasuredSetup::default().keeping_up(240.0, &["lockstep"]), None, "an old card says nothing");
     }
 
     #[test]
@@ -405,6 +769,18 @@ mod tests {
             sleep_late_ms: Some([0.01, 0.2]),
             stall_every_ms: Some(1000.0),
             stall_ms: Some([16.667, 33.333]),
+            late_wake_every_ms: Some(250.0),
+            late_wake_ms: Some([0.5, 3.0]),
+            missed_share: Some(0.01),
+            vsync_off: Some(UnpacedSetup {
+                frames: 400,
+                work_ms: [1.6, 2.0],
+                present_ms: [0.4, 0.6],
+                slow_every_ms: Some(25.0),
+                slow_ms: Some([0.5, 1.5]),
+            }),
+            compositor: Some(Compositor::new(7_000_000, 0).with_source(CompositorSource::Measured)),
+            compositor_note: Some("compositor: measured".to_owned()),
         };
         let text = serde_json::to_string(&setup).expect("plain data serializes");
         assert_eq!(serde_json::from_str::<MeasuredSetup>(&text).ok(), Some(setup));

@@ -64,6 +64,9 @@ fn bad_flag_values_exit_2_with_one_line_on_stderr() {
         (&["--updates", "10", "--seconds", "1"], "--updates cannot be used with --seconds"),
         (&["--plot", ""], "--plot"),
         (&["--no-such-flag"], "--no-such-flag"),
+        (&["--compositor", "-7"], "--compositor: latch -7 ms is out of range"),
+        (&["--compositor", "7:x"], "--compositor: delay 'x'"),
+        (&["--compositor", "mutter"], "--compositor: mutter: Mutter computes its repaint time"),
     ];
     for (args, mentions) in cases {
         assert_usage_error(args, mentions);
@@ -218,11 +221,15 @@ fn help_documents_every_flag_and_every_model() {
         "--trace",
         "--start-phase",
         "--phases",
+        "--compositor",
     ] {
         assert!(help.contains(flag), "--help should document {flag}");
     }
     for model in ["glaiel", "desktop", "slow", "spiky", "pacing-answer"] {
         assert!(help.contains(&format!("  {model}")), "--help should describe the {model} model");
+    }
+    for compositor in ["weston", "dwm", "mutter", "kwin", "windowserver", "none"] {
+        assert!(help.contains(&format!("  {compositor} ")), "--help should describe the {compositor} compositor");
     }
     assert!(help.contains("Simulation tick rate, 1–1000 Hz"), "the range comes from the one constant:\n{help}");
     assert!(!help.contains("0.001") && !help.contains("10000 Hz"), "no other range:\n{help}");

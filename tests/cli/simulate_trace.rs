@@ -180,3 +180,29 @@ fn ambiguous_or_out_of_range_traces_are_one_line_errors_naming_the_line() {
 fn an_endless_stream_stops_at_once() {
     refused("/dev/zero", &[], "line 1 is longer than 64 KiB");
 }
+
+#[test]
+fn a_composed_capture_replays_through_the_compositor_stage_and_says_so() {
+    // csgo.exe's frames were "Composed: Copy with GPU GDI": DWM composed them.
+    let csgo = data("pm1_csgo_dropped.first300.csv");
+    let (run, stderr) = replay(&csgo, &[]);
+    assert_eq!((run["compositor"].as_str(), run["compositor_delay"].as_u64()), (Some("dwm"), Some(1)), "{run}");
+    assert_eq!(run["frames_replaced"].as_u64(), Some(0), "v-synced frames are never replaced: {run}");
+    let notice = stderr.lines().find(|l| l.contains("composed")).expect("a notice says the frames were composed");
+    assert!(notice.contains("compositor stage, dwm (latch 0 ms, delay 1)") && notice.contains("none"), "{notice}");
+    let (direct, stderr) = replay(&csgo, &["--compositor", "none"]);
+    assert!(direct.get("compositor").is_none(), "--compositor none replays it directly: {direct}");
+    assert!(stderr.contains("replayed without a compositor"), "{stderr}");
+    // A frame fixed-fps holds back past its captured present still makes the
+    // repaint that latched it under a 7 ms repaint window; directly it is one refresh late.
+    let skipped = |extra: &[&str]| {
+        let mut args = vec!["--strategy", "fixed-fps"];
+        args.extend_from_slice(extra);
+        count(&replay(&csgo, &args).0, "skipped_renders")
+    };
+    assert_eq!((skipped(&["--compositor", "none"]), skipped(&["--compositor", "weston"])), (1, 0));
+    // Metro Exodus ran in independent flip, scanned out directly, and tore.
+    let ocat = data("ocat_metroexodus.first300.csv");
+    assert!(replay(&ocat, &[]).0.get("compositor").is_none(), "independent flip: direct");
+    refused(&ocat, &["--compositor", "weston"], "--compositor: the capture's frames tore");
+}

@@ -330,3 +330,21 @@ impl Drop for AppRun {
         let _ = self.child.wait();
     }
 }
+
+/// The 1-minute load average and the number of cores: `load 15.2 on 2 cores`.
+pub fn load_evidence() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split(' ').next().map(str::to_owned));
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    format!("load {} on {cores} cores", load.unwrap_or_else(|| "unknown".to_owned()))
+}
+
+/// Whether the machine is busier than it has cores (the 1-minute load
+/// average): timing figures measured then are the load's, not the code's, and
+/// a test that judges them reports itself skipped with [`load_evidence`].
+pub fn machine_busy() -> bool {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split(' ').next().and_then(|x| x.parse::<f64>().ok()));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    load.is_some_and(|load| load > cores as f64)
+}

@@ -108,11 +108,7 @@ pub fn skip_if_starved(starved: bool, evidence: &str, what: &str) -> Result<(), 
 /// doing, not the browser's: figures that hold only for a page whose
 /// callbacks run on time are skipped then, with the load in the reason.
 pub fn machine_busy() -> bool {
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split(' ').next().and_then(|x| x.parse::<f64>().ok()));
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    load.is_some_and(|load| load > cores as f64)
+    crate::harness::machine_busy()
 }
 
 /// Runs `test` against the built site in a fresh browser with a `window`-sized

@@ -27,9 +27,14 @@ mod trace;
 
 use crate::cli::{self, Bounds, StrategyList, Unit};
 use crate::error::CliError;
-use crate::monitor::{MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank};
+use crate::monitor::{
+    Composition, KnownCompositor, MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank,
+};
 use crate::output::{Progress, bar};
-use crate::report::{FIELDS, Field, RunReport, TRACE_FIELDS, VRR_FIELDS, table_fields, to_csv, to_json, to_table};
+use crate::report::{
+    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, RunReport, TRACE_FIELDS, VRR_FIELDS, table_fields,
+    to_csv, to_json, to_table, trim_number,
+};
 use crate::rng::SplitMix64;
 use crate::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use crate::time::Instant;
@@ -40,7 +45,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use sweep::{SweepRow, sweep_csv, sweep_table};
-use trace::{load_trace, trace_display};
+use trace::{load_trace, trace_composition, trace_display};
 
 /// `--render-ms` / `--update-ms`: ten seconds per step is a stalled machine, not a model.
 pub(crate) const COST_MS: Bounds = Bounds { min: 0.0, min_inclusive: true, max: 10_000.0, unit: Unit::Millis };
@@ -185,6 +190,39 @@ pub struct SimulateArgs {
     /// Replay this application's swap chain (its largest) instead of the capture's largest one.
     #[arg(long, value_name = "NAME", requires = "trace")]
     pub(crate) trace_app: Option<String>,
+
+    /// A compositor between the window and the panel (see below): none, a known one's name, or LATCH_MS[:DELAY].
+    #[arg(long, value_name = "none|NAME|LATCH_MS[:DELAY]", allow_hyphen_values = true,
+          value_parser = Composition::parse, help = compositor_help())]
+    pub(crate) compositor: Option<Composition>,
+}
+
+fn compositor_help() -> String {
+    "A compositor between the window and the panel: `none` (direct scanout, the default; a composed --trace \
+     capture: dwm), a known compositor's name, or LATCH_MS[:DELAY]: its repaint begins LATCH_MS (0-1000) before \
+     each vblank, a frame committed later waits a refresh more, and what it latched is shown DELAY (0-8) refreshes \
+     later. Vsync off through a compositor never tears: the newest frame before each repaint is shown, the ones \
+     it replaced never are (frames_replaced)"
+        .to_owned()
+}
+
+/// The `--help` lines on the known compositors, from the core's table of them.
+fn known_compositors_help() -> String {
+    let mut out = String::from("Compositors (--compositor):\n");
+    for known in KnownCompositor::ALL {
+        let figures = match known.compositor() {
+            Ok(c) => format!("latch {} ms, delay {}", trim_number(c.latch as f64 / 1e6, 3), c.delay_refreshes),
+            Err(why) => format!("refused: {why}"),
+        };
+        let text = format!("{figures}. Source: {}.", known.source());
+        let mut lines = wrap(&text, HELP_WIDTH - 15).lines().map(str::to_owned).collect::<Vec<_>>().into_iter();
+        out.push_str(&format!("  {:<13}{}\n", known.name(), lines.next().unwrap_or_default()));
+        for line in lines {
+            out.push_str(&format!("{:15}{line}\n", ""));
+        }
+    }
+    out.push_str(&format!("  {:<13}{}", "none", "No compositor: fullscreen with direct scanout (the default)."));
+    out
 }
 
 /// `--model`: a preset's name or one of its aliases (`seed000`), in any case.
@@ -219,7 +257,7 @@ fn seconds_help() -> String {
 
 /// `--help`'s text after the flags: the models, the fields (from the core's registry) and examples.
 fn model_help() -> String {
-    MODEL_HELP.replace("{FIELDS}", &fields_help())
+    MODEL_HELP.replace("{FIELDS}", &fields_help()).replace("{COMPOSITORS}", &known_compositors_help())
 }
 
 /// The fields every run reports, from the registry, wrapped for a terminal.
@@ -229,11 +267,14 @@ fn fields_help() -> String {
         "Every run reports: {}. The table shows the first columns people read ({}); csv and json carry all of them, \
          and json adds present_interval_histogram (0.25 ms bins). A --trace run adds {}. A run on a VRR display \
          (--refresh vrr:48-144) adds {}; its refresh_hz column shows the range (null in json), each self-refresh \
-         is a 0 in the pattern, and P is the median display interval. Definitions: timestep-lab simulate --fields.",
+         is a 0 in the pattern, and P is the median display interval. A run through a compositor (--compositor) \
+         adds {} (the table: {}). Definitions: timestep-lab simulate --fields.",
         names(&FIELDS),
         names(&table_fields().collect::<Vec<_>>()),
         names(&TRACE_FIELDS),
-        names(&VRR_FIELDS)
+        names(&VRR_FIELDS),
+        names(&COMPOSITOR_FIELDS),
+        names(&COMPOSITOR_TABLE_FIELDS)
     );
     wrap(&text, HELP_WIDTH)
 }
@@ -273,6 +314,8 @@ Models (--model):
                  update 1 ms, no noise, exact sleeps, present 0, vsync off, refresh 62.5 Hz
                  (a 16 ms interval for `paced`).
 
+{COMPOSITORS}
+
 {FIELDS}
 
 Examples:
@@ -281,7 +324,8 @@ Examples:
   timestep-lab simulate --strategy all --refresh 60,59.94,144 --model desktop --plot runs.svg
   timestep-lab simulate --strategy paced --model pacing-answer --tick-rate 200 --timeline
   timestep-lab simulate --strategy catch-up,fuzzy --refresh 60,59.94 --phases 20
-  timestep-lab simulate --strategy all --refresh 144,vrr:48-144 --frame-limit 141 --model desktop";
+  timestep-lab simulate --strategy all --refresh 144,vrr:48-144 --frame-limit 141 --model desktop
+  timestep-lab simulate --strategy all --refresh 60,144 --model desktop --compositor weston";
 
 /// Output format of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -368,13 +412,21 @@ impl SimulateArgs {
             Some(path) => Some(Arc::new(load_trace(path, self.trace_app.clone())?)),
             None => None,
         };
-        let (refreshes, vsync, notices) = match trace.as_deref() {
+        let (refreshes, vsync, mut notices) = match trace.as_deref() {
             Some(trace) => trace_display(trace, self.refresh.as_deref(), self.vsync, &model)?,
             None => (
                 self.refresh.clone().unwrap_or_else(|| vec![Refresh::Fixed(model.default_refresh)]),
                 self.vsync.map_or(model.default_vsync, |v| v == Vsync::On),
                 Vec::new(),
             ),
+        };
+        let composition = match trace.as_deref() {
+            Some(trace) => {
+                let (composition, notice) = trace_composition(trace, self.compositor)?;
+                notices.extend(notice);
+                composition
+            }
+            None => self.compositor.unwrap_or_default(),
         };
         if let Some(ns) = self.render_ms {
             model = model.with_render(ns);
@@ -421,7 +473,8 @@ impl SimulateArgs {
                         .with_start(start)
                         .with_stop(stop)
                         .with_timeline(if self.timeline { TIMELINE_EVENTS } else { 0 })
-                        .with_trace(trace.clone());
+                        .with_trace(trace.clone())
+                        .with_composition(composition);
                     spec.check_budget().map_err(|e| usage(format!("{stop_flag}: {e}")))?;
                     runs.push(spec);
                     start_phases.push(phase);
@@ -677,6 +730,12 @@ mod tests {
             (&["--phases", "3", "--start-phase", "random"], "--phases cannot be used with --start-phase"),
             (&["--phases", "3", "--timeline"], "--phases cannot be used with --timeline"),
             (&["--updates", "5", "--seconds", "1"], "--updates cannot be used with --seconds"),
+            (&["--compositor", "-1"], "--compositor: latch -1 ms is out of range: it must be 0–1000 ms"),
+            (&["--compositor", "7:9"], "--compositor: delay '9' is not a whole number of refreshes 0–8"),
+            (&["--compositor", "7:"], "--compositor: delay '' is not a whole number"),
+            (&["--compositor", ""], "--compositor: '' is not a latch in ms"),
+            (&["--compositor", "picom"], "--compositor: 'picom' is not a compositor (expected none, LATCH_MS[:DELAY]"),
+            (&["--compositor", "kwin"], "--compositor: kwin: KWin schedules its repaint from an estimate"),
         ];
         for (list, expected) in cases {
             let msg = usage_message(list);
@@ -707,6 +766,27 @@ mod tests {
         assert_eq!(random, random_phase(7, 0, Rate::from_hz(60)), "drawn from the seed");
         assert!(random < 16_666_667, "within one period: {random}");
         assert_ne!(random, start(&["--start-phase", "random", "--seed", "8"]), "another seed, another phase");
+    }
+
+    #[test]
+    fn no_compositor_is_the_default_and_a_name_or_latch_sets_one_for_every_run() {
+        assert!(invocation(&["--strategy", "all"]).runs.iter().all(|r| r.composition == Composition::Direct));
+        assert_eq!(invocation(&["--compositor", "none"]).runs[0].composition, Composition::Direct);
+        let weston = invocation(&["--compositor", "WESTON", "--refresh", "60,144"]);
+        let latches: Vec<Option<Nanos>> =
+            weston.runs.iter().map(|r| r.composition.compositor().map(|c| c.latch)).collect();
+        assert_eq!(latches, [Some(7_000_000), Some(7_000_000)]);
+        let given = invocation(&["--compositor", "2.5:1"]).runs.remove(0).composition.compositor();
+        assert_eq!(given.map(|c| (c.latch, c.delay_refreshes)), Some((2_500_000, 1)));
+    }
+
+    #[test]
+    fn the_help_names_each_known_compositor_with_its_figures_or_why_it_has_none() {
+        let help = known_compositors_help();
+        assert!(help.contains("weston       latch 7 ms, delay 0. Source: weston.ini(5)"), "{help}");
+        assert!(help.contains("dwm          latch 0 ms, delay 1."), "{help}");
+        assert!(help.contains("windowserver refused: Apple publishes neither"), "{help}");
+        assert!(help.lines().all(|l| l.chars().count() <= HELP_WIDTH), "{help}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `simulate --phases N`: the runs of each strategy × refresh folded into one
 //! row of means and ranges, printed as a table, CSV or JSON.
 
-use crate::report::{FIELDS, Field, RunReport, Section, Table};
+use crate::report::{COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, RunReport, Section, Table};
 use crate::time::{Nanos, nanos_to_ms};
 
 /// The start phase's column: the one column of a sweep that is not a report field.
@@ -53,11 +53,15 @@ impl SweepRow {
     /// Folds the reports of one group (all of one strategy × refresh).
     pub(crate) fn of(reports: &[RunReport], start_phases: &[Nanos]) -> SweepRow {
         let first = reports.first().cloned().unwrap_or_default();
+        // A composited sweep names its compositor and spreads its figures (frames_replaced).
+        let compositor: &[&'static Field] = if first.compositor.is_some() { &COMPOSITOR_FIELDS } else { &[] };
         let group = settings()
+            .chain(compositor.iter().copied().filter(|f| f.is_text()))
             .map(|f| (f, f.format(&first), serde_json::to_value(f.cell(&first)).unwrap_or_default()))
             .collect();
         let mut spreads = vec![(None, Spread::of(start_phases.iter().map(|&p| nanos_to_ms(p))))];
-        for field in FIELDS.iter().copied().filter(|f| f.section != Section::Setting) {
+        let figures = FIELDS.iter().copied().filter(|f| f.section != Section::Setting);
+        for field in figures.chain(compositor.iter().copied().filter(|f| !f.is_text())) {
             // Numbers only; undefined values (NaN) are left out of the spread.
             if field.cell(&first).number().is_some() {
                 let values = reports.iter().map(|r| field.cell(r).number().unwrap_or(f64::NAN));
@@ -94,9 +98,10 @@ fn number(value: Option<f64>, decimals: usize) -> String {
 }
 
 /// Whether the sweep table shows a column: the start phase and the run
-/// table's numeric columns; CSV and JSON carry them all.
+/// table's numeric columns (a composited run's `frames_replaced` among
+/// them); CSV and JSON carry them all.
 fn in_sweep_table(field: Option<&Field>) -> bool {
-    field.is_none_or(|f| f.in_table)
+    field.is_none_or(|f| f.in_table || COMPOSITOR_TABLE_FIELDS.contains(&f))
 }
 
 /// The sweep as a table: one row per strategy × refresh, `mean [min–max]`
@@ -211,5 +216,25 @@ mod tests {
         let doubles = ["mean", "min", "max"].map(|s| format!("{}_{s}", DOUBLE_UPDATES.name)).join(",");
         assert!(csv.lines().next().is_some_and(|h| h.contains(&doubles)), "{csv}");
         assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("catch-up,60,on,60,glaiel,0,,3,3,0,8,")), "{csv}");
+        assert!(!csv.contains("compositor"), "a direct sweep has no compositor columns: {csv}");
+    }
+
+    #[test]
+    fn a_composited_sweep_names_its_compositor_and_spreads_the_frames_it_replaced() {
+        let through = |replaced| {
+            let info = crate::report::CompositorInfo {
+                name: "weston".into(),
+                latch_ms: 7.0,
+                delay_refreshes: 0,
+                frames_replaced: replaced,
+            };
+            RunReport { compositor: Some(info), ..report("variable", 0, 1.0) }
+        };
+        let row = SweepRow::of(&[through(10), through(30)], &[0, 1_000_000]);
+        assert!(row.group.iter().any(|(f, cell, _)| f.name == "compositor" && cell == "weston"), "{row:?}");
+        let table = sweep_table(std::slice::from_ref(&row));
+        let header = table.lines().next().unwrap_or_default();
+        assert!(header.contains("compositor") && header.trim_end().ends_with("frames_replaced"), "{table}");
+        assert!(table.contains("20.0 [10–30]"), "frames_replaced's mean and range: {table}");
     }
 }

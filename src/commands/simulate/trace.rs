@@ -5,7 +5,9 @@ use std::path::Path;
 
 use super::Vsync;
 use crate::error::CliError;
-use crate::monitor::{Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace};
+use crate::monitor::{
+    Composition, KnownCompositor, Model, NOMINAL_TOLERANCE, Trace, TraceDisplay, TraceOptions, read_trace,
+};
 use crate::report::trim_number;
 use crate::vrr::Refresh;
 
@@ -86,4 +88,43 @@ pub(super) fn trace_display(
         (None, None) => model.default_vsync,
     };
     Ok((refreshes, vsync, notices))
+}
+
+/// The compositor a trace is replayed through, and the notice that says so.
+///
+/// A capture whose frames DWM composed (PresentMon's `PresentMode`
+/// "Composed: Flip") goes through the compositor stage, `dwm` unless
+/// `--compositor` names another (or `none`); a capture that tore was scanned
+/// out directly and refuses one.
+///
+/// # Errors
+/// [`CliError::Usage`]: a compositor given for a capture that tore.
+pub(super) fn trace_composition(
+    trace: &Trace,
+    given: Option<Composition>,
+) -> Result<(Composition, Option<String>), CliError> {
+    if trace.display() == TraceDisplay::Tearing && given.is_some_and(|c| c != Composition::Direct) {
+        return Err(usage(
+            "--compositor: the capture's frames tore, so no compositor showed them (scanned out directly); leave \
+             --compositor out",
+        ));
+    }
+    if !trace.composed() {
+        return Ok((given.unwrap_or_default(), None));
+    }
+    let composition = match given {
+        Some(given) => given,
+        None => KnownCompositor::Dwm.compositor().map_or(Composition::Direct, Composition::Composited),
+    };
+    let notice = match composition {
+        Composition::Direct => "the capture's frames were composed (PresentMode \"Composed: …\"), replayed without \
+                                a compositor as --compositor none asks"
+            .to_owned(),
+        Composition::Composited(c) => format!(
+            "the capture's frames were composed (PresentMode \"Composed: …\"): the replay goes through the \
+             compositor stage, {c}{}",
+            if given.is_none() { " (--compositor to choose another, none for direct scanout)" } else { "" }
+        ),
+    };
+    Ok((composition, Some(notice)))
 }

@@ -48,7 +48,22 @@
 //! vrr:48-144   |F0 ·····|F1 ···········|r ·····|F2|F3 …     shown when presented, 1/max apart at least,
 //!              ^ present  ^ present      1/48 s: repeat      a repeat after 1/min without a frame
 //! ```
+//!
+//! Through a compositor ([`VirtualDisplay::with_composition`]; the model is
+//! [`super::compositor`]'s) a frame is shown at the vblank whose repaint
+//! latched it, or the compositor's delay later. With vsync on the compositor
+//! takes one present a repaint and a present that blocks wakes when its
+//! predecessor is latched, at a repaint; with vsync off present never waits,
+//! the newest frame before each repaint wins ([`VirtualDisplay::replaced_previous`])
+//! and nothing tears. On a VRR panel the compositor repaints when a frame
+//! arrives, `latch` before the scanout it asks the panel for. A replayed
+//! capture that a compositor showed keeps its refreshes; a frame the replay
+//! holds back still makes the repaint that latched it if it is committed
+//! before that repaint began. A list of frame times replayed through a
+//! compositor shows the newest frame before each repaint, vsync on or off (a
+//! replay never blocks).
 
+use super::compositor::{Composition, Compositor, CompositorStage};
 use super::model::{Model, Presentation};
 use super::timeline::Timeline;
 use super::trace::{Trace, TraceDisplay};
@@ -89,6 +104,8 @@ pub struct VirtualDisplay<'t> {
     /// The vblank of the latest presented frame.
     last_vblank: Option<u64>,
     next_stall: Option<Nanos>,
+    /// When the next late wake-up is due ([`Model::late_wake`]).
+    next_late_wake: Option<Nanos>,
     trace: Option<&'t Trace>,
     trace_pos: usize,
     /// Where the capture's cadence puts the latest replayed present.
@@ -97,6 +114,20 @@ pub struct VirtualDisplay<'t> {
     trace_captured_vblank: Option<u64>,
     frame_start: Nanos,
     timeline: Timeline,
+    /// The compositor between the window and the panel, on a grid; `None`: direct.
+    stage: Option<CompositorStage>,
+    /// The compositor on a VRR panel (it repaints when a frame arrives).
+    vrr_compositor: Option<Compositor>,
+    /// On a VRR panel with a compositor and vsync off: the scanout the newest
+    /// buffer waits for, which a buffer committed before its repaint replaces.
+    vrr_pending_scan: Option<Nanos>,
+    /// Buffers the compositor replaced on a VRR panel (a grid's stage counts its own).
+    vrr_replaced: u64,
+    /// Whether the latest present replaced the buffer before it (never shown).
+    replaced_previous: bool,
+    /// A trace, a VRR panel or a compositor: anything but the direct grid.
+    /// One check on the direct path's present instead of one per kind.
+    special: bool,
 }
 
 impl<'t> VirtualDisplay<'t> {
@@ -106,6 +137,7 @@ impl<'t> VirtualDisplay<'t> {
     pub fn new(model: Model, refresh: Rate, vsync: bool, seed: u64, start: Nanos, timeline: usize) -> Self {
         let mut rng = SplitMix64::new(seed);
         let next_stall = model.stall.map(|s| start.saturating_add(s.every.sample(&mut rng)));
+        let next_late_wake = model.late_wake.map(|s| start.saturating_add(s.every.sample(&mut rng)));
         let depth = match model.presentation {
             Presentation::Queued { depth } => depth.max(1) as usize,
             Presentation::BlockToBoundary => 1,
@@ -120,12 +152,19 @@ impl<'t> VirtualDisplay<'t> {
             queue: VecDeque::with_capacity(depth + 1),
             last_vblank: None,
             next_stall,
+            next_late_wake,
             trace: None,
             trace_pos: 0,
             trace_cadence: None,
             trace_captured_vblank: None,
             frame_start: start,
             timeline: Timeline::with_capacity(timeline),
+            stage: None,
+            vrr_compositor: None,
+            vrr_pending_scan: None,
+            vrr_replaced: 0,
+            replaced_previous: false,
+            special: false,
         }
     }
 
@@ -147,13 +186,58 @@ impl<'t> VirtualDisplay<'t> {
     /// ```
     pub fn with_vrr(mut self, range: VrrRange) -> Self {
         self.vrr = Some(VrrPanel::new(range));
-        self
+        self.special = true;
+        let composition = self.composition();
+        self.with_composition(composition)
     }
 
     /// Replays `trace`'s frames instead of the model's costs (see the module docs).
     pub fn with_trace(mut self, trace: &'t Trace) -> Self {
         self.trace = Some(trace);
+        self.special = true;
         self
+    }
+
+    /// The same display with `composition` between the window and the panel
+    /// (see the module docs and [`super::compositor`]).
+    ///
+    /// ```
+    /// use timestep_core::host::FrameHost;
+    /// use timestep_core::monitor::{Composition, Compositor, Preset, VirtualDisplay};
+    /// use timestep_core::Rate;
+    ///
+    /// let weston = Composition::Composited(Compositor::new(7_000_000, 0));
+    /// let model = Preset::PacingAnswer.model();
+    /// let mut display = VirtualDisplay::new(model, Rate::from_hz(60), false, 0, 0, 0).with_composition(weston);
+    /// display.wait_until(10_000_000);
+    /// assert_eq!(FrameHost::<()>::present(&mut display), 33_333_334, "vsync off, after repaint 1 began: vblank 2");
+    /// ```
+    pub fn with_composition(mut self, composition: Composition) -> Self {
+        let compositor = composition.compositor();
+        let on_grid = self.vrr.is_none();
+        self.stage = compositor.filter(|_| on_grid).map(|c| CompositorStage::new(c, self.grid));
+        self.vrr_compositor = compositor.filter(|_| !on_grid);
+        self.special |= compositor.is_some();
+        self
+    }
+
+    /// What stands between the window and the panel.
+    pub fn composition(&self) -> Composition {
+        match self.stage.map(|s| s.compositor()).or(self.vrr_compositor) {
+            Some(c) => Composition::Composited(c),
+            None => Composition::Direct,
+        }
+    }
+
+    /// Buffers the compositor replaced before they were shown (vsync off), so far.
+    pub fn replaced(&self) -> u64 {
+        self.stage.map_or(self.vrr_replaced, |s| s.replaced())
+    }
+
+    /// Whether the latest present replaced the buffer presented before it,
+    /// which is then never shown (a compositor with vsync off).
+    pub fn replaced_previous(&self) -> bool {
+        self.replaced_previous
     }
 
     /// The clock now.
@@ -239,8 +323,15 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// Wakes at `vblank` plus the model's signed wake offset, never earlier than now.
+    /// A due late wake-up ([`Model::late_wake`]) adds its length.
     fn wake_at_vblank(&mut self, vblank: Nanos) {
-        let offset = self.model.vblank_wake.offset(&mut self.rng);
+        let mut offset = self.model.vblank_wake.offset(&mut self.rng);
+        if let (Some(late), Some(at)) = (self.model.late_wake, self.next_late_wake)
+            && vblank >= at
+        {
+            offset = offset.saturating_add(late.length.offset(&mut self.rng));
+            self.next_late_wake = Some(vblank.saturating_add(late.every.sample(&mut self.rng)));
+        }
         self.clock.advance_to(vblank.saturating_add_signed(offset));
     }
 
@@ -276,7 +367,19 @@ impl<'t> VirtualDisplay<'t> {
                 };
                 self.trace_captured_vblank = Some(captured);
                 let held_back = presented.saturating_sub(cadence);
-                let earliest = self.grid.at_or_after(self.grid.time_of(captured).saturating_add(held_back));
+                let earliest = match self.stage {
+                    // A composed frame presented late still makes the repaint
+                    // that latched it, if it is committed before that repaint
+                    // began; else the first repaint after its commit shows it.
+                    Some(stage) if held_back > 0 => {
+                        let delay = u64::from(stage.compositor().delay_refreshes);
+                        let latched = captured.saturating_sub(delay);
+                        let k = stage.compositor().repaint_for(&self.grid, presented).max(latched);
+                        k.saturating_add(delay)
+                    }
+                    Some(_) => captured,
+                    None => self.grid.at_or_after(self.grid.time_of(captured).saturating_add(held_back)),
+                };
                 let k = self.last_vblank.map_or(earliest, |last| earliest.max(last + 1));
                 self.last_vblank = Some(k);
                 self.grid.time_of(k)
@@ -287,6 +390,19 @@ impl<'t> VirtualDisplay<'t> {
             // its present stands for the refresh it is nearest to, as Glaiel's
             // wake does; `at_or_after` would push every third frame of a steady
             // 60 Hz list one refresh late by the rounding's nanosecond.
+            // Through a compositor the newest buffer before each repaint wins,
+            // vsync on or off (a replay never blocks).
+            TraceDisplay::Virtual if self.special && self.composition() != Composition::Direct => {
+                self.replaced_previous = false;
+                match &mut self.stage {
+                    Some(stage) => {
+                        let (shown, replaced) = stage.newest(presented);
+                        self.replaced_previous = replaced;
+                        shown
+                    }
+                    None => self.composite_newest_vrr(presented),
+                }
+            }
             TraceDisplay::Virtual if self.vsync => match &mut self.vrr {
                 Some(panel) => panel.show(presented),
                 None => self.grid.time_of(self.grid.nearest(presented)),
@@ -316,6 +432,96 @@ impl<'t> VirtualDisplay<'t> {
         self.grid.time_of(k)
     }
 
+    /// A present on anything but the direct grid: a replay, a compositor, a VRR panel.
+    fn present_special(&mut self) -> Nanos {
+        if let Some(trace) = self.trace {
+            return self.present_trace(trace);
+        }
+        if self.stage.is_some() || self.vrr_compositor.is_some() {
+            return self.present_composited();
+        }
+        self.present_vrr()
+    }
+
+    /// A present through the compositor ([`super::compositor`]): the
+    /// picture's display time. Vsync off never waits and the newest buffer
+    /// wins; vsync on (FIFO) takes one present a repaint, and a present that
+    /// blocks wakes when its predecessor is latched, at a repaint.
+    fn present_composited(&mut self) -> Nanos {
+        self.replaced_previous = false;
+        if !self.vsync {
+            self.clock.advance_by(self.model.present_immediate.sample(&mut self.rng));
+        }
+        let now = self.clock.now();
+        let Some(mut stage) = self.stage else { return self.present_composited_vrr(now) };
+        let shown = if !self.vsync {
+            let (shown, replaced) = stage.newest(now);
+            self.replaced_previous = replaced;
+            shown
+        } else {
+            match self.model.presentation {
+                Presentation::BlockToBoundary => {
+                    let compositor = stage.compositor();
+                    let k = compositor.repaint_for(&self.grid, now);
+                    self.wake_at_vblank(stage.repaint_time(k));
+                    // As on a direct grid, the wake noise decides: the frame
+                    // belongs to the repaint nearest the wake.
+                    let k = self.grid.nearest(self.clock.now().saturating_add(compositor.latch));
+                    self.last_vblank = Some(k);
+                    stage.shown_time(k)
+                }
+                Presentation::Queued { depth } => {
+                    while self.queue.front().is_some_and(|&k| stage.repaint_time(k) <= now) {
+                        self.queue.pop_front();
+                    }
+                    let k = stage.queue(now);
+                    self.last_vblank = Some(k);
+                    self.queue.push_back(k);
+                    while self.queue.len() >= depth.max(1) as usize {
+                        let Some(oldest) = self.queue.pop_front() else { break };
+                        self.wake_at_vblank(stage.repaint_time(oldest));
+                    }
+                    stage.shown_time(k)
+                }
+            }
+        };
+        self.stage = Some(stage);
+        shown
+    }
+
+    /// A present through a compositor on a VRR panel: the compositor repaints
+    /// when a buffer arrives, `latch` before the scanout it asks the panel
+    /// for; its delay is in the panel's shortest refreshes (`1/max`).
+    fn present_composited_vrr(&mut self, now: Nanos) -> Nanos {
+        if !self.vsync {
+            return self.composite_newest_vrr(now);
+        }
+        let (Some(compositor), Some(panel)) = (self.vrr_compositor, &mut self.vrr) else { return now };
+        let delay = u64::from(compositor.delay_refreshes).saturating_mul(panel.range().min_interval());
+        let scan = panel.show(now.saturating_add(compositor.latch));
+        self.wait_for_slot(now, scan.saturating_sub(compositor.latch));
+        scan.saturating_add(delay)
+    }
+
+    /// A buffer committed at `now` through a compositor on a VRR panel, the
+    /// newest winning: one committed before the pending scanout's repaint
+    /// began takes that scanout's place. Returns its display time.
+    fn composite_newest_vrr(&mut self, now: Nanos) -> Nanos {
+        let (Some(compositor), Some(panel)) = (self.vrr_compositor, &mut self.vrr) else { return now };
+        let delay = u64::from(compositor.delay_refreshes).saturating_mul(panel.range().min_interval());
+        let ready = now.saturating_add(compositor.latch);
+        if let Some(scan) = self.vrr_pending_scan
+            && ready <= scan
+        {
+            self.vrr_replaced += 1;
+            self.replaced_previous = true;
+            return scan.saturating_add(delay);
+        }
+        let scan = panel.show(ready);
+        self.vrr_pending_scan = Some(scan);
+        scan.saturating_add(delay)
+    }
+
     /// A present on the VRR panel (module docs): the frame's scanout start.
     fn present_vrr(&mut self) -> Nanos {
         if !self.vsync {
@@ -327,20 +533,27 @@ impl<'t> VirtualDisplay<'t> {
             return panel.tear(now);
         }
         let scan = panel.show(now);
+        self.wait_for_slot(now, scan);
+        scan
+    }
+
+    /// On a VRR panel, a vsynced present at `now` whose frame leaves the
+    /// swap chain at `frees`: `glaiel`'s blocks until then; a queue returns
+    /// at once while a slot is free, else blocks until the oldest frame leaves.
+    fn wait_for_slot(&mut self, now: Nanos, frees: Nanos) {
         match self.model.presentation {
-            Presentation::BlockToBoundary => self.wake_at_vblank(scan),
+            Presentation::BlockToBoundary => self.wake_at_vblank(frees),
             Presentation::Queued { depth } => {
                 while self.queue.front().is_some_and(|&at| at <= now) {
                     self.queue.pop_front();
                 }
-                self.queue.push_back(scan);
+                self.queue.push_back(frees);
                 while self.queue.len() >= depth.max(1) as usize {
                     let Some(oldest) = self.queue.pop_front() else { break };
                     self.wake_at_vblank(oldest);
                 }
             }
         }
-        scan
     }
 }
 
@@ -373,11 +586,8 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
     }
 
     fn present(&mut self) -> Nanos {
-        if let Some(trace) = self.trace {
-            return self.present_trace(trace);
-        }
-        if self.vrr.is_some() {
-            return self.present_vrr();
+        if self.special {
+            return self.present_special();
         }
         if !self.vsync {
             self.clock.advance_by(self.model.present_immediate.sample(&mut self.rng));
@@ -404,7 +614,7 @@ impl<W> FrameHost<W> for VirtualDisplay<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::{Cost, Preset};
+    use super::super::model::{Cost, Preset, Stall};
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -500,6 +710,140 @@ mod tests {
         }
         // Presents at 10, 30 and 33 ms: refreshes 1, 2 and 2 (the third replaces the second).
         assert_eq!(shown, [hz.tick_time_ceil(1), hz.tick_time_ceil(2), hz.tick_time_ceil(2)]);
+    }
+
+    fn weston() -> Composition {
+        Composition::Composited(Compositor::new(7_000_000, 0))
+    }
+
+    #[test]
+    fn through_a_compositor_a_blocking_present_wakes_at_the_repaint_and_shows_at_its_vblank() {
+        // Renders of 2 ms from 0: the first commit at 2 ms makes repaint 1
+        // (9 666 667); the next, at 11 666 667, misses it and waits for repaint 2.
+        let hz = Rate::from_hz(60);
+        let mut d =
+            VirtualDisplay::new(quiet(Presentation::BlockToBoundary), hz, true, 0, 0, 0).with_composition(weston());
+        assert_eq!(present(&mut d), 16_666_667);
+        assert_eq!(d.clock(), 9_666_667, "woke as the repaint began, 7 ms before the vblank");
+        assert_eq!(present(&mut d), 33_333_334);
+        assert_eq!(d.clock(), 26_333_334);
+    }
+
+    #[test]
+    fn through_a_compositor_a_queue_of_two_blocks_until_its_predecessor_is_latched() {
+        let hz = Rate::from_hz(60);
+        let mut d =
+            VirtualDisplay::new(quiet(Presentation::Queued { depth: 2 }), hz, true, 0, 0, 0).with_composition(weston());
+        assert_eq!(present(&mut d), 16_666_667, "committed at 2 ms: repaint 1");
+        assert_eq!(d.clock(), 2_000_000, "returned at once");
+        assert_eq!(present(&mut d), 33_333_334, "committed at 4 ms: one present a repaint, so repaint 2");
+        assert_eq!(d.clock(), 9_666_667, "blocked until the first was latched at repaint 1");
+        assert_eq!(present(&mut d), 50_000_000);
+        assert_eq!(d.clock(), 26_333_334);
+        assert!(!d.replaced_previous() && d.replaced() == 0, "FIFO replaces nothing");
+    }
+
+    #[test]
+    fn through_a_compositor_vsync_off_at_twice_the_refresh_shows_the_newest_frame_each_refresh() {
+        // Worked example 3 of the compositor module, on the display: renders of
+        // 8 333 333 ns from 2 ms commit at 10 333 333, 18 666 666, … ns.
+        let model = Model {
+            render: Cost::fixed(8_333_333),
+            present_immediate: Cost::ZERO,
+            ..quiet(Presentation::Queued { depth: 2 })
+        };
+        let mut d = VirtualDisplay::new(model, Rate::from_hz(60), false, 0, 2_000_000, 0).with_composition(weston());
+        let fates: Vec<(Nanos, Nanos, bool)> = (0..5)
+            .map(|_| {
+                let shown = present(&mut d);
+                (d.clock(), shown, d.replaced_previous())
+            })
+            .collect();
+        assert_eq!(
+            fates,
+            [
+                (10_333_333, 33_333_334, false),
+                (18_666_666, 33_333_334, true),
+                (26_999_999, 50_000_000, false),
+                (35_333_332, 50_000_000, true),
+                (43_666_665, 66_666_667, false),
+            ],
+            "(commit, shown, replaced the one before): present never waits, and never tears"
+        );
+        assert_eq!(d.replaced(), 2);
+    }
+
+    #[test]
+    fn a_list_of_frame_times_through_a_compositor_shows_the_newest_frame_before_each_repaint() {
+        // Presents every 6 ms from 6 ms; repaints at 9 666 667, 26 333 334 and 43 000 000 ns.
+        let trace = Trace::from_frame_times(&[6_000_000; 7]);
+        let hz = Rate::from_hz(60);
+        let mut d = VirtualDisplay::new(Preset::Desktop.model(), hz, true, 0, 0, 0)
+            .with_trace(&trace)
+            .with_composition(weston());
+        let fates: Vec<(Nanos, bool)> = (0..7)
+            .map(|_| {
+                d.begin_frame(0, 0, hz);
+                (present(&mut d), d.replaced_previous())
+            })
+            .collect();
+        let v = |k| VblankGrid::new(hz, 0).time_of(k);
+        assert_eq!(
+            fates,
+            [(v(1), false), (v(2), false), (v(2), true), (v(2), true), (v(3), false), (v(3), true), (v(3), true)],
+            "6, 12, 18, 24, 30, 36 and 42 ms: repaints 1, 2, 2, 2, 3, 3, 3"
+        );
+        assert_eq!(d.replaced(), 4);
+    }
+
+    #[test]
+    fn without_a_compositor_the_display_is_the_direct_one() {
+        let d = VirtualDisplay::new(quiet(Presentation::Queued { depth: 2 }), Rate::from_hz(60), true, 0, 0, 0);
+        assert_eq!(d.composition(), Composition::Direct);
+        let vrr = d.with_composition(weston()).with_vrr("vrr:48-144".parse().expect("range"));
+        assert_eq!(vrr.composition(), weston(), "the compositor moves onto the VRR panel");
+    }
+
+    #[test]
+    fn through_a_compositor_on_a_vrr_panel_a_frame_is_scanned_out_its_latch_after_its_commit() {
+        let model = Model { render: Cost::fixed(5_000_000), ..quiet(Presentation::Queued { depth: 2 }) };
+        let two_ms = Composition::Composited(Compositor::new(2_000_000, 0));
+        let range = "vrr:48-144".parse().expect("range");
+        let mut on =
+            VirtualDisplay::new(model, Rate::from_hz(144), true, 0, 0, 0).with_vrr(range).with_composition(two_ms);
+        assert_eq!(present(&mut on), 7_000_000, "committed at 5 ms, composed for 2 ms, shown when ready");
+        assert_eq!(present(&mut on), 13_944_445, "committed at 10 ms: no sooner than 1/144 s after the last");
+        let fast = Model { render: Cost::fixed(1_000_000), present_immediate: Cost::ZERO, ..model };
+        let mut off =
+            VirtualDisplay::new(fast, Rate::from_hz(144), false, 0, 0, 0).with_vrr(range).with_composition(two_ms);
+        assert_eq!(present(&mut off), 3_000_000, "committed at 1 ms");
+        assert!(!off.replaced_previous());
+        assert_eq!(present(&mut off), 9_944_445, "committed at 2 ms: waits for the panel");
+        assert_eq!(present(&mut off), 9_944_445, "committed at 3 ms, before that scanout's repaint: replaces it");
+        assert!(off.replaced_previous());
+        assert_eq!(off.replaced(), 1);
+    }
+
+    #[test]
+    fn a_late_wake_up_returns_its_length_after_the_vblank_due_and_the_frame_keeps_its_refresh() {
+        // 2 ms frames on a 60 Hz grid, blocking; a 3 ms late wake-up every 40 ms from 0:
+        // the vblanks at 16.7 and 33.3 ms come before it is due, the one at 50 ms is late.
+        let late = Stall::new(Cost::fixed(40_000_000), Cost::fixed(3_000_000));
+        let model = Model { late_wake: Some(late), ..quiet(Presentation::BlockToBoundary) };
+        let hz = Rate::from_hz(60);
+        let mut d = VirtualDisplay::new(model, hz, true, 0, 0, 0);
+        let mut woke = Vec::new();
+        let mut shown = Vec::new();
+        for _ in 0..4 {
+            shown.push(present(&mut d));
+            woke.push(d.clock());
+        }
+        assert_eq!(shown, (1..=4).map(|k| hz.tick_time_ceil(k)).collect::<Vec<_>>(), "every frame on its refresh");
+        assert_eq!(
+            woke,
+            [hz.tick_time_ceil(1), hz.tick_time_ceil(2), 53_000_000, hz.tick_time_ceil(4)],
+            "the wake at 50 ms is 3 ms late; the next is due 40 ms after it"
+        );
     }
 
     #[test]

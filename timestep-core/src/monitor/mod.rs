@@ -24,12 +24,16 @@
 //! This module reads no real clock, does not sleep and prints nothing: a
 //! caller prints, plots and shows progress.
 
+mod compositor;
 mod display;
 mod model;
 
 mod timeline;
 mod trace;
 
+pub use compositor::{
+    Composition, Compositor, CompositorSource, CompositorStage, KnownCompositor, MAX_DELAY_REFRESHES, MAX_LATCH,
+};
 pub use display::VirtualDisplay;
 pub use model::{Cost, Model, Presentation, Preset, Stall};
 pub use timeline::{Event, Timeline};
@@ -38,12 +42,12 @@ pub use trace::{Choice, NOMINAL_TOLERANCE, RefreshEstimate, SwapChain, Trace, Tr
 pub use trace::{TraceError, TraceOptions, parse_trace, presentmon, read_trace};
 
 use crate::Pacer;
-use crate::host::Simulation;
+use crate::host::{FrameReport, Simulation};
 use crate::metrics::Metrics;
-use crate::report::{RunModel, RunReport};
+use crate::report::{CompositorInfo, RunModel, RunReport};
 use crate::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
-use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
+use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
 use crate::vrr::Refresh;
 use std::fmt;
 use std::sync::Arc;
@@ -138,6 +142,9 @@ pub struct RunSpec {
     /// Never step the world past this many updates (determinism checks
     /// compare worlds at exactly tick N); `None` lets the last frame overshoot.
     pub step_limit: Option<u64>,
+    /// What stands between the window and the panel: nothing (direct, the
+    /// default) or a compositor ([`Compositor`]).
+    pub composition: Composition,
 }
 
 impl RunSpec {
@@ -159,6 +166,7 @@ impl RunSpec {
             timeline: 0,
             trace: None,
             step_limit: None,
+            composition: Composition::Direct,
         }
     }
 
@@ -220,6 +228,11 @@ impl RunSpec {
     /// The same run, never stepping past `limit` updates.
     pub fn with_step_limit(self, limit: Option<u64>) -> RunSpec {
         RunSpec { step_limit: limit, ..self }
+    }
+
+    /// The same run with `composition` between the window and the panel.
+    pub fn with_composition(self, composition: Composition) -> RunSpec {
+        RunSpec { composition, ..self }
     }
 
     /// At most how many frames of clock per second this run shows, on
@@ -459,13 +472,20 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     report.seed = spec.seed;
     report.display = None;
     report.trace = spec.trace.as_ref().map(|t| t.info());
+    report.compositor = spec.composition.compositor().map(|c| CompositorInfo {
+        name: c.source.name().to_owned(),
+        latch_ms: c.latch as f64 / NANOS_PER_MS as f64,
+        delay_refreshes: c.delay_refreshes,
+        frames_replaced: display.replaced(),
+    });
     let metrics = session.run_metrics().clone();
     RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
 }
 
 impl RunSpec {
     /// The virtual display this spec describes: its model, refresh (a VRR
-    /// panel's range), vsync, seed and start, replaying its trace if it has one.
+    /// panel's range), vsync, seed and start, replaying its trace if it has
+    /// one, through its compositor if it has one.
     pub fn display(&self) -> VirtualDisplay<'_> {
         let mut display =
             VirtualDisplay::new(self.model, self.refresh.rate(), self.vsync, self.seed, self.start, self.timeline);
@@ -475,7 +495,7 @@ impl RunSpec {
         if let Some(trace) = &self.trace {
             display = display.with_trace(trace);
         }
-        display
+        display.with_composition(self.composition)
     }
 }
 
@@ -512,6 +532,10 @@ pub fn run_frames<W: Simulation>(
     let mut frames = 0;
     let mut free_frames = 0;
     let mut truncated = None;
+    // Through a compositor a frame's fate is known one present later: the
+    // next buffer may replace it before its repaint (vsync off).
+    let mut held: Option<FrameReport> = None;
+    let composited = spec.composition != Composition::Direct;
     loop {
         let now = display.clock();
         let done = match spec.stop {
@@ -543,7 +567,11 @@ pub fn run_frames<W: Simulation>(
         display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
         let report = session.run_host_frame(display);
         display.end_frame(session.game_time());
-        session.record(&report, PresentOutcome::SHOWN);
+        if composited {
+            held = Some(settle_composited(session, held, report, display.replaced_previous()));
+        } else {
+            session.record(&report, PresentOutcome::SHOWN);
+        }
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
@@ -557,8 +585,34 @@ pub fn run_frames<W: Simulation>(
             progress(fraction_done(spec.stop, session.pacer(), display, spec.start));
         }
     }
+    if let Some(last) = held {
+        session.record(&last, PresentOutcome::SHOWN);
+    }
     progress(1.0);
     FramesRun { frames, end: display.clock(), truncated }
+}
+
+/// Records the frame `held` back one present, now that `latest` says its
+/// fate: shown, or replaced by `latest` before its repaint (never shown; its
+/// updates count towards the picture that replaced it). Returns the frame to
+/// hold next.
+fn settle_composited<W: Simulation>(
+    session: &mut Session<W>,
+    held: Option<FrameReport>,
+    latest: FrameReport,
+    replaced: bool,
+) -> FrameReport {
+    let Some(previous) = held else { return latest };
+    if !replaced {
+        session.record(&previous, PresentOutcome::SHOWN);
+        return latest;
+    }
+    session.record(&previous, PresentOutcome::default());
+    FrameReport {
+        updates: latest.updates.saturating_add(previous.updates),
+        shown_updates: latest.shown_updates.saturating_add(previous.shown_updates),
+        ..latest
+    }
 }
 
 /// What the session is told about a virtual display: its exact rate (a VRR
@@ -778,6 +832,50 @@ mod tests {
         assert_eq!(report.vsync, Some(true), "the capture's frames were synced, whatever the spec said");
         let info = report.trace.expect("trace fields");
         assert_eq!((info.app.as_deref(), info.frames, info.dropped), (Some("g.exe"), 3, 0));
+    }
+
+    #[test]
+    fn a_composited_window_with_vsync_off_shows_the_newest_frame_once_a_refresh_and_counts_the_rest_replaced() {
+        // The pacing answer's machine (4 ms frames, no noise) at 62.5 Hz, vsync
+        // off: direct, every frame shows at its present, 4 ms apart; through
+        // Weston's 7 ms repaint window, one frame a 16 ms refresh, the rest replaced.
+        let spec = RunSpec::new(StrategyId::Variable, Preset::PacingAnswer).with_stop(Stop::Duration(NANOS_PER_SEC));
+        let direct = simulate(&spec, &mut Counter::default());
+        let weston = Composition::Composited(Compositor::new(7_000_000, 0));
+        let composited = simulate(&spec.clone().with_composition(weston), &mut Counter::default());
+        let (d, c) = (direct.report(), composited.report());
+        assert_eq!(d.compositor, None, "a direct run reports no compositor");
+        let info = c.compositor.as_ref().expect("a composited run reports its compositor");
+        assert_eq!((info.name.as_str(), info.latch_ms, info.delay_refreshes), ("given", 7.0, 0));
+        assert!((d.stats.present_interval_mean_ms - 4.0).abs() < 1e-9, "{}", d.stats.present_interval_mean_ms);
+        assert!((c.stats.present_interval_mean_ms - 16.0).abs() < 1e-9, "{}", c.stats.present_interval_mean_ms);
+        assert_eq!(c.skipped_renders, 0, "every refresh shows a new frame: {}", c.pattern);
+        assert_eq!(info.frames_replaced + c.vsyncs, composited.frames, "each frame shown once or replaced");
+        assert!(
+            c.stats.latency_ms > d.stats.latency_ms + 7.0,
+            "the compositor's repaint window costs latency: {} against {} ms",
+            c.stats.latency_ms,
+            d.stats.latency_ms
+        );
+        assert_eq!(c.total_updates, d.total_updates, "replaced frames' updates still count");
+    }
+
+    #[test]
+    fn a_frame_limit_composes_with_the_compositor() {
+        // Frames limited to 31.25 Hz, every other 16 ms refresh: nothing is replaced.
+        let spec = RunSpec::new(StrategyId::Variable, Preset::PacingAnswer)
+            .with_stop(Stop::Duration(NANOS_PER_SEC))
+            .with_frame_limit(Some(Rate::new(125, 4).expect("31.25 Hz")))
+            .with_composition(Composition::Composited(Compositor::new(7_000_000, 1)));
+        let outcome = simulate(&spec, &mut Counter::default());
+        let report = outcome.report();
+        assert_eq!(report.compositor.map(|c| c.frames_replaced), Some(0));
+        assert!(
+            (report.stats.present_interval_mean_ms - 32.0).abs() < 1e-9,
+            "{}",
+            report.stats.present_interval_mean_ms
+        );
+        assert!(report.pattern.contains("0"), "a refresh between frames: {}", report.pattern);
     }
 
     #[test]

@@ -193,6 +193,7 @@ impl Preset {
             sleep_overshoot: Cost::between(us(50), us(1000)),
             presentation: Presentation::Queued { depth: 2 },
             stall: None,
+            late_wake: None,
             default_refresh: Rate::from_hz(60),
             default_vsync: true,
         };
@@ -207,6 +208,7 @@ impl Preset {
                 sleep_overshoot: Cost::ZERO,
                 presentation: Presentation::BlockToBoundary,
                 stall: None,
+                late_wake: None,
                 default_refresh: Rate::from_hz(60),
                 default_vsync: true,
             },
@@ -226,6 +228,7 @@ impl Preset {
                 sleep_overshoot: Cost::ZERO,
                 presentation: Presentation::Queued { depth: 1 },
                 stall: None,
+                late_wake: None,
                 // 62.5 Hz: a 16 ms refresh, so the pacing answer's interval is 16 ms.
                 default_refresh: Rate::new(125, 2).unwrap_or(Rate::from_hz(60)),
                 default_vsync: false,
@@ -281,6 +284,11 @@ pub struct Model {
     pub presentation: Presentation,
     /// Occasional stalls, if any.
     pub stall: Option<Stall>,
+    /// Occasional late wake-ups after a vblank (a slow present call, the
+    /// scheduler): every so often a blocked present returns `length` later
+    /// than `vblank_wake` draws. At 144 Hz half a refresh is 3.5 ms, and a
+    /// loop that wakes that late shows a picture half a refresh off.
+    pub late_wake: Option<Stall>,
     /// The refresh rate of a display on this machine unless told otherwise.
     pub default_refresh: Rate,
     /// Vsync unless told otherwise.

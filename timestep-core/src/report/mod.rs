@@ -14,7 +14,7 @@
 //!   origin     RunModel: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
 //!   text       to_table, to_csv, to_json: their columns from the registry
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
-//!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo
+//!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo, VrrInfo, CompositorInfo
 //!   cell       Cell: one typed value, as a table, CSV and JSON write it
 //!   table      the aligned text table, trim_number
 //! ```
@@ -31,8 +31,9 @@ mod text;
 pub use cell::Cell;
 pub use origin::RunModel;
 pub use registry::{
-    FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields, definition, definitions_markdown, field, table_fields,
+    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields,
+    definition, definitions_markdown, field, table_fields,
 };
-pub use run_report::{DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
+pub use run_report::{CompositorInfo, DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
 pub use table::{NOT_A_FIGURE, NOT_YET_MEASURED, Table, hz_text, ms_text, trim_number};
 pub use text::{to_csv, to_json, to_table};

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap as _;
 
 use super::cell::Cell;
-use super::run_report::{RunReport, TraceInfo, VrrInfo};
+use super::run_report::{CompositorInfo, RunReport, TraceInfo, VrrInfo};
 use super::table::trim_number;
 use crate::metrics::FrameStats;
 
@@ -36,6 +36,8 @@ pub enum Section {
     Trace,
     /// The VRR panel the frames went to (VRR runs only).
     Vrr,
+    /// The compositor the frames went through (composited runs only).
+    Compositor,
 }
 
 /// How a field is read.
@@ -49,6 +51,8 @@ enum Read {
     Trace(for<'a> fn(&'a TraceInfo) -> Cell<'a>),
     /// From the VRR panel's facts.
     Vrr(fn(&VrrInfo) -> Cell<'static>),
+    /// From the compositor's facts.
+    Compositor(for<'a> fn(&'a CompositorInfo) -> Cell<'a>),
 }
 
 /// One figure of a report: see the module docs.
@@ -92,6 +96,7 @@ impl Field {
             Read::Stat(read) => read(&report.stats),
             Read::Trace(read) => report.trace.as_ref().map_or(Cell::Missing, read),
             Read::Vrr(read) => report.vrr.as_ref().map_or(Cell::Missing, read),
+            Read::Compositor(read) => report.compositor.as_ref().map_or(Cell::Missing, read),
         }
     }
 
@@ -104,7 +109,7 @@ impl Field {
     pub fn trace_cell<'a>(&self, trace: &'a TraceInfo) -> Cell<'a> {
         match self.read {
             Read::Trace(read) => read(trace),
-            Read::Report(_) | Read::Stat(_) | Read::Vrr(_) => Cell::Missing,
+            Read::Report(_) | Read::Stat(_) | Read::Vrr(_) | Read::Compositor(_) => Cell::Missing,
         }
     }
 
@@ -112,7 +117,15 @@ impl Field {
     pub fn vrr_cell(&self, vrr: &VrrInfo) -> Cell<'static> {
         match self.read {
             Read::Vrr(read) => read(vrr),
-            Read::Report(_) | Read::Stat(_) | Read::Trace(_) => Cell::Missing,
+            Read::Report(_) | Read::Stat(_) | Read::Trace(_) | Read::Compositor(_) => Cell::Missing,
+        }
+    }
+
+    /// The field's value in a compositor's facts ([`Cell::Missing`] for another field).
+    pub fn compositor_cell<'a>(&self, compositor: &'a CompositorInfo) -> Cell<'a> {
+        match self.read {
+            Read::Compositor(read) => read(compositor),
+            Read::Report(_) | Read::Stat(_) | Read::Trace(_) | Read::Vrr(_) => Cell::Missing,
         }
     }
 
@@ -120,7 +133,7 @@ impl Field {
     pub fn stat(&self, stats: &FrameStats) -> Option<f64> {
         match self.read {
             Read::Stat(read) => read(stats).number(),
-            Read::Report(_) | Read::Trace(_) | Read::Vrr(_) => None,
+            Read::Report(_) | Read::Trace(_) | Read::Vrr(_) | Read::Compositor(_) => None,
         }
     }
 
@@ -241,7 +254,8 @@ fn show_value(value: f64) -> String {
 /// A report where every field has a value, to learn a field's kind of value.
 fn probe() -> RunReport {
     let trace = TraceInfo { app: Some(String::new()), frames: 0, dropped: 0, refresh_hz: Some(0.0) };
-    RunReport { trace: Some(trace), ..RunReport::default() }
+    let compositor = CompositorInfo { name: String::new(), latch_ms: 0.0, delay_refreshes: 0, frames_replaced: 0 };
+    RunReport { trace: Some(trace), compositor: Some(compositor), ..RunReport::default() }
 }
 
 macro_rules! field {
@@ -604,6 +618,48 @@ pub static VRR_LFC: Field = field!(
     "low-framerate compensation: below min each frame is scanned k times (on where max ≥ 2 × min)"
 );
 
+/// The compositor's name, or where its figures came from.
+pub static COMPOSITOR: Field = field!(
+    "compositor",
+    "",
+    Compositor,
+    0,
+    false,
+    Read::Compositor(|c| Cell::Text(&c.name)),
+    "the compositor between the window and the panel: a known one's name (`weston`, `dwm`), or where its figures \
+     came from (`given`, `measured`, `assumed`)"
+);
+/// How long before each vblank the compositor's repaint begins.
+pub static COMPOSITOR_LATCH_MS: Field = field!(
+    "compositor_latch_ms",
+    "ms",
+    Compositor,
+    3,
+    false,
+    Read::Compositor(|c| Cell::Real(c.latch_ms)),
+    "how long before each vblank the compositor's repaint begins: a buffer committed later waits a refresh more"
+);
+/// Refreshes the compositor holds its picture.
+pub static COMPOSITOR_DELAY: Field = field!(
+    "compositor_delay",
+    "",
+    Compositor,
+    0,
+    false,
+    Read::Compositor(|c| Cell::Count(u64::from(c.delay_refreshes))),
+    "refreshes between the vblank a repaint was for and the one that shows its picture"
+);
+/// Frames replaced before the compositor latched them.
+pub static FRAMES_REPLACED: Field = field!(
+    "frames_replaced",
+    "",
+    Compositor,
+    0,
+    false,
+    Read::Compositor(|c| Cell::Count(c.frames_replaced)),
+    "frames a newer one replaced before the compositor's repaint (vsync off): never shown, never counted in a figure"
+);
+
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
 pub static FIELDS: [&Field; 29] = [
@@ -644,9 +700,15 @@ pub static TRACE_FIELDS: [&Field; 4] = [&TRACE_APP, &TRACE_FRAMES, &TRACE_DROPPE
 /// The fields a run on a VRR panel adds, in column order.
 pub static VRR_FIELDS: [&Field; 3] = [&VRR_MIN_HZ, &VRR_MAX_HZ, &VRR_LFC];
 
-/// Every field, the trace's and the VRR panel's last.
+/// The fields a composited run adds, in column order.
+pub static COMPOSITOR_FIELDS: [&Field; 4] = [&COMPOSITOR, &COMPOSITOR_LATCH_MS, &COMPOSITOR_DELAY, &FRAMES_REPLACED];
+
+/// The compositor fields the table adds when a run is composited.
+pub static COMPOSITOR_TABLE_FIELDS: [&Field; 2] = [&COMPOSITOR, &FRAMES_REPLACED];
+
+/// Every field, the trace's, the VRR panel's and the compositor's last.
 pub fn all_fields() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).copied()
+    FIELDS.iter().chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).chain(COMPOSITOR_FIELDS.iter()).copied()
 }
 
 /// The fields the table shows: what the run was, the article's counts, and
@@ -692,6 +754,12 @@ fn serialize_fields<'a, S: serde::Serializer>(
 impl Serialize for VrrInfo {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_fields(serializer, &VRR_FIELDS, |field| field.vrr_cell(self))
+    }
+}
+
+impl Serialize for CompositorInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_fields(serializer, &COMPOSITOR_FIELDS, |field| field.compositor_cell(self))
     }
 }
 

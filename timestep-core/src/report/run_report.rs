@@ -66,6 +66,10 @@ pub struct RunReport {
     /// [`VRR_FIELDS`](super::VRR_FIELDS). `refresh_hz` is then `null`: no grid.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub vrr: Option<VrrInfo>,
+    /// The compositor the frames went through (composited runs only): the
+    /// [`COMPOSITOR_FIELDS`](super::COMPOSITOR_FIELDS).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub compositor: Option<CompositorInfo>,
 }
 
 impl Default for RunReport {
@@ -92,6 +96,7 @@ impl Default for RunReport {
             display: None,
             trace: None,
             vrr: None,
+            compositor: None,
         }
     }
 }
@@ -104,7 +109,11 @@ impl RunReport {
             None if !self.refresh_hz.is_finite() => format!("refresh {}", super::table::NOT_YET_MEASURED),
             None => format!("{} Hz", Cell::Hz(self.refresh_hz).format(0)),
         };
-        format!("{} @ {refresh} vsync {}", self.strategy, Cell::OnOff(self.vsync).format(0))
+        let label = format!("{} @ {refresh} vsync {}", self.strategy, Cell::OnOff(self.vsync).format(0));
+        match &self.compositor {
+            Some(c) => format!("{label} via {}", c.name),
+            None => label,
+        }
     }
 }
 
@@ -209,6 +218,20 @@ pub struct VrrInfo {
     pub max_hz: f64,
     /// Whether the panel compensates low frame rates.
     pub lfc: bool,
+}
+
+/// The compositor a run's frames went through: the report's
+/// [`COMPOSITOR_FIELDS`](super::COMPOSITOR_FIELDS), written under the registry's names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompositorInfo {
+    /// A known compositor's name (`weston`), or where the figures came from (`given`, `measured`, `assumed`).
+    pub name: String,
+    /// How long before each vblank its repaint begins, ms.
+    pub latch_ms: f64,
+    /// Refreshes between the vblank a repaint was for and the one that shows it.
+    pub delay_refreshes: u32,
+    /// Frames a newer one replaced before the compositor latched them (never shown).
+    pub frames_replaced: u64,
 }
 
 impl From<crate::vrr::VrrRange> for VrrInfo {

@@ -10,13 +10,16 @@
 
 use std::fmt::Write as _;
 
-use super::registry::{FIELDS, TRACE_FIELDS, VRR_FIELDS, table_fields};
+use super::registry::{COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, TRACE_FIELDS, VRR_FIELDS, table_fields};
 use super::run_report::RunReport;
 use super::table::Table;
 
-/// An aligned table of the [`table_fields`], then one pattern line per run.
+/// An aligned table of the [`table_fields`] (and the [`COMPOSITOR_TABLE_FIELDS`]
+/// when a run went through a compositor), then one pattern line per run.
 pub fn to_table(reports: &[RunReport]) -> String {
-    let columns: Vec<_> = table_fields().collect();
+    let composited = reports.iter().any(|r| r.compositor.is_some());
+    let columns: Vec<_> =
+        table_fields().chain(if composited { &COMPOSITOR_TABLE_FIELDS[..] } else { &[] }.iter().copied()).collect();
     // Names left-aligned, numbers right-aligned.
     let left: Vec<usize> = (0..columns.len()).filter(|&i| columns[i].is_text()).collect();
     let mut table = Table::new(columns.iter().map(|f| f.name)).left(&left);
@@ -36,14 +39,17 @@ pub fn to_table(reports: &[RunReport]) -> String {
 
 /// A header row and one row per run; runs that replayed a trace add the
 /// [`TRACE_FIELDS`] columns (empty for `null`), a list with a VRR run the
-/// [`VRR_FIELDS`] (empty for the fixed displays').
+/// [`VRR_FIELDS`] (empty for the fixed displays'), one with a composited run
+/// the [`COMPOSITOR_FIELDS`] (empty for the direct ones').
 pub fn to_csv(reports: &[RunReport]) -> String {
     let traced = !reports.is_empty() && reports.iter().all(|r| r.trace.is_some());
     let vrr = reports.iter().any(|r| r.vrr.is_some());
+    let composited = reports.iter().any(|r| r.compositor.is_some());
     let columns: Vec<_> = FIELDS
         .iter()
         .chain(if traced { &TRACE_FIELDS[..] } else { &[] })
         .chain(if vrr { &VRR_FIELDS[..] } else { &[] })
+        .chain(if composited { &COMPOSITOR_FIELDS[..] } else { &[] })
         .copied()
         .collect();
     let mut out = columns.iter().map(|f| f.name).collect::<Vec<_>>().join(",");
@@ -74,7 +80,7 @@ pub fn to_json(reports: &[RunReport]) -> Result<String, serde_json::Error> {
 #[cfg(test)]
 mod tests {
     use super::super::registry::all_fields;
-    use super::super::run_report::{IntervalHistogram, TraceInfo};
+    use super::super::run_report::{CompositorInfo, IntervalHistogram, TraceInfo};
     use super::*;
     use crate::metrics::{FrameStats, PresentHistogram};
     #[cfg(target_arch = "wasm32")]
@@ -121,7 +127,27 @@ mod tests {
             display: None,
             trace: None,
             vrr: None,
+            compositor: None,
         }
+    }
+
+    #[test]
+    fn a_composited_run_adds_the_compositor_columns_and_a_direct_one_leaves_them_empty() {
+        let info = CompositorInfo { name: "weston".into(), latch_ms: 7.0, delay_refreshes: 0, frames_replaced: 12 };
+        let composited = RunReport { compositor: Some(info), ..report() };
+        let csv = to_csv(&[report(), composited.clone()]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",compositor,compositor_latch_ms,compositor_delay,frames_replaced"), "{}", lines[0]);
+        assert!(lines[1].ends_with(",,,,"), "the direct run's cells are empty: {}", lines[1]);
+        assert!(lines[2].ends_with(",weston,7.000,0,12"), "{}", lines[2]);
+        assert!(!to_csv(&[report()]).contains("compositor"), "no composited run, no columns");
+        let table = to_table(std::slice::from_ref(&composited));
+        let header = table.lines().next().unwrap_or_default();
+        assert!(header.contains("compositor") && header.trim_end().ends_with("frames_replaced"), "{table}");
+        assert!(table.contains("catch-up @ 59.94 Hz vsync on via weston"), "the pattern line says so: {table}");
+        assert!(!to_table(&[report()]).contains("compositor"));
+        let json: serde_json::Value = serde_json::from_str(&to_json(&[composited]).unwrap()).unwrap();
+        assert_eq!((json[0]["compositor"].as_str(), json[0]["frames_replaced"].as_u64()), (Some("weston"), Some(12)));
     }
 
     #[test]

@@ -204,6 +204,7 @@ pub struct Trace {
     chosen: SwapChain,
     others: Vec<SwapChain>,
     choice: Choice,
+    composed: bool,
 }
 
 impl Trace {
@@ -229,7 +230,15 @@ impl Trace {
             frames: frames.len() as u64,
             not_displayed: 0,
         };
-        Trace { frames, dropped: 0, display: TraceDisplay::Virtual, chosen, others: Vec::new(), choice: Choice::Plain }
+        Trace {
+            frames,
+            dropped: 0,
+            display: TraceDisplay::Virtual,
+            chosen,
+            others: Vec::new(),
+            choice: Choice::Plain,
+            composed: false,
+        }
     }
 
     /// The displayed frames, in order.
@@ -245,6 +254,13 @@ impl Trace {
     /// What the trace says about its display.
     pub fn display(&self) -> TraceDisplay {
         self.display
+    }
+
+    /// Whether the compositor composed most of its displayed frames
+    /// (PresentMon's `PresentMode` "Composed: Flip"), rather than scanning
+    /// them out directly ("Hardware: Independent Flip", "Hardware: Legacy Flip").
+    pub fn composed(&self) -> bool {
+        self.composed
     }
 
     /// The replayed swap chain.

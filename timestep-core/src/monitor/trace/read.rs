@@ -17,6 +17,7 @@
 //! | present to display | `MsUntilDisplayed`, else `DisplayLatency − FrameTime` | |
 //! | swap chain | `Application`, `ProcessID`, `SwapChainAddress` (raw strings; a missing column is empty) | |
 //! | tearing | `SyncInterval` = 0 and (`AllowsTearing` = 1 or `PresentMode` starting `Hardware: Legacy`) | |
+//! | composed | `PresentMode` starting `Composed` (`Composed: Flip`) for most displayed frames | |
 //!
 //! `MsBetweenDisplayChange` = NA is not "not displayed": 2.4+ also writes NA
 //! for the first displayed frame of a swap chain. A 0 or NA interval is
@@ -514,7 +515,9 @@ impl Columns {
         let mode = self.optional(fields, self.present_mode.as_ref(), line)?;
         let tears = sync_interval == Some("0")
             && (allows_tearing == Some("1") || mode.is_some_and(|m| m.starts_with("Hardware: Legacy")));
-        rows.push(key, Row { line, present, displayed, display_interval, until_displayed, tears });
+        // "Composed: Flip", "Composed: Copy with GPU GDI", …; never "Hardware Composed: Independent Flip".
+        let composed = mode.is_some_and(|m| m.starts_with("Composed"));
+        rows.push(key, Row { line, present, displayed, display_interval, until_displayed, tears, composed });
         Ok(())
     }
 
@@ -546,6 +549,8 @@ struct Row {
     display_interval: Option<Nanos>,
     until_displayed: Option<Nanos>,
     tears: bool,
+    /// `PresentMode` says the compositor composed it (`Composed: …`).
+    composed: bool,
 }
 
 /// One swap chain's rows; with an app filter, only matching chains keep them.
@@ -587,7 +592,15 @@ impl<'a> Rows<'a> {
 
     /// A plain list is one chain without a name, which no filter drops.
     fn push_plain(&mut self, present: Nanos, line: u64) {
-        let row = Row { line, present, displayed: true, display_interval: None, until_displayed: None, tears: false };
+        let row = Row {
+            line,
+            present,
+            displayed: true,
+            display_interval: None,
+            until_displayed: None,
+            tears: false,
+            composed: false,
+        };
         if self.chains.is_empty() {
             let key = ChainKey { app: String::new(), pid: String::new(), address: String::new() };
             self.chains.push(Chain { key, frames: 0, not_displayed: 0, rows: Vec::new() });
@@ -640,6 +653,7 @@ impl<'a> Rows<'a> {
             self.chains.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, c)| summary(c)).collect();
         let chain = &self.chains[chosen];
         let (frames, dropped, tearing) = merge(&chain.rows, columns.display_interval_is_forward())?;
+        let composed = chain.rows.iter().filter(|r| r.displayed && r.composed).count();
         if frames.is_empty() {
             return Err(TraceError::NothingDisplayed(summary(chain).to_string()));
         }
@@ -654,7 +668,8 @@ impl<'a> Rows<'a> {
             Some(name) => Choice::App(name.to_owned()),
             None => Choice::MostFrames,
         };
-        Ok(Trace { frames, dropped, display, chosen: summary(chain), others, choice })
+        let composed = composed * 2 > frames.len();
+        Ok(Trace { frames, dropped, display, chosen: summary(chain), others, choice, composed })
     }
 }
 

@@ -98,7 +98,7 @@ pub enum CompositorSource {
     /// Measured on the setup: the display's presentation feedback gave each
     /// frame's commit and display times (Wayland's `wp_presentation`).
     Measured,
-    /// Assumed: the platform does not say, and the figure is the lab's choice
+    /// Assumed: the platform does not say, and the figure is the caller's choice
     /// (the measured setup says which and why).
     Assumed,
 }
@@ -121,7 +121,7 @@ impl fmt::Display for CompositorSource {
     }
 }
 
-/// The compositors the lab can name. Only some have a figure a source gives:
+/// The compositors this crate can name. Only some have a figure a source gives:
 /// [`KnownCompositor::compositor`] says so, or why not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -140,7 +140,7 @@ pub enum KnownCompositor {
 }
 
 impl KnownCompositor {
-    /// Every compositor the lab names, in help order.
+    /// Every compositor this crate names, in help order.
     pub const ALL: [KnownCompositor; 5] = [
         KnownCompositor::Weston,
         KnownCompositor::Dwm,

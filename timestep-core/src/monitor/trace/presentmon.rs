@@ -708,7 +708,7 @@ pub fn ticks_to_ms(ticks: Ticks, hz: u64) -> f64 {
     ticks as f64 * 1000.0 / hz.max(1) as f64
 }
 
-/// A swap chain's figures in the lab's vocabulary.
+/// A swap chain's figures in this crate's vocabulary (the registry's).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaptureFigures {
     /// Rows of the swap chain.
@@ -732,7 +732,7 @@ pub struct CaptureFigures {
     pub refreshes_per_frame: Vec<u64>,
     /// Display changes more than a quarter refresh off the grid, of those measured.
     pub off_grid: (usize, usize),
-    /// The lab's motion, latency and pacing figures: display time = screen,
+    /// The crate's motion, latency and pacing figures: display time = screen,
     /// content = sim time, input = CPU start (so latency = DisplayLatency).
     pub stats: Option<FrameStats>,
     /// Application frames with an AnimationError.
@@ -890,7 +890,7 @@ pub fn display_cycle(sequence: &[u64]) -> Option<Vec<u64>> {
     })
 }
 
-/// The lab's [`Metrics`] fed the displayed application frames with a sim
+/// The crate's [`Metrics`] fed the displayed application frames with a sim
 /// time: display = screen, content = sim, input = CPU start.
 fn motion_stats(frames: &[CaptureFrame], hz: u64, refresh: Option<Rate>, origin: Ticks) -> Option<FrameStats> {
     let sim_origin = frames.iter().filter_map(|f| f.sim.map(|s| s.0)).min()?;

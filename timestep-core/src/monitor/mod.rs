@@ -475,6 +475,38 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         Session::new(spec.strategy, spec.config, world, virtual_display(spec), count_from).measuring_display(false);
     session.set_step_limit(spec.step_limit);
     session.set_frame_limit(spec.frame_limit);
+    // The direct run's loop is compiled without the compositor's check.
+    let (frames, truncated) = if composited {
+        run_frames::<_, true>(spec, &mut session, &mut display, progress)
+    } else {
+        run_frames::<_, false>(spec, &mut session, &mut display, progress)
+    };
+    progress(1.0);
+    let end = display.clock();
+    let mut report = session.report(end);
+    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
+    report.seed = spec.seed;
+    report.display = None;
+    report.trace = spec.trace.as_ref().map(|t| t.info());
+    report.compositor = spec.composition.compositor().map(|c| CompositorInfo {
+        name: c.source.name().to_owned(),
+        latch_ms: c.latch as f64 / NANOS_PER_MS as f64,
+        delay_refreshes: c.delay_refreshes,
+        frames_replaced: display.replaced(),
+    });
+    let metrics = session.run_metrics().clone();
+    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+}
+
+/// Runs `spec`'s frames on `display` until its stop, or until it must stop
+/// early (returned with the frames run). `COMPOSITED` holds each frame's
+/// record back one present, when its fate through the compositor is known.
+fn run_frames<S: Simulation, const COMPOSITED: bool>(
+    spec: &RunSpec,
+    session: &mut Session<S>,
+    display: &mut VirtualDisplay<'_>,
+    progress: &mut dyn FnMut(f64),
+) -> (u64, Option<Truncation>) {
     let clock_limit = spec
         .start
         .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
@@ -515,10 +547,10 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
             break;
         }
         display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
-        let report = session.run_host_frame(&mut display);
+        let report = session.run_host_frame(display);
         display.end_frame(session.game_time());
-        if composited {
-            held = Some(settle_composited(&mut session, held, report, display.replaced_previous()));
+        if COMPOSITED {
+            held = Some(settle_composited(session, held, report, display.replaced_previous()));
         } else {
             session.record(&report, PresentOutcome::SHOWN);
         }
@@ -532,27 +564,13 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         }
         frames += 1;
         if frames.is_multiple_of(PROGRESS_EVERY) {
-            progress(fraction_done(spec.stop, session.pacer(), &display, spec.start));
+            progress(fraction_done(spec.stop, session.pacer(), display, spec.start));
         }
     }
     if let Some(last) = held {
         session.record(&last, PresentOutcome::SHOWN);
     }
-    progress(1.0);
-    let end = display.clock();
-    let mut report = session.report(end);
-    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
-    report.seed = spec.seed;
-    report.display = None;
-    report.trace = spec.trace.as_ref().map(|t| t.info());
-    report.compositor = spec.composition.compositor().map(|c| CompositorInfo {
-        name: c.source.name().to_owned(),
-        latch_ms: c.latch as f64 / NANOS_PER_MS as f64,
-        delay_refreshes: c.delay_refreshes,
-        frames_replaced: display.replaced(),
-    });
-    let metrics = session.run_metrics().clone();
-    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+    (frames, truncated)
 }
 
 /// Records the frame `held` back one present, now that `latest` says its

@@ -432,7 +432,10 @@ impl<'t> VirtualDisplay<'t> {
         self.grid.time_of(k)
     }
 
-    /// A present on anything but the direct grid: a replay, a compositor, a VRR panel.
+    /// A present on anything but the direct grid: a replay, a compositor, a
+    /// VRR panel. Out of line, so the direct grid's present stays small.
+    #[cold]
+    #[inline(never)]
     fn present_special(&mut self) -> Nanos {
         if let Some(trace) = self.trace {
             return self.present_trace(trace);

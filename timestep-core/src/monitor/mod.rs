@@ -524,6 +524,25 @@ pub fn run_frames<W: Simulation>(
     display: &mut VirtualDisplay<'_>,
     progress: &mut dyn FnMut(f64),
 ) -> FramesRun {
+    // The direct run's loop is compiled without the compositor's check.
+    let (frames, truncated) = if spec.composition == Composition::Direct {
+        frames_loop::<_, false>(spec, session, display, progress)
+    } else {
+        frames_loop::<_, true>(spec, session, display, progress)
+    };
+    progress(1.0);
+    FramesRun { frames, end: display.clock(), truncated }
+}
+
+/// Runs `spec`'s frames on `display` until its stop, or until it must stop
+/// early (returned with the frames run). `COMPOSITED` holds each frame's
+/// record back one present, when its fate through the compositor is known.
+fn frames_loop<S: Simulation, const COMPOSITED: bool>(
+    spec: &RunSpec,
+    session: &mut Session<S>,
+    display: &mut VirtualDisplay<'_>,
+    progress: &mut dyn FnMut(f64),
+) -> (u64, Option<Truncation>) {
     let clock_limit = spec
         .start
         .saturating_add(spec.expected_span().saturating_mul(CLOCK_GUARD_FACTOR))
@@ -535,7 +554,6 @@ pub fn run_frames<W: Simulation>(
     // Through a compositor a frame's fate is known one present later: the
     // next buffer may replace it before its repaint (vsync off).
     let mut held: Option<FrameReport> = None;
-    let composited = spec.composition != Composition::Direct;
     loop {
         let now = display.clock();
         let done = match spec.stop {
@@ -567,7 +585,7 @@ pub fn run_frames<W: Simulation>(
         display.begin_frame(session.game_time(), session.pacer().total_updates(), tick);
         let report = session.run_host_frame(display);
         display.end_frame(session.game_time());
-        if composited {
+        if COMPOSITED {
             held = Some(settle_composited(session, held, report, display.replaced_previous()));
         } else {
             session.record(&report, PresentOutcome::SHOWN);
@@ -588,8 +606,7 @@ pub fn run_frames<W: Simulation>(
     if let Some(last) = held {
         session.record(&last, PresentOutcome::SHOWN);
     }
-    progress(1.0);
-    FramesRun { frames, end: display.clock(), truncated }
+    (frames, truncated)
 }
 
 /// Records the frame `held` back one present, now that `latest` says its

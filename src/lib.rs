@@ -69,4 +69,5 @@ pub mod platform;
 pub(crate) mod plot;
 pub mod render;
 pub mod report_card;
+pub(crate) mod serve;
 pub mod sim;

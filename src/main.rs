@@ -1,5 +1,6 @@
 //! `timestep-lab`: the windowed demo (`run`, the default), the headless
-//! virtual monitor (`simulate`), the report card (`measure`) and `compare`.
+//! virtual monitor (`simulate`), the report card (`measure`), `compare`, and `serve` for every
+//! screen on the network.
 //!
 //! Errors caused by the user's input (a bad flag value, an unknown strategy,
 //! an unreadable trace, an output file that cannot be written) end the
@@ -35,6 +36,8 @@ enum Command {
     Measure(timestep_lab::commands::measure::MeasureArgs),
     /// Put report cards and simulator runs side by side.
     Compare(timestep_lab::commands::compare::CompareArgs),
+    /// Serve the page to every screen on the network and gather their cards.
+    Serve(timestep_lab::commands::serve::ServeArgs),
 }
 
 /// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Measure(args)) => commands::measure::run(&args),
         Some(Command::Compare(args)) => commands::compare::run(&args),
+        Some(Command::Serve(args)) => commands::serve::run(&args),
         Some(Command::Run(args)) => commands::run::run(&args),
         None => commands::run::run(&cli.run),
     };

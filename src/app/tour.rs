@@ -565,7 +565,7 @@ impl Tour {
         };
         let paths: Vec<String> = written.iter().map(|f| self.plan.out.join(f).display().to_string()).collect();
         log::info!("measure: wrote {}", paths.join(", "));
-        crate::platform::tour_finished();
+        crate::platform::tour_finished(&card);
         Ok(())
     }
 }

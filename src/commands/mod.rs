@@ -1,11 +1,12 @@
-//! The four commands of `timestep-lab`, each with its flags and its entry point.
+//! The five commands of `timestep-lab`, each with its flags and its entry point.
 //!
 //! ```text
 //! main.rs ──► run       the demo window (the default): RunArgs ──► app::RunConfig ──► app::run_app
 //!         ├─► simulate  the virtual monitor: SimulateArgs ──► one RunSpec per run ──► sim::simulate
 //!         │             ──► table / CSV / JSON (sweep: --phases), --plot, --timeline
 //!         ├─► measure   the report-card tour: MeasureArgs ──► app::tour::Tour in the window
-//!         └─► compare   report cards and simulator runs side by side: report_card::comparison
+//!         ├─► compare   report cards and simulator runs side by side: report_card::comparison
+//!         └─► serve     the page for every screen, and the gallery of their cards: crate::serve
 //! ```
 //!
 //! A command owns its flags and calls library code; no library module calls
@@ -16,4 +17,5 @@ pub mod compare;
 pub mod measure;
 pub mod page;
 pub mod run;
+pub mod serve;
 pub mod simulate;

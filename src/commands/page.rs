@@ -42,11 +42,13 @@ struct PageMeasure {
 
 /// `run`'s and `measure`'s flags that mean nothing on a page, and why: each
 /// is refused with its reason rather than accepted and ignored.
-pub(crate) const REFUSED: [(&str, &str); 6] = [
+pub(crate) const REFUSED: [(&str, &str); 8] = [
     ("monitor", "a page is drawn on the screen its browser window is on: there is no monitor to choose"),
     ("fullscreen", "a browser goes fullscreen only on a tap or a key: use Controls' fullscreen, or F"),
     ("present-mode", "a browser always presents in step with the screen (Fifo): V moves the frames to timers instead"),
     ("out", "a page cannot write to a folder: its files are downloads"),
+    ("send", "a page served by timestep-lab serve sends its card itself when its tour ends"),
+    ("card", "a page measures its own screen: Compare cards puts card files side by side"),
     (
         "screenshot",
         "a page cannot read back its own picture in time: use the browser's screenshot (F12, Capture screenshot)",
@@ -258,7 +260,7 @@ mod tests {
     fn measure_takes_its_own_parameters_and_writes_to_downloads() {
         let args = measure_args("?measure&strategies=fuzzy,interpolated&seconds-per-strategy=1").expect("valid");
         assert_eq!(args.strategies.0, [StrategyId::Fuzzy, StrategyId::Interpolated]);
-        assert_eq!(args.out, std::path::PathBuf::from("."), "files go where downloads go");
+        assert_eq!(args.out, Some(std::path::PathBuf::from(".")), "files go where downloads go");
         let err = measure_args("?measure&seconds-per-strategy=0").expect_err("out of range");
         assert!(err.to_string().starts_with("seconds-per-strategy: 0 s is out of range"), "{err}");
     }

@@ -380,6 +380,33 @@ impl Browser {
         self.post(&format!("/element/{id}/value"), &serde_json::json!({"text": paths.join("\n")})).map(drop)
     }
 
+    /// This tab's WebDriver handle.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn tab(&self) -> Result<String, String> {
+        self.get("/window").map(|h| h.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Opens a new tab and switches to it; returns its handle.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn new_tab(&self) -> Result<String, String> {
+        let tab = self.post("/window/new", &serde_json::json!({"type": "tab"}))?;
+        let handle = tab["handle"].as_str().ok_or_else(|| format!("no new tab: {tab}"))?.to_owned();
+        self.switch_to(&handle)?;
+        Ok(handle)
+    }
+
+    /// Switches to the tab `handle`: what follows acts on it.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn switch_to(&self, handle: &str) -> Result<(), String> {
+        self.post("/window", &serde_json::json!({"handle": handle})).map(drop)
+    }
+
     /// A DevTools protocol command (`Emulation.setDeviceMetricsOverride`, …)
     /// through chromedriver's own passage to it.
     ///

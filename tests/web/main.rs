@@ -11,10 +11,14 @@
 #[path = "../support/harness.rs"]
 mod harness;
 
+#[path = "../serve/client.rs"]
+mod serve_client;
+
 mod browser;
 mod life;
 mod page;
+mod serve;
 
 fn main() {
-    harness::run_one_at_a_time([page::trials(), life::trials()])
+    harness::run_one_at_a_time([page::trials(), life::trials(), serve::trials()])
 }

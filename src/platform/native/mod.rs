@@ -3,6 +3,7 @@
 
 mod cpu_ticks;
 mod heap;
+mod http_server;
 mod spin;
 mod wayland;
 mod x11;
@@ -15,6 +16,7 @@ use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
+pub(crate) use http_server::{network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, spin_until};
 pub(crate) use std::time::Instant;
 pub(crate) use wayland::PresentationFeedback;
@@ -101,7 +103,7 @@ pub(crate) fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
 pub(crate) fn show_progress(_line: Option<&str>) {}
 
 /// Nothing to tidy natively: a tour's command line is not run again by a reload.
-pub(crate) fn tour_finished() {}
+pub(crate) fn tour_finished(_card: &crate::report_card::ReportCard) {}
 
 /// How a run ended: natively the log says it, and the shell is where it started.
 pub(crate) fn show_ending(message: &str) {

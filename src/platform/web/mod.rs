@@ -186,3 +186,34 @@ pub(crate) fn browser() -> Option<String> {
     let agent = web_sys::window().map(|w| w.navigator().user_agent());
     errors::logged(agent?, "read the user agent")
 }
+
+/// A page serves nothing: `serve` is the command line's.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn run_http_server(
+    _listener: std::net::TcpListener,
+    _gallery: std::sync::Arc<crate::serve::Gallery>,
+) -> Result<(), String> {
+    Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
+}
+
+/// A page lists no network addresses.
+pub(crate) fn network_addresses() -> Vec<std::net::IpAddr> {
+    Vec::new()
+}
+
+/// The page's random numbers (`Math.random`: a page keeps no token).
+pub(crate) fn random_bytes(buf: &mut [u8]) {
+    for b in buf {
+        *b = (js_sys::Math::random() * 256.0) as u8;
+    }
+}
+
+/// A page sends its card from its own script (web/index.html), not through this.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn post_card(_url: &str, _card: &str) -> Result<String, String> {
+    Err("not on a page: the page sends its card itself when served by `timestep-lab serve`".to_owned())
+}

@@ -26,11 +26,13 @@ fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
 ///
 /// Runs a scripted tour in the window: each supported present mode is
 /// checked for vsync and its present intervals, then every strategy runs a
-/// few seconds with vsync on and again with vsync off. Writes report.json,
-/// report.html and screenshot.png into --out.
+/// few seconds with vsync on and again with vsync off. Writes the report card
+/// (report-<screen>-<yyyymmdd-hhmm>.json), its page (.html) and a screenshot
+/// (.png) into --out.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasureArgs {
-    /// Directory for report.json, report.html and screenshot.png (created if missing).
+    /// Directory for the card, its page and a screenshot, named report-<screen>-<yyyymmdd-hhmm>.json,
+    /// .html and .png (created if missing).
     #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
     pub(crate) out: PathBuf,
 
@@ -125,8 +127,11 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
         (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
     };
     crate::platform::prepare_output_dir(&args.out).map_err(|e| usage("out", e))?;
-    for name in OUTPUTS {
-        cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
+    // The files are named for the card (its screen and time), known only at
+    // the end: a file of the same kind stands in for them now.
+    for extension in OUTPUTS {
+        let probe = format!("{}-check.{extension}", crate::report_card::file_name::PREFIX);
+        cli::check_writable(&args.out.join(probe)).map_err(|e| usage("out", e))?;
     }
     let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
     let config = RunConfig {

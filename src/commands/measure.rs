@@ -26,11 +26,13 @@ fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
 ///
 /// Runs a scripted tour in the window: each supported present mode is
 /// checked for vsync and its present intervals, then every strategy runs a
-/// few seconds with vsync on and again with vsync off. Writes report.json,
-/// report.html and screenshot.png into --out.
+/// few seconds with vsync on and again with vsync off. Writes the report card
+/// (report-<screen>-<yyyymmdd-hhmm>.json), its page (.html) and a screenshot
+/// (.png) into --out.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasureArgs {
-    /// Directory for report.json, report.html and screenshot.png (created if missing).
+    /// Directory for the card, its page and a screenshot, named report-<screen>-<yyyymmdd-hhmm>.json,
+    /// .html and .png (created if missing).
     #[arg(long, value_name = "DIR", value_parser = cli::file_name, required_unless_present = "card")]
     pub(crate) out: Option<PathBuf>,
 
@@ -38,7 +40,7 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "URL")]
     pub(crate) send: Option<String>,
 
-    /// Send this card file (a report.json measured before) to --send's server instead of measuring.
+    /// Send this card file (one measured before) to --send's server instead of measuring.
     #[arg(long, value_name = "FILE", value_parser = cli::file_name, requires = "send", conflicts_with = "out")]
     pub(crate) card: Option<PathBuf>,
 
@@ -124,9 +126,23 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
     let (config, tour) = config(args)?;
     crate::app::run_app(config, Some(tour))?;
     match (&args.send, &args.out) {
-        (Some(url), Some(out)) => send(&out.join(OUTPUTS[0]), url),
+        (Some(url), Some(out)) => send(&newest_card(out)?, url),
         _ => Ok(()),
     }
+}
+
+/// The card the tour just wrote in `dir`: the newest card file there.
+///
+/// # Errors
+/// [`CliError::Runtime`] when `dir` holds no card.
+fn newest_card(dir: &std::path::Path) -> Result<PathBuf, CliError> {
+    let cards = crate::report_card::file_name::cards_in(dir).map_err(|e| CliError::Runtime(format!("--send: {e}")))?;
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    cards
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .max_by_key(modified)
+        .ok_or_else(|| CliError::Runtime(format!("--send: no card in {} to send", dir.display())))
 }
 
 /// Posts the card at `path` to `serve`'s `url` and says where it was kept.
@@ -158,8 +174,11 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
     };
     let out = args.out.clone().ok_or_else(|| usage("out", "give a directory for the card"))?;
     crate::platform::prepare_output_dir(&out).map_err(|e| usage("out", e))?;
-    for name in OUTPUTS {
-        cli::check_writable(&out.join(name)).map_err(|e| usage("out", e))?;
+    // The files are named for the card (its screen and time), known only at
+    // the end: a file of the same kind stands in for them now.
+    for extension in OUTPUTS {
+        let probe = format!("{}-check.{extension}", crate::report_card::file_name::PREFIX);
+        cli::check_writable(&out.join(probe)).map_err(|e| usage("out", e))?;
     }
     let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
     let config = RunConfig {

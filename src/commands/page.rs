@@ -79,10 +79,12 @@ pub fn is_compare(query: &str) -> bool {
 /// # Errors
 /// [`CliError::Usage`] naming the first file that is not a card or runs.
 pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
-    use crate::report_card::comparison::{compare, parse_source};
+    use crate::report_card::comparison::{self, parse_source};
     use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
     if files.is_empty() {
-        return Err(CliError::Usage("pick one or more report.json files (or simulator JSON) to compare".to_owned()));
+        return Err(CliError::Usage(
+            "pick one or more report cards (report-….json) or simulator JSON files to compare".to_owned(),
+        ));
     }
     let sources = files
         .iter()
@@ -90,7 +92,7 @@ pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
             parse_source(text).map(|s| (name.clone(), s)).map_err(|e| CliError::Usage(format!("{name}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    compare(&sources, MAX_DRIFT_MS_PER_MIN).to_html().map_err(CliError::runtime)
+    comparison::compare_html(&sources, MAX_DRIFT_MS_PER_MIN).map_err(CliError::runtime)
 }
 
 /// The command-line words a query string stands for.

@@ -142,6 +142,61 @@ pub fn load(path: &Path) -> Result<Source, ReportError> {
     parse_source(&text).map_err(|source| ReportError::Source { path: path.to_owned(), source })
 }
 
+/// Reads every file of `paths`; a folder stands for the cards in it (every
+/// `report.json` or `report-….json`, [`super::file_name::is_card_file_name`],
+/// in name order), as `measure --out DIR` and a downloads folder hold them.
+/// Each source comes with the name it is shown by (the path as given, or
+/// the folder joined with the file's name).
+///
+/// # Errors
+/// As [`load`]; a folder with no card in it, or one that cannot be listed,
+/// is [`ReportError::Folder`], naming it.
+pub fn load_all(paths: &[std::path::PathBuf]) -> Result<Vec<(String, Source)>, ReportError> {
+    let mut sources = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            for file in cards_in(path)? {
+                sources.push((file.display().to_string(), load(&file)?));
+            }
+        } else {
+            sources.push((path.display().to_string(), load(path)?));
+        }
+    }
+    Ok(sources)
+}
+
+/// The card files in `dir`, in name order; none is an error.
+fn cards_in(dir: &Path) -> Result<Vec<std::path::PathBuf>, ReportError> {
+    let shown = dir.display();
+    let files =
+        super::file_name::cards_in(dir).map_err(|e| ReportError::Folder(format!("cannot list '{shown}': {e}")))?;
+    if files.is_empty() {
+        return Err(ReportError::Folder(format!(
+            "'{shown}' holds no report card (report-<screen>-<yyyymmdd-hhmm>.json, or report.json)"
+        )));
+    }
+    Ok(files)
+}
+
+/// The comparison of `sources` as one self-contained page: what
+/// `compare --html` writes and the page's `?compare` shows.
+///
+/// # Errors
+/// Only if a plot cannot be drawn.
+pub fn compare_html(sources: &[(String, Source)], max_drift: f64) -> Result<String, PlotError> {
+    compare(sources, max_drift).to_html()
+}
+
+/// The comparison of `sources` as a fragment of a page (no `<html>`, no
+/// style): for a page of its own that shows it, such as `serve`'s gallery,
+/// which wraps it with [`html::page`] (or its own head and [`html::CSS`]).
+///
+/// # Errors
+/// Only if a plot cannot be drawn.
+pub fn compare_body_html(sources: &[(String, Source)], max_drift: f64) -> Result<String, PlotError> {
+    compare(sources, max_drift).body_html()
+}
+
 /// One column: a monitor of a card, or a group of simulator runs.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Column {
@@ -260,11 +315,8 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                 // A VRR monitor: the range seen, up to the refresh it reports.
                 let vrr = m.vrr_seen_hz.map(|[min, max]| [min, m.reported_refresh_hz.unwrap_or(max).max(max)]);
                 let monitor = format!("monitor {} ({}{emulated})", m.index, refresh_label(m.refresh_hz(), vrr));
-                // Two phones' cards are told apart by name, else by browser and device.
-                let label = match card.machine.who() {
-                    Some(who) => format!("{who} · {monitor}"),
-                    None => monitor,
-                };
+                // Cards are told apart by name, else by browser and device, else by adapter and system.
+                let label = format!("{} · {monitor}", card.machine.in_words());
                 Group {
                     file: file.to_owned(),
                     label,
@@ -475,11 +527,19 @@ impl Comparison {
         out
     }
 
-    /// The comparison as a self-contained HTML page.
+    /// The comparison as a self-contained HTML page: [`Comparison::body_html`] in [`html::page`].
     ///
     /// # Errors
     /// Only if a plot cannot be drawn.
     pub fn to_html(&self) -> Result<String, PlotError> {
+        Ok(html::page("timestep-lab compare", &self.body_html()?))
+    }
+
+    /// The comparison as the body of a page (styled by [`html::CSS`]).
+    ///
+    /// # Errors
+    /// Only if a plot cannot be drawn.
+    pub fn body_html(&self) -> Result<String, PlotError> {
         let mut body = String::new();
         body.push_str("<h1>timestep-lab compare</h1>\n<ul class=\"sub\">");
         for line in &self.files {
@@ -503,7 +563,7 @@ impl Comparison {
         if self.tables.is_empty() {
             body.push_str("<section class=\"card\"><p>No runs to compare.</p></section>\n");
         }
-        Ok(html::page("timestep-lab compare", &body))
+        Ok(body)
     }
 
     fn table_html(&self, body: &mut String, table: &PassTable) -> Result<(), PlotError> {

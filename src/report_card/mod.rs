@@ -26,9 +26,11 @@
 //! - [`comparison`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
+//! - [`file_name`]: a card's file name, `report-<screen>-<yyyymmdd-hhmm>.json`, from its own data.
 
 pub(crate) mod agent;
 pub mod comparison;
+pub mod file_name;
 pub(crate) mod html;
 pub mod judge;
 mod markup;
@@ -39,6 +41,7 @@ pub(crate) mod setup;
 pub(crate) mod stats;
 pub(crate) mod synthetic;
 
+pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
 pub use schema::{
@@ -79,4 +82,7 @@ pub enum ReportError {
     /// A file could not be written (the message names it).
     #[error("{0}")]
     Write(String),
+    /// A folder given for its cards holds none, or cannot be listed (the message names it).
+    #[error("{0}")]
+    Folder(String),
 }

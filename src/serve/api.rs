@@ -24,7 +24,7 @@ use bytes::Bytes;
 use super::site::Site;
 use super::store::{AddError, EditError, Store};
 use crate::platform::read_limited::MAX_JSON_BYTES;
-use crate::report_card::comparison::{Source, compare};
+use crate::report_card::comparison::{Source, compare_html};
 use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// The gallery page's markup: no token in it (it reads the one in its own address).
@@ -217,7 +217,7 @@ impl Gallery {
                     .collect();
                 serde_json::json!({
                     "id": e.id,
-                    "name": shown.machine.who().unwrap_or_else(|| "unnamed screen".to_owned()),
+                    "name": shown.machine.in_words(),
                     "renamed": e.name.is_some(),
                     "screen": refresh.join(", "),
                     "created": shown.created,
@@ -294,7 +294,7 @@ impl Gallery {
         if sources.is_empty() {
             return Response::html(EMPTY_COMPARISON);
         }
-        match compare(&sources, MAX_DRIFT_MS_PER_MIN).to_html() {
+        match compare_html(&sources, MAX_DRIFT_MS_PER_MIN) {
             Ok(page) => {
                 let page = Bytes::from(page);
                 if let Ok(mut cache) = self.compared.lock() {

@@ -25,4 +25,4 @@ pub(crate) mod api;
 pub(crate) mod site;
 pub(crate) mod store;
 
-pub(crate) use api::{Gallery, Request, Response};
+pub(crate) use api::Gallery;

@@ -5,7 +5,8 @@
 //! ```text
 //! POST /api/cards ──► parse_source (compare's one load path) ──► a card, or compare's one-line reason
 //!                 ──► DIR/.incoming-<random>.tmp, written whole and synced
-//!                 ──► hard link to DIR/<card_file_name>.json (or -2, -3 … when taken) ──► temp removed
+//!                 ──► hard link to DIR/report-<screen>-<yyyymmdd-hhmm>.json (the one naming of cards:
+//!                     report_card::file_name), or -2, -3 … when taken ──► temp removed
 //! restart         ──► every *.json of DIR read back (a file that is not a card is logged and skipped)
 //! ```
 //!
@@ -187,7 +188,7 @@ impl Store {
         if self.entries.len() >= MAX_CARDS {
             return Err(AddError::Full);
         }
-        let wanted = card_file_name(&card);
+        let wanted = crate::report_card::file_name::card_file_name(&card, "json");
         let file = write_new(&self.dir, &wanted, text.as_bytes()).map_err(AddError::Io)?;
         let id = file.trim_end_matches(".json").to_owned();
         self.entries.push(Entry { id: id.clone(), card, name: None, left_out: false });
@@ -265,12 +266,6 @@ impl Store {
         let text = serde_json::to_string_pretty(&marks).map_err(|e| EditError::Io(e.to_string()))?;
         replace_whole(&self.dir, GALLERY_FILE, text.as_bytes()).map_err(EditError::Io)
     }
-}
-
-// TEMPORARY: replaced by the compare branch's naming function at merge.
-fn card_file_name(card: &ReportCard) -> String {
-    let who: String = card.machine.who().unwrap_or_default().chars().filter(char::is_ascii_alphanumeric).collect();
-    format!("report-{who}.json")
 }
 
 /// `text` as a report card, or why not (compare's words).

@@ -12,6 +12,14 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card").join(name)
 }
 
+/// The fixture `name` as a tour writes it: with the time it ran (`created`), whole pretty JSON.
+pub fn measured(name: &str, created: &str) -> String {
+    let text = std::fs::read_to_string(fixture(name)).expect("the fixture");
+    let mut card: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    card["created"] = created.into();
+    serde_json::to_string_pretty(&card).expect("JSON") + "\n"
+}
+
 /// A fresh directory for `test`'s cards.
 pub fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("timestep-lab-serve-{}-{test}", std::process::id()));

@@ -11,7 +11,7 @@ mod client;
 use std::path::Path;
 use std::time::Duration;
 
-use client::{Served, fixture, scratch};
+use client::{Served, measured, scratch};
 
 /// The card-file names the server promises: `report-<screen>-<yyyymmdd-hhmm>.json`, a suffix when taken.
 fn named_as_promised(file: &str) -> bool {
@@ -37,10 +37,17 @@ fn two_native_cards_sent_with_measure_send_are_files_named_for_their_screen_that
     // The network address is printed for people (when the machine has one), never connected to.
     let network = served.banner.contains("network address") || served.banner.contains("no network address found");
     assert!(network, "the banner names the network address it does not serve: {}", served.banner);
-    for card in ["60hz.json", "144hz.json"] {
+    let sent_dir = cards.with_extension("sent");
+    std::fs::create_dir_all(&sent_dir).expect("a directory for the cards sent");
+    let mut sent_texts = Vec::new();
+    for (card, created) in [("60hz.json", "2026-11-27T08:30:00Z"), ("144hz.json", "2026-11-27T08:45:10Z")] {
+        let path = sent_dir.join(card);
+        let text = measured(card, created);
+        std::fs::write(&path, &text).expect("the card to send");
+        sent_texts.push(text);
         let sent = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
             .args(["measure", "--send", &served.url("/"), "--card"])
-            .arg(fixture(card))
+            .arg(&path)
             .output()
             .expect("measure runs");
         let stdout = String::from_utf8_lossy(&sent.stdout);
@@ -48,16 +55,13 @@ fn two_native_cards_sent_with_measure_send_are_files_named_for_their_screen_that
         assert!(stdout.starts_with("measure: sent ") && stdout.contains(" to the gallery as report-"), "{stdout}");
     }
     let files = card_files(&cards);
-    assert_eq!(files.len(), 2, "one file per card: {files:?}");
-    assert!(files.iter().all(|f| named_as_promised(f)), "named report-<screen>-<yyyymmdd-hhmm>.json: {files:?}");
     assert_eq!(
-        std::fs::read(cards.join(&files[0])).ok(),
-        [fixture("60hz.json"), fixture("144hz.json")].iter().find_map(|f| {
-            let bytes = std::fs::read(f).ok()?;
-            (std::fs::read(cards.join(&files[0])).ok()? == bytes).then_some(bytes)
-        }),
-        "a file holds the card exactly as sent"
+        files,
+        ["report-virtual-monitor-144hz-20261127-0845.json", "report-virtual-monitor-60hz-20261127-0830.json"],
+        "one file per card, named report-<screen>-<yyyymmdd-hhmm>.json"
     );
+    assert!(files.iter().all(|f| named_as_promised(f)), "{files:?}");
+    assert_eq!(std::fs::read_to_string(cards.join(&files[1])).ok().as_ref(), Some(&sent_texts[0]), "the card as sent");
     let listed = served.get_json("/api/cards");
     drop(served);
     let again = Served::start(&cards);
@@ -69,13 +73,14 @@ fn two_native_cards_sent_with_measure_send_are_files_named_for_their_screen_that
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("monitor 1 (60 Hz)") && page.contains("144 Hz") && page.contains("<svg"), "both compared");
     let _ = std::fs::remove_dir_all(&cards);
+    let _ = std::fs::remove_dir_all(&sent_dir);
 }
 
 #[test]
 fn bad_requests_are_refused_with_a_one_line_4xx_and_the_server_answers_after_each() {
     let cards = scratch("bad");
     let served = Served::start(&cards);
-    let card = std::fs::read_to_string(fixture("60hz.json")).expect("the fixture");
+    let card = measured("60hz.json", "2026-11-27T09:00:00Z");
     let nan = card.replacen("\"judder_ms\": ", "\"judder_ms\": NaN, \"was\": ", 1);
     let huge = regex::Regex::new(r#""judder_ms": [0-9.e-]+"#)
         .expect("a regex")
@@ -175,7 +180,7 @@ fn fifty_cards_posted_at_once_are_fifty_files_none_lost_or_overwritten() {
     let texts: Vec<String> = (0..50)
         .map(|i| {
             let mut card: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(fixture("60hz.json")).expect("fixture")).expect("JSON");
+                serde_json::from_str(&measured("60hz.json", "2026-11-27T10:00:00Z")).expect("JSON");
             card["machine"]["name"] = format!("screen {}", i % 5).into();
             serde_json::to_string_pretty(&card).expect("JSON")
         })
@@ -231,8 +236,11 @@ fn the_page_comes_gzipped_with_an_etag_and_the_gallery_renames_leaves_out_remove
     assert!(status == 200 && gallery.contains("Every screen's card"), "{gallery}");
     assert!(!gallery.contains(&served.token), "the token is not in the gallery's markup");
     for card in ["60hz.json", "144hz.json"] {
-        let text = std::fs::read(fixture(card)).expect("fixture");
-        assert_eq!(client::status_and_body(&served.raw("POST", "/api/cards", Some(&served.token), &text)).0, 201);
+        let text = measured(card, "2026-11-27T11:00:00Z");
+        assert_eq!(
+            client::status_and_body(&served.raw("POST", "/api/cards", Some(&served.token), text.as_bytes())).0,
+            201
+        );
     }
     let list = served.get_json("/api/cards");
     let first = list["cards"][0]["id"].as_str().expect("an id").to_owned();

@@ -209,6 +209,31 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// Removes every card and card page from the downloads, so that the next
+    /// tour's are the only ones.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn clear_cards(&self) -> Result<(), String> {
+        let entries = std::fs::read_dir(&self.downloads).map_err(|e| e.to_string())?;
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name.starts_with(timestep_lab::report_card::file_name::PREFIX) {
+                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The card the page downloaded and its page beside it
+    /// (`report-<screen>-<yyyymmdd-hhmm>.json` and `.html`), once both are
+    /// there; `None` until then.
+    pub fn downloaded_card(&self) -> Option<(PathBuf, PathBuf)> {
+        let json = timestep_lab::report_card::file_name::cards_in(&self.downloads).ok()?.into_iter().next()?;
+        let html = json.with_extension("html");
+        html.is_file().then_some((json, html))
+    }
+
     /// Starts chromedriver and a headless Chromium with the flags that give
     /// it WebGPU (or, for [`Backend::WebGl2`], leave it without) on this machine.
     ///

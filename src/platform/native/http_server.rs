@@ -24,7 +24,8 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
 use crate::platform::read_limited::MAX_JSON_BYTES;
-use crate::serve::{Gallery, Request, Response, api};
+use crate::serve::Gallery;
+use crate::serve::api::{self, Request, Response};
 
 /// How long a client may take to send a request's headers: a phone on a
 /// weak Wi-Fi sends them in one packet; a client sending a byte a second

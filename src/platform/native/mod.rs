@@ -269,6 +269,9 @@ pub(crate) fn prepare_output_dir(dir: &Path) -> Result<(), String> {
 /// before the call that asks for it returns.
 pub(crate) const CAN_WAIT_FOR_GPU: bool = true;
 
+/// Whether a file a command writes becomes a download (the page) rather than a file on disk.
+pub(crate) const FILES_ARE_DOWNLOADS: bool = false;
+
 /// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`): when a card was made.
 pub(crate) fn utc_now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()

@@ -61,6 +61,9 @@ pub(crate) const EMULATES_BY_SKIPPING: bool = true;
 /// A browser cannot wait for the GPU: readbacks complete by callback, later.
 pub(crate) const CAN_WAIT_FOR_GPU: bool = false;
 
+/// Every file a command writes becomes a download.
+pub(crate) const FILES_ARE_DOWNLOADS: bool = true;
+
 /// Most pixels the page draws, whatever the device pixel ratio: a 1080p
 /// frame (2.1 MP). A phone at ratio 3 (390×844 CSS px: 1170×2532, 3.0 MP)
 /// draws at 0.83 of its pixel ratio, the picture at its CSS size; WebGL2's

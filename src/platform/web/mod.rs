@@ -23,6 +23,7 @@
 mod downloads;
 mod errors;
 mod files;
+mod fonts;
 mod frames;
 mod logging;
 mod page_ui;
@@ -33,6 +34,7 @@ use crate::time::{Nanos, RealClock};
 pub(crate) use errors::{notify, report_error, show_ending};
 pub use errors::{report_panics_on_page, show_message};
 pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
+pub(crate) use fonts::fonts;
 pub(crate) use frames::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };

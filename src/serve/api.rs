@@ -278,10 +278,10 @@ impl Gallery {
         let (version, sources) = {
             let store = self.store();
             let version = store.version();
-            if let Some((made_for, page)) = self.compared.lock().ok().and_then(|c| c.clone()) {
-                if made_for == version {
-                    return Response::html(page);
-                }
+            if let Some((made_for, page)) = self.compared.lock().ok().and_then(|c| c.clone())
+                && made_for == version
+            {
+                return Response::html(page);
             }
             let sources: Vec<(String, Source)> = store
                 .entries()

@@ -12,6 +12,7 @@
 mod harness;
 
 #[path = "../serve/client.rs"]
+#[expect(dead_code, reason = "the page's test starts the server; the raw HTTP helpers are tests/serve's")]
 mod serve_client;
 
 mod browser;

@@ -82,7 +82,7 @@ fn gallery_and_phone(browser: &Browser, served: &Served) -> Result<(), String> {
          return r.height >= 44 && r.right <= window.visualViewport.width + 1; })",
     )?;
     assert_eq!(narrow, true, "every button is 44 px tall and on the phone's screen");
-    let files = std::fs::read_dir(&served_dir(served)).map_or(0, Iterator::count);
+    let files = std::fs::read_dir(served_dir(served)).map_or(0, Iterator::count);
     assert!(files >= 1, "the card's file is written");
     Ok(())
 }

@@ -12,13 +12,12 @@
 //! `python3 -m http.server -d target/site`. Nothing is downloaded from
 //! outside the package registries.
 //!
-//! wasm-opt is optional: with `--wasm-opt PATH` (or `WASM_OPT=PATH`) the
-//! wasm-bindgen output goes through `wasm-opt -Oz` as a last step. npm's
-//! binaryen (132: `npm install --prefix target/npm binaryen`, then
-//! `target/npm/node_modules/.bin/wasm-opt`) gives a working page; Debian's
-//! binaryen (108) broke it both ways it was tried (on wasm-bindgen's output:
-//! "Table.set(): Argument 1 is invalid"; before it: "Import #0 … is not an
-//! object"). The site builds and works without it.
+//! No wasm-opt: npm's binaryen 132 (`wasm-opt -Oz`, every feature rustc's
+//! target and `+simd128` use) took the wasm from 6.51 to 5.75 MB but *grew* it
+//! gzipped, 2.31 to 2.37 MB, which is what a browser downloads (2026-11-27);
+//! Debian's binaryen (108) broke the page both ways it was tried (on
+//! wasm-bindgen's output: "Table.set(): Argument 1 is invalid"; before it:
+//! "Import #0 … is not an object").
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -40,19 +39,14 @@ enum Task {
         /// A debug build (faster to build, ~5× larger and slower).
         #[arg(long)]
         debug: bool,
-        /// Run this wasm-opt (binaryen 116 or later) on the wasm: `-Oz`, about 10 % smaller
-        /// gzipped. Default: $WASM_OPT if set, else none.
-        #[arg(long, value_name = "PATH")]
-        wasm_opt: Option<PathBuf>,
     },
 }
 
 const CRATE: &str = "timestep_lab_web";
 
 fn main() -> ExitCode {
-    let Task::Web { out, debug, wasm_opt } = Task::parse();
-    let wasm_opt = wasm_opt.or_else(|| std::env::var_os("WASM_OPT").filter(|v| !v.is_empty()).map(PathBuf::from));
-    match build_site(&out, debug, wasm_opt.as_deref()) {
+    let Task::Web { out, debug } = Task::parse();
+    match build_site(&out, debug) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("xtask web: {message}");
@@ -67,7 +61,7 @@ fn root() -> PathBuf {
     manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
 }
 
-fn build_site(out: &Path, debug: bool, wasm_opt: Option<&Path>) -> Result<(), String> {
+fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let root = root();
     let profile = if debug { "dev" } else { "web" };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -101,9 +95,6 @@ fn build_site(out: &Path, debug: bool, wasm_opt: Option<&Path>) -> Result<(), St
         .generate(&out)
         .map_err(|e| format!("wasm-bindgen: {e}"))?;
     let bindgen_wasm = out.join(format!("{CRATE}_bg.wasm"));
-    if let Some(wasm_opt) = wasm_opt {
-        optimise(wasm_opt, &bindgen_wasm)?;
-    }
     let page = root.join("web").join("index.html");
     std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
     let bytes = std::fs::read(&bindgen_wasm).map_err(|e| format!("cannot read {}: {e}", bindgen_wasm.display()))?;
@@ -115,24 +106,6 @@ fn build_site(out: &Path, debug: bool, wasm_opt: Option<&Path>) -> Result<(), St
         out.display()
     );
     Ok(())
-}
-
-/// `wasm-opt -Oz` on `wasm`, in place, with the features rustc's wasm32 target and
-/// the workspace's `+simd128` use (wasm-opt refuses instructions of features not enabled).
-fn optimise(wasm_opt: &Path, wasm: &Path) -> Result<(), String> {
-    let optimised = wasm.with_extension("opt.wasm");
-    let status = Command::new(wasm_opt)
-        .arg(wasm)
-        .args(["-Oz", "--enable-simd", "--enable-bulk-memory", "--enable-mutable-globals"])
-        .args(["--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-reference-types"])
-        .args(["--enable-multivalue", "-o"])
-        .arg(&optimised)
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", wasm_opt.display()))?;
-    if !status.success() {
-        return Err(format!("{} failed ({status})", wasm_opt.display()));
-    }
-    std::fs::rename(&optimised, wasm).map_err(|e| format!("cannot replace {}: {e}", wasm.display()))
 }
 
 /// The length of `bytes` gzipped at the best level, as a server sends them.

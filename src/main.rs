@@ -57,7 +57,12 @@ fn main() -> ExitCode {
         }
         Err(err) => return fail(&CliError::from_clap(&err)),
     };
-    timestep_lab::platform::init_logger();
+    // A tour prints its progress and its end; its per-strategy lines wait for RUST_LOG=info.
+    if matches!(cli.command, Some(Command::Measure(_))) {
+        timestep_lab::platform::init_quiet_logger();
+    } else {
+        timestep_lab::platform::init_logger();
+    }
     let result = match cli.command {
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Measure(args)) => commands::measure::run(&args),

@@ -35,7 +35,7 @@ use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
     FrameTrace, IntervalStats, Machine, MonitorCard, PredictedDisplay, PresentModeCheck, ReportCard, RunRecord,
-    SetupSampler, card_file_name, predict, write_report_html,
+    SetupSampler, card_file_name, card_file_stem, predict, write_report_html,
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -566,24 +566,31 @@ impl Tour {
         } else {
             &OUTPUTS[..2]
         };
-        let names: Vec<String> = written.iter().map(|extension| card_file_name(&card, extension)).collect();
         crate::platform::tour_finished(&card);
-        Ok(files_line(&self.plan.out, &names))
+        let line = files_line(&self.plan.out, &card_file_stem(&card), written);
+        self.progress.end(&line);
+        Ok(line)
     }
 }
 
-/// The tour's last line: where its files are (`names`, in `dir` natively,
-/// the downloads on the page).
-fn files_line(dir: &std::path::Path, names: &[String]) -> String {
-    let list = match names {
+/// The tour's last line: where its files are (`stem` with each of
+/// `extensions`, in `dir` natively, the downloads on the page).
+fn files_line(dir: &std::path::Path, stem: &str, extensions: &[&str]) -> String {
+    let what = |extension: &str| match extension {
+        "json" => "the card",
+        "html" => "its page",
+        _ => "a screenshot",
+    };
+    let parts: Vec<String> = extensions.iter().map(|e| format!(".{e} ({})", what(e))).collect();
+    let list = match parts.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
         [first @ .., last] => format!("{} and {last}", first.join(", ")),
     };
     if crate::platform::FILES_ARE_DOWNLOADS {
-        format!("The tour is done: {list} are in your downloads.")
+        format!("The tour is done: {stem}{list} are in your downloads.")
     } else {
-        format!("The tour is done: {list} are in {}.", dir.display())
+        format!("The tour is done: {}{list}.", dir.join(stem).display())
     }
 }
 
@@ -727,11 +734,26 @@ impl Progress {
         crate::platform::show_progress(None);
         self.line.finish(true);
     }
+
+    /// The tour's last line, after its progress: where its files are.
+    fn end(&mut self, line: &str) {
+        self.line.show(line);
+        self.line.finish(true);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_line_names_the_files_where_they_are() {
+        let line = files_line(std::path::Path::new("A"), "report-x-60hz-20261127-2037", &OUTPUTS);
+        assert_eq!(
+            line,
+            "The tour is done: A/report-x-60hz-20261127-2037.json (the card), .html (its page) and .png (a screenshot)."
+        );
+    }
 
     #[test]
     fn measured_rates_snap_to_exact_rates() {

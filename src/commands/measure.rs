@@ -96,7 +96,8 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub(crate) fullscreen: bool,
 
-    /// Window size in physical pixels (`WIDTHxHEIGHT`).
+    /// Window size in logical pixels (`WIDTHxHEIGHT`), as `run --window-size`: the OS's scale
+    /// factor multiplies it into the physical pixels the card's `size_px` records.
     #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
           value_parser = cli::size)]
     pub(crate) window_size: [u32; 2],

@@ -8,7 +8,7 @@
 //! ?no-overlay  ?no-overlay=true              ──►  --no-overlay
 //! ?no-overlay=false                          ──►  (nothing)
 //! ?measure&strategies=fuzzy,interpolated     ──►  measure --strategies fuzzy,interpolated
-//!                                                 (report.json and report.html as downloads)
+//!                                                 (report-….json and .html as downloads)
 //! ?strategy=a&strategy=b                     ──►  "strategy is given twice …"
 //! ?monitor=2  ?out=dir  ?fullscreen …        ──►  refused, saying why a page cannot ([`REFUSED`])
 //! ```

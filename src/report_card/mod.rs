@@ -26,16 +26,20 @@
 //! - [`comparison`]: what `timestep-lab compare` prints: the tables and verdicts.
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
+//! - [`evidence`]: what a column rests on and whether it supports a verdict (the one slow-page decision).
+//! - [`reasons`]: a reason in words for every best and miss, and the one strategy to ship.
 //! - [`file_name`]: a card's file name, `report-<screen>-<yyyymmdd-hhmm>.json`, from its own data.
 
 pub(crate) mod agent;
 pub mod comparison;
+pub mod evidence;
 pub mod file_name;
 pub(crate) mod html;
 pub mod judge;
 mod markup;
 pub(crate) mod plots;
 pub(crate) mod predict;
+pub(crate) mod reasons;
 pub(crate) mod schema;
 pub(crate) mod setup;
 pub(crate) mod stats;

@@ -64,7 +64,21 @@ pub(crate) fn help_notes() -> Vec<(String, String)> {
 /// Installs the logger every command logs through: `RUST_LOG`, else
 /// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
 pub fn init_logger() {
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
+    init_logger_or(DEFAULT_LOG_FILTER);
+}
+
+/// The filter of a command that prints its own progress and end (`measure`):
+/// warnings only, so that its once-a-second figures (at info) wait for `RUST_LOG=info`;
+/// not the clipboard's fallback from Wayland to X11, which the demo does not need.
+pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error";
+
+/// [`init_logger`] for a command that prints its own progress: `RUST_LOG`, else [`QUIET_LOG_FILTER`].
+pub fn init_quiet_logger() {
+    init_logger_or(QUIET_LOG_FILTER);
+}
+
+fn init_logger_or(filter: &str) {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(filter)).try_init();
 }
 
 /// Runs a future to completion on this thread (the GPU's asynchronous start-up).

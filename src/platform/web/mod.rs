@@ -38,7 +38,7 @@ pub(crate) use fonts::fonts;
 pub(crate) use frames::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
-pub use logging::init_logger;
+pub use logging::{init_logger, init_quiet_logger};
 pub use page_ui::page_query;
 pub(crate) use page_ui::{install_controls, publish_stats, set_links, show_progress, start_tour, tour_finished};
 pub(crate) use visibility::{WindowMapping, on_end_signal, on_visibility};

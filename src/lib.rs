@@ -54,8 +54,8 @@
 //!   `sim::load_sprites`).
 //! - **lane**: one strategy's strip of the playfield in lane mode, with its
 //!   own session (`app::lanes`) and world (`sim::lane_world`).
-//! - **card**: a report card, what `measure` writes (`report.json`,
-//!   `report.html`) and `compare` reads (`report_card`).
+//! - **card**: a report card, what `measure` writes (`report-<screen>-<time>.json`
+//!   and `.html`) and `compare` reads (`report_card`).
 
 pub use timestep_core::{feedback, host, metrics, monitor, refresh, report, rng, session, strategy, time, vblank, vrr};
 
@@ -69,4 +69,5 @@ pub mod platform;
 pub mod render;
 pub mod report_card;
 pub(crate) mod run_chart;
+pub(crate) mod serve;
 pub mod sim;

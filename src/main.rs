@@ -1,5 +1,6 @@
 //! `timestep-lab`: the windowed demo (`run`, the default), the headless
-//! virtual monitor (`simulate`), the report card (`measure`) and `compare`.
+//! virtual monitor (`simulate`), the report card (`measure`), `compare`, and `serve` for every
+//! screen on the network.
 //!
 //! Errors caused by the user's input (a bad flag value, an unknown strategy,
 //! an unreadable trace, an output file that cannot be written) end the
@@ -37,6 +38,8 @@ enum Command {
     Compare(timestep_lab::commands::compare::CompareArgs),
     /// Diagnose a game from its frame capture (PresentMon, OCAT, CapFrameX).
     Diagnose(timestep_lab::commands::diagnose::DiagnoseArgs),
+    /// Serve the page to every screen on the network and gather their cards.
+    Serve(timestep_lab::commands::serve::ServeArgs),
 }
 
 /// Prints `err` as one line (`timestep-lab: …`) and maps it to its exit code.
@@ -56,12 +59,18 @@ fn main() -> ExitCode {
         }
         Err(err) => return fail(&CliError::from_clap(&err)),
     };
-    timestep_lab::platform::init_logger();
+    // A tour prints its progress and its end; its per-strategy lines wait for RUST_LOG=info.
+    if matches!(cli.command, Some(Command::Measure(_))) {
+        timestep_lab::platform::init_quiet_logger();
+    } else {
+        timestep_lab::platform::init_logger();
+    }
     let result = match cli.command {
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Measure(args)) => commands::measure::run(&args),
         Some(Command::Compare(args)) => commands::compare::run(&args),
         Some(Command::Diagnose(args)) => commands::diagnose::run(&args),
+        Some(Command::Serve(args)) => commands::serve::run(&args),
         Some(Command::Run(args)) => commands::run::run(&args),
         None => commands::run::run(&cli.run),
     };

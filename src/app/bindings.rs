@@ -107,7 +107,7 @@ impl Action {
             Action::PreviousLane => "lanes: select the lane above".to_owned(),
             Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
             Action::StartTour if crate::platform::PUBLISHES_FIGURES => {
-                "measure this screen: the report-card tour; report.json and report.html download".to_owned()
+                "measure this screen: the report-card tour; the card (report-….json) and its page (.html) download".to_owned()
             }
             Action::StartTour => {
                 "measure this screen: the report-card tour (natively: timestep-lab measure --out DIR)".to_owned()

@@ -195,11 +195,15 @@ impl App {
         self.finished = true;
         let Some(demo) = self.demo.as_mut() else { return };
         demo.end_run();
-        if let Some(tour) = self.tour.take()
-            && let Err(err) = tour.finish(demo, &self.config)
-        {
-            log::error!("{err}");
-            self.error.get_or_insert(err);
+        if let Some(tour) = self.tour.take() {
+            match tour.finish(demo, &self.config) {
+                // The tour's own last line says where its files are.
+                Ok(line) => self.ending = Some(line),
+                Err(err) => {
+                    log::error!("{err}");
+                    self.error.get_or_insert(err);
+                }
+            }
         }
         if let Err(err) = demo.finish_frame_log(self.clock.now()) {
             log::error!("{err}");
@@ -255,7 +259,8 @@ impl App {
             publish_stats(demo, now);
         }
         if tour_done {
-            self.end(event_loop, "The tour is done: report.json and report.html are in your downloads.");
+            // The tour's `finish` replaces this with the line naming its files.
+            self.end(event_loop, "The tour is done.");
         }
     }
 

@@ -15,7 +15,7 @@
 //!   predictions: predict(measured refresh, reported or not, the setup's model) for the same strategies and passes
 //! each segment: settle (SETTLE: the new present mode and strategy find their
 //!               rhythm; nothing recorded) ─► a fresh session ─► record ─► the session's RunReport
-//! at the end:  DIR/report.json, DIR/report.html, DIR/screenshot.png
+//! at the end:  DIR/report-<screen>-<yyyymmdd-hhmm>.json, .html and .png (the screenshot)
 //! ```
 //!
 //! A progress line on stderr says which segment runs and how long is left.
@@ -35,7 +35,7 @@ use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
     FrameTrace, IntervalStats, Machine, MonitorCard, PredictedDisplay, PresentModeCheck, ReportCard, RunRecord,
-    SetupSampler, predict, write_report_html,
+    SetupSampler, card_file_name, card_file_stem, predict, write_report_html,
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -48,8 +48,9 @@ pub(crate) const SETTLE: Nanos = 300 * NANOS_PER_MS;
 /// Time the window gets to arrive on the next monitor before it is measured.
 pub(crate) const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
 
-/// The files a tour writes into `--out`.
-pub(crate) const OUTPUTS: [&str; 3] = ["report.json", "report.html", "screenshot.png"];
+/// The kinds of file a tour writes into `--out`, each named
+/// `report-<screen>-<yyyymmdd-hhmm>.<extension>` by [`card_file_name`].
+pub(crate) const OUTPUTS: [&str; 3] = ["json", "html", "png"];
 
 /// Present modes probed, in this order, where the surface supports them.
 const PROBED_MODES: [wgpu::PresentMode; 4] =
@@ -555,11 +556,12 @@ impl Tour {
     }
 
     /// Writes the card, the page and the screenshot (with what was measured
-    /// so far, and a note, when the tour was cut short).
+    /// so far, and a note, when the tour was cut short); returns the tour's
+    /// last line, which says where they are.
     ///
     /// # Errors
     /// [`CliError::Runtime`] naming the file that could not be written.
-    pub(crate) fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<(), CliError> {
+    pub(crate) fn finish(mut self, demo: &mut Demo, config: &RunConfig) -> Result<String, CliError> {
         self.progress.done();
         let done = self.next - usize::from(self.under_way.is_some());
         if self.next < self.segments.len() || self.under_way.is_some() {
@@ -572,19 +574,41 @@ impl Tour {
         self.finish_monitor(config);
         let card = self.card.take().ok_or_else(|| CliError::Runtime("the tour never started".to_owned()))?;
         let runtime = CliError::runtime;
-        card.write(&self.plan.out.join(OUTPUTS[0])).map_err(runtime)?;
-        write_report_html(&card, &self.plan.out.join(OUTPUTS[1])).map_err(runtime)?;
+        let path = |extension: &str| self.plan.out.join(card_file_name(&card, extension));
+        card.write(&path(OUTPUTS[0])).map_err(runtime)?;
+        write_report_html(&card, &path(OUTPUTS[1])).map_err(runtime)?;
         // A browser reads the GPU back by callback, later: the page's card comes without a screenshot.
         let written = if crate::platform::CAN_WAIT_FOR_GPU {
-            demo.screenshot(&self.plan.out.join(OUTPUTS[2]))?;
+            demo.screenshot(&path(OUTPUTS[2]))?;
             &OUTPUTS[..]
         } else {
             &OUTPUTS[..2]
         };
-        let paths: Vec<String> = written.iter().map(|f| self.plan.out.join(f).display().to_string()).collect();
-        log::info!("measure: wrote {}", paths.join(", "));
-        crate::platform::tour_finished();
-        Ok(())
+        crate::platform::tour_finished(&card);
+        let line = files_line(&self.plan.out, &card_file_stem(&card), written);
+        self.progress.end(&line);
+        Ok(line)
+    }
+}
+
+/// The tour's last line: where its files are (`stem` with each of
+/// `extensions`, in `dir` natively, the downloads on the page).
+fn files_line(dir: &std::path::Path, stem: &str, extensions: &[&str]) -> String {
+    let what = |extension: &str| match extension {
+        "json" => "the card",
+        "html" => "its page",
+        _ => "a screenshot",
+    };
+    let parts: Vec<String> = extensions.iter().map(|e| format!(".{e} ({})", what(e))).collect();
+    let list = match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first @ .., last] => format!("{} and {last}", first.join(", ")),
+    };
+    if crate::platform::FILES_ARE_DOWNLOADS {
+        format!("The tour is done: {stem}{list} are in your downloads.")
+    } else {
+        format!("The tour is done: {}{list}.", dir.join(stem).display())
     }
 }
 
@@ -770,11 +794,26 @@ impl Progress {
         crate::platform::show_progress(None);
         self.line.finish(true);
     }
+
+    /// The tour's last line, after its progress: where its files are.
+    fn end(&mut self, line: &str) {
+        self.line.show(line);
+        self.line.finish(true);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_line_names_the_files_where_they_are() {
+        let line = files_line(std::path::Path::new("A"), "report-x-60hz-20261127-2037", &OUTPUTS);
+        assert_eq!(
+            line,
+            "The tour is done: A/report-x-60hz-20261127-2037.json (the card), .html (its page) and .png (a screenshot)."
+        );
+    }
 
     #[test]
     fn measured_rates_snap_to_exact_rates() {

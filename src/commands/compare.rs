@@ -1,4 +1,4 @@
-//! `timestep-lab compare FILE…`: its flags, and the comparison of
+//! `timestep-lab compare FILE|DIR…`: its flags, and the comparison of
 //! [`crate::report_card::comparison`] printed as a table (and a page with `--html`).
 
 use std::io::Write as _;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::cli::{self, Bounds, Unit};
 use crate::error::CliError;
-use crate::report_card::comparison::{compare, load};
+use crate::report_card::comparison::{compare, load_all};
 use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// Arguments of `timestep-lab compare`.
@@ -17,8 +17,9 @@ use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 /// column, and whether measurements agree with the simulator's predictions.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Report cards and simulator JSON files, in any mix and order.
-    #[arg(value_name = "FILE", required = true, value_parser = cli::file_name)]
+    /// Report cards and simulator JSON files, in any mix and order; a folder
+    /// stands for the cards in it (what `measure --out DIR` wrote).
+    #[arg(value_name = "FILE|DIR", required = true, value_parser = cli::file_name)]
     pub(crate) files: Vec<PathBuf>,
 
     /// Also write the comparison as a self-contained HTML page (inline SVG charts).
@@ -49,11 +50,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     if let Some(path) = &args.html {
         cli::check_writable(path).map_err(|e| CliError::Usage(format!("--html: {e}")))?;
     }
-    let sources = args
-        .files
-        .iter()
-        .map(|path| load(path).map(|s| (path.display().to_string(), s)).map_err(CliError::usage))
-        .collect::<Result<Vec<_>, _>>()?;
+    let sources = load_all(&args.files).map_err(CliError::usage)?;
     let comparison = compare(&sources, args.max_drift);
     if let Some(path) = &args.html {
         let page = comparison.to_html().map_err(CliError::runtime)?;

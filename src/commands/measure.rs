@@ -26,13 +26,23 @@ fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
 ///
 /// Runs a scripted tour in the window: each supported present mode is
 /// checked for vsync and its present intervals, then every strategy runs a
-/// few seconds with vsync on and again with vsync off. Writes report.json,
-/// report.html and screenshot.png into --out.
+/// few seconds with vsync on and again with vsync off. Writes the report card
+/// (report-<screen>-<yyyymmdd-hhmm>.json), its page (.html) and a screenshot
+/// (.png) into --out.
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasureArgs {
-    /// Directory for report.json, report.html and screenshot.png (created if missing).
-    #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
-    pub(crate) out: PathBuf,
+    /// Directory for the card, its page and a screenshot, named report-<screen>-<yyyymmdd-hhmm>.json,
+    /// .html and .png (created if missing).
+    #[arg(long, value_name = "DIR", value_parser = cli::file_name, required_unless_present = "card")]
+    pub(crate) out: Option<PathBuf>,
+
+    /// Also send the card to a `timestep-lab serve`: the address it printed, with its ?token=.
+    #[arg(long, value_name = "URL")]
+    pub(crate) send: Option<String>,
+
+    /// Send this card file (one measured before) to --send's server instead of measuring.
+    #[arg(long, value_name = "FILE", value_parser = cli::file_name, requires = "send", conflicts_with = "out")]
+    pub(crate) card: Option<PathBuf>,
 
     /// The monitor to measure (numbered from 1), or `all` to visit each in turn.
     /// Default: the one the window opens on.
@@ -86,7 +96,8 @@ pub struct MeasureArgs {
     #[arg(long)]
     pub(crate) fullscreen: bool,
 
-    /// Window size in physical pixels (`WIDTHxHEIGHT`).
+    /// Window size in logical pixels (`WIDTHxHEIGHT`), as `run --window-size`: the OS's scale
+    /// factor multiplies it into the physical pixels the card's `size_px` records.
     #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720",
           value_parser = cli::size)]
     pub(crate) window_size: [u32; 2],
@@ -110,8 +121,46 @@ fn usage(flag: &str, message: impl std::fmt::Display) -> CliError {
 /// [`CliError::Usage`] for bad flags or an `--out` that cannot be written
 /// (checked before the window opens); [`CliError::Runtime`] as for `run`.
 pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
+    if let (Some(card), Some(url)) = (&args.card, &args.send) {
+        return send(card, url);
+    }
     let (config, tour) = config(args)?;
-    crate::app::run_app(config, Some(tour))
+    crate::app::run_app(config, Some(tour))?;
+    match (&args.send, &args.out) {
+        (Some(url), Some(out)) => send(&newest_card(out)?, url),
+        _ => Ok(()),
+    }
+}
+
+/// The card the tour just wrote in `dir`: the newest card file there.
+///
+/// # Errors
+/// [`CliError::Runtime`] when `dir` holds no card.
+fn newest_card(dir: &std::path::Path) -> Result<PathBuf, CliError> {
+    let cards = crate::report_card::file_name::cards_in(dir).map_err(|e| CliError::Runtime(format!("--send: {e}")))?;
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    cards
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .max_by_key(modified)
+        .ok_or_else(|| CliError::Runtime(format!("--send: no card in {} to send", dir.display())))
+}
+
+/// Posts the card at `path` to `serve`'s `url` and says where it was kept.
+///
+/// # Errors
+/// [`CliError::Usage`] for a file that is not a card; [`CliError::Runtime`]
+/// when the server cannot be reached or refuses the card (its reason).
+fn send(path: &std::path::Path, url: &str) -> Result<(), CliError> {
+    use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
+    use std::io::Write as _;
+    let text = read_text_limited(path, MAX_JSON_BYTES).map_err(|e| usage("card", e))?;
+    crate::report_card::comparison::parse_source(&text)
+        .map_err(|e| usage("card", format!("{}: {e}", path.display())))?;
+    let id = crate::platform::post_card(url, &text).map_err(|e| CliError::Runtime(format!("--send: {e}")))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "measure: sent {} to the gallery as {id}", path.display())
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
 }
 
 /// The window run and the tour `args` ask for, checked.
@@ -124,9 +173,13 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
         (None, None) => None,
         (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
     };
-    crate::platform::prepare_output_dir(&args.out).map_err(|e| usage("out", e))?;
-    for name in OUTPUTS {
-        cli::check_writable(&args.out.join(name)).map_err(|e| usage("out", e))?;
+    let out = args.out.clone().ok_or_else(|| usage("out", "give a directory for the card"))?;
+    crate::platform::prepare_output_dir(&out).map_err(|e| usage("out", e))?;
+    // The files are named for the card (its screen and time), known only at
+    // the end: a file of the same kind stands in for them now.
+    for extension in OUTPUTS {
+        let probe = format!("{}-check.{extension}", crate::report_card::file_name::PREFIX);
+        cli::check_writable(&out.join(probe)).map_err(|e| usage("out", e))?;
     }
     let first = args.strategies.0.first().copied().ok_or_else(|| usage("strategies", "no strategy given"))?;
     let config = RunConfig {
@@ -157,7 +210,7 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
         presentation_feedback: !args.no_presentation_feedback,
     };
     let tour = Tour::new(TourPlan {
-        out: args.out.clone(),
+        out,
         monitors: args.monitor,
         strategies: args.strategies.0.clone(),
         run_length: args.seconds_per_strategy,

@@ -7,6 +7,7 @@
 //!         ├─► measure   the report-card tour: MeasureArgs ──► app::tour::Tour in the window
 //!         ├─► compare   report cards and simulator runs side by side: report_card::comparison
 //!         └─► diagnose  a game's capture: PresentMon's per-frame metrics, a verdict, the fix
+//!         └─► serve     the page for every screen, and the gallery of their cards: crate::serve
 //! ```
 //!
 //! A command owns its flags and calls library code; no library module calls
@@ -18,4 +19,5 @@ pub mod diagnose;
 pub mod measure;
 pub mod page;
 pub mod run;
+pub mod serve;
 pub mod simulate;

@@ -8,7 +8,7 @@
 //! ?no-overlay  ?no-overlay=true              ──►  --no-overlay
 //! ?no-overlay=false                          ──►  (nothing)
 //! ?measure&strategies=fuzzy,interpolated     ──►  measure --strategies fuzzy,interpolated
-//!                                                 (report.json and report.html as downloads)
+//!                                                 (report-….json and .html as downloads)
 //! ?strategy=a&strategy=b                     ──►  "strategy is given twice …"
 //! ?monitor=2  ?out=dir  ?fullscreen …        ──►  refused, saying why a page cannot ([`REFUSED`])
 //! ```
@@ -42,11 +42,13 @@ struct PageMeasure {
 
 /// `run`'s and `measure`'s flags that mean nothing on a page, and why: each
 /// is refused with its reason rather than accepted and ignored.
-pub(crate) const REFUSED: [(&str, &str); 6] = [
+pub(crate) const REFUSED: [(&str, &str); 8] = [
     ("monitor", "a page is drawn on the screen its browser window is on: there is no monitor to choose"),
     ("fullscreen", "a browser goes fullscreen only on a tap or a key: use Controls' fullscreen, or F"),
     ("present-mode", "a browser always presents in step with the screen (Fifo): V moves the frames to timers instead"),
     ("out", "a page cannot write to a folder: its files are downloads"),
+    ("send", "a page served by timestep-lab serve sends its card itself when its tour ends"),
+    ("card", "a page measures its own screen: Compare cards puts card files side by side"),
     (
         "screenshot",
         "a page cannot read back its own picture in time: use the browser's screenshot (F12, Capture screenshot)",
@@ -77,10 +79,12 @@ pub fn is_compare(query: &str) -> bool {
 /// # Errors
 /// [`CliError::Usage`] naming the first file that is not a card or runs.
 pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
-    use crate::report_card::comparison::{compare, parse_source};
+    use crate::report_card::comparison::{self, parse_source};
     use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
     if files.is_empty() {
-        return Err(CliError::Usage("pick one or more report.json files (or simulator JSON) to compare".to_owned()));
+        return Err(CliError::Usage(
+            "pick one or more report cards (report-….json) or simulator JSON files to compare".to_owned(),
+        ));
     }
     let sources = files
         .iter()
@@ -88,7 +92,7 @@ pub fn compare_html(files: &[(String, String)]) -> Result<String, CliError> {
             parse_source(text).map(|s| (name.clone(), s)).map_err(|e| CliError::Usage(format!("{name}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    compare(&sources, MAX_DRIFT_MS_PER_MIN).to_html().map_err(CliError::runtime)
+    comparison::compare_html(&sources, MAX_DRIFT_MS_PER_MIN).map_err(CliError::runtime)
 }
 
 /// The command-line words a query string stands for.
@@ -258,7 +262,7 @@ mod tests {
     fn measure_takes_its_own_parameters_and_writes_to_downloads() {
         let args = measure_args("?measure&strategies=fuzzy,interpolated&seconds-per-strategy=1").expect("valid");
         assert_eq!(args.strategies.0, [StrategyId::Fuzzy, StrategyId::Interpolated]);
-        assert_eq!(args.out, std::path::PathBuf::from("."), "files go where downloads go");
+        assert_eq!(args.out, Some(std::path::PathBuf::from(".")), "files go where downloads go");
         let err = measure_args("?measure&seconds-per-strategy=0").expect_err("out of range");
         assert!(err.to_string().starts_with("seconds-per-strategy: 0 s is out of range"), "{err}");
     }

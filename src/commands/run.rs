@@ -48,8 +48,8 @@ pub struct RunArgs {
           value_parser = cli::whole(1, u64::from(u32::MAX)).map(|n| usize::try_from(n).unwrap_or(usize::MAX)))]
     pub(crate) monitor: Option<usize>,
 
-    /// Initial window size in logical pixels, e.g. 1280x720 (the software
-    /// adapter's frame time grows with the pixel count)
+    /// Initial window size in logical pixels, e.g. 1280x720, as `measure --window-size` (the OS's
+    /// scale factor multiplies it; the software adapter's frame time grows with the pixel count)
     #[arg(long, allow_hyphen_values = true, value_name = "WxH", default_value = "1280x720", value_parser = cli::size)]
     pub(crate) window_size: [u32; 2],
 

@@ -2,6 +2,8 @@
 //! column: `Chrome 156 on Android 15`, `Safari 17.4 on iPhone (iOS 17.4)`,
 //! `Firefox 128 on Windows`. Only the browser's name and major version and
 //! the device's system are kept; the rest of a user agent is history.
+//! A native machine reads the same way from its adapter and system:
+//! `llvmpipe on Linux`, `NVIDIA GeForce RTX 3060 on Windows`.
 
 /// `agent` in words; the agent itself when nothing in it is recognised.
 pub(crate) fn in_words(agent: &str) -> String {
@@ -12,6 +14,28 @@ pub(crate) fn in_words(agent: &str) -> String {
         (Some(b), None) => b,
         (None, Some(s)) => format!("a browser on {s}"),
         (None, None) => agent.trim().to_owned(),
+    }
+}
+
+/// A native machine in words: the adapter (without the parenthesised
+/// details a driver adds) on the system (`linux x86_64` reads `Linux`).
+pub(crate) fn machine_in_words(os: &str, adapter: Option<&str>) -> String {
+    let word = os.split_whitespace().next().unwrap_or_default();
+    let system = match word {
+        "linux" => "Linux",
+        "windows" => "Windows",
+        "macos" => "macOS",
+        "android" => "Android",
+        "ios" => "iOS",
+        "freebsd" => "FreeBSD",
+        "web" => "a web page",
+        "" => "an unknown system",
+        other => other,
+    };
+    let adapter = adapter.map(|a| a.split(" (").next().unwrap_or(a).trim()).filter(|a| !a.is_empty());
+    match adapter {
+        Some(a) => format!("{a} on {system}"),
+        None => system.to_owned(),
     }
 }
 
@@ -100,6 +124,17 @@ mod tests {
         for (agent, words) in cases {
             assert_eq!(in_words(agent), words, "{agent}");
         }
+    }
+
+    #[test]
+    fn a_native_machine_reads_as_adapter_on_system() {
+        assert_eq!(machine_in_words("linux x86_64", Some("llvmpipe (LLVM 15.0.6, 256 bits)")), "llvmpipe on Linux");
+        assert_eq!(
+            machine_in_words("windows x86_64", Some("NVIDIA GeForce RTX 3060")),
+            "NVIDIA GeForce RTX 3060 on Windows"
+        );
+        assert_eq!(machine_in_words("macos aarch64", Some("  ")), "macOS", "a blank adapter is left out");
+        assert_eq!(machine_in_words("", None), "an unknown system");
     }
 
     #[test]

@@ -32,11 +32,13 @@
 //! prints a table should not leave files behind unasked.
 
 use super::ReportError;
+use super::evidence::{self, Evidence};
 use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 use super::markup::escape;
 use super::plots::{self, BarChart, BarSeries};
-use super::schema::{FigureError, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
+use super::reasons;
+use super::schema::{FigureError, MonitorCard, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::RunModel;
 use crate::report::registry::STRATEGY;
@@ -168,6 +170,61 @@ pub fn load(path: &Path) -> Result<Source, ReportError> {
     parse_source(&text).map_err(|source| ReportError::Source { path: path.to_owned(), source })
 }
 
+/// Reads every file of `paths`; a folder stands for the cards in it (every
+/// `report.json` or `report-….json`, [`super::file_name::is_card_file_name`],
+/// in name order), as `measure --out DIR` and a downloads folder hold them.
+/// Each source comes with the name it is shown by (the path as given, or
+/// the folder joined with the file's name).
+///
+/// # Errors
+/// As [`load`]; a folder with no card in it, or one that cannot be listed,
+/// is [`ReportError::Folder`], naming it.
+pub fn load_all(paths: &[std::path::PathBuf]) -> Result<Vec<(String, Source)>, ReportError> {
+    let mut sources = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            for file in cards_in(path)? {
+                sources.push((file.display().to_string(), load(&file)?));
+            }
+        } else {
+            sources.push((path.display().to_string(), load(path)?));
+        }
+    }
+    Ok(sources)
+}
+
+/// The card files in `dir`, in name order; none is an error.
+fn cards_in(dir: &Path) -> Result<Vec<std::path::PathBuf>, ReportError> {
+    let shown = dir.display();
+    let files =
+        super::file_name::cards_in(dir).map_err(|e| ReportError::Folder(format!("cannot list '{shown}': {e}")))?;
+    if files.is_empty() {
+        return Err(ReportError::Folder(format!(
+            "'{shown}' holds no report card (report-<screen>-<yyyymmdd-hhmm>.json, or report.json)"
+        )));
+    }
+    Ok(files)
+}
+
+/// The comparison of `sources` as one self-contained page: what
+/// `compare --html` writes and the page's `?compare` shows.
+///
+/// # Errors
+/// Only if a plot cannot be drawn.
+pub fn compare_html(sources: &[(String, Source)], max_drift: f64) -> Result<String, PlotError> {
+    compare(sources, max_drift).to_html()
+}
+
+/// The comparison of `sources` as a fragment of a page (no `<html>`, no
+/// style): for a page of its own that shows it, such as `serve`'s gallery,
+/// which wraps it with [`html::page`] (or its own head and [`html::CSS`]).
+///
+/// # Errors
+/// Only if a plot cannot be drawn.
+pub fn compare_body_html(sources: &[(String, Source)], max_drift: f64) -> Result<String, PlotError> {
+    compare(sources, max_drift).body_html()
+}
+
 /// One column: a monitor of a card, or a group of simulator runs.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Column {
@@ -181,6 +238,8 @@ pub(crate) struct Column {
     pub(crate) predictions: Vec<RunRecord>,
     /// How far those predictions spread (report cards with a measured setup).
     pub(crate) prediction_ranges: Vec<PredictionRange>,
+    /// What the column rests on, and whether it supports a verdict.
+    pub(crate) evidence: Evidence,
 }
 
 impl Column {
@@ -189,13 +248,40 @@ impl Column {
         self.runs.iter().find(|r| r.strategy == strategy)
     }
 
-    /// The best run's strategy under `max_drift`.
+    /// The best run's strategy under `max_drift`; none where the column's evidence cannot support one.
     pub(crate) fn best(&self, max_drift: f64) -> Option<&str> {
-        judge::best(&self.runs, max_drift).map(|r| r.strategy.as_str())
+        self.best_run(max_drift).map(|r| r.strategy.as_str())
     }
 
-    /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`.
+    fn best_run(&self, max_drift: f64) -> Option<&RunRecord> {
+        judge::best(&self.runs, max_drift).filter(|_| self.evidence.supports_verdict())
+    }
+
+    /// The column's evidence and reasons, one line each, indented under its verdict:
+    /// notes, frames and seconds per strategy, a contradicted refresh, then why
+    /// the best won and why each other run missed.
+    pub(crate) fn reason_lines(&self, max_drift: f64) -> Vec<String> {
+        let e = &self.evidence;
+        let mut lines: Vec<String> = e.notes.iter().map(|n| format!("note: {n}")).collect();
+        if !e.footing.is_empty() {
+            lines.push(format!("frames: {}", e.footing_line()));
+        }
+        lines.extend(e.refresh_conflict.iter().map(|c| format!("refresh: {c}")));
+        if let Some(best) = self.best_run(max_drift) {
+            lines.push(format!("why {}: {}", best.strategy, reasons::best_reason(best)));
+            for run in self.runs.iter().filter(|r| r.strategy != best.strategy) {
+                lines.push(format!("not {}: {}", run.strategy, reasons::miss_reason(run, best, max_drift)));
+            }
+        }
+        lines
+    }
+
+    /// One line: `monitor 1 (60 Hz): best snapped (predicted: snapped); the simulator agrees on …`,
+    /// or `…: no verdict: <why>` where the evidence cannot support one.
     pub(crate) fn verdict(&self, best: Option<&str>, max_drift: f64) -> String {
+        if !self.evidence.supports_verdict() {
+            return format!("{}: no verdict: {}", self.label, self.evidence.doubts.join("; "));
+        }
         let best = best.unwrap_or("none (every run is off speed or unmeasured)");
         let verdict = match self.agreement(max_drift) {
             Some(a) => {
@@ -220,7 +306,7 @@ impl Column {
 
     /// How the runs agree with the predictions; `None` without predictions.
     pub(crate) fn agreement(&self, max_drift: f64) -> Option<judge::Agreement> {
-        if self.predictions.is_empty() || self.runs.is_empty() {
+        if self.predictions.is_empty() || self.runs.is_empty() || !self.evidence.supports_verdict() {
             return None;
         }
         let m: Vec<&RunRecord> = self.runs.iter().collect();
@@ -257,6 +343,8 @@ pub struct Comparison {
 /// A column before it is split by pass.
 struct Group {
     file: String,
+    /// The card and monitor the column comes from (none for simulator runs).
+    card: Option<(Box<ReportCard>, MonitorCard)>,
     label: String,
     refresh_hz: Option<f64>,
     runs: Vec<RunRecord>,
@@ -283,16 +371,19 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
             .iter()
             .map(|m| {
                 let emulated = if m.emulated_refresh_hz.is_some() { " emulated" } else { "" };
-                // A VRR monitor: the range seen, up to the refresh it reports.
-                let vrr = m.vrr_seen_hz.map(|[min, max]| [min, m.reported_refresh_hz.unwrap_or(max).max(max)]);
+                // A VRR monitor: the range seen, up to the refresh it reports; not
+                // where a page's own pace made the spread (the evidence says so).
+                let pages_own = card.machine.browser.is_some() && evidence::vrr_conflict(m).is_some();
+                let vrr = m
+                    .vrr_seen_hz
+                    .filter(|_| !pages_own)
+                    .map(|[min, max]| [min, m.reported_refresh_hz.unwrap_or(max).max(max)]);
                 let monitor = format!("monitor {} ({}{emulated})", m.index, refresh_label(m.refresh_hz(), vrr));
-                // Two phones' cards are told apart by name, else by browser and device.
-                let label = match card.machine.who() {
-                    Some(who) => format!("{who} · {monitor}"),
-                    None => monitor,
-                };
+                // Cards are told apart by name, else by browser and device, else by adapter and system.
+                let label = format!("{} · {monitor}", card.machine.in_words());
                 Group {
                     file: file.to_owned(),
+                    card: Some((card.clone(), m.clone())),
                     label,
                     refresh_hz: m.refresh_hz(),
                     runs: m.runs.clone(),
@@ -321,6 +412,7 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                     Some(g) => g.runs.push(run.clone()),
                     None => groups.push(Group {
                         file: file.to_owned(),
+                        card: None,
                         label,
                         refresh_hz: run.refresh_hz,
                         runs: vec![run.clone()],
@@ -390,10 +482,19 @@ pub fn compare(sources: &[(String, Source)], max_drift: f64) -> Comparison {
         .map(|pass| {
             let columns: Vec<Column> = groups
                 .iter()
-                .map(|g| Column {
+                .map(|g| {
+                    let runs: Vec<RunRecord> = g.runs.iter().filter(|r| r.vsync_pass() == pass).cloned().collect();
+                    let evidence = match &g.card {
+                        Some((card, monitor)) => Evidence::of_monitor(card, monitor, &runs),
+                        None => Evidence::of_runs(&runs),
+                    };
+                    (g, runs, evidence)
+                })
+                .map(|(g, runs, evidence)| Column {
                     label: g.label.clone(),
                     refresh_hz: g.refresh_hz,
-                    runs: g.runs.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
+                    runs,
+                    evidence,
                     predictions: g.predictions.iter().filter(|r| r.vsync_pass() == pass).cloned().collect(),
                     prediction_ranges: g
                         .prediction_ranges
@@ -438,6 +539,21 @@ fn rule_lines(max_drift: f64) -> [String; 2] {
 }
 
 impl Comparison {
+    /// "Ship this": the one strategy for every screen of the vsync-on pass
+    /// (else the first pass) whose column supports a verdict ([`reasons::ship_lines`]).
+    pub fn ship_lines(&self) -> Vec<String> {
+        let Some(table) = self.tables.iter().find(|t| t.pass == Some(true)).or(self.tables.first()) else {
+            return Vec::new();
+        };
+        let screens: Vec<reasons::Screen<'_>> = table
+            .columns
+            .iter()
+            .filter(|c| c.evidence.supports_verdict())
+            .map(|c| reasons::Screen { label: &c.label, runs: &c.runs })
+            .collect();
+        reasons::ship_lines(&table.rows, &screens, table.columns.len(), self.max_drift)
+    }
+
     /// The terminal tables.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
@@ -492,20 +608,34 @@ impl Comparison {
             }
             for (c, best) in table.columns.iter().zip(&bests) {
                 let _ = writeln!(out, "{}", c.verdict(*best, self.max_drift));
+                for line in c.reason_lines(self.max_drift) {
+                    let _ = writeln!(out, "  {line}");
+                }
             }
         }
         out.push('\n');
+        for line in self.ship_lines() {
+            let _ = writeln!(out, "{line}");
+        }
         for line in rule_lines(self.max_drift) {
             let _ = writeln!(out, "{line}");
         }
         out
     }
 
-    /// The comparison as a self-contained HTML page.
+    /// The comparison as a self-contained HTML page: [`Comparison::body_html`] in [`html::page`].
     ///
     /// # Errors
     /// Only if a plot cannot be drawn.
     pub fn to_html(&self) -> Result<String, PlotError> {
+        Ok(html::page("timestep-lab compare", &self.body_html()?))
+    }
+
+    /// The comparison as the body of a page (styled by [`html::CSS`]).
+    ///
+    /// # Errors
+    /// Only if a plot cannot be drawn.
+    pub fn body_html(&self) -> Result<String, PlotError> {
         let mut body = String::new();
         body.push_str("<h1>timestep-lab compare</h1>\n<ul class=\"sub\">");
         for line in &self.files {
@@ -523,13 +653,21 @@ impl Comparison {
             escape(&judge::drift_rule(">", self.max_drift)),
             html::legend_html(self.max_drift)
         );
+        let ship = self.ship_lines();
+        if !self.tables.is_empty() {
+            body.push_str("<section class=\"card\"><h2>Ship this</h2><ul>");
+            for line in &ship {
+                let _ = write!(body, "<li><b>{}</b></li>", escape(line));
+            }
+            body.push_str("</ul></section>\n");
+        }
         for table in &self.tables {
             self.table_html(&mut body, table)?;
         }
         if self.tables.is_empty() {
             body.push_str("<section class=\"card\"><p>No runs to compare.</p></section>\n");
         }
-        Ok(html::page("timestep-lab compare", &body))
+        Ok(body)
     }
 
     fn table_html(&self, body: &mut String, table: &PassTable) -> Result<(), PlotError> {
@@ -581,7 +719,12 @@ impl Comparison {
         }
         body.push_str("</table></div>\n<ul>");
         for (c, best) in table.columns.iter().zip(&bests) {
-            let _ = write!(body, "<li>{}</li>", escape(&c.verdict(*best, self.max_drift)));
+            let class = if c.evidence.supports_verdict() { "" } else { " class=\"no\"" };
+            let _ = write!(body, "<li><span{class}>{}</span><ul>", escape(&c.verdict(*best, self.max_drift)));
+            for line in c.reason_lines(self.max_drift) {
+                let _ = write!(body, "<li>{}</li>", escape(&line));
+            }
+            body.push_str("</ul></li>");
         }
         body.push_str("</ul>\n");
         let series = table
@@ -729,6 +872,72 @@ mod tests {
         );
     }
 
+    /// The phone of issue 32, on the page's own code path where it has one:
+    /// the committed page card (Chrome, 60 Hz, 3 s a strategy) made into a
+    /// phone's that drew 21.5 fps (its note from the page's own
+    /// [`evidence::missed_refreshes`]), stored its Fifo verdict unfinished,
+    /// could not model its setup, held 23 frames a strategy and saw its own
+    /// frames spread 11.98–59.17 Hz.
+    fn slow_phone_card() -> ReportCard {
+        use crate::report::IntervalHistogram;
+        let text = include_str!("../../docs/web/chromium-report.json");
+        let mut card = ReportCard::from_json(text).expect("the committed page card loads");
+        card.machine.browser = Some(
+            "Mozilla/5.0 (Linux; Android 15; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 \
+             Mobile Safari/537.36"
+                .to_owned(),
+        );
+        let m = &mut card.monitors[0];
+        m.measured_refresh_hz = Some(60.0);
+        m.vrr_seen_hz = Some([11.98, 59.17]);
+        m.setup = None;
+        m.notes.extend(evidence::missed_refreshes(21.5, 60.0));
+        m.notes.push("the setup could not be modelled: the predictions use the simulator's desktop model".to_owned());
+        let probe = &mut m.present_modes[0];
+        probe.vsync = None;
+        probe.verdict = "Fifo requested: measuring… (19/30 frames)".to_owned();
+        probe.intervals = super::super::stats::IntervalStats::from_intervals(&[46_511_628; 19]);
+        for run in &mut m.runs {
+            run.present_interval_histogram = Some(IntervalHistogram { bin_ms: 0.25, counts: vec![22], overflow: 0 });
+        }
+        card
+    }
+
+    #[test]
+    fn a_slow_phone_with_an_unfinished_verdict_gets_the_reasons_and_no_best() {
+        let fixture = |name: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card").join(name);
+            (name.to_owned(), load(&path).expect("a fixture"))
+        };
+        let phone = ("phone.json".to_owned(), Source::Card(Box::new(slow_phone_card())));
+        let c = compare(&[fixture("60hz.json"), fixture("144hz.json"), phone], MAX_DRIFT_MS_PER_MIN);
+        let on = &c.tables[0];
+        let column = &on.columns[2];
+        assert_eq!(column.label, "Chrome 156 on Android 15 · monitor 1 (60 Hz)", "the card's own refresh, no vrr");
+        assert_eq!(column.best(MAX_DRIFT_MS_PER_MIN), None, "no best from evidence the card rejects");
+        assert!(column.agreement(MAX_DRIFT_MS_PER_MIN).is_none(), "no agreement count either");
+        let text = c.to_text();
+        let verdict =
+            text.lines().find(|l| l.starts_with("Chrome 156 on Android 15 · monitor 1 (60 Hz):")).expect("a verdict");
+        assert_eq!(
+            verdict,
+            "Chrome 156 on Android 15 · monitor 1 (60 Hz): no verdict: too few frames: lockstep 23, fixed-fps 23, \
+             variable 23, catch-up 23, interpolated 23, extrapolated 23, fuzzy 23, snapped 23, paced 23, auto 23 (a \
+             verdict needs 31 a strategy, the 30 intervals the vsync meter waits for); the page drew 21.5 fps on a \
+             60.0 Hz screen: it missed refreshes; no model of the setup: the predictions are the simulator's desktop \
+             model, not this screen's; the vsync verdict was unfinished: \"Fifo requested: measuring… (19/30 frames)\""
+        );
+        assert!(!text.contains("vrr 11.98"), "no VRR header from the page's own pace: {text}");
+        assert!(text.contains("  refresh: frames spread 11.98–59.17 Hz on a 60 Hz screen"), "{text}");
+        assert!(text.contains("  frames: lockstep 23 (3 s),"), "frames and seconds per strategy: {text}");
+        assert!(text.contains("  note: the page drew 21.5 fps on a 60.0 Hz screen: it missed refreshes"), "{text}");
+        assert_eq!(text.matches("agrees on").count(), 4, "the two simulated cards' columns, two passes: {text}");
+        let ship = text.lines().find(|l| l.starts_with("ship this:")).expect("a ship line");
+        assert!(ship.contains("holds up on the 2 of 3 screens that support a verdict"), "not the phone: {ship}");
+        let html = c.to_html().expect("the page renders");
+        assert!(html.contains("no verdict: too few frames") && html.contains("Ship this"), "the page says it too");
+    }
+
     #[test]
     fn a_columns_verdict_names_where_its_display_times_came_from_unless_simulated() {
         let with_source = |source: &str| Column {
@@ -737,6 +946,7 @@ mod tests {
             runs: vec![RunRecord { display_time_source: Some(source.to_owned()), ..sim("lockstep", 60.0, true, 0.0) }],
             predictions: Vec::new(),
             prediction_ranges: Vec::new(),
+            evidence: Evidence::default(),
         };
         let verdict = |source: &str| with_source(source).verdict(Some("lockstep"), 120.0);
         assert_eq!(

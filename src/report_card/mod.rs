@@ -27,20 +27,27 @@
 //! - [`synthetic`]: a card made by the simulator alone (tests, fixtures, screenshots).
 //! - [`diagnosis`]: what `diagnose` found in a game's capture, as JSON and a page.
 //! - [`agent`]: a browser's user agent in words (`Chrome 156 on Android 15`).
+//! - [`evidence`]: what a column rests on and whether it supports a verdict (the one slow-page decision).
+//! - [`reasons`]: a reason in words for every best and miss, and the one strategy to ship.
+//! - [`file_name`]: a card's file name, `report-<screen>-<yyyymmdd-hhmm>.json`, from its own data.
 
 pub(crate) mod agent;
 pub mod comparison;
 pub mod diagnosis;
+pub mod evidence;
+pub mod file_name;
 pub(crate) mod html;
 pub mod judge;
 mod markup;
 pub(crate) mod plots;
 pub(crate) mod predict;
+pub(crate) mod reasons;
 pub(crate) mod schema;
 pub(crate) mod setup;
 pub(crate) mod stats;
 pub(crate) mod synthetic;
 
+pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
 pub use schema::{
@@ -81,4 +88,7 @@ pub enum ReportError {
     /// A file could not be written (the message names it).
     #[error("{0}")]
     Write(String),
+    /// A folder given for its cards holds none, or cannot be listed (the message names it).
+    #[error("{0}")]
+    Folder(String),
 }

@@ -243,10 +243,13 @@ pub struct Machine {
 
 impl Machine {
     /// Who measured the card, in words: its name, else the browser and
-    /// device (`Chrome 156 on Android 15`); `None` for an unnamed native card.
-    pub(crate) fn who(&self) -> Option<String> {
-        let name = self.name.as_deref().map(str::trim).filter(|n| !n.is_empty());
-        name.map(str::to_owned).or_else(|| self.browser.as_deref().map(super::agent::in_words))
+    /// device (`Chrome 156 on Android 15`), else the adapter and system
+    /// (`llvmpipe on Linux`). Never a host name: the card has none.
+    pub fn in_words(&self) -> String {
+        let name = self.name.as_deref().map(str::trim).filter(|n| n.chars().any(char::is_alphanumeric));
+        name.map(str::to_owned)
+            .or_else(|| self.browser.as_deref().map(super::agent::in_words))
+            .unwrap_or_else(|| super::agent::machine_in_words(&self.os, self.adapter.as_deref()))
     }
 
     /// This machine's OS and architecture (or the browser) and this build's version; no name, adapter or driver yet.

@@ -224,3 +224,33 @@ fn bad_measure_flags_exit_2_with_one_line_naming_the_flag() {
         binary::assert_usage_error(&args, &binary::run(&args), says);
     }
 }
+
+#[test]
+fn a_folder_stands_for_the_cards_in_it() {
+    let dir = scratch("compare-dir");
+    let [a, b] = fixtures();
+    std::fs::copy(&a, dir.join("report.json")).expect("copy a card under the old name");
+    std::fs::copy(&b, dir.join("report-virtual-monitor-144hz-20261127-1942.json")).expect("copy a named card");
+    std::fs::write(dir.join("notes.json"), "{}").expect("a file that is no card");
+    let text = stdout(&compare(&[path(&dir)]));
+    let header = text.lines().find(|l| l.starts_with("strategy")).expect("a header");
+    assert!(header.contains("(60 Hz)") && header.contains("(144 Hz)"), "both cards of the folder: {header}");
+    assert!(!text.contains("notes.json"), "only card files are read: {text}");
+    let empty = scratch("compare-empty-dir");
+    let out = compare(&[path(&empty)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds no report card") && err.trim().lines().count() == 1, "one line naming it: {err}");
+}
+
+#[test]
+fn every_column_that_supports_a_verdict_says_why_and_one_strategy_ships() {
+    let [a, b] = fixtures();
+    let text = stdout(&compare(&[path(&a), path(&b)]));
+    assert!(text.contains("\n  why "), "a reason for the best: {text}");
+    assert!(text.contains("\n  not lockstep: "), "a reason for each miss: {text}");
+    assert!(text.contains("\n  frames: lockstep "), "the frames each figure rests on: {text}");
+    let ship: Vec<&str> = text.lines().filter(|l| l.starts_with("ship this: ")).collect();
+    assert_eq!(ship.len(), 1, "one line to ship: {text}");
+    assert!(ship[0].contains("holds up on all 2 screens") && ship[0].contains("; weakest on "), "{}", ship[0]);
+}

@@ -209,6 +209,31 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// Removes every card and card page from the downloads, so that the next
+    /// tour's are the only ones.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn clear_cards(&self) -> Result<(), String> {
+        let entries = std::fs::read_dir(&self.downloads).map_err(|e| e.to_string())?;
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name.starts_with(timestep_lab::report_card::file_name::PREFIX) {
+                std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The card the page downloaded and its page beside it
+    /// (`report-<screen>-<yyyymmdd-hhmm>.json` and `.html`), once both are
+    /// there; `None` until then.
+    pub fn downloaded_card(&self) -> Option<(PathBuf, PathBuf)> {
+        let json = timestep_lab::report_card::file_name::cards_in(&self.downloads).ok()?.into_iter().next()?;
+        let html = json.with_extension("html");
+        html.is_file().then_some((json, html))
+    }
+
     /// Starts chromedriver and a headless Chromium with the flags that give
     /// it WebGPU (or, for [`Backend::WebGl2`], leave it without) on this machine.
     ///
@@ -401,6 +426,33 @@ impl Browser {
         let id = element.as_object().and_then(|o| o.values().next()).and_then(|v| v.as_str()).unwrap_or_default();
         let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         self.post(&format!("/element/{id}/value"), &serde_json::json!({"text": paths.join("\n")})).map(drop)
+    }
+
+    /// This tab's WebDriver handle.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn tab(&self) -> Result<String, String> {
+        self.get("/window").map(|h| h.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Opens a new tab and switches to it; returns its handle.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn new_tab(&self) -> Result<String, String> {
+        let tab = self.post("/window/new", &serde_json::json!({"type": "tab"}))?;
+        let handle = tab["handle"].as_str().ok_or_else(|| format!("no new tab: {tab}"))?.to_owned();
+        self.switch_to(&handle)?;
+        Ok(handle)
+    }
+
+    /// Switches to the tab `handle`: what follows acts on it.
+    ///
+    /// # Errors
+    /// WebDriver's error.
+    pub fn switch_to(&self, handle: &str) -> Result<(), String> {
+        self.post("/window", &serde_json::json!({"handle": handle})).map(drop)
     }
 
     /// A DevTools protocol command (`Emulation.setDeviceMetricsOverride`, …)

@@ -277,7 +277,7 @@ fn lanes_gap(browser: &Browser, server: &Server) -> Result<(), String> {
 /// and no run's system time holds the gap.
 fn hidden_tour(browser: &Browser, server: &Server) -> Result<(), String> {
     let query = "?measure&strategies=catch-up,interpolated&seconds-per-strategy=2&probe-seconds=2&window-size=480x270";
-    let json = browser.downloads.join("report.json");
+    browser.clear_cards()?;
     browser.open(&format!("{}/{query}", server.base))?;
     browser.wait_for_script(
         START,
@@ -287,12 +287,15 @@ fn hidden_tour(browser: &Browser, server: &Server) -> Result<(), String> {
     std::thread::sleep(Duration::from_secs(5));
     browser.hide(false)?;
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !json.is_file() || !browser.downloads.join("report.html").is_file() {
+    let json = loop {
+        if let Some((json, _html)) = browser.downloaded_card() {
+            break json;
+        }
         if std::time::Instant::now() > deadline {
             return Err(format!("no card after 120 s; the page says '{}'", browser.message()?));
         }
         std::thread::sleep(Duration::from_millis(250));
-    }
+    };
     std::thread::sleep(Duration::from_millis(500));
     let card = timestep_lab::report_card::ReportCard::read(&json).map_err(|e| e.to_string())?;
     let monitor = card.monitors.first().ok_or("a monitor")?;

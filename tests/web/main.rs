@@ -11,10 +11,15 @@
 #[path = "../support/harness.rs"]
 mod harness;
 
+#[path = "../serve/client.rs"]
+#[expect(dead_code, reason = "the page's test starts the server; the raw HTTP helpers are tests/serve's")]
+mod serve_client;
+
 mod browser;
 mod life;
 mod page;
+mod serve;
 
 fn main() {
-    harness::run_one_at_a_time([page::trials(), life::trials()])
+    harness::run_one_at_a_time([page::trials(), life::trials(), serve::trials()])
 }

@@ -224,7 +224,11 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     let monitor = &card.monitors[0];
     let refresh = monitor.measured_refresh_hz.unwrap_or(f64::NAN);
     assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
-    let page = std::fs::read_to_string(json.with_file_name("report.html")).map_err(|e| e.to_string())?;
+    let named = timestep_lab::report_card::card_file_name(&card, "json");
+    let downloaded = json.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    assert_eq!(downloaded, named, "the download is named for its screen and time");
+    assert!(named.starts_with("report-chrome-headless-") && named.contains("-on-linux-"), "{named}");
+    let page = std::fs::read_to_string(json.with_extension("html")).map_err(|e| e.to_string())?;
     assert!(page.contains("<svg") && page.contains("fuzzy"), "the card's page");
     let modelled = page.contains("Predictions model the setup measured here");
     assert!(modelled || page.contains("could not be modelled"), "the page says what its predictions model");
@@ -294,25 +298,23 @@ fn model_of_the_page(card: &ReportCard) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs a short tour in the page; returns its report.json (read back) once
-/// report.json and report.html have downloaded.
+/// Runs a short tour in the page; returns its card (the file, and read back)
+/// once the card and its page have downloaded.
 fn tour_in_the_page(browser: &Browser, server: &Server) -> Result<(std::path::PathBuf, ReportCard), String> {
     let query =
         "?measure&strategies=catch-up,interpolated,fuzzy&seconds-per-strategy=2&probe-seconds=2&window-size=480x270";
-    let (json, html) = (browser.downloads.join("report.json"), browser.downloads.join("report.html"));
-    for file in [&json, &html] {
-        if file.exists() {
-            std::fs::remove_file(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        }
-    }
+    browser.clear_cards()?;
     browser.open(&format!("{}/{query}", server.base))?;
     let deadline = std::time::Instant::now() + Duration::from_secs(90);
-    while !(json.is_file() && html.is_file()) {
+    let json = loop {
+        if let Some((json, _html)) = browser.downloaded_card() {
+            break json;
+        }
         if std::time::Instant::now() > deadline {
-            return Err(format!("no report.json and report.html after 90 s; the page says '{}'", browser.message()?));
+            return Err(format!("no card and page downloaded after 90 s; the page says '{}'", browser.message()?));
         }
         std::thread::sleep(Duration::from_millis(250));
-    }
+    };
     std::thread::sleep(Duration::from_millis(500));
     let card = ReportCard::read(&json).map_err(|e| e.to_string())?;
     let monitor = card.monitors.first().ok_or("the card has a monitor")?;

@@ -48,7 +48,8 @@ pub fn trials() -> Vec<Trial> {
                 };
                 let dir = scratch("measure-chromium");
                 let html = dir.join("report.html");
-                std::fs::copy(out.join("report.html"), &html).map_err(|e| format!("cannot copy report.html: {e}"))?;
+                std::fs::copy(card_file(&out, "html")?, &html)
+                    .map_err(|e| format!("cannot copy the card's page: {e}"))?;
                 check_html(&browser, &html, &dir)?;
                 Ok(Completion::Completed)
             },
@@ -182,7 +183,11 @@ fn run_tour_of(rate: &str, strategies: &str, seconds: &str, probe: &str) -> Resu
 
 fn the_three_files() -> Result<(), Failed> {
     let out = tour("60").map_err(|m| m.detail)?;
-    let card = ReportCard::read(&out.join("report.json"))?;
+    let json = card_file(&out, "json")?;
+    let card = ReportCard::read(&json)?;
+    let named = timestep_lab::report_card::card_file_name(&card, "json");
+    assert_eq!(json.file_name().map(|n| n.to_string_lossy().into_owned()), Some(named.clone()), "named by the card");
+    assert!(named.starts_with("report-xvfb-at-60-hz-60hz-"), "the name, the refresh and the minute: {named}");
     assert_eq!(card.version, 1, "version 1");
     assert_eq!(card.machine.name.as_deref(), Some("xvfb at 60 Hz"), "--name is the machine's label");
     assert!(card.created.as_deref().is_some_and(|c| c.ends_with('Z')), "an RFC 3339 UTC time: {:?}", card.created);
@@ -215,10 +220,19 @@ fn the_three_files() -> Result<(), Failed> {
     assert!(m.predictions.iter().all(|p| p.refresh_hz == Some(60.0)), "predicted at the emulated 60 Hz");
     let trace = m.frame_trace.as_ref().expect("a frame-time trace");
     assert!(trace.label.starts_with("interpolated") && !trace.intervals_ms.is_empty(), "{trace:?}");
-    let html = std::fs::read_to_string(out.join("report.html"))?;
+    let html = std::fs::read_to_string(card_file(&out, "html")?)?;
     assert!(html.contains("<svg") && !html.contains("<script"), "inline SVG, no script");
     assert!(html.contains("xvfb at 60 Hz"), "the page names the machine");
-    check_not_blank_png(&out.join("screenshot.png"))
+    check_not_blank_png(&card_file(&out, "png")?)
+}
+
+/// The one card a tour wrote into `out`, or its page or screenshot (`extension`), named for the card.
+fn card_file(out: &std::path::Path, extension: &str) -> Result<PathBuf, String> {
+    let cards = timestep_lab::report_card::file_name::cards_in(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    match cards.as_slice() {
+        [json] => Ok(json.with_extension(extension)),
+        other => Err(format!("one card in {}, found {other:?}", out.display())),
+    }
 }
 
 /// The window screenshot decodes and is not one flat colour.
@@ -235,13 +249,8 @@ fn compare_two_rates() -> Result<(), Failed> {
     let b = tour("144").map_err(|m| m.detail)?;
     let dir = scratch("measure-compare");
     let html = dir.join("compare.html");
-    let output: Output = Command::new(BIN)
-        .arg("compare")
-        .arg(a.join("report.json"))
-        .arg(b.join("report.json"))
-        .arg("--html")
-        .arg(&html)
-        .output()?;
+    let output: Output =
+        Command::new(BIN).arg("compare").arg(&a).arg(card_file(&b, "json")?).arg("--html").arg(&html).output()?;
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "compare failed: {}", String::from_utf8_lossy(&output.stderr));
     for pass in ["vsync on:", "vsync off:"] {

@@ -429,7 +429,7 @@ fn m_moves_the_fullscreen_window_between_the_wayland_outputs(session: &DisplaySe
 }
 
 /// `measure --monitor all` under the two-output weston: the window visits both
-/// outputs, and report.json has a card for each, named as the compositor says.
+/// outputs, and the tour's card has a monitor for each, named as the compositor says.
 fn measure_all_under_wayland_visits_both_outputs(session: &DisplaySession) {
     let out = run_dir("measure-all");
     let _ = std::fs::remove_dir_all(&out);
@@ -446,7 +446,8 @@ fn measure_all_under_wayland_visits_both_outputs(session: &DisplaySession) {
         .expect("run timestep-lab measure");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "measure --monitor all failed ({}):\n{stderr}", output.status);
-    let card = timestep_lab::report_card::ReportCard::read(&out.join("report.json")).expect("report.json");
+    let json = timestep_lab::report_card::file_name::cards_in(&out).ok().and_then(|c| c.into_iter().next());
+    let card = timestep_lab::report_card::ReportCard::read(&json.expect("a card in --out")).expect("the card reads");
     let names: Vec<&str> = card.monitors.iter().filter_map(|m| m.name.as_deref()).collect();
     eprintln!("measure --monitor all under Wayland: cards for {names:?}");
     assert_eq!(card.monitors.len(), 2, "a card per output: {names:?}\n{stderr}");

@@ -79,7 +79,7 @@ use crate::vrr::VrrRange;
 pub(crate) const WINDOW: usize = 120;
 
 /// Unpaced intervals after which the measurement is taken without waiting longer.
-pub(crate) const MIN_SAMPLES: usize = 30;
+pub const MIN_SAMPLES: usize = 30;
 
 /// Unpaced intervals that suffice once [`SETTLE_SPAN`] of presents has gone by
 /// (a slow machine at 10 fps has ten in a second).

@@ -18,7 +18,7 @@ mod page {
         timestep_lab::platform::report_panics_on_page();
         let query = timestep_lab::platform::page_query();
         if page::is_compare(&query) {
-            log::info!("compare: pick report.json files");
+            log::info!("compare: pick report cards (report-….json)");
             return;
         }
         if let Err(err) = page::run(&query) {

@@ -12,9 +12,12 @@
 //! `python3 -m http.server -d target/site`. Nothing is downloaded from
 //! outside the package registries.
 //!
-//! No wasm-opt: Debian's binaryen (108) broke the page both ways it was
-//! tried (on wasm-bindgen's output: "Table.set(): Argument 1 is invalid";
-//! before it: "Import #0 … is not an object"), and it saved 12 % gzipped.
+//! No wasm-opt: npm's binaryen 132 (`wasm-opt -Oz`, every feature rustc's
+//! target and `+simd128` use) took the wasm from 6.51 to 5.75 MB but *grew* it
+//! gzipped, 2.31 to 2.37 MB, which is what a browser downloads (2026-11-27);
+//! Debian's binaryen (108) broke the page both ways it was tried (on
+//! wasm-bindgen's output: "Table.set(): Argument 1 is invalid"; before it:
+//! "Import #0 … is not an object").
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -94,12 +97,20 @@ fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let bindgen_wasm = out.join(format!("{CRATE}_bg.wasm"));
     let page = root.join("web").join("index.html");
     std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
-    let size = std::fs::metadata(&bindgen_wasm).map(|m| m.len()).unwrap_or(0);
+    let bytes = std::fs::read(&bindgen_wasm).map_err(|e| format!("cannot read {}: {e}", bindgen_wasm.display()))?;
     println!(
-        "site: {} (wasm {:.2} MB); serve it with `python3 -m http.server -d {}`",
+        "site: {} (wasm {:.2} MB, {:.2} MB gzipped); serve it with `timestep-lab serve --site {}`",
         out.display(),
-        size as f64 / 1e6,
+        bytes.len() as f64 / 1e6,
+        gzipped_len(&bytes) as f64 / 1e6,
         out.display()
     );
     Ok(())
+}
+
+/// The length of `bytes` gzipped at the best level, as a server sends them.
+fn gzipped_len(bytes: &[u8]) -> usize {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).and_then(|()| encoder.finish()).map_or(0, |g| g.len())
 }

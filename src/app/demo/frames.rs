@@ -262,6 +262,11 @@ impl Demo {
             log::info!("lanes ({names}, recent): {}", lanes.join(", "));
             return;
         }
+        if hud.figures.fps <= 0.0 && hud.figures.ups <= 0.0 {
+            // A strategy that has not drawn a frame yet (just switched to, or
+            // waiting for its first tick) has nothing to say: no "0.0 fps" line.
+            return;
+        }
         let gpu = |ms: Option<f64>| ms.map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
         let held = match self.hold.measuring() {
             true => format!(

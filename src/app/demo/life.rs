@@ -11,11 +11,6 @@
 use crate::time::{Nanos, nanos_to_secs};
 use crate::vrr::VrrRange;
 
-/// A page that draws less than this share of the screen's refreshes is said
-/// to miss them: 0.9 leaves room for the odd refresh a busy browser drops,
-/// which every page on a shared machine sees.
-const MISSING_SHARE: f64 = 0.9;
-
 /// What the window's life added to the run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(super) struct Life {
@@ -78,12 +73,10 @@ impl Life {
     }
 }
 
-/// "the page drew 14.9 fps on a 60.0 Hz screen: it missed refreshes" when
-/// it drew fewer than [`MISSING_SHARE`] of them; `None` when it kept up.
-pub(crate) fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
-    (fps.is_finite() && screen_hz > 0.0 && fps > 0.0 && fps < MISSING_SHARE * screen_hz)
-        .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
-}
+/// The one decision on a page too slow for its screen, from the figures:
+/// the overlay, the tour's card and `compare` all take it from
+/// [`crate::report_card::evidence`], so a card never says one thing and its comparison another.
+pub(crate) use crate::report_card::evidence::missed_refreshes;
 
 /// "the emulated vrr:48-144 cannot go above this screen's 60.0 Hz: frames come
 /// at most every 16.7 ms" when an emulated VRR range reaches past the screen's

@@ -3,6 +3,7 @@
 
 mod cpu_ticks;
 mod heap;
+mod http_server;
 mod spin;
 mod wayland;
 mod x11;
@@ -15,6 +16,7 @@ use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
+pub(crate) use http_server::{network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
 pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;
@@ -48,6 +50,11 @@ pub(crate) fn device_pixels(_window: &winit::window::Window, reported: [u32; 2])
 /// A window has no page around it: the overlay may use its whole height.
 pub(crate) const PAGE_BAR_POINTS: f32 = 0.0;
 
+/// The overlay's fonts: egui's defaults natively (Ubuntu-Light and Hack).
+pub(crate) fn fonts() -> Option<egui::FontDefinitions> {
+    None
+}
+
 /// Lines the key help adds on this platform: none natively.
 pub(crate) fn help_notes() -> Vec<(String, String)> {
     Vec::new()
@@ -56,7 +63,21 @@ pub(crate) fn help_notes() -> Vec<(String, String)> {
 /// Installs the logger every command logs through: `RUST_LOG`, else
 /// [`DEFAULT_LOG_FILTER`]. Another logger set first (a test's) wins.
 pub fn init_logger() {
-    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(DEFAULT_LOG_FILTER)).try_init();
+    init_logger_or(DEFAULT_LOG_FILTER);
+}
+
+/// The filter of a command that prints its own progress and end (`measure`):
+/// warnings only, so that its once-a-second figures (at info) wait for `RUST_LOG=info`;
+/// not the clipboard's fallback from Wayland to X11, which the demo does not need.
+pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error";
+
+/// [`init_logger`] for a command that prints its own progress: `RUST_LOG`, else [`QUIET_LOG_FILTER`].
+pub fn init_quiet_logger() {
+    init_logger_or(QUIET_LOG_FILTER);
+}
+
+fn init_logger_or(filter: &str) {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(filter)).try_init();
 }
 
 /// Runs a future to completion on this thread (the GPU's asynchronous start-up).
@@ -100,7 +121,7 @@ pub(crate) fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
 pub(crate) fn show_progress(_line: Option<&str>) {}
 
 /// Nothing to tidy natively: a tour's command line is not run again by a reload.
-pub(crate) fn tour_finished() {}
+pub(crate) fn tour_finished(_card: &crate::report_card::ReportCard) {}
 
 /// How a run ended: natively the log says it, and the shell is where it started.
 pub(crate) fn show_ending(message: &str) {
@@ -265,6 +286,9 @@ pub(crate) fn prepare_output_dir(dir: &Path) -> Result<(), String> {
 /// Whether the GPU can be waited for: a readback (a screenshot) completes
 /// before the call that asks for it returns.
 pub(crate) const CAN_WAIT_FOR_GPU: bool = true;
+
+/// Whether a file a command writes becomes a download (the page) rather than a file on disk.
+pub(crate) const FILES_ARE_DOWNLOADS: bool = false;
 
 /// Now, as an RFC 3339 UTC time to the second (`2026-11-24T21:01:41Z`): when a card was made.
 pub(crate) fn utc_now() -> String {

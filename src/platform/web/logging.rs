@@ -25,6 +25,11 @@ impl log::Log for ConsoleLogger {
     fn flush(&self) {}
 }
 
+/// The page shows its progress and end on the page; its console keeps every line.
+pub fn init_quiet_logger() {
+    init_logger();
+}
+
 /// Installs the console logger; another logger set first wins.
 pub fn init_logger() {
     static LOGGER: ConsoleLogger = ConsoleLogger;

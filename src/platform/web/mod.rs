@@ -26,6 +26,7 @@ mod animation_frame;
 mod dom;
 mod downloads;
 mod files;
+mod fonts;
 mod logging;
 mod message_box;
 mod page_ui;
@@ -37,7 +38,8 @@ pub(crate) use animation_frame::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
 pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
-pub use logging::init_logger;
+pub(crate) use fonts::fonts;
+pub use logging::{init_logger, init_quiet_logger};
 pub(crate) use message_box::{notify, report_error, show_ending};
 pub use message_box::{report_panics_on_page, show_message};
 pub use page_ui::page_query;
@@ -62,6 +64,9 @@ pub(crate) const EMULATES_BY_SKIPPING: bool = true;
 
 /// A browser cannot wait for the GPU: readbacks complete by callback, later.
 pub(crate) const CAN_WAIT_FOR_GPU: bool = false;
+
+/// Every file a command writes becomes a download.
+pub(crate) const FILES_ARE_DOWNLOADS: bool = true;
 
 /// Most pixels the page draws, whatever the device pixel ratio: a 1080p
 /// frame (2.1 MP). A phone at ratio 3 (390×844 CSS px: 1170×2532, 3.0 MP)
@@ -188,4 +193,35 @@ pub(crate) fn system_name() -> String {
 pub(crate) fn browser() -> Option<String> {
     let agent = web_sys::window().map(|w| w.navigator().user_agent());
     dom::logged(agent?, "read the user agent")
+}
+
+/// A page serves nothing: `serve` is the command line's.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn run_http_server(
+    _listener: std::net::TcpListener,
+    _gallery: std::sync::Arc<crate::serve::Gallery>,
+) -> Result<(), String> {
+    Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
+}
+
+/// A page lists no network addresses.
+pub(crate) fn network_addresses() -> Vec<std::net::IpAddr> {
+    Vec::new()
+}
+
+/// The page's random numbers (`Math.random`: a page keeps no token).
+pub(crate) fn random_bytes(buf: &mut [u8]) {
+    for b in buf {
+        *b = (js_sys::Math::random() * 256.0) as u8;
+    }
+}
+
+/// A page sends its card from its own script (web/index.html), not through this.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn post_card(_url: &str, _card: &str) -> Result<String, String> {
+    Err("not on a page: the page sends its card itself when served by `timestep-lab serve`".to_owned())
 }

@@ -68,15 +68,32 @@ pub(crate) fn start_tour() {
 }
 
 /// The tour is over: the page's address drops `?measure`, so that a reload
-/// does not run it again.
-pub(crate) fn tour_finished() {
+/// does not run it again, and the card goes to the page's script as
+/// `timestepLab.card` with a `timestep-lab-card` event (a page served by
+/// `timestep-lab serve` posts it to the gallery: web/index.html).
+pub(crate) fn tour_finished(card: &crate::report_card::ReportCard) {
     let Some(window) = web_sys::window() else { return };
-    let Some(history) = logged(window.history(), "reach the page's history") else { return };
-    let again = again_query();
-    logged(
-        history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&again)),
-        "take ?measure off the address",
-    );
+    if let Some(history) = logged(window.history(), "reach the page's history") {
+        let again = again_query();
+        logged(
+            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&again)),
+            "take ?measure off the address",
+        );
+    }
+    let json = match card.to_json() {
+        Ok(json) => json,
+        Err(err) => return log::warn!("cannot hand the card to the page: {err}"),
+    };
+    let api = js_sys::Reflect::get(&window, &"timestepLab".into())
+        .ok()
+        .filter(wasm_bindgen::JsValue::is_object)
+        .unwrap_or_else(|| js_sys::Object::new().into());
+    let published = js_sys::Reflect::set(&api, &"card".into(), &json.into())
+        .and_then(|_| js_sys::Reflect::set(&window, &"timestepLab".into(), &api));
+    logged(published, "hand the card to the page");
+    if let Some(event) = logged(web_sys::Event::new("timestep-lab-card"), "make the card's event") {
+        logged(window.dispatch_event(&event), "announce the card");
+    }
 }
 
 /// Shows the tour's progress line on the page (`None`: takes it away).

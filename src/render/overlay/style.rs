@@ -46,6 +46,9 @@ pub(super) const LANE_LABEL: Color32 = Color32::from_rgb(120, 190, 205);
 /// A dark egui context with the overlay's spacing; labels cannot be selected (no text focus).
 pub(super) fn new_context() -> egui::Context {
     let ctx = egui::Context::default();
+    if let Some(fonts) = crate::platform::fonts() {
+        ctx.set_fonts(fonts);
+    }
     ctx.set_theme(egui::Theme::Dark);
     ctx.all_styles_mut(|style| {
         style.spacing.item_spacing = egui::vec2(6.0, 3.0);

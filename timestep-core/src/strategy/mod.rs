@@ -94,6 +94,8 @@ pub struct StrategyInfo {
     pub summary: &'static str,
     /// Where the idea comes from: the articles and answers that describe it.
     pub source: &'static str,
+    /// What it trades away for what it gives, in a few words (a comparison's "ship this" says it).
+    pub trades: &'static str,
 }
 
 const INFOS: [StrategyInfo; 10] = [
@@ -102,60 +104,70 @@ const INFOS: [StrategyInfo; 10] = [
         name: "lockstep",
         summary: "one fixed step per rendered frame: perfectly smooth at refresh == tick rate, wrong speed anywhere else",
         source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop",
+        trades: "the right speed wherever the refresh differs from the tick rate",
     },
     StrategyInfo {
         id: StrategyId::FixedFps,
         name: "fixed-fps",
         summary: "step, render, then sleep until the next tick: right speed on fast machines, slows down on slow ones",
         source: "deWiTTERS' Game Loop, loop 1",
+        trades: "the right speed when a frame misses its tick, and the display's own rhythm",
     },
     StrategyInfo {
         id: StrategyId::Variable,
         name: "variable",
         summary: "one step of the measured frame time (clamped): smooth, but physics and replays depend on frame rate",
         source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop, loop 2",
+        trades: "a fixed step: physics and replays change with the frame rate",
     },
     StrategyInfo {
         id: StrategyId::CatchUp,
         name: "catch-up",
         summary: "fixed steps from an accumulator, latest state drawn: right speed, but 0/2-update frames stutter",
         source: "Glaiel's naive timer; the frame-rate answers; deWiTTERS' Game Loop, loop 3",
+        trades: "smooth motion where refresh and tick differ: 0/2-update frames stutter",
     },
     StrategyInfo {
         id: StrategyId::Interpolated,
         name: "interpolated",
         summary: "fixed steps, draws between the last two states by acc/dt: smooth at any refresh, one tick of latency",
         source: "Fiedler's Fix Your Timestep!; the frame-rate answers; deWiTTERS' Game Loop, loop 4",
+        trades: "one tick of latency",
     },
     StrategyInfo {
         id: StrategyId::Extrapolated,
         name: "extrapolated",
         summary: "fixed steps, draws current + velocity × leftover time: no added latency, overshoots at bounces",
         source: "the frame-rate answers; deWiTTERS' Game Loop, loop 4",
+        trades: "accuracy at bounces and turns: it overshoots",
     },
     StrategyInfo {
         id: StrategyId::Fuzzy,
         name: "fuzzy",
         summary: "accumulator that accepts frames near one tick as one tick: vsync-smooth, but drifts without vsync",
         source: "Glaiel's article (Slick Entertainment's fuzzy timer)",
+        trades: "the right speed without vsync: it drifts",
     },
     StrategyInfo {
         id: StrategyId::Snapped,
         name: "snapped",
         summary: "integer deltas snapped to the refresh and averaged, then interpolated: robust against timer noise",
         source: "Glaiel's later frame timer; Godot's delta smoothing",
+        trades: "up to a tick of latency (it interpolates) for steadiness against timer noise",
     },
     StrategyInfo {
         id: StrategyId::Paced,
         name: "paced",
         summary: "render at a steady adaptive interval, simulate just past the next frame's time, then wait",
         source: "a frame-pacing answer (the adaptive render interval)",
+        trades: "frame rate for an even rhythm: it slows its frames when they miss",
     },
     StrategyInfo {
         id: StrategyId::Auto,
         name: "auto",
         summary: "fuzzy lockstep when vsync is measured near the tick rate, interpolation otherwise; says why",
         source: "Glaiel's conclusion",
+        trades: "a measuring start, then the cost of fuzzy or interpolated, whichever it picked",
     },
 ];
 
@@ -173,6 +185,13 @@ impl StrategyId {
         StrategyId::Paced,
         StrategyId::Auto,
     ];
+
+    /// Whether the world advances in fixed steps of the tick (physics and
+    /// replays the same at any frame rate): all but `variable`, which steps
+    /// by the measured frame time.
+    pub fn keeps_a_fixed_step(self) -> bool {
+        !matches!(self, StrategyId::Variable)
+    }
 
     /// Name, summary and source.
     pub fn info(self) -> &'static StrategyInfo {

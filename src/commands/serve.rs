@@ -1,0 +1,221 @@
+//! `timestep-lab serve`: its flags, the page built when missing, and what
+//! it prints at start (the addresses with the token, and a QR code of the
+//! one other devices open). The server itself is [`crate::serve`].
+
+use std::io::Write as _;
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::cli;
+use crate::error::CliError;
+use crate::serve::Gallery;
+use crate::serve::site::Site;
+use crate::serve::store::Store;
+
+/// Arguments of `timestep-lab serve`.
+///
+/// Serves the web page to every screen on the network and gathers their
+/// report cards: a page served here sends its card when its tour ends,
+/// `measure --send URL` sends a native one, and /cards compares them all.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Where to listen, HOST:PORT. The default listens on every network of this
+    /// machine; 127.0.0.1:PORT keeps it on this machine; port 0 takes a free one.
+    #[arg(long, value_name = "HOST:PORT", default_value = "0.0.0.0:8000", value_parser = parse_addr)]
+    pub(crate) addr: SocketAddr,
+
+    /// Where the cards are kept, one file each (made if missing; read back at start).
+    #[arg(long, value_name = "DIR", default_value = "cards", value_parser = cli::file_name)]
+    pub(crate) cards: PathBuf,
+
+    /// The page's files, as `cargo xtask web` writes them (built there first when missing).
+    #[arg(long, value_name = "DIR", default_value = "target/site", value_parser = cli::file_name)]
+    pub(crate) site: PathBuf,
+}
+
+/// `--addr`: `HOST:PORT` with an IP address for HOST (`0.0.0.0:8000`, `127.0.0.1:0`, `[::]:8000`).
+fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    text.parse().map_err(|_| {
+        format!("'{text}' is not HOST:PORT with an IP address (0.0.0.0:8000 for every network, 127.0.0.1:8000 for this machine)")
+    })
+}
+
+/// Runs `serve` until the process is stopped (Ctrl+C).
+///
+/// # Errors
+/// [`CliError::Usage`] when the address cannot be listened on or a
+/// directory cannot be used; [`CliError::Runtime`] when the page cannot be built.
+pub fn run(args: &ServeArgs) -> Result<(), CliError> {
+    let site = load_site(&args.site)?;
+    let store = Store::open(&args.cards).map_err(|e| CliError::Usage(format!("--cards: {e}")))?;
+    let listener = std::net::TcpListener::bind(args.addr)
+        .map_err(|e| CliError::Usage(format!("--addr: cannot listen on {}: {e}", args.addr)))?;
+    let bound = listener.local_addr().map_err(CliError::runtime)?;
+    let token = new_token();
+    let cards = store.entries().len();
+    let banner = Banner { bound, network: crate::platform::network_addresses(), token: token.clone() };
+    let mut out = std::io::stdout().lock();
+    let printed = write!(out, "{}", banner.text(&args.cards, cards)).and_then(|()| out.flush());
+    printed.map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
+    drop(out);
+    crate::platform::run_http_server(listener, Arc::new(Gallery::new(store, site, token))).map_err(CliError::Runtime)
+}
+
+/// The page's files, built with `cargo xtask web` first when `dir` has no
+/// page and this is the project's checkout.
+fn load_site(dir: &Path) -> Result<Site, CliError> {
+    if !dir.join("index.html").is_file() {
+        let checkout = Path::new("xtask").join("Cargo.toml").is_file();
+        if !checkout {
+            return Err(CliError::Usage(format!(
+                "--site: no page in {}: build it in timestep-lab's checkout with `cargo xtask web --out DIR` and give --site DIR",
+                dir.display()
+            )));
+        }
+        log::info!(
+            "serve: no page in {}: building it (cargo xtask web --out {}; minutes, once)",
+            dir.display(),
+            dir.display()
+        );
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["xtask", "web", "--out"])
+            .arg(dir)
+            .status()
+            .map_err(|e| CliError::Runtime(format!("cannot run cargo to build the page: {e}")))?;
+        if !status.success() {
+            return Err(CliError::Runtime(format!("cargo xtask web failed ({status}): its errors are above")));
+        }
+    }
+    Site::load(dir).map_err(|e| CliError::Usage(format!("--site: {e}")))
+}
+
+/// 128 random bits as 32 hex digits.
+fn new_token() -> String {
+    let mut bytes = [0u8; 16];
+    crate::platform::random_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What `serve` prints at start.
+struct Banner {
+    /// The address listened on.
+    bound: SocketAddr,
+    /// This machine's network addresses (loopback left out).
+    network: Vec<IpAddr>,
+    /// The token.
+    token: String,
+}
+
+impl Banner {
+    fn url(&self, ip: IpAddr, path: &str) -> String {
+        format!("http://{}/{path}?token={}", SocketAddr::new(ip, self.bound.port()), self.token)
+    }
+
+    /// The addresses other devices can open: every network address when
+    /// listening on all of them, else the one listened on unless it is loopback.
+    fn for_others(&self) -> Vec<IpAddr> {
+        let ip = self.bound.ip();
+        if ip.is_unspecified() {
+            self.network.iter().copied().filter(|a| a.is_ipv4() || ip.is_ipv6()).collect()
+        } else if ip.is_loopback() {
+            Vec::new()
+        } else {
+            vec![ip]
+        }
+    }
+
+    fn text(&self, cards_dir: &Path, cards: usize) -> String {
+        let mut text = String::from("timestep-lab serve: the page for every screen, and the gallery of their cards\n");
+        let others = self.for_others();
+        let local = if self.bound.ip().is_unspecified() || self.bound.ip().is_loopback() {
+            Some(if self.bound.is_ipv6() { IpAddr::from(std::net::Ipv6Addr::LOCALHOST) } else { [127, 0, 0, 1].into() })
+        } else {
+            None
+        };
+        for ip in &others {
+            text += &format!("  other devices open   {}\n", self.url(*ip, ""));
+        }
+        if let Some(ip) = local {
+            text += &format!("  on this machine      {}\n", self.url(ip, ""));
+        }
+        let gallery_ip = others.first().copied().or(local).unwrap_or(self.bound.ip());
+        text += &format!("  the gallery          {}\n", self.url(gallery_ip, "cards"));
+        if others.is_empty() {
+            let network = self.network.iter().find(|a| a.is_ipv4()).or(self.network.first());
+            text += &match (self.bound.ip().is_loopback(), network) {
+                (true, Some(ip)) => format!(
+                    "  this machine's network address {ip} is not served: --addr binds {} only \
+                     (--addr 0.0.0.0:{} serves the network)\n",
+                    self.bound.ip(),
+                    self.bound.port()
+                ),
+                _ => "  no network address found: other devices cannot reach this machine\n".to_owned(),
+            };
+        }
+        text += &format!(
+            "  cards are kept in    {} ({cards} read back)\n  The address carries the token that lets a screen send, \
+             rename and remove cards: share it only with your own screens.\n",
+            cards_dir.display()
+        );
+        if let Some(ip) = others.first() {
+            text += "  Point a phone's camera at this to open the page:\n";
+            text += &qr(&self.url(*ip, ""));
+        }
+        text += "Ctrl+C stops the server.\n";
+        text
+    }
+}
+
+/// `text` as a QR code in the terminal: two modules a character, light on dark.
+fn qr(text: &str) -> String {
+    use qrcode::render::unicode::Dense1x2;
+    match qrcode::QrCode::new(text.as_bytes()) {
+        Ok(code) => {
+            code.render::<Dense1x2>().dark_color(Dense1x2::Light).light_color(Dense1x2::Dark).quiet_zone(true).build()
+                + "\n"
+        }
+        Err(err) => format!("  (no QR code: {err})\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn banner(bound: &str) -> Banner {
+        Banner {
+            bound: bound.parse().expect("an address"),
+            network: vec!["192.168.1.20".parse().expect("an ip"), "fe80::1".parse().expect("an ip")],
+            token: "0123abcd".to_owned(),
+        }
+    }
+
+    #[test]
+    fn on_every_network_the_banner_gives_the_network_address_with_the_token_and_its_qr_code() {
+        let text = banner("0.0.0.0:8000").text(Path::new("cards"), 2);
+        assert!(text.contains("other devices open   http://192.168.1.20:8000/?token=0123abcd\n"), "{text}");
+        assert!(text.contains("on this machine      http://127.0.0.1:8000/?token=0123abcd\n"), "{text}");
+        assert!(text.contains("the gallery          http://192.168.1.20:8000/cards?token=0123abcd\n"), "{text}");
+        assert!(text.contains("cards (2 read back)"), "{text}");
+        assert!(text.contains('█') || text.contains('▀'), "a QR code is drawn: {text}");
+    }
+
+    #[test]
+    fn bound_to_loopback_the_banner_names_the_network_address_it_does_not_serve() {
+        let text = banner("127.0.0.1:4000").text(Path::new("cards"), 0);
+        assert!(!text.contains("other devices open"), "{text}");
+        assert!(text.contains("on this machine      http://127.0.0.1:4000/?token=0123abcd\n"), "{text}");
+        assert!(text.contains("network address 192.168.1.20 is not served: --addr binds 127.0.0.1 only"), "{text}");
+        assert!(!text.contains('▀'), "no QR code of an address no phone can open: {text}");
+    }
+
+    #[test]
+    fn the_address_must_be_an_ip_and_a_port() {
+        assert_eq!(parse_addr("127.0.0.1:0"), Ok("127.0.0.1:0".parse().expect("an address")));
+        for bad in ["localhost:8000", "8000", "0.0.0.0", "0.0.0.0:99999"] {
+            assert!(parse_addr(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! What a column of `compare` rests on, and whether it can support a verdict:
+//! the one decision, from a card's own figures, that the page's slow-page
+//! message and `compare` both make, so that a card never says one thing and
+//! its comparison another.
+//!
+//! A column shows its evidence (the card's notes, frames and seconds per
+//! strategy, an unfinished vsync verdict, a refresh that contradicts the
+//! card's own), and names no best and no agreement when any of these holds:
+//!
+//! | doubt | rule | why this threshold |
+//! |---|---|---|
+//! | too few frames | a run of fewer than [`MIN_FRAMES`] frames | see below |
+//! | a page that missed refreshes | the probe drew under [`MISSING_SHARE`] of the screen's refreshes | see below |
+//! | no model of the setup | measured runs, no `setup`: predictions on the desktop model | the agreement would compare this screen with another machine |
+//! | an unfinished vsync verdict | a vsync probe whose verdict is `null` (`measuring… (19/30 frames)`) | the card itself does not know whether frames were paced |
+//!
+//! **[`MIN_FRAMES`] = 31.** The vsync meter (`timestep_core::refresh`) says
+//! nothing before [`MIN_SAMPLES`] = 30 frame intervals: fewer, and its
+//! verdict reads "measuring…". A run's judder, hitches and latency rest on
+//! the same intervals, so a run of fewer than 30 intervals (31 frames) is
+//! one the card's own meter would not judge. It is also the least that
+//! shows a pattern: 60 ticks on 144 refreshes repeat every 12 refreshes, so
+//! 30 intervals hold it twice and a half; and one hitch in 30 intervals at
+//! 60 Hz is already 120 a minute, far beyond the best rule's tie of 0.5.
+//!
+//! **[`MISSING_SHARE`] = 0.9.** A browser presents on every refresh; a page
+//! drawing fewer frames than that missed some. 0.9 leaves room for the odd
+//! refresh a busy browser drops on a shared machine (6 in 60), while a page
+//! at 21.5 fps on 60 Hz (0.36) or one that misses every other refresh (0.5)
+//! is far below it. Its frames then measure the page, not the strategy.
+
+use super::schema::{MonitorCard, ReportCard, RunRecord};
+pub use crate::refresh::MIN_SAMPLES;
+use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
+use crate::report::trim_number;
+
+/// The fewest frames a run may rest on for a verdict: the vsync meter's
+/// [`MIN_SAMPLES`] intervals, plus the frame they start from (module docs).
+pub const MIN_FRAMES: u64 = MIN_SAMPLES as u64 + 1;
+
+/// A page that draws less than this share of the screen's refreshes is said
+/// to miss them (module docs).
+pub const MISSING_SHARE: f64 = 0.9;
+
+/// How far above the screen's refresh a seen VRR range may reach and still
+/// be the screen's own frames: the frame clock's measurement is within 1 %.
+const SCREEN_TOLERANCE: f64 = 0.01;
+
+/// "the page drew 14.9 fps on a 60.0 Hz screen: it missed refreshes" when
+/// it drew fewer than [`MISSING_SHARE`] of them; `None` when it kept up.
+/// The page's slow-page message, its card's note and `compare` all say it from here.
+pub fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
+    (fps.is_finite() && screen_hz > 0.0 && fps > 0.0 && fps < MISSING_SHARE * screen_hz)
+        .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
+}
+
+/// One run's footing: how many frames and seconds it measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Footing {
+    /// Strategy id.
+    pub strategy: String,
+    /// Frames: the present intervals counted, plus one; else display time over the mean interval.
+    pub frames: Option<u64>,
+    /// Display time the run covered, s.
+    pub seconds: Option<f64>,
+}
+
+impl Footing {
+    /// The footing of `run`.
+    pub fn of(run: &RunRecord) -> Footing {
+        let seconds = run.figure(&SYSTEM_TIME_S);
+        let counted = run.present_interval_histogram.as_ref().map(|h| h.counts.iter().sum::<u64>() + h.overflow + 1);
+        let estimated = || match (seconds, run.figure(&PRESENT_INTERVAL_MEAN_MS)) {
+            (Some(s), Some(mean)) if mean > 0.0 => Some((s * 1000.0 / mean).round() as u64 + 1),
+            _ => None,
+        };
+        Footing { strategy: run.strategy.clone(), frames: counted.filter(|&n| n > 1).or_else(estimated), seconds }
+    }
+}
+
+/// What a column rests on, and why it cannot support a verdict (if so).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Evidence {
+    /// Why no best and no agreement may be named, one sentence each; empty: a verdict stands.
+    pub doubts: Vec<String>,
+    /// The card's own notes.
+    pub notes: Vec<String>,
+    /// Frames and seconds of each run.
+    pub footing: Vec<Footing>,
+    /// A refresh the column's data suggests that the card's own contradicts, in words.
+    pub refresh_conflict: Option<String>,
+}
+
+impl Evidence {
+    /// Whether the column may name a best and an agreement.
+    pub fn supports_verdict(&self) -> bool {
+        self.doubts.is_empty()
+    }
+
+    /// Frames and seconds per strategy in one line: `lockstep 180 (3.0 s), fixed-fps 179 (3.0 s), …`.
+    pub fn footing_line(&self) -> String {
+        let one = |f: &Footing| {
+            let frames = f.frames.map_or_else(|| "frames not recorded".to_owned(), |n| n.to_string());
+            match f.seconds {
+                Some(s) => format!("{} {frames} ({} s)", f.strategy, trim_number(s, 1)),
+                None => format!("{} {frames}", f.strategy),
+            }
+        };
+        self.footing.iter().map(one).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The evidence of simulator runs: their frames; a simulator knows its model.
+    pub fn of_runs(runs: &[RunRecord]) -> Evidence {
+        let mut evidence = Evidence { footing: runs.iter().map(Footing::of).collect(), ..Evidence::default() };
+        evidence.doubt_few_frames();
+        evidence
+    }
+
+    /// The evidence of `monitor` of `card`, for its `runs` of one vsync pass.
+    pub fn of_monitor(card: &ReportCard, monitor: &MonitorCard, runs: &[RunRecord]) -> Evidence {
+        let mut evidence = Evidence {
+            notes: monitor.notes.clone(),
+            footing: runs.iter().map(Footing::of).collect(),
+            ..Evidence::default()
+        };
+        evidence.doubt_few_frames();
+        let from_a_page = card.machine.browser.is_some();
+        if from_a_page && let Some(missed) = page_missed_refreshes(monitor) {
+            evidence.doubts.push(missed);
+        }
+        let measured = runs.iter().any(|r| r.model.as_ref().is_some_and(crate::report::RunModel::is_measured));
+        if measured && monitor.setup.is_none() {
+            evidence.doubts.push(
+                "no model of the setup: the predictions are the simulator's desktop model, not this screen's"
+                    .to_owned(),
+            );
+        }
+        for probe in monitor.present_modes.iter().filter(|p| p.vsync.is_none() && asks_for_vsync(&p.mode)) {
+            evidence.doubts.push(format!("the vsync verdict was unfinished: \"{}\"", probe.verdict));
+        }
+        if from_a_page {
+            evidence.refresh_conflict = vrr_conflict(monitor);
+        }
+        evidence
+    }
+
+    fn doubt_few_frames(&mut self) {
+        let few: Vec<String> = self
+            .footing
+            .iter()
+            .filter(|f| f.frames.is_some_and(|n| n < MIN_FRAMES))
+            .map(|f| format!("{} {}", f.strategy, f.frames.unwrap_or(0)))
+            .collect();
+        if !few.is_empty() {
+            self.doubts.push(format!(
+                "too few frames: {} (a verdict needs {MIN_FRAMES} a strategy, the {MIN_SAMPLES} intervals the vsync \
+                 meter waits for)",
+                few.join(", ")
+            ));
+        }
+    }
+}
+
+/// Whether a present mode asks for vsync (`Fifo`, `FifoRelaxed`, an emulated grid).
+fn asks_for_vsync(mode: &str) -> bool {
+    mode.starts_with("Fifo") || mode.contains("emulated")
+}
+
+/// The page's slow-page sentence from the card's own figures: the first
+/// probe of a real present mode (its mean interval) against the screen's
+/// refresh the frame clock measured.
+pub fn page_missed_refreshes(monitor: &MonitorCard) -> Option<String> {
+    let probe = monitor.present_modes.iter().find(|p| !p.mode.contains("emulated"))?;
+    let mean = probe.intervals.as_ref()?.mean_ms;
+    let screen = monitor.measured_refresh_hz?;
+    (mean > 0.0).then(|| missed_refreshes(1000.0 / mean, screen)).flatten()
+}
+
+/// A page's frames spread over a range up to its screen's refresh look like
+/// a variable refresh, but the frame clock measured one fixed rate: the
+/// spread is the page's, and the card's own refresh stands.
+pub(crate) fn vrr_conflict(monitor: &MonitorCard) -> Option<String> {
+    let [min, max] = monitor.vrr_seen_hz?;
+    let screen = monitor.measured_refresh_hz?;
+    (max <= screen * (1.0 + SCREEN_TOLERANCE)).then(|| {
+        format!(
+            "frames spread {}–{} Hz on a {} Hz screen: the page's own pace, not a variable refresh",
+            trim_number(min, 2),
+            trim_number(max, 2),
+            trim_number(screen, 2)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::IntervalHistogram;
+    use crate::report_card::{Machine, PresentModeCheck};
+
+    #[test]
+    fn min_frames_are_the_vsync_meters_samples_and_one() {
+        assert_eq!(MIN_FRAMES, 31, "30 intervals need 31 frames");
+    }
+
+    #[test]
+    fn the_slow_page_line_falls_at_nine_tenths_of_the_screens_refreshes() {
+        assert_eq!(missed_refreshes(54.1, 60.0), None, "0.9 of 60 is 54: a dropped refresh in ten is allowed");
+        assert!(missed_refreshes(53.9, 60.0).is_some(), "just below 0.9 misses");
+    }
+
+    #[test]
+    fn frames_come_from_the_histogram_else_from_time_over_the_mean_interval() {
+        let counted = RunRecord {
+            present_interval_histogram: Some(IntervalHistogram { bin_ms: 0.25, counts: vec![0, 20, 2], overflow: 1 }),
+            ..RunRecord::default()
+        };
+        assert_eq!(Footing::of(&counted).frames, Some(24), "23 intervals, 24 frames");
+        let timed = RunRecord::default().with(&SYSTEM_TIME_S, 3.0).with(&PRESENT_INTERVAL_MEAN_MS, 1000.0 / 60.0);
+        assert_eq!(Footing::of(&timed).frames, Some(181), "3 s of 60 Hz intervals");
+    }
+
+    #[test]
+    fn a_slow_page_with_an_unfinished_verdict_and_no_setup_gets_every_reason() {
+        let run = RunRecord {
+            strategy: "fixed-fps".to_owned(),
+            model: Some(crate::report::RunModel::Window),
+            ..RunRecord::default()
+        }
+        .with(&SYSTEM_TIME_S, 1.07)
+        .with(&PRESENT_INTERVAL_MEAN_MS, 46.5);
+        let probe = PresentModeCheck {
+            mode: "Fifo".to_owned(),
+            vsync: None,
+            verdict: "Fifo requested: measuring… (19/30 frames)".to_owned(),
+            intervals: crate::report_card::IntervalStats::from_intervals(&[46_500_000; 20]),
+            ..PresentModeCheck::default()
+        };
+        let monitor = MonitorCard {
+            measured_refresh_hz: Some(60.0),
+            vrr_seen_hz: Some([11.98, 59.17]),
+            present_modes: vec![probe],
+            runs: vec![run.clone()],
+            ..MonitorCard::default()
+        };
+        let card = ReportCard {
+            monitors: vec![monitor.clone()],
+            ..ReportCard::new(Machine { browser: Some("Chrome/156 Android 15".to_owned()), ..Machine::default() })
+        };
+        let evidence = Evidence::of_monitor(&card, &monitor, &[run]);
+        assert!(!evidence.supports_verdict());
+        assert_eq!(evidence.doubts.len(), 4, "{:?}", evidence.doubts);
+        assert!(
+            evidence.doubts[0].starts_with("too few frames: fixed-fps 24 (a verdict needs 31"),
+            "{:?}",
+            evidence.doubts
+        );
+        assert_eq!(evidence.doubts[1], "the page drew 21.5 fps on a 60.0 Hz screen: it missed refreshes");
+        assert!(evidence.doubts[2].starts_with("no model of the setup"));
+        assert_eq!(
+            evidence.doubts[3],
+            "the vsync verdict was unfinished: \"Fifo requested: measuring… (19/30 frames)\""
+        );
+        assert_eq!(
+            evidence.refresh_conflict.as_deref(),
+            Some("frames spread 11.98–59.17 Hz on a 60 Hz screen: the page's own pace, not a variable refresh")
+        );
+        assert_eq!(evidence.footing_line(), "fixed-fps 24 (1.1 s)");
+    }
+}

@@ -11,8 +11,8 @@ use super::html::page;
 use super::markup::escape;
 use super::plots::{INK, MEASURED, REFERENCE};
 use super::schema::RunRecord;
-use crate::run_chart::PlotError;
 use crate::report::trim_number;
+use crate::run_chart::PlotError;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 

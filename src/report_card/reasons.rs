@@ -86,7 +86,9 @@ pub(crate) fn miss_reason(run: &RunRecord, best: &RunRecord, max_drift: f64) -> 
     let step = if !judge::eligible(run, max_drift) {
         match run.drift_ms_per_min() {
             Some(d) => {
-                format!("off speed: drift {} ms/min (|drift| > {})", trim_number(d, 1), trim_number(max_drift, 3))
+                let drift = &crate::report::registry::DRIFT_MS_PER_MIN;
+                let (words, shown) = (drift.words(), drift.with_unit(&trim_number(d, 1)));
+                format!("off speed: {words} {shown} (|{words}| > {})", drift.with_unit(&trim_number(max_drift, 3)))
             }
             None => "its speed was not measured".to_owned(),
         }

@@ -50,11 +50,6 @@ pub(crate) fn device_pixels(_window: &winit::window::Window, reported: [u32; 2])
 /// A window has no page around it: the overlay may use its whole height.
 pub(crate) const PAGE_BAR_POINTS: f32 = 0.0;
 
-/// The overlay's fonts: egui's defaults natively (Ubuntu-Light and Hack).
-pub(crate) fn fonts() -> Option<egui::FontDefinitions> {
-    None
-}
-
 /// Lines the key help adds on this platform: none natively.
 pub(crate) fn help_notes() -> Vec<(String, String)> {
     Vec::new()

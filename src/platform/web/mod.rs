@@ -26,7 +26,6 @@ mod animation_frame;
 mod dom;
 mod downloads;
 mod files;
-mod fonts;
 mod logging;
 mod message_box;
 mod page_ui;
@@ -38,7 +37,6 @@ pub(crate) use animation_frame::{
     DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
 };
 pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
-pub(crate) use fonts::fonts;
 pub use logging::{init_logger, init_quiet_logger};
 pub(crate) use message_box::{notify, report_error, show_ending};
 pub use message_box::{report_panics_on_page, show_message};

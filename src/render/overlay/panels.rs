@@ -219,15 +219,7 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
         ui.end_row();
 
         key(ui, "refresh");
-        ui.label(
-            RichText::new(format!(
-                "{} reported · {} measured",
-                opt_hz(hud.figures.reported_refresh_hz),
-                opt_hz(hud.figures.measured_refresh_hz)
-            ))
-            .monospace()
-            .color(VALUE),
-        );
+        ui.label(RichText::new(refresh_row(&hud.figures)).monospace().color(VALUE));
         ui.end_row();
 
         key(ui, "emulation");
@@ -447,10 +439,38 @@ pub(super) fn help_panel(
         .rect
 }
 
+/// The refresh row: what the monitor reports and the cadence its presents
+/// were measured at, each where known; "not yet measured" once when neither is.
+fn refresh_row(figures: &crate::hud_data::LoopFigures) -> String {
+    let known = |hz: Option<f64>| hz.filter(|hz| hz.is_finite() && *hz > 0.0);
+    match (known(figures.reported_refresh_hz), known(figures.measured_refresh_hz)) {
+        (Some(r), Some(m)) => format!("{} reported · {} measured", opt_hz(Some(r)), opt_hz(Some(m))),
+        (Some(r), None) => format!("{} reported", opt_hz(Some(r))),
+        (None, Some(m)) => format!("{} measured", opt_hz(Some(m))),
+        (None, None) => opt_hz(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::hud_data::LoopFigures;
+
+    #[test]
+    fn the_refresh_row_says_not_yet_measured_once_and_never_nan() {
+        let row = |reported, measured| {
+            refresh_row(&LoopFigures {
+                reported_refresh_hz: reported,
+                measured_refresh_hz: measured,
+                ..LoopFigures::default()
+            })
+        };
+        assert_eq!(row(None, None), "not yet measured");
+        assert_eq!(row(Some(f64::NAN), Some(f64::INFINITY)), "not yet measured");
+        assert_eq!(row(Some(60.0), None), "60.00 Hz reported");
+        assert_eq!(row(None, Some(59.94)), "59.94 Hz measured");
+        assert_eq!(row(Some(60.0), Some(49.4)), "60.00 Hz reported · 49.40 Hz measured");
+    }
 
     #[test]
     fn the_heading_notes_a_start_up_only_when_the_picture_stood_still() {

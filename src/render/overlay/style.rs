@@ -43,10 +43,27 @@ pub(super) const TICK_LINE: Color32 = Color32::from_rgb(255, 190, 70);
 /// The runner's own colour, dimmed: the label reads as belonging to the lane.
 pub(super) const LANE_LABEL: Color32 = Color32::from_rgb(120, 190, 205);
 
+/// The overlay's fonts: egui's defaults where the build has them (natively,
+/// Ubuntu-Light and Hack); where it has none, Hack for all text. The page is
+/// built without egui's `default_fonts`: Ubuntu-Light is 171 KB of the gzipped
+/// wasm (362 KB raw) a phone downloads before it draws anything.
+fn fonts() -> Option<egui::FontDefinitions> {
+    if !egui::FontDefinitions::default().font_data.is_empty() {
+        return None;
+    }
+    let mut fonts = egui::FontDefinitions::empty();
+    let hack = egui::FontData::from_static(epaint_default_fonts::HACK_REGULAR);
+    fonts.font_data.insert("Hack".to_owned(), std::sync::Arc::new(hack));
+    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
+        fonts.families.entry(family).or_default().push("Hack".to_owned());
+    }
+    Some(fonts)
+}
+
 /// A dark egui context with the overlay's spacing; labels cannot be selected (no text focus).
 pub(super) fn new_context() -> egui::Context {
     let ctx = egui::Context::default();
-    if let Some(fonts) = crate::platform::fonts() {
+    if let Some(fonts) = fonts() {
         ctx.set_fonts(fonts);
     }
     ctx.set_theme(egui::Theme::Dark);

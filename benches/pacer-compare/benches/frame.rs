@@ -6,6 +6,7 @@
 //!   `presented`, `finish`, with the `interpolated` strategy.
 //! - `frame/bevy_time_fixed`: `Time<Fixed>` as bevy's
 //!   `run_fixed_main_schedule` drives it, without the ECS: the frame's delta
+//!   (`now - last` on the clock's `Instant`s, as `Time<Real>` takes it)
 //!   into `accumulate_overstep`, the `expend` loop (private in bevy_time, so
 //!   written out with the public calls it makes), `overstep_fraction`.
 //! - `frame/game_loop`: game-loop's `GameLoop::next_frame` with its update and
@@ -100,13 +101,16 @@ fn bench_pacer_breakdown(c: &mut Criterion) {
 fn bench_bevy_time(c: &mut Criterion) {
     let mut time = Time::<Fixed>::from_hz(f64::from(TICK_HZ));
     let mut ball = Ball::default();
-    let mut last = Duration::ZERO;
+    let start = Instant::now();
+    let mut last = start;
     let mut k = 0;
     c.bench_function("frame/bevy_time_fixed", |b| {
         b.iter(|| {
             k += 1;
-            let now = black_box(frame_time(k));
-            time.accumulate_overstep(now - last);
+            // The clock's `Instant`, as the pacer is fed, and the frame's
+            // delta from it as `Time<Real>::update_with_instant` takes it.
+            let now = black_box(start + frame_time(k));
+            time.accumulate_overstep(now.saturating_duration_since(last));
             last = now;
             // `Time<Fixed>::expend`, which bevy's schedule runner calls in a loop.
             let step = time.timestep();

@@ -17,6 +17,11 @@ use bevy_time::{Fixed, Time};
 use pacer_compare::{Ball, FRAME, TICK_HZ, pacer_frame};
 use timestep_core::{Instant, Pacer, Rate, StrategyId};
 
+// bevy_time's frame after its delta, as the bench runs it.
+#[path = "../shared/bevy_steps.rs"]
+mod bevy_steps;
+use bevy_steps::bevy_steps_and_blend;
+
 /// One frame of `Time<Fixed>`, as `benches/frame.rs` runs it: the frame's
 /// delta from the clock's `Instant`s, as `Time<Real>::update_with_instant`
 /// takes it, then the fixed step.
@@ -24,13 +29,7 @@ use timestep_core::{Instant, Pacer, Rate, StrategyId};
 fn bevy_frame(time: &mut Time<Fixed>, last: &mut Instant, ball: &mut Ball, now: Instant) -> f64 {
     time.accumulate_overstep(now.saturating_duration_since(*last));
     *last = now;
-    let step = time.timestep();
-    while time.overstep() >= step {
-        time.discard_overstep(step);
-        time.advance_by(step);
-        ball.update(time.delta().as_secs_f64());
-    }
-    ball.blend(f64::from(time.overstep_fraction()))
+    bevy_steps_and_blend(time, ball)
 }
 
 fn main() {

@@ -117,15 +117,16 @@ struct GameTime {
     /// `rate.period()`, and as a `Duration` (every frame of a game hands it out).
     period: Nanos,
     period_duration: Duration,
-    /// `rate.tick_time(ticks_at_rate)`: `ticks_at_rate · den · 10⁹ / num`,
-    /// floored, and the remainder of that division.
-    at_rate: Nanos,
+    /// The remainder of `rate.tick_time(ticks_at_rate)`'s division
+    /// (`ticks_at_rate · den · 10⁹ / num`, floored).
     rem: u64,
     /// One tick's `den · 10⁹` and its quotient and remainder by `num`, where
     /// they and the sum of two remainders fit in 64 bits (every supported
     /// rate); `None`: each tick time is divided out.
     step: Option<TickStep>,
-    /// `base + at_rate`.
+    /// `base + rate.tick_time(ticks_at_rate)`. A step of one tick moves it
+    /// on as it would the tick time alone (the tick time is not kept: a
+    /// game's frame stored it and added `base` again, 5 instructions).
     now: Nanos,
 }
 
@@ -134,7 +135,7 @@ impl GameTime {
         let step = TickStep::of(rate);
         let period = rate.period();
         let period_duration = nanos_to_duration(period);
-        GameTime { base: 0, rate, ticks_at_rate: 0, period, period_duration, at_rate: 0, rem: 0, step, now: 0 }
+        GameTime { base: 0, rate, ticks_at_rate: 0, period, period_duration, rem: 0, step, now: 0 }
     }
 
     fn now(&self) -> Nanos {
@@ -149,17 +150,20 @@ impl GameTime {
         }
         self.ticks_at_rate = self.ticks_at_rate.saturating_add(n);
         match self.step {
-            Some(step) if n == 1 => (self.at_rate, self.rem) = step.next(self.at_rate, self.rem),
-            Some(step) => (self.at_rate, self.rem) = step.at(self.ticks_at_rate),
-            None => self.at_rate = self.rate.tick_time(self.ticks_at_rate),
+            Some(step) if n == 1 => (self.now, self.rem) = step.next(self.now, self.rem),
+            Some(step) => {
+                let (at_rate, rem) = step.at(self.ticks_at_rate);
+                self.rem = rem;
+                self.now = self.base.saturating_add(at_rate);
+            }
+            None => self.now = self.base.saturating_add(self.rate.tick_time(self.ticks_at_rate)),
         }
-        self.now = self.base.saturating_add(self.at_rate);
     }
 
     /// A variable step of `dt`.
     fn add(&mut self, dt: Nanos) {
         self.base = self.base.saturating_add(dt);
-        self.now = self.base.saturating_add(self.at_rate);
+        self.now = self.now.saturating_add(dt);
     }
 
     /// Ticks from now on are at `rate`; those so far are folded into `base`.
@@ -537,6 +541,11 @@ mod tests {
             }
             game.add(5);
             assert_eq!(game.now(), 5 + rate.tick_time(ticks), "{rate}: a variable step adds to the ticks");
+            for n in [1, 1, 3, 1] {
+                game.add_ticks(n);
+                ticks += n;
+                assert_eq!(game.now(), 5 + rate.tick_time(ticks), "{rate}: tick {ticks} after the variable step");
+            }
         }
     }
 

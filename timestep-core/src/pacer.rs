@@ -212,6 +212,18 @@ impl Iterator for Updates {
         let left = usize::try_from(self.left).unwrap_or(usize::MAX);
         (left, Some(left))
     }
+
+    /// `for_each` and every other consuming adaptor: a counted loop over
+    /// one `dt`. Through `next` LLVM kept the count and the `Option` in
+    /// the loop, 27 instructions of a game's frame (two loops, one step).
+    #[inline]
+    fn fold<B, F: FnMut(B, Duration) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        for _ in 0..self.left {
+            acc = f(acc, self.dt);
+        }
+        acc
+    }
 }
 
 impl ExactSizeIterator for Updates {}
@@ -1092,6 +1104,27 @@ mod tests {
     /// What a frame costs on the test machine: each step, and the render.
     const STEP_COST: Nanos = 100_000;
     const RENDER_COST: Nanos = 2_000_000;
+
+    #[test]
+    fn consuming_updates_hands_out_what_stepping_them_one_by_one_does() {
+        let dt = Duration::from_nanos(16_666_667);
+        for n in [0, 1, 2, 3, 9] {
+            let updates = Updates { left: n, dt };
+            let stepped: alloc::vec::Vec<Duration> = core::iter::from_fn({
+                let mut each = updates;
+                move || each.next()
+            })
+            .collect();
+            let mut folded = alloc::vec::Vec::new();
+            updates.for_each(|dt| folded.push(dt));
+            assert_eq!(folded, stepped, "{n} updates: for_each (fold) and next agree");
+            assert_eq!(updates.count(), n as usize, "{n} updates counted");
+            let mut partly = updates;
+            let first = partly.next();
+            assert_eq!(partly.fold(0, |k, _| k + 1), n.saturating_sub(1), "{n} updates: the rest after one next");
+            assert_eq!(first.is_some(), n > 0, "{n} updates: the first next");
+        }
+    }
 
     /// The clock's zero as an instant: tests add manual offsets, never sleep.
     #[cfg(feature = "std")]

@@ -6,6 +6,7 @@
 //!   `presented`, `finish`, with the `interpolated` strategy.
 //! - `frame/bevy_time_fixed`: `Time<Fixed>` as bevy's
 //!   `run_fixed_main_schedule` drives it, without the ECS: the frame's delta
+//!   (`now - last` on the clock's `Instant`s, as `Time<Real>` takes it)
 //!   into `accumulate_overstep`, the `expend` loop (private in bevy_time, so
 //!   written out with the public calls it makes), `overstep_fraction`.
 //! - `frame/game_loop`: game-loop's `GameLoop::next_frame` with its update and
@@ -14,6 +15,8 @@
 //! - `frame_breakdown/pacer_without_presented`: the pacer's frame less
 //!   `presented` (the refresh measurement): where the pacer's time goes, not
 //!   a loop a game should run (it would never learn whether vsync is on).
+//! - `frame_breakdown/bevy_time_fixed_given_duration`: bevy_time's frame
+//!   handed a ready `Duration`, as this bench ran it before issue 35.
 //!
 //! Each iteration is one frame, 16.67 ms of exact integer time after the
 //! last; the state carries over from one iteration to the next, as a game's does.
@@ -29,6 +32,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use game_loop::{GameLoop, TimeTrait};
 use pacer_compare::{Ball, FRAME, TICK_HZ, pacer_frame};
 use timestep_core::{Instant, Pacer, Rate, StrategyId};
+
+// bevy_time's frame after its delta, shared with `examples/frames.rs`.
+#[path = "../shared/bevy_steps.rs"]
+mod bevy_steps;
+use bevy_steps::bevy_steps_and_blend;
 
 /// The most wall time one frame may hand to game-loop, in seconds: bevy's
 /// default `max_delta` of `Time<Virtual>`. Never reached on this clock.
@@ -100,25 +108,40 @@ fn bench_pacer_breakdown(c: &mut Criterion) {
 fn bench_bevy_time(c: &mut Criterion) {
     let mut time = Time::<Fixed>::from_hz(f64::from(TICK_HZ));
     let mut ball = Ball::default();
-    let mut last = Duration::ZERO;
+    let start = Instant::now();
+    let mut last = start;
     let mut k = 0;
     c.bench_function("frame/bevy_time_fixed", |b| {
+        b.iter(|| {
+            k += 1;
+            // The clock's `Instant`, as the pacer is fed, and the frame's
+            // delta from it as `Time<Real>::update_with_instant` takes it.
+            let now = black_box(start + frame_time(k));
+            time.accumulate_overstep(now.saturating_duration_since(last));
+            last = now;
+            black_box(bevy_steps_and_blend(&mut time, &mut ball))
+        });
+    });
+    assert!(time.elapsed() > Duration::ZERO, "the fixed clock really stepped");
+}
+
+/// The bevy_time frame as this bench ran it before issue 35: handed a ready
+/// `Duration` where the pacer is handed an `Instant`, so the pacer alone paid
+/// the clock's subtraction. Kept beside the fair one to show what that was.
+fn bench_bevy_time_given_duration(c: &mut Criterion) {
+    let mut time = Time::<Fixed>::from_hz(f64::from(TICK_HZ));
+    let mut ball = Ball::default();
+    let mut last = Duration::ZERO;
+    let mut k = 0;
+    c.bench_function("frame_breakdown/bevy_time_fixed_given_duration", |b| {
         b.iter(|| {
             k += 1;
             let now = black_box(frame_time(k));
             time.accumulate_overstep(now - last);
             last = now;
-            // `Time<Fixed>::expend`, which bevy's schedule runner calls in a loop.
-            let step = time.timestep();
-            while time.overstep() >= step {
-                time.discard_overstep(step);
-                time.advance_by(step);
-                ball.update(time.delta().as_secs_f64());
-            }
-            black_box(ball.blend(f64::from(time.overstep_fraction())))
+            black_box(bevy_steps_and_blend(&mut time, &mut ball))
         });
     });
-    assert!(time.elapsed() > Duration::ZERO, "the fixed clock really stepped");
 }
 
 fn bench_game_loop(c: &mut Criterion) {
@@ -144,5 +167,12 @@ fn bench_game_loop(c: &mut Criterion) {
     assert!(game_loop.number_of_updates() > 0, "game-loop really stepped");
 }
 
-criterion_group!(benches, bench_pacer, bench_bevy_time, bench_game_loop, bench_pacer_breakdown);
+criterion_group!(
+    benches,
+    bench_pacer,
+    bench_bevy_time,
+    bench_game_loop,
+    bench_pacer_breakdown,
+    bench_bevy_time_given_duration
+);
 criterion_main!(benches);

@@ -6,7 +6,7 @@
 //! ```text
 //!   frame k starts at  start + k × 16.67 ms      (exact integer nanoseconds)
 //!   Pacer:             advance → steps → blend → presented → finish
-//!   Time<Fixed>:       accumulate_overstep(16.67 ms) → expend loop → overstep_fraction
+//!   Time<Fixed>:       accumulate_overstep(now - last) → expend loop → overstep_fraction
 //!   GameLoop:          next_frame (accumulate → update loop → blending_factor → render)
 //! ```
 //!

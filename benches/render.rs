@@ -181,7 +181,7 @@ fn busy_hud() -> HudData {
             strategy_name: "catch-up",
             strategy_summary: "Fixed updates; render once after catching up with wall time.",
             vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
-            measured_refresh_hz: Some(59.94),
+            present_cadence_hz: Some(59.94),
             fps: 59.9,
             ups: 60.0,
             pattern: "1111111112".repeat(12),

@@ -43,7 +43,7 @@ use crate::host::{FrameHost, FrameReport};
 use crate::hud_data::LaneLabel;
 use crate::metrics::Metrics;
 use crate::render::Letterbox;
-use crate::report::RunModel;
+use crate::report::RunOrigin;
 use crate::report::RunReport;
 use crate::session::{DisplayInfo, HUD_TEXT_INTERVAL, PresentModeInfo, PresentOutcome, Session};
 use crate::sim::{Instance, LANE_INSTANCES, LaneWorld, Look};
@@ -355,7 +355,7 @@ impl Lanes {
             .iter_mut()
             .map(|lane| {
                 let mut run = lane.session.report(now);
-                run.model = RunModel::Lanes;
+                run.model = RunOrigin::Lanes;
                 run.seed = seed;
                 LaneReport { run, needs_loop: lane.needs_loop }
             })
@@ -563,7 +563,7 @@ mod tests {
         let reports = lanes.reports(clock.now(), 1);
         assert_eq!(reports[1].run.total_updates, 0);
         assert!(reports[1].needs_loop && !reports[0].needs_loop);
-        assert_eq!(reports[0].run.model, RunModel::Lanes);
+        assert_eq!(reports[0].run.model, RunOrigin::Lanes);
     }
 
     #[test]

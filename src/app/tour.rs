@@ -408,7 +408,7 @@ impl Tour {
         }
         let seen = demo.vrr_seen().filter(|_| verdict.vsync == Some(true));
         let report = demo.report(now);
-        let measured = report.display.as_ref().and_then(|d| d.measured_refresh_hz);
+        let measured = report.display.as_ref().and_then(|d| d.present_cadence_hz);
         if is_reference(setup, self.emulated.is_some()) {
             self.reference_vsync = verdict.vsync;
         }
@@ -427,7 +427,7 @@ impl Tour {
                 mode: setup_label(setup, emulated),
                 vsync: verdict.vsync,
                 verdict: slow_page.unwrap_or(verdict.text),
-                measured_refresh_hz: measured,
+                present_cadence_hz: measured,
                 intervals,
             });
         }
@@ -474,9 +474,9 @@ impl Tour {
             m.present_modes.iter().zip(&modes).filter(|(_, mode)| !mode.emulated).map(|(p, _)| p).collect();
         // The refresh with vsync in effect: the first probe that found it and measured a rate.
         // A browser's frame clock gives the screen's refresh however many refreshes the page missed.
-        let probed = real.iter().filter(|p| p.vsync == Some(true)).find_map(|p| p.measured_refresh_hz);
+        let probed = real.iter().filter(|p| p.vsync == Some(true)).find_map(|p| p.present_cadence_hz);
         let drawn = real.first().and_then(|p| p.intervals.clone());
-        m.measured_refresh_hz = crate::platform::screen_refresh().or(probed);
+        m.present_cadence_hz = crate::platform::screen_refresh().or(probed);
         if let (Some(screen), Some(drawn)) = (crate::platform::screen_refresh(), drawn)
             && let Some(note) = crate::app::demo::life::missed_refreshes(1000.0 / drawn.mean_ms, screen)
         {
@@ -484,7 +484,7 @@ impl Tour {
         }
         let refresh = self
             .emulated
-            .or_else(|| m.measured_refresh_hz.and_then(rate_of_hz))
+            .or_else(|| m.present_cadence_hz.and_then(rate_of_hz))
             .or_else(|| m.reported_refresh_hz.and_then(rate_of_hz));
         let sampler = std::mem::take(&mut self.sampler);
         let reference_vsync = self.reference_vsync.take();

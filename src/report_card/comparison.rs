@@ -40,7 +40,7 @@ use super::plots::{self, BarChart, BarSeries};
 use super::reasons;
 use super::schema::{FigureError, MonitorCard, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
-use crate::report::RunModel;
+use crate::report::RunOrigin;
 use crate::report::registry::STRATEGY;
 use crate::report::trim_number;
 use crate::run_chart::PlotError;
@@ -404,7 +404,7 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                     Some(model) if model.is_measured() => format!("{model} {refresh}"),
                     model => format!(
                         "sim {refresh} ({}{})",
-                        model.as_ref().map_or("unknown model", RunModel::name),
+                        model.as_ref().map_or("unknown model", RunOrigin::name),
                         tick.unwrap_or_default()
                     ),
                 };
@@ -789,7 +789,7 @@ mod tests {
             strategy: strategy.to_owned(),
             refresh_hz: Some(hz),
             vsync: Some(vsync),
-            model: Some(RunModel::Preset(crate::monitor::Preset::Desktop)),
+            model: Some(RunOrigin::Preset(crate::monitor::Preset::Desktop)),
             tick_rate: Some(60.0),
             ..RunRecord::default()
         }
@@ -841,7 +841,7 @@ mod tests {
     #[test]
     fn measured_runs_are_labelled_by_their_model_not_as_simulated() {
         let measured = |model| RunRecord { model: Some(model), ..sim("snapped", 60.0, true, 0.3) };
-        let runs = vec![measured(RunModel::Window), measured(RunModel::Lanes), measured(RunModel::Trace)];
+        let runs = vec![measured(RunOrigin::Window), measured(RunOrigin::Lanes), measured(RunOrigin::Trace)];
         let c = compare(&[("runs.json".to_owned(), Source::Runs(runs))], MAX_DRIFT_MS_PER_MIN);
         let labels: Vec<&str> = c.tables[0].columns.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(
@@ -888,7 +888,7 @@ mod tests {
                 .to_owned(),
         );
         let m = &mut card.monitors[0];
-        m.measured_refresh_hz = Some(60.0);
+        m.present_cadence_hz = Some(60.0);
         m.vrr_seen_hz = Some([11.98, 59.17]);
         m.setup = None;
         m.notes.extend(evidence::missed_refreshes(21.5, 60.0));

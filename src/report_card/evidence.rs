@@ -128,7 +128,7 @@ impl Evidence {
         if from_a_page && let Some(missed) = page_missed_refreshes(monitor) {
             evidence.doubts.push(missed);
         }
-        let measured = runs.iter().any(|r| r.model.as_ref().is_some_and(crate::report::RunModel::is_measured));
+        let measured = runs.iter().any(|r| r.model.as_ref().is_some_and(crate::report::RunOrigin::is_measured));
         if measured && monitor.setup.is_none() {
             evidence.doubts.push(
                 "no model of the setup: the predictions are the simulator's desktop model, not this screen's"
@@ -172,7 +172,7 @@ fn asks_for_vsync(mode: &str) -> bool {
 pub fn page_missed_refreshes(monitor: &MonitorCard) -> Option<String> {
     let probe = monitor.present_modes.iter().find(|p| !p.mode.contains("emulated"))?;
     let mean = probe.intervals.as_ref()?.mean_ms;
-    let screen = monitor.measured_refresh_hz?;
+    let screen = monitor.present_cadence_hz?;
     (mean > 0.0).then(|| missed_refreshes(1000.0 / mean, screen)).flatten()
 }
 
@@ -181,7 +181,7 @@ pub fn page_missed_refreshes(monitor: &MonitorCard) -> Option<String> {
 /// spread is the page's, and the card's own refresh stands.
 pub(crate) fn vrr_conflict(monitor: &MonitorCard) -> Option<String> {
     let [min, max] = monitor.vrr_seen_hz?;
-    let screen = monitor.measured_refresh_hz?;
+    let screen = monitor.present_cadence_hz?;
     (max <= screen * (1.0 + SCREEN_TOLERANCE)).then(|| {
         format!(
             "frames spread {}–{} Hz on a {} Hz screen: the page's own pace, not a variable refresh",
@@ -224,7 +224,7 @@ mod tests {
     fn a_slow_page_with_an_unfinished_verdict_and_no_setup_gets_every_reason() {
         let run = RunRecord {
             strategy: "fixed-fps".to_owned(),
-            model: Some(crate::report::RunModel::Window),
+            model: Some(crate::report::RunOrigin::Window),
             ..RunRecord::default()
         }
         .with(&SYSTEM_TIME_S, 1.07)
@@ -237,7 +237,7 @@ mod tests {
             ..PresentModeCheck::default()
         };
         let monitor = MonitorCard {
-            measured_refresh_hz: Some(60.0),
+            present_cadence_hz: Some(60.0),
             vrr_seen_hz: Some([11.98, 59.17]),
             present_modes: vec![probe],
             runs: vec![run.clone()],

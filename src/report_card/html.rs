@@ -23,7 +23,7 @@ use super::plots::{self, BarChart, BarSeries};
 use super::schema::{Figures, MonitorCard, PredictionRange, ReportCard, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, NOTATION};
-use crate::report::{Field, RunModel, trim_number};
+use crate::report::{Field, RunOrigin, trim_number};
 use crate::run_chart::PlotError;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -192,7 +192,7 @@ pub fn report_html(card: &ReportCard) -> Result<String, PlotError> {
     let screens: Vec<String> = card
         .monitors
         .iter()
-        .filter_map(|mon| mon.measured_refresh_hz.filter(|hz| hz.is_finite()))
+        .filter_map(|mon| mon.present_cadence_hz.filter(|hz| hz.is_finite()))
         .map(|hz| format!("screen {} Hz", crate::report::trim_number(hz, 2)))
         .collect();
     sub.extend(screens);
@@ -290,7 +290,7 @@ fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
         let _ = write!(body, "<div class=\"fact\"><span>{name}</span><b>{value}</b></div>");
     };
     fact(body, "reported refresh", hz(mon.reported_refresh_hz));
-    fact(body, "measured refresh", hz(mon.measured_refresh_hz));
+    fact(body, "present cadence", hz(mon.present_cadence_hz));
     if mon.emulated_refresh_hz.is_some() {
         fact(body, "emulated refresh", hz(mon.emulated_refresh_hz));
     }
@@ -338,7 +338,7 @@ fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotEr
     } else {
         body.push_str(
             "<div class=\"tablewrap\"><table><tr><th class=\"l\">present mode</th><th>vsync in effect</th>\
-             <th>measured refresh</th><th>presents</th><th>interval mean ms</th><th>σ ms</th><th>p99 ms</th>\
+             <th>present cadence</th><th>presents</th><th>interval mean ms</th><th>σ ms</th><th>p99 ms</th>\
              <th class=\"l\">verdict</th></tr>\n",
         );
         for pm in &mon.present_modes {
@@ -349,7 +349,7 @@ fn present_modes_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotEr
                  <td class=\"wrap\">{}</td></tr>",
                 escape(&pm.mode),
                 yes_no(pm.vsync),
-                hz(pm.measured_refresh_hz),
+                hz(pm.present_cadence_hz),
                 count(s.map(|s| s.count)),
                 num(s.map(|s| s.mean_ms), 3),
                 num(s.map(|s| s.std_ms), 3),
@@ -446,7 +446,7 @@ fn strategies_html(body: &mut String, mon: &MonitorCard, pass: Option<bool>) -> 
         series.push(BarSeries {
             name: format!(
                 "predicted (simulator, {} model)",
-                predicted.first().and_then(|p| p.model.as_ref()).map_or("desktop", RunModel::name)
+                predicted.first().and_then(|p| p.model.as_ref()).map_or("desktop", RunOrigin::name)
             ),
             color: plots::PREDICTED,
             values: rows.iter().map(|r| bar_values(find(&predicted, r))).collect(),
@@ -539,7 +539,7 @@ mod tests {
         let run = RunRecord {
             strategy: "interpolated".to_owned(),
             vsync_requested: Some(true),
-            model: Some(RunModel::Window),
+            model: Some(RunOrigin::Window),
             display_time_source: Some(source.to_owned()),
             ..RunRecord::default()
         };

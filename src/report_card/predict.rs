@@ -21,7 +21,7 @@
 use super::schema::{PredictionRange, RunRecord};
 use super::setup::MeasuredSetup;
 use crate::monitor::{Composition, Preset, RunSpec, Stop};
-use crate::report::RunModel;
+use crate::report::RunOrigin;
 use crate::report::registry::JUDDER_MS;
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
@@ -127,7 +127,7 @@ pub(crate) fn predict(
                 let outcome =
                     crate::sim::simulate(&prediction_spec(strategy, display, vsync, config, setup, k, length));
                 let record = RunRecord::from(&outcome.report());
-                let model = if setup.is_some() { Some(RunModel::Setup) } else { record.model.clone() };
+                let model = if setup.is_some() { Some(RunOrigin::Setup) } else { record.model.clone() };
                 RunRecord { vsync_requested: Some(vsync), model, ..record }
             })
             .collect();
@@ -166,7 +166,7 @@ mod tests {
         assert_eq!(records[0].strategy, "lockstep");
         assert_eq!(records[1].strategy, "fuzzy");
         for r in &records {
-            assert_eq!(r.model, Some(RunModel::Preset(PREDICTION_MODEL)));
+            assert_eq!(r.model, Some(RunOrigin::Preset(PREDICTION_MODEL)));
             assert_eq!((r.vsync, r.vsync_requested), (Some(true), Some(true)));
             assert_eq!(r.refresh_hz, Some(refresh.hz()));
             let covered = r.figure(&crate::report::registry::SYSTEM_TIME_S).expect("a run covers display time");

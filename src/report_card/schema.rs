@@ -36,7 +36,7 @@ use crate::report::registry::{
     self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, SPEED_RATIO,
     SYSTEM_TIME_S,
 };
-use crate::report::{FIELDS, Field, IntervalHistogram, RunModel, RunReport, Section};
+use crate::report::{FIELDS, Field, IntervalHistogram, RunOrigin, RunReport, Section};
 use crate::time::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -280,9 +280,12 @@ pub struct MonitorCard {
     /// The refresh rate the monitor reports, Hz (null on Xvfb and some Wayland compositors).
     #[serde(default)]
     pub reported_refresh_hz: Option<f64>,
-    /// The refresh rate measured from present timestamps with vsync in effect, Hz.
-    #[serde(default)]
-    pub measured_refresh_hz: Option<f64>,
+    /// How often presents came, measured from their timestamps with vsync in effect (1 / median
+    /// interval), Hz: the display's refresh where the presents keep to it, less where a
+    /// compositor or a slow frame makes them miss refreshes (49.4 Hz under Weston's 60 Hz output).
+    /// Cards before it was named for what it is call it `measured_refresh_hz`.
+    #[serde(default, alias = "measured_refresh_hz")]
+    pub present_cadence_hz: Option<f64>,
     /// The emulated vblank grid the tour ran on instead (`--emulate-refresh`), Hz; null for a real one.
     #[serde(default)]
     pub emulated_refresh_hz: Option<f64>,
@@ -322,7 +325,7 @@ pub struct MonitorCard {
 impl MonitorCard {
     /// The refresh rate the runs were counted in: the emulated grid, else the measured, else the reported rate.
     pub fn refresh_hz(&self) -> Option<f64> {
-        self.emulated_refresh_hz.or(self.measured_refresh_hz).or(self.reported_refresh_hz)
+        self.emulated_refresh_hz.or(self.present_cadence_hz).or(self.reported_refresh_hz)
     }
 }
 
@@ -337,9 +340,10 @@ pub struct PresentModeCheck {
     /// The verdict as one sentence (the overlay's), e.g. "Fifo: frames every 16.7 ms, vsync in effect".
     #[serde(default)]
     pub verdict: String,
-    /// The refresh rate measured in this mode, Hz (1 / median present interval).
-    #[serde(default)]
-    pub measured_refresh_hz: Option<f64>,
+    /// How often presents came in this mode, Hz (1 / median present interval); `measured_refresh_hz`
+    /// in cards before it was named for what it is.
+    #[serde(default, alias = "measured_refresh_hz")]
+    pub present_cadence_hz: Option<f64>,
     /// Present-interval statistics; null when no frame was presented.
     #[serde(default)]
     pub intervals: Option<IntervalStats>,
@@ -385,7 +389,7 @@ pub struct RunRecord {
     /// The refresh rate the pattern counts in, Hz.
     pub refresh_hz: Option<f64>,
     /// What produced the frames: `window` for a measured run, the simulator's model (`desktop`, `this setup`) otherwise.
-    pub model: Option<RunModel>,
+    pub model: Option<RunOrigin>,
     /// The simulator's noise seed.
     pub seed: Option<u64>,
     /// Where the run's display times came from (`compositor-feedback (…)`,
@@ -707,9 +711,20 @@ mod tests {
         let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
         assert!(error.contains("monitors[0].frame_trace.intervals_ms[1] is 1e15, more than 1e12"), "{error}");
         let mut card = card_with_one_run();
-        card["monitors"][0]["present_modes"] = serde_json::json!([{"mode": "Fifo", "measured_refresh_hz": 0.0}]);
+        card["monitors"][0]["present_modes"] = serde_json::json!([{"mode": "Fifo", "present_cadence_hz": 0.0}]);
         let error = ReportCard::from_json(&card.to_string()).expect_err("refused").to_string();
-        assert!(error.contains("present_modes[0].measured_refresh_hz is 0 Hz"), "{error}");
+        assert!(error.contains("present_modes[0].present_cadence_hz is 0 Hz"), "{error}");
+    }
+
+    #[test]
+    fn a_card_that_calls_the_present_cadence_measured_refresh_hz_still_loads() {
+        let mut card = card_with_one_run();
+        card["monitors"][0].as_object_mut().expect("a monitor").remove("present_cadence_hz");
+        card["monitors"][0]["measured_refresh_hz"] = serde_json::json!(49.4);
+        card["monitors"][0]["present_modes"] = serde_json::json!([{"mode": "Fifo", "measured_refresh_hz": 60.0}]);
+        let card = ReportCard::from_json(&card.to_string()).expect("an earlier card loads");
+        assert_eq!(card.monitors[0].present_cadence_hz, Some(49.4));
+        assert_eq!(card.monitors[0].present_modes[0].present_cadence_hz, Some(60.0));
     }
 
     #[test]

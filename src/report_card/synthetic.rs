@@ -93,13 +93,13 @@ fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: Strateg
             None => format!("{}: no frames", mode_name(vsync)),
         };
         if vsync {
-            card.measured_refresh_hz = measured;
+            card.present_cadence_hz = measured;
         }
         card.present_modes.push(PresentModeCheck {
             mode: mode_name(vsync).to_owned(),
             vsync: Some(vsync),
             verdict,
-            measured_refresh_hz: measured,
+            present_cadence_hz: measured,
             intervals: stats,
         });
         for &strategy in strategies {

@@ -152,10 +152,10 @@ fn a_card_with_a_figure_out_of_range_exits_2_naming_the_field() {
     let mut huge = card.clone();
     huge["monitors"][0]["runs"][0]["judder_ms"] = serde_json::json!(1e308);
     let mut negative = card;
-    negative["monitors"][0]["measured_refresh_hz"] = serde_json::json!(-1.0);
+    negative["monitors"][0]["present_cadence_hz"] = serde_json::json!(-1.0);
     for (name, card, says) in [
         ("huge.json", huge, "monitors[0].runs[0].judder_ms is 1e308 ms, more than 1e12 ms"),
-        ("negative.json", negative, "monitors[0].measured_refresh_hz is -1 Hz: a rate is more than 0"),
+        ("negative.json", negative, "monitors[0].present_cadence_hz is -1 Hz: a rate is more than 0"),
     ] {
         let file = dir.join(name);
         std::fs::write(&file, card.to_string()).expect("written");

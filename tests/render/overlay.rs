@@ -42,7 +42,7 @@ fn sample_hud() -> HudData {
             present_mode_actual: "Fifo".to_owned(),
             monitor_name: "Virtual-1 (Xvfb)".to_owned(),
             reported_refresh_hz: Some(60.0),
-            measured_refresh_hz: Some(59.94),
+            present_cadence_hz: Some(59.94),
             vsync_verdict: "Fifo requested, frames every 16.68 ms: vsync in effect".to_owned(),
             emulated_refresh_hz: Some(59.94),
             fps: 59.9,

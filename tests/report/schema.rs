@@ -82,7 +82,7 @@ fn the_fixtures_load_and_hold_one_monitor_at_their_rate() {
         let monitor = &card.monitors[0];
         assert_eq!(monitor.index, i as u32 + 1, "{name}");
         assert_eq!(monitor.reported_refresh_hz, Some(*hz as f64), "{name}");
-        let measured = monitor.measured_refresh_hz.expect("vsync on measures the refresh");
+        let measured = monitor.present_cadence_hz.expect("vsync on measures the refresh");
         assert!((measured - *hz as f64).abs() < 0.01, "{name}: measured {measured}");
         assert_eq!(monitor.runs.len(), 20, "{name}: ten strategies, vsync on and off");
         assert_eq!(monitor.predictions.len(), 20, "{name}");

@@ -222,7 +222,7 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     let browser_name = card.machine.browser.as_deref().unwrap_or_default();
     assert!(browser_name.contains("Chrome"), "the card names the browser: {:?}", card.machine);
     let monitor = &card.monitors[0];
-    let refresh = monitor.measured_refresh_hz.unwrap_or(f64::NAN);
+    let refresh = monitor.present_cadence_hz.unwrap_or(f64::NAN);
     assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
     let named = timestep_lab::report_card::card_file_name(&card, "json");
     let downloaded = json.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -263,7 +263,7 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
 /// page missed refreshes (its own probe against its measure of the screen).
 fn model_of_the_page(card: &ReportCard) -> Result<(), String> {
     let monitor = card.monitors.first().ok_or("the card has a monitor")?;
-    let screen = monitor.measured_refresh_hz.unwrap_or(f64::NAN);
+    let screen = monitor.present_cadence_hz.unwrap_or(f64::NAN);
     let probe = monitor.present_modes.first().and_then(|p| p.intervals.as_ref());
     let (mean, p99) = probe.map_or((f64::NAN, f64::NAN), |i| (i.mean_ms, i.p99_ms));
     let missed = 1.0 - 1000.0 / screen / mean;
@@ -292,7 +292,7 @@ fn model_of_the_page(card: &ReportCard) -> Result<(), String> {
     )?;
     assert_eq!(setup.queue_depth, 1, "requestAnimationFrame shows a frame at the next refresh: {setup:?}");
     assert!(
-        monitor.predictions.iter().all(|p| p.model == Some(timestep_lab::report::RunModel::Setup)),
+        monitor.predictions.iter().all(|p| p.model == Some(timestep_lab::report::RunOrigin::Setup)),
         "predicted on the setup"
     );
     Ok(())

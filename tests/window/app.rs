@@ -252,7 +252,7 @@ fn the_window_survives_every_key_resize_and_minimise_and_reports_all_strategies(
     eprintln!(
         "window run: {:.1} fps, measured refresh {:?} Hz, mode {}, verdict: {}",
         number(&stats, "fps"),
-        stats["measured_refresh_hz"].as_f64(),
+        stats["present_cadence_hz"].as_f64(),
         stats["present_mode_actual"],
         stats["vsync_verdict"]
     );
@@ -297,7 +297,7 @@ fn emulated_60_hz_with_catch_up_runs_one_update_per_refresh() {
     );
     // Presents land on the grid: the median interval is a whole number of 60 Hz
     // periods (one, unless the machine was too busy to make every vblank).
-    let measured = stats["measured_refresh_hz"].as_f64().unwrap_or(0.0);
+    let measured = stats["present_cadence_hz"].as_f64().unwrap_or(0.0);
     let periods = 60.0 / measured;
     assert!(
         periods >= 0.99 && (periods - periods.round()).abs() < 0.01,

@@ -208,7 +208,7 @@ fn the_three_files() -> Result<(), Failed> {
                 "{} (vsync {vsync}) updated the world: {r:?}",
                 r.strategy
             );
-            assert_eq!(r.model, Some(timestep_lab::report::RunModel::Window), "a measured run");
+            assert_eq!(r.model, Some(timestep_lab::report::RunOrigin::Window), "a measured run");
             assert!(r.figure(&PRESENT_INTERVAL_MEAN_MS).is_some(), "{} has present intervals", r.strategy);
         }
         let emulated = runs.iter().all(|r| r.present_mode.as_deref().is_some_and(|p| p.contains("emulated")));

@@ -286,7 +286,7 @@ fn a_short_run_presents_frames_and_names_its_monitor(session: &DisplaySession) {
         number(&stats, "fps"),
         text(&stats, "monitor"),
         stats["reported_refresh_hz"].as_f64(),
-        stats["measured_refresh_hz"].as_f64(),
+        stats["present_cadence_hz"].as_f64(),
         text(&stats, "vsync_verdict")
     );
     assert!(number(&stats, "frames") > 20.0, "too few frames: {stats}");
@@ -347,7 +347,7 @@ fn each_monitor_gets_its_own_emulated_refresh(session: &DisplaySession) {
     let (stats, _) = finish(start_app(session, "emulate-per-monitor", &args));
     assert_eq!(stats["emulated_refresh_hz"].as_f64(), Some(50.0), "monitor 2 is emulated at 50 Hz: {stats}");
     assert_eq!(stats["refresh_hz"].as_f64(), Some(50.0), "refreshes are counted on the 50 Hz grid: {stats}");
-    let measured = number(&stats, "measured_refresh_hz");
+    let measured = number(&stats, "present_cadence_hz");
     let periods = 50.0 / measured;
     assert!(
         periods >= 0.99 && (periods - periods.round()).abs() < 0.01,

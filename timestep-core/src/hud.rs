@@ -141,7 +141,7 @@ pub struct LoopFigures {
     /// Refresh rate the display reports for that monitor, if it reports one.
     pub reported_refresh_hz: Option<f64>,
     /// Refresh rate measured from present timestamps, once enough frames were seen.
-    pub measured_refresh_hz: Option<f64>,
+    pub present_cadence_hz: Option<f64>,
     /// One sentence on whether vsync is really in effect, e.g.
     /// `"Fifo requested, frames every 2.0 ms: vsync not in effect"`.
     pub vsync_verdict: String,
@@ -186,7 +186,7 @@ impl Default for LoopFigures {
             present_mode_actual: String::new(),
             monitor_name: String::new(),
             reported_refresh_hz: None,
-            measured_refresh_hz: None,
+            present_cadence_hz: None,
             vsync_verdict: String::new(),
             emulated_refresh_hz: None,
             fps: 0.0,

@@ -994,7 +994,7 @@ impl<W: Simulation> Session<W> {
         hud.monitor_name = self.display.monitor.clone().unwrap_or_else(|| UNKNOWN_MONITOR.to_owned());
         hud.reported_refresh_hz = self.display.reported.map(Rate::hz);
         hud.emulated_refresh_hz = self.display.emulated.map(Rate::hz);
-        hud.measured_refresh_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
+        hud.present_cadence_hz = self.pacer.meter_mut().measured().map(|m| m.hz());
         hud.vsync_verdict = self.verdict().text;
         hud.display_time_source = self.display_time_source();
     }
@@ -1065,7 +1065,7 @@ impl<W: Simulation> Session<W> {
                 fps: per_second(presented, running),
                 ups: per_second(updates, running),
                 wall_time_s: nanos_to_secs(wall),
-                measured_refresh_hz: measured.map(|m| m.hz()),
+                present_cadence_hz: measured.map(|m| m.hz()),
                 reported_refresh_hz: self.display.reported.map(Rate::hz),
                 emulated_refresh_hz: self.display.emulated.map(Rate::hz),
                 emulation_late_us_mean: (l.presents > 0).then(|| l.total as f64 / l.presents as f64 / 1000.0),
@@ -1220,10 +1220,10 @@ mod tests {
         run(&mut session, &mut display, 120);
         let mut hud = LoopFigures::default();
         session.fill_hud(&mut hud, display.clock());
-        assert!(hud.measured_refresh_hz.is_some(), "two seconds of frames are measured");
+        assert!(hud.present_cadence_hz.is_some(), "two seconds of frames are measured");
         session.move_to_display(Some("second 60".to_owned()), Some(Rate::from_hz(60)), None, display.clock());
         session.fill_hud(&mut hud, display.clock());
-        assert_eq!(hud.measured_refresh_hz, None, "the new monitor is measured from scratch");
+        assert_eq!(hud.present_cadence_hz, None, "the new monitor is measured from scratch");
         assert_eq!(hud.monitor_name, "second 60", "the overlay names the new monitor");
         assert_eq!(session.live_metrics().totals().frames, 0, "the live figures start over");
         assert_eq!(session.run_metrics().totals().frames, 120, "the same rate keeps the run's bookkeeping");
@@ -1295,7 +1295,7 @@ mod tests {
         assert!((hud.fps - 60.0).abs() < 1.0, "fps {}", hud.fps);
         assert!((hud.ups - 60.0).abs() < 1.0, "ups {}", hud.ups);
         assert!(hud.frame_times_ms.len() >= 120, "the frame-time plot has the intervals");
-        assert!(hud.measured_refresh_hz.is_some_and(|hz| (hz - 60.0).abs() < 0.5), "{:?}", hud.measured_refresh_hz);
+        assert!(hud.present_cadence_hz.is_some_and(|hz| (hz - 60.0).abs() < 0.5), "{:?}", hud.present_cadence_hz);
     }
 
     #[test]

@@ -305,7 +305,7 @@ impl Demo {
         let screen = crate::platform::screen_refresh();
         if screen.is_some() {
             // A page's frame clock measures the screen, whatever the page managed to draw.
-            hud.figures.measured_refresh_hz = screen;
+            hud.figures.present_cadence_hz = screen;
         }
         let fps = hud.figures.fps;
         let screen_hz = self.screen_to_judge_by();

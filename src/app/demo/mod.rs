@@ -43,7 +43,7 @@ use crate::error::CliError;
 use crate::host::FrameReport;
 use crate::hud_data::{HudData, RunnerLane};
 use crate::refresh::Verdict;
-use crate::report::{RunModel, RunReport};
+use crate::report::{RunOrigin, RunReport};
 use crate::rng::SplitMix64;
 use crate::session::{DisplayInfo, Session};
 use crate::sim::{Input, MoverKind, World, WorldConfig};
@@ -476,7 +476,7 @@ impl Demo {
     /// The session's report at `now`, as a window run (`model` `window`, the run's seed).
     pub(crate) fn report(&mut self, now: Nanos) -> RunReport {
         let mut run = self.loops.session.report(now);
-        run.model = RunModel::Window;
+        run.model = RunOrigin::Window;
         run.seed = self.seed;
         run
     }

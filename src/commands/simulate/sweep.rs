@@ -178,7 +178,7 @@ mod tests {
             refresh_hz: 60.0,
             vsync: Some(true),
             tick_rate: 60.0,
-            model: crate::report::RunModel::Preset(crate::monitor::Preset::Glaiel),
+            model: crate::report::RunOrigin::Preset(crate::monitor::Preset::Glaiel),
             seed: 0,
             total_updates: 600,
             vsyncs: 600,

@@ -41,7 +41,7 @@ pub(super) fn frame_time_plot(ui: &mut Ui, hud: &HudData, points: &mut Vec<PlotP
     let window_s = ring.window().as_secs_f64();
     let refresh_ms = hud
         .figures
-        .measured_refresh_hz
+        .present_cadence_hz
         .or(hud.figures.emulated_refresh_hz)
         .or(hud.figures.reported_refresh_hz)
         .and_then(period_ms);

@@ -443,7 +443,7 @@ pub(super) fn help_panel(
 /// were measured at, each where known; "not yet measured" once when neither is.
 fn refresh_row(figures: &crate::hud_data::LoopFigures) -> String {
     let known = |hz: Option<f64>| hz.filter(|hz| hz.is_finite() && *hz > 0.0);
-    match (known(figures.reported_refresh_hz), known(figures.measured_refresh_hz)) {
+    match (known(figures.reported_refresh_hz), known(figures.present_cadence_hz)) {
         (Some(r), Some(m)) => format!("{} reported · {} measured", opt_hz(Some(r)), opt_hz(Some(m))),
         (Some(r), None) => format!("{} reported", opt_hz(Some(r))),
         (None, Some(m)) => format!("{} measured", opt_hz(Some(m))),
@@ -461,7 +461,7 @@ mod tests {
         let row = |reported, measured| {
             refresh_row(&LoopFigures {
                 reported_refresh_hz: reported,
-                measured_refresh_hz: measured,
+                present_cadence_hz: measured,
                 ..LoopFigures::default()
             })
         };

@@ -44,7 +44,7 @@ pub use trace::{TraceError, TraceOptions, parse_trace, presentmon, read_trace};
 use crate::Pacer;
 use crate::host::{FrameReport, Simulation};
 use crate::metrics::Metrics;
-use crate::report::{CompositorInfo, RunModel, RunReport};
+use crate::report::{CompositorInfo, RunOrigin, RunReport};
 use crate::session::{DisplayInfo, PresentModeInfo, PresentOutcome, Session};
 use crate::strategy::{StrategyConfig, StrategyId};
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_to_secs};
@@ -468,7 +468,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     session.set_frame_limit(spec.frame_limit);
     let FramesRun { frames, end, truncated } = run_frames(spec, &mut session, &mut display, progress);
     let mut report = session.report(end);
-    report.model = if spec.trace.is_some() { RunModel::Trace } else { RunModel::Preset(spec.model.preset) };
+    report.model = if spec.trace.is_some() { RunOrigin::Trace } else { RunOrigin::Preset(spec.model.preset) };
     report.seed = spec.seed;
     report.display = None;
     report.trace = spec.trace.as_ref().map(|t| t.info());

@@ -22,7 +22,8 @@
 
 use crate::rng::SplitMix64;
 use crate::time::{NANOS_PER_MS, Nanos, Rate};
-use std::fmt;
+
+pub use crate::report::Preset;
 
 /// A cost drawn uniformly from `lo..=hi` nanoseconds, never below 0 once applied.
 ///
@@ -109,70 +110,7 @@ impl Stall {
     }
 }
 
-/// The named machine models.
-///
-/// ```
-/// use timestep_core::monitor::Preset;
-/// let preset: Preset = "glaiel".parse().unwrap();
-/// assert_eq!((preset, preset.to_string()), (Preset::Glaiel, "glaiel".to_owned()));
-/// assert_eq!(Preset::PacingAnswer.name(), "pacing-answer", "the command line's name");
-/// assert_eq!(Preset::parse("seed000"), Ok(Preset::PacingAnswer), "its old name is an alias");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Preset {
-    /// The monitor simulator of Tyler Glaiel's "How to make your game run at 60fps".
-    Glaiel,
-    /// A typical desktop: queued presents, sloppy sleeps, 2–8 ms renders.
-    Desktop,
-    /// A machine whose render takes longer than a 60 Hz refresh.
-    Slow,
-    /// `desktop` plus a 30–100 ms stall about every 2 s.
-    Spiky,
-    /// The frame-pacing answer's worked timeline (the adaptive render interval): no noise, exact sleeps.
-    PacingAnswer,
-}
-
 impl Preset {
-    /// All presets, in help order.
-    pub const ALL: [Preset; 5] = [Preset::Glaiel, Preset::Desktop, Preset::Slow, Preset::Spiky, Preset::PacingAnswer];
-
-    /// The name it parses from and prints as (`glaiel`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Glaiel => "glaiel",
-            Preset::Desktop => "desktop",
-            Preset::Slow => "slow",
-            Preset::Spiky => "spiky",
-            Preset::PacingAnswer => "pacing-answer",
-        }
-    }
-
-    /// Other names the command line takes for this preset: a name it had before.
-    pub fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Preset::PacingAnswer => &["seed000"],
-            Preset::Glaiel | Preset::Desktop | Preset::Slow | Preset::Spiky => &[],
-        }
-    }
-
-    /// Looks a preset up by name or alias.
-    ///
-    /// # Errors
-    /// An unknown name; the message lists the valid ones.
-    pub fn parse(text: &str) -> Result<Preset, String> {
-        let text = text.trim();
-        Preset::ALL
-            .into_iter()
-            .find(|p| {
-                std::iter::once(p.name()).chain(p.aliases().iter().copied()).any(|n| n.eq_ignore_ascii_case(text))
-            })
-            .ok_or_else(|| {
-                let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
-                format!("unknown model '{text}' (expected one of: {})", names.join(", "))
-            })
-    }
-
     /// The full model of this preset.
     pub fn model(self) -> Model {
         /// The article's noise amplitude: (1/60 s) · 0.005 ≈ 83 333 ns.
@@ -234,21 +172,6 @@ impl Preset {
                 default_vsync: false,
             },
         }
-    }
-}
-
-impl fmt::Display for Preset {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Preset {
-    type Err = String;
-
-    /// As [`Preset::parse`].
-    fn from_str(text: &str) -> Result<Preset, String> {
-        Preset::parse(text)
     }
 }
 

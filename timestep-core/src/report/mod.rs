@@ -11,7 +11,7 @@
 //! or the session that fill it in.
 //!
 //! ```text
-//!   origin     RunModel: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
+//!   origin     RunOrigin: what produced the frames (a preset, a measured setup, a trace, the window, a lane)
 //!   text       to_table, to_csv, to_json: their columns from the registry
 //!   registry   Field: name, unit, definition, decimals, in the table?, how to read it
 //!   run_report RunReport (counts + FrameStats), IntervalHistogram, DisplayFacts, TraceInfo, VrrInfo, CompositorInfo
@@ -29,7 +29,7 @@ mod table;
 mod text;
 
 pub use cell::Cell;
-pub use origin::RunModel;
+pub use origin::{Preset, RunOrigin};
 pub use registry::{
     COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields,
     definition, definitions_markdown, field, table_fields,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::cell::Cell;
-use super::origin::RunModel;
+use super::origin::RunOrigin;
 use crate::metrics::{FrameStats, PRESENT_BIN_NS, PresentHistogram};
 use crate::time::NANOS_PER_MS;
 
@@ -27,7 +27,7 @@ pub struct RunReport {
     pub tick_rate: f64,
     /// What produced the frames: a model preset (`glaiel`), `trace` when frame times were replayed,
     /// `window` for a real window, `lanes` for one of its lanes.
-    pub model: RunModel,
+    pub model: RunOrigin,
     /// Noise seed.
     pub seed: u64,
     /// Where the display times (D) came from: a
@@ -80,7 +80,7 @@ impl Default for RunReport {
             refresh_hz: f64::NAN,
             vsync: None,
             tick_rate: f64::NAN,
-            model: RunModel::default(),
+            model: RunOrigin::default(),
             seed: 0,
             total_updates: 0,
             vsyncs: 0,
@@ -155,7 +155,7 @@ pub struct DisplayFacts {
     /// Wall time the loop ran, seconds.
     pub wall_time_s: f64,
     /// Refresh measured from present timestamps (1 / median interval), Hz.
-    pub measured_refresh_hz: Option<f64>,
+    pub present_cadence_hz: Option<f64>,
     /// Refresh the monitor reports, Hz (null where the platform reports none).
     pub reported_refresh_hz: Option<f64>,
     /// The emulated refresh, Hz, when one paced the presents.

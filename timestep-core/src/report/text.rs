@@ -96,7 +96,7 @@ mod tests {
             refresh_hz: 60000.0 / 1001.0,
             vsync: Some(true),
             tick_rate: 60.0,
-            model: crate::report::RunModel::Preset(crate::monitor::Preset::Glaiel),
+            model: crate::report::RunOrigin::Preset(crate::report::Preset::Glaiel),
             seed: 3,
             display_time_source: "simulated".into(),
             total_updates: 10,

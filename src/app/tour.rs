@@ -584,7 +584,10 @@ impl Tour {
         } else {
             &OUTPUTS[..2]
         };
-        crate::platform::tour_finished(&card);
+        match card.to_json() {
+            Ok(json) => crate::platform::tour_finished(&json),
+            Err(err) => log::warn!("cannot hand the card to the page: {err}"),
+        }
         let line = files_line(&self.plan.out, &card_file_stem(&card), written);
         self.progress.end(&line);
         Ok(line)

@@ -24,68 +24,12 @@ use bytes::Bytes;
 use super::site::Site;
 use super::store::{AddError, EditError, Store};
 use crate::platform::read_limited::MAX_JSON_BYTES;
+use crate::platform::{HttpService, Request, Response};
 use crate::report_card::comparison::{Source, compare_html};
 use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
 /// The gallery page's markup: no token in it (it reads the one in its own address).
 const GALLERY_HTML: &str = include_str!("gallery.html");
-
-/// A request, read whole within the limits.
-#[derive(Debug, Default)]
-pub(crate) struct Request<'a> {
-    /// `GET`, `POST` …
-    pub(crate) method: &'a str,
-    /// The path, as sent (`/api/cards/report-x`), still percent-encoded.
-    pub(crate) path: &'a str,
-    /// The query without its `?`.
-    pub(crate) query: &'a str,
-    /// The `Authorization` header.
-    pub(crate) authorization: Option<&'a str>,
-    /// Whether `Accept-Encoding` lists gzip.
-    pub(crate) accepts_gzip: bool,
-    /// The `If-None-Match` header.
-    pub(crate) if_none_match: Option<&'a str>,
-    /// The body.
-    pub(crate) body: &'a [u8],
-}
-
-/// An answer.
-#[derive(Debug, Clone)]
-pub(crate) struct Response {
-    /// The HTTP status.
-    pub(crate) status: u16,
-    /// Headers beyond the length: `Content-Type` first.
-    pub(crate) headers: Vec<(&'static str, String)>,
-    /// The body.
-    pub(crate) body: Bytes,
-}
-
-impl Response {
-    fn new(status: u16, content_type: &str, body: impl Into<Bytes>) -> Response {
-        Response { status, headers: vec![("content-type", content_type.to_owned())], body: body.into() }
-    }
-
-    /// A JSON answer.
-    pub(crate) fn json(status: u16, value: &serde_json::Value) -> Response {
-        Response::new(status, "application/json", value.to_string())
-    }
-
-    /// A one-line JSON error: `{"error": message}`.
-    pub(crate) fn error(status: u16, message: impl std::fmt::Display) -> Response {
-        Response::json(status, &serde_json::json!({ "error": message.to_string() }))
-    }
-
-    fn html(body: impl Into<Bytes>) -> Response {
-        let mut response = Response::new(200, "text/html; charset=utf-8", body);
-        response.headers.push(("cache-control", "no-cache".to_owned()));
-        response
-    }
-
-    fn with(mut self, name: &'static str, value: impl Into<String>) -> Response {
-        self.headers.push((name, value.into()));
-        self
-    }
-}
 
 /// The request took longer than the server waits for one.
 pub(crate) fn too_slow(seconds: u64) -> Response {
@@ -381,4 +325,22 @@ fn token_of<'a>(request: &Request<'a>) -> Option<std::borrow::Cow<'a, str>> {
 /// Compares two byte strings in time that depends on their lengths only.
 fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+impl HttpService for Gallery {
+    fn refuse_early(&self, request: &Request<'_>, content_length: Option<u64>) -> Option<Response> {
+        Gallery::refuse_early(self, request, content_length)
+    }
+
+    fn handle(&self, request: &Request<'_>) -> Response {
+        Gallery::handle(self, request)
+    }
+
+    fn too_slow(&self, seconds: u64) -> Response {
+        too_slow(seconds)
+    }
+
+    fn too_large(&self) -> Response {
+        too_large()
+    }
 }

@@ -90,15 +90,11 @@ mod float;
 pub mod host;
 #[cfg(feature = "monitor")]
 pub mod hud;
+/// Without `std` the metrics are left out (their square roots need std's
+/// float functions); the sorted window the vsync detector shares with them
+/// is a module of its own, beneath both.
 #[cfg(feature = "std")]
 pub mod metrics;
-/// Without `std` the metrics are left out (their square roots need std's
-/// float functions); the sorted window the vsync detector shares with them stays.
-#[cfg(not(feature = "std"))]
-#[cfg_attr(not(test), expect(dead_code, reason = "the vsync detector uses part of the window"))]
-mod metrics {
-    pub(crate) mod window;
-}
 #[cfg(feature = "monitor")]
 pub mod monitor;
 pub mod pacer;
@@ -109,6 +105,11 @@ pub mod report;
 pub mod rng;
 #[cfg(feature = "monitor")]
 pub mod session;
+#[cfg_attr(
+    all(not(feature = "std"), not(test)),
+    expect(dead_code, reason = "without the metrics, the vsync detector uses part of the window")
+)]
+mod sorted_window;
 pub mod strategy;
 pub mod time;
 pub mod vblank;

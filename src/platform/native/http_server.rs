@@ -1,6 +1,6 @@
 //! The network half of `serve`: connections accepted on tokio, HTTP/1.1 by
 //! hyper, and each request read within its limits before
-//! [`crate::serve::Gallery`] answers it (on a blocking thread: it reads and
+//! its [`HttpService`] (`serve`'s gallery) answers it (on a blocking thread: it reads and
 //! writes files and draws the comparison's plots). Also what `serve` and
 //! `measure --send` need of the machine: its network addresses, random
 //! bytes for the token, and a card posted to a server.
@@ -10,7 +10,7 @@
 //!        ─► headers within HEADER_TIME (else closed), then per request:
 //!             write without the token ─► 401 │ Content-Length over the card limit ─► 413
 //!             body within BODY_TIME ─► 408 │ over the limit as it arrives ─► 413
-//!             Gallery::handle on a blocking thread (a panic there ─► 500, the server goes on)
+//!             HttpService::handle on a blocking thread (a panic there ─► 500, the server goes on)
 //!        ─► the whole connection within CONNECTION_TIME
 //! ```
 
@@ -23,9 +23,8 @@ use http_body_util::{BodyExt as _, Full, Limited};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
+use crate::platform::http_message::{HttpService, Request, Response};
 use crate::platform::read_limited::MAX_JSON_BYTES;
-use crate::serve::Gallery;
-use crate::serve::api::{self, Request, Response};
 
 /// How long a client may take to send a request's headers: a phone on a
 /// weak Wi-Fi sends them in one packet; a client sending a byte a second
@@ -49,7 +48,7 @@ const MAX_CONNECTIONS: usize = 256;
 ///
 /// # Errors
 /// One line when the runtime cannot start or the listener cannot be used.
-pub(crate) fn run_http_server(listener: std::net::TcpListener, gallery: Arc<Gallery>) -> Result<(), String> {
+pub(crate) fn run_http_server(listener: std::net::TcpListener, gallery: Arc<dyn HttpService>) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -94,7 +93,7 @@ pub(crate) fn run_http_server(listener: std::net::TcpListener, gallery: Arc<Gall
 
 /// One request: the early refusals, the body within its limits, then the gallery's answer.
 async fn respond(
-    gallery: Arc<Gallery>,
+    gallery: Arc<dyn HttpService>,
     request: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
     let (parts, body) = request.into_parts();
@@ -120,8 +119,8 @@ async fn respond(
     }
     let limit = usize::try_from(MAX_JSON_BYTES).unwrap_or(usize::MAX);
     let body = match tokio::time::timeout(BODY_TIME, Limited::new(body, limit).collect()).await {
-        Err(_) => return Ok(to_hyper(api::too_slow(BODY_TIME.as_secs()), true)),
-        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return Ok(to_hyper(api::too_large(), true)),
+        Err(_) => return Ok(to_hyper(gallery.too_slow(BODY_TIME.as_secs()), true)),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return Ok(to_hyper(gallery.too_large(), true)),
         Ok(Err(err)) => {
             return Ok(to_hyper(Response::error(400, format!("the request's body did not arrive whole: {err}")), true));
         }

@@ -116,7 +116,7 @@ pub(crate) fn set_links(_tour: &str, _again: &str, _parameters: &str) {}
 pub(crate) fn show_progress(_line: Option<&str>) {}
 
 /// Nothing to tidy natively: a tour's command line is not run again by a reload.
-pub(crate) fn tour_finished(_card: &crate::report_card::ReportCard) {}
+pub(crate) fn tour_finished(_card_json: &str) {}
 
 /// How a run ended: natively the log says it, and the shell is where it started.
 pub(crate) fn show_ending(message: &str) {

@@ -68,10 +68,10 @@ pub(crate) fn start_tour() {
 }
 
 /// The tour is over: the page's address drops `?measure`, so that a reload
-/// does not run it again, and the card goes to the page's script as
+/// does not run it again, and the card (`card_json`) goes to the page's script as
 /// `timestepLab.card` with a `timestep-lab-card` event (a page served by
 /// `timestep-lab serve` posts it to the gallery: web/index.html).
-pub(crate) fn tour_finished(card: &crate::report_card::ReportCard) {
+pub(crate) fn tour_finished(card_json: &str) {
     let Some(window) = web_sys::window() else { return };
     if let Some(history) = logged(window.history(), "reach the page's history") {
         let again = again_query();
@@ -80,15 +80,11 @@ pub(crate) fn tour_finished(card: &crate::report_card::ReportCard) {
             "take ?measure off the address",
         );
     }
-    let json = match card.to_json() {
-        Ok(json) => json,
-        Err(err) => return log::warn!("cannot hand the card to the page: {err}"),
-    };
     let api = js_sys::Reflect::get(&window, &"timestepLab".into())
         .ok()
         .filter(wasm_bindgen::JsValue::is_object)
         .unwrap_or_else(|| js_sys::Object::new().into());
-    let published = js_sys::Reflect::set(&api, &"card".into(), &json.into())
+    let published = js_sys::Reflect::set(&api, &"card".into(), &card_json.into())
         .and_then(|_| js_sys::Reflect::set(&window, &"timestepLab".into(), &api));
     logged(published, "hand the card to the page");
     if let Some(event) = logged(web_sys::Event::new("timestep-lab-card"), "make the card's event") {

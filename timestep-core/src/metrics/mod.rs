@@ -141,7 +141,6 @@ mod fit;
 mod histogram;
 mod motion;
 mod pattern;
-pub(crate) mod window;
 
 pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};

@@ -13,7 +13,7 @@
 use super::RECENT_LEN;
 use super::fit::LineFit;
 use super::histogram::{LogHistogram, PresentHistogram, percentile};
-use super::window::SortedWindow;
+use crate::sorted_window::SortedWindow;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate, nanos_as_f64};
 #[cfg(feature = "serde")]
 use serde::Serialize;

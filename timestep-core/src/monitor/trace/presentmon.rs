@@ -976,6 +976,8 @@ pub fn frames_csv(chain: &CaptureChain, metrics: &[FrameMetrics], hz: u64) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// An application frame at 10 MHz: CPU start and screen in µs.
     fn frame(cpu_us: i64, screen_us: Option<i64>) -> CaptureFrame {

@@ -48,6 +48,12 @@ pub(crate) const SETTLE: Nanos = 300 * NANOS_PER_MS;
 /// Time the window gets to arrive on the next monitor before it is measured.
 pub(crate) const MOVE_SETTLE: Nanos = NANOS_PER_SEC;
 
+/// How far apart (relative) the reported refresh and the rate frames were
+/// shown at must be before a prediction tells its strategies the reported one
+/// (a display's own jitter is a few percent; Weston's outputs here showed
+/// 60 Hz frames at 37 to 58 Hz).
+const TOLD_APART: f64 = 0.05;
+
 /// The kinds of file a tour writes into `--out`, each named
 /// `report-<screen>-<yyyymmdd-hhmm>.<extension>` by [`card_file_name`].
 pub(crate) const OUTPUTS: [&str; 3] = ["json", "html", "png"];
@@ -521,10 +527,18 @@ impl Tour {
                     let max = m.reported_refresh_hz.unwrap_or(max).max(max);
                     VrrRange::new(Rate::new(min.floor().max(1.0) as u64, 1).ok()?, rate_of_hz(max.ceil())?).ok()
                 });
+                // Frames shown at another rate than the display reported (a compositor
+                // that misses its own repaints): the prediction's display shows them at
+                // the measured rate and tells its strategies what the live ones were told.
+                let told = m
+                    .reported_refresh_hz
+                    .filter(|&hz| self.emulated.is_none() && (hz / rate.hz() - 1.0).abs() > TOLD_APART)
+                    .and_then(rate_of_hz);
                 let display = PredictedDisplay {
                     refresh: rate,
                     reported: m.reported_refresh_hz.is_some() || m.emulated_refresh_hz.is_some(),
                     vrr,
+                    told,
                 };
                 for vsync in [true, false] {
                     let ran: Vec<StrategyId> = self

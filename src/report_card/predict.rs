@@ -50,12 +50,15 @@ pub(crate) struct PredictedDisplay {
     pub(crate) reported: bool,
     /// The VRR range, where the tour saw one: the prediction runs on a VRR panel.
     pub(crate) vrr: Option<VrrRange>,
+    /// The rate the display reported where its frames came at another
+    /// (`refresh`): what the measured strategies were told.
+    pub(crate) told: Option<Rate>,
 }
 
 impl PredictedDisplay {
     /// A display of `refresh` that reports it.
     pub(crate) fn reporting(refresh: Rate) -> PredictedDisplay {
-        PredictedDisplay { refresh, reported: true, vrr: None }
+        PredictedDisplay { refresh, reported: true, vrr: None, told: None }
     }
 }
 
@@ -85,6 +88,10 @@ pub(crate) fn prediction_spec(
         .with_vsync(vsync)
         .with_seed(PREDICTION_SEED + k)
         .with_stop(Stop::Duration(length));
+    let spec = match display.told {
+        Some(told) => spec.with_reported_rate(told),
+        None => spec,
+    };
     let Some(setup) = setup else { return spec };
     let model = setup.model(refresh, vsync);
     let wake = model.vblank_wake;

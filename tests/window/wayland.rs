@@ -754,7 +754,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
 /// predictions in each vsync pass (issue 31).
 const AGREEING: [usize; 2] = [8, 8];
 
-/// A tour of every strategy (1 s each, 320x180) and `compare` of its card under
+/// A tour of every strategy (2 s each: a hitch in a 1 s run is already 60 a minute; 320x180) and `compare` of its card under
 /// Weston: its x11 backend (`repaint` `None`, the two-output session) or its
 /// headless backend with weston.ini's `[core] repaint-window` in ms. The card
 /// must agree with its predictions on [`AGREEING`] of 10 strategies with vsync
@@ -804,7 +804,7 @@ fn weston_tour_test(name: &'static str, repaint: Option<u32>) -> Trial {
         let _ = std::fs::remove_dir_all(&out);
         let out_arg = out.to_str().ok_or("a temp dir that is not UTF-8")?;
         let output = session
-            .command(&["measure", "--out", out_arg, "--seconds-per-strategy", "1", "--probe-seconds", "1"])
+            .command(&["measure", "--out", out_arg, "--seconds-per-strategy", "2", "--probe-seconds", "2"])
             .args(["--window-size", "320x180", "--no-overlay", "--name", &format!("weston, {label}")])
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())

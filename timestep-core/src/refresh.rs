@@ -59,6 +59,15 @@
 //! From intervals alone, a vsync the driver ignores at a frame rate below
 //! the display's looks the same: the verdict says VRR.
 //!
+//! A display whose own feedback states a refresh period is never taken for
+//! VRR, whatever its intervals: Wayland's presentation-time protocol reports
+//! a refresh of zero for an output without a constant rate, so a stated
+//! period is the compositor's word that the rate is fixed. Intervals off its
+//! grid are then a compositor that misses its own repaints (Weston's x11 and
+//! headless outputs here, whose repaint is a timer restarted at each frame:
+//! 60 Hz outputs showing frames every 17 to 32 ms), not a panel that follows
+//! the game.
+//!
 //! A verdict settles within a second of frames: a mode without vsync needs
 //! no measurement at all; an emulated grid is known; and a vsync mode whose
 //! strategy paces its own frames (no unpaced intervals to measure) is judged
@@ -507,14 +516,21 @@ impl RefreshMeter {
     }
 
     /// What the unpaced intervals show of a variable refresh (module docs),
-    /// on a display that reports `reported_hz` (its maximum, for a VRR panel).
+    /// on a display that reports `reported_hz` (its maximum, for a VRR panel);
+    /// `None` where the display's feedback stated a constant refresh.
     pub fn vrr_seen(&self, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        if self.word.refresh.is_some() {
+            return None;
+        }
         Self::vrr_seen_with(&self.unpaced, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
     }
 
     /// As [`RefreshMeter::vrr_seen`], in the kept scratch space: for a loop's
     /// own look at the evidence now and then, which must not allocate.
     pub fn vrr_seen_now(&mut self, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        if self.word.refresh.is_some() {
+            return None;
+        }
         let mut scratch = core::mem::take(&mut self.scratch);
         let seen = Self::vrr_seen_with(&self.unpaced, &mut scratch, reported_hz);
         self.scratch = scratch;
@@ -1181,6 +1197,24 @@ mod tests {
                 assert!(!v.text.contains("VRR"), "{hz} Hz: {}", v.text);
             }
         }
+    }
+
+    #[test]
+    fn a_compositor_that_states_its_refresh_is_never_taken_for_vrr() {
+        // Weston's x11 output at load: a 60 Hz repaint timer restarted at each
+        // frame shows the frames every 17 to 32 ms, spread like a VRR sweep.
+        // Its feedback states the period: the rate is fixed, frames missed it.
+        let spread = |k: u64| [16_900_000, 26_800_000, 32_300_000, 21_000_000][(k % 4) as usize];
+        let mut meter = RefreshMeter::new();
+        let mut at = 0;
+        for k in 0..300u64 {
+            at += spread(k);
+            meter.record(at, 500_000, true);
+        }
+        assert!(meter.vrr_seen(Some(60.0)).is_some(), "without the display's word the spread reads as VRR");
+        meter.record_feedback(&Feedback::displayed(300, at).with_refresh(16_666_667));
+        assert_eq!(meter.vrr_seen(Some(60.0)), None, "a stated refresh period is a fixed rate");
+        assert_eq!(meter.vrr_seen_now(Some(60.0)), None, "the loop's own look agrees");
     }
 
     #[test]

@@ -121,6 +121,12 @@ pub struct RunSpec {
     /// game (true by default). A browser page, and a window on a virtual X
     /// server, learn none: the strategies that want it (fuzzy, auto) start without it and measure it.
     pub reports_refresh: bool,
+    /// The rate the display reports where it is not the rate it shows frames
+    /// at (`None`: it reports `refresh`). A compositor that misses its own
+    /// repaints reports its output's rate and shows frames slower: Weston's
+    /// timer-driven outputs here report 60 Hz and show frames at 37 to 58 Hz,
+    /// and the strategies are told 60.
+    pub reported_rate: Option<Rate>,
     /// The pacer's frame limit: frames start at most this often, whatever
     /// the strategy ([`Pacer::set_frame_limit`]). `None`: no limit.
     pub frame_limit: Option<Rate>,
@@ -158,6 +164,7 @@ impl RunSpec {
             model,
             refresh: Refresh::Fixed(model.default_refresh),
             reports_refresh: true,
+            reported_rate: None,
             frame_limit: None,
             vsync: model.default_vsync,
             seed: 0,
@@ -193,6 +200,12 @@ impl RunSpec {
     /// The same run on a display that reports its refresh rate, or not.
     pub fn with_reported_refresh(self, reports_refresh: bool) -> RunSpec {
         RunSpec { reports_refresh, ..self }
+    }
+
+    /// The same run on a display that reports `rate` while it shows frames
+    /// at `refresh` ([`RunSpec::reported_rate`]).
+    pub fn with_reported_rate(self, rate: Rate) -> RunSpec {
+        RunSpec { reported_rate: Some(rate), ..self }
     }
 
     /// The same run with vsync on or off.
@@ -642,7 +655,7 @@ fn virtual_display(spec: &RunSpec) -> DisplayInfo {
     let vrr = spec.refresh.vrr();
     DisplayInfo::default()
         .with_monitor(format!("virtual {}", spec.refresh))
-        .with_reported(spec.reports_refresh.then_some(spec.refresh.rate()))
+        .with_reported(spec.reports_refresh.then(|| spec.reported_rate.unwrap_or(spec.refresh.rate())))
         .with_vrr(vrr, spec.reports_refresh)
         .with_present_mode(PresentModeInfo { name: mode.to_owned(), vsync })
         .with_present_mode_requested(mode)

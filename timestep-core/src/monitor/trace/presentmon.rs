@@ -43,7 +43,7 @@
 //! `MsBetweenSimulationStart` and `MsBetweenDisplayChange`: PresentMon saw
 //! that predecessor before the file starts, and wrote these deltas to it.
 
-use super::read::{Limited, at, csv_error, is_decimal_comma, is_na, refuse_semicolons, strip_bom};
+use super::read::{at, for_each_record, is_decimal_comma, is_na, refuse_semicolons};
 use super::{RefreshEstimate, TraceError};
 use crate::metrics::{FrameSample, FrameStats, Metrics};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate};
@@ -394,42 +394,25 @@ const COMMON_QPC_HZ: [u64; 5] = [10_000_000, 3_579_545, 14_318_180, 24_000_000, 
 /// The trace reader's one-line errors ([`TraceError`]): an unreadable or
 /// oversized stream, a value that is not a number (naming the line), no rows.
 pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, TraceError> {
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .comment(Some(b'/'))
-        .trim(csv::Trim::All)
-        .from_reader(Limited::new(reader, max_bytes));
-    let mut record = csv::StringRecord::new();
     let mut columns: Option<Columns> = None;
     let mut plain = false;
     let mut chains: Vec<CaptureChain> = Vec::new();
     let mut index: HashMap<(String, String, String), usize> = HashMap::new();
     let mut raws: Vec<Raw> = Vec::new();
-    loop {
-        match csv.read_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(csv.get_ref().error().unwrap_or_else(|| csv_error(&e))),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
-        let fields: Vec<&str> = record.iter().enumerate().map(|(i, f)| if i == 0 { strip_bom(f) } else { f }).collect();
-        if fields.iter().all(|f| f.is_empty()) {
-            continue;
-        }
-        refuse_semicolons(&fields, line)?;
+    for_each_record(reader, max_bytes, |fields, line| {
+        refuse_semicolons(fields, line)?;
         if columns.is_none() && !plain {
             if fields[0].parse::<f64>().is_ok() || fields.len() == 1 {
                 plain = true;
                 if fields[0].parse::<f64>().is_err() {
-                    continue;
+                    return Ok(());
                 }
             } else {
-                columns = Some(Columns::find(&fields));
-                continue;
+                columns = Some(Columns::find(fields));
+                return Ok(());
             }
         }
-        let row = Row { fields: &fields, line };
+        let row = Row { fields, line };
         let plain_column = Some((0, "frame time".to_owned()));
         let Some(c) = &columns else {
             if chains.is_empty() {
@@ -441,7 +424,7 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
                 });
             }
             raws.push(Raw::plain(line, row.number(plain_column.as_ref())?));
-            continue;
+            return Ok(());
         };
         let key = (
             row.text(c.app.as_ref()).unwrap_or("").to_owned(),
@@ -483,7 +466,8 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
             dropped,
             tears,
         });
-    }
+        Ok(())
+    })?;
     if raws.is_empty() {
         return Err(TraceError::Empty);
     }

@@ -178,42 +178,60 @@ pub fn read_trace(path: &Path, options: &TraceOptions) -> Result<Trace, TraceErr
 /// out-of-range input, an unknown [`TraceOptions::app`], or a stream past
 /// [`TraceOptions::max_bytes`].
 pub fn parse_trace<R: Read>(reader: R, options: &TraceOptions) -> Result<Trace, TraceError> {
+    let mut rows = Rows::new(options.app.as_deref());
+    let mut layout: Option<Layout> = None;
+    for_each_record(reader, options.max_bytes, |fields, line| {
+        match &layout {
+            Some(Layout::Plain) => rows.push_plain(plain_value(fields, line)?, line),
+            Some(Layout::Capture(columns)) => columns.push(fields, line, &mut rows)?,
+            None => {
+                let first = Layout::detect(fields, line)?;
+                if first == Layout::Plain && fields[0].parse::<f64>().is_ok() {
+                    rows.push_plain(plain_value(fields, line)?, line);
+                }
+                layout = Some(first);
+            }
+        }
+        Ok(())
+    })?;
+    match layout {
+        None => Err(TraceError::Empty),
+        Some(Layout::Plain) => rows.into_plain_trace(options.app.as_deref()),
+        Some(Layout::Capture(columns)) => rows.into_capture_trace(&columns, options.app.as_deref()),
+    }
+}
+
+/// Reads `reader` as a capture's CSV (no header row assumed, rows of any
+/// length, `//` comments, fields trimmed; at most `max_bytes`) and hands
+/// `each` every row that is not blank: its fields, the first without a
+/// byte-order mark, and its line. The one record loop of the trace reader
+/// and PresentMon's.
+///
+/// # Errors
+/// What `each` returns, an oversized stream, or CSV the reader cannot parse.
+pub(super) fn for_each_record<R: Read>(
+    reader: R,
+    max_bytes: u64,
+    mut each: impl FnMut(&[&str], u64) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .comment(Some(b'/'))
         .trim(csv::Trim::All)
-        .from_reader(Limited::new(reader, options.max_bytes));
+        .from_reader(Limited::new(reader, max_bytes));
     let mut record = csv::StringRecord::new();
-    let mut rows = Rows::new(options.app.as_deref());
-    let mut layout: Option<Layout> = None;
     loop {
         match csv.read_record(&mut record) {
             Ok(true) => {}
-            Ok(false) => break,
+            Ok(false) => return Ok(()),
             Err(e) => return Err(csv.get_ref().error().unwrap_or_else(|| csv_error(&e))),
         }
         let line = record.position().map_or(0, csv::Position::line);
         let fields: Vec<&str> = record.iter().enumerate().map(|(i, f)| if i == 0 { strip_bom(f) } else { f }).collect();
-        if fields.iter().all(|f| f.is_empty()) {
-            continue;
+        if !fields.iter().all(|f| f.is_empty()) {
+            each(&fields, line)?;
         }
-        match &layout {
-            Some(Layout::Plain) => rows.push_plain(plain_value(&fields, line)?, line),
-            Some(Layout::Capture(columns)) => columns.push(&fields, line, &mut rows)?,
-            None => {
-                let first = Layout::detect(&fields, line)?;
-                if first == Layout::Plain && fields[0].parse::<f64>().is_ok() {
-                    rows.push_plain(plain_value(&fields, line)?, line);
-                }
-                layout = Some(first);
-            }
-        }
-    }
-    match layout {
-        None => Err(TraceError::Empty),
-        Some(Layout::Plain) => rows.into_plain_trace(options.app.as_deref()),
-        Some(Layout::Capture(columns)) => rows.into_capture_trace(&columns, options.app.as_deref()),
     }
 }
 

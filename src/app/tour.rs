@@ -556,6 +556,7 @@ impl Tour {
                             &ran,
                             m.setup.as_ref(),
                             self.plan.run_length,
+                            SETTLE,
                         );
                         m.predictions.extend(records);
                         m.prediction_ranges.extend(ranges);

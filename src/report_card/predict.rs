@@ -115,6 +115,8 @@ pub(crate) fn prediction_spec(
 /// the record is the middle run (by hitches, then judder) and the range the
 /// spread of all of them, because catch-up, fuzzy and their kin do what the
 /// phase of their first frame lets them do, and a measurement has one phase.
+/// Each run settles for `settle` first, as the measured runs do (a fresh
+/// session takes over a display whose queue is full: [`RunSpec::settle`]).
 /// One record per strategy, in order, its `vsync_requested` set to `vsync`
 /// so it pairs with the measured pass, its `model` "this setup" or "desktop".
 pub(crate) fn predict(
@@ -124,6 +126,7 @@ pub(crate) fn predict(
     strategies: &[StrategyId],
     setup: Option<&MeasuredSetup>,
     measured_length: Nanos,
+    settle: Nanos,
 ) -> (Vec<RunRecord>, Vec<PredictionRange>) {
     let (runs, length) = if setup.is_some() { (SETUP_STARTS, measured_length) } else { (1, PREDICTION_LENGTH) };
     let mut records = Vec::with_capacity(strategies.len());
@@ -131,8 +134,9 @@ pub(crate) fn predict(
     for &strategy in strategies {
         let mut all: Vec<RunRecord> = (0..runs)
             .map(|k| {
-                let outcome =
-                    crate::sim::simulate(&prediction_spec(strategy, display, vsync, config, setup, k, length));
+                let outcome = crate::sim::simulate(
+                    &prediction_spec(strategy, display, vsync, config, setup, k, length).with_settle(settle),
+                );
                 let record = RunRecord::from(&outcome.report());
                 let model = if setup.is_some() { Some(RunOrigin::Setup) } else { record.model.clone() };
                 RunRecord { vsync_requested: Some(vsync), model, ..record }
@@ -167,6 +171,7 @@ mod tests {
             &[StrategyId::Lockstep, StrategyId::Fuzzy],
             None,
             0,
+            0,
         );
         assert!(ranges.is_empty(), "one run each: no ranges");
         assert_eq!(records.len(), 2);
@@ -188,7 +193,7 @@ mod tests {
     fn a_display_seen_as_vrr_is_predicted_on_a_vrr_panel() {
         let display =
             PredictedDisplay { vrr: "vrr:50-144".parse().ok(), ..PredictedDisplay::reporting(Rate::from_hz(144)) };
-        let (records, _) = predict(display, true, StrategyConfig::default(), &[StrategyId::Auto], None, 0);
+        let (records, _) = predict(display, true, StrategyConfig::default(), &[StrategyId::Auto], None, 0, 0);
         assert_eq!(
             (records[0].refresh_hz, records[0].vrr_min_hz, records[0].vrr_max_hz),
             (None, Some(50.0), Some(144.0))
@@ -206,6 +211,7 @@ mod tests {
                 StrategyConfig::default(),
                 &[StrategyId::Interpolated],
                 None,
+                0,
                 0,
             )
         };

@@ -48,6 +48,28 @@ use crate::time::{Nanos, Rate, ms_to_nanos};
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
 pub(crate) const MIN_FRAMES: usize = 30;
 
+/// The least display jitter a model keeps, ms: a panel's vblanks, and a
+/// browser's frame clock, keep to tens of microseconds.
+pub(crate) const MIN_JITTER_MS: f64 = 0.1;
+
+/// The display jitter the probe's display intervals show on a display of
+/// `period` ([`MeasuredSetup::display_jitter_ms`]): from the intervals of one
+/// refresh (within half a refresh of it; a missed vblank is a stall, not
+/// jitter), their standard deviation σ, and a = σ·√1.5; `None` under
+/// [`MIN_JITTER_MS`] or with fewer than [`MIN_FRAMES`] intervals.
+fn display_jitter_ms(intervals: &[Nanos], period: Nanos) -> Option<f64> {
+    let one: Vec<f64> =
+        intervals.iter().filter(|&&i| i.abs_diff(period) < period / 2).map(|&i| i as f64 / 1e6).collect();
+    if one.len() < MIN_FRAMES {
+        return None;
+    }
+    let n = one.len() as f64;
+    let mean = one.iter().sum::<f64>() / n;
+    let variance = one.iter().map(|i| (i - mean).powi(2)).sum::<f64>() / n;
+    let a = (variance * 1.5).sqrt();
+    (a >= MIN_JITTER_MS).then_some(a)
+}
+
 /// The deepest present queue the model takes from a measurement; deeper
 /// readings are a loop that fell behind, not a swap chain.
 pub(crate) const MAX_DEPTH: u32 = 4;
@@ -82,6 +104,12 @@ pub struct MeasuredSetup {
     /// Share of the probe's frames shown a refresh or more after the refresh
     /// they were meant for (0 to 1): a machine that cannot keep up with the refresh.
     pub(crate) missed_share: Option<f64>,
+    /// How far each vblank strays from the grid, ms: the half-width of a
+    /// uniform draw whose differences have the spread of the probe's
+    /// one-refresh display intervals (a uniform draw of half-width `a` has a
+    /// variance of a²/3, a difference of two twice that, so a = σ·√1.5);
+    /// null where it is under [`MIN_JITTER_MS`] (a panel's own vblanks).
+    pub(crate) display_jitter_ms: Option<f64>,
     /// The frames of the pass with vsync off, where it ran; null on older
     /// cards, whose predictions with vsync off took the vsynced frames' work.
     pub(crate) vsync_off: Option<UnpacedSetup>,
@@ -152,6 +180,7 @@ impl MeasuredSetup {
         model.presentation = Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) };
         model.default_refresh = refresh;
         model.default_vsync = true;
+        model.display_jitter = self.display_jitter_ms.map(|a| Cost::around(0, ms_to_ns(a)));
         if let Some(off) = self.vsync_off.as_ref().filter(|_| !vsync) {
             model.render = between(off.work_ms);
             model.present_immediate = between(off.present_ms);
@@ -434,6 +463,7 @@ impl SetupSampler {
             late_wake_every_ms: every(self.probe_time, &late),
             late_wake_ms: lengths(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
+            display_jitter_ms: display_jitter_ms(&self.probe_intervals, period),
             vsync_off: self.unpaced(),
             compositor: None,
             compositor_note: None,
@@ -541,6 +571,22 @@ mod tests {
     }
 
     const PERIOD: Nanos = 16_666_667;
+
+    #[test]
+    fn display_jitter_is_the_spread_of_one_refresh_intervals_as_a_uniform_draw() {
+        // 40 intervals alternating 0.6 ms either side of 16.667 ms: σ = 0.6 ms,
+        // a = 0.6 · √1.5 = 0.7348 ms. Two missed vblanks (33.3 ms) are left out.
+        let period = 16_666_667;
+        let mut intervals: Vec<Nanos> =
+            (0..40).map(|k| if k % 2 == 0 { period - 600_000 } else { period + 600_000 }).collect();
+        intervals.extend([2 * period, 2 * period]);
+        let a = display_jitter_ms(&intervals, period).expect("jitter");
+        assert!((a - 0.6 * 1.5f64.sqrt()).abs() < 1e-9, "{a}");
+        assert_eq!(display_jitter_ms(&[period; 40], period), None, "a steady grid has none");
+        let tiny: Vec<Nanos> = (0..40).map(|k| period + k % 2 * 100_000).collect();
+        assert_eq!(display_jitter_ms(&tiny, period), None, "0.05 ms σ: a panel's own, under 0.1 ms");
+        assert_eq!(display_jitter_ms(&intervals[..20], period), None, "too few intervals");
+    }
 
     #[test]
     fn a_sixty_hertz_grid_with_four_ms_of_work_is_one_deep() {
@@ -772,6 +818,7 @@ mod tests {
             late_wake_every_ms: Some(250.0),
             late_wake_ms: Some([0.5, 3.0]),
             missed_share: Some(0.01),
+            display_jitter_ms: Some(0.73),
             vsync_off: Some(UnpacedSetup {
                 frames: 400,
                 work_ms: [1.6, 2.0],

@@ -110,7 +110,8 @@ fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: Strateg
                 ..RunRecord::from(&outcome.report())
             });
         }
-        card.predictions.extend(predict(PredictedDisplay::reporting(m.refresh), vsync, config, strategies, None, 0).0);
+        card.predictions
+            .extend(predict(PredictedDisplay::reporting(m.refresh), vsync, config, strategies, None, 0, 0).0);
     }
     let traced = strategies.iter().copied().find(|&s| s == StrategyId::Interpolated).or(strategies.first().copied());
     if let Some(strategy) = traced {

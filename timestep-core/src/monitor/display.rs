@@ -125,6 +125,8 @@ pub struct VirtualDisplay<'t> {
     vrr_replaced: u64,
     /// Whether the latest present replaced the buffer before it (never shown).
     replaced_previous: bool,
+    /// The seed of each vblank's own jitter draw ([`VirtualDisplay::vblank_time`]).
+    jitter_seed: u64,
     /// A trace, a VRR panel or a compositor: anything but the direct grid.
     /// One check on the direct path's present instead of one per kind.
     special: bool,
@@ -164,6 +166,7 @@ impl<'t> VirtualDisplay<'t> {
             vrr_pending_scan: None,
             vrr_replaced: 0,
             replaced_previous: false,
+            jitter_seed: seed,
             special: false,
         }
     }
@@ -337,6 +340,9 @@ impl<'t> VirtualDisplay<'t> {
 
     fn present_blocking(&mut self) -> Nanos {
         let (k, boundary) = self.grid.first_at_or_after(self.clock.now());
+        if self.model.display_jitter.is_some() {
+            return self.present_blocking_jittered(k);
+        }
         self.wake_at_vblank(boundary);
         // The wake noise may land on either side of the boundary: the frame
         // belongs to the refresh nearest to the wake (Glaiel's bookkeeping),
@@ -344,6 +350,21 @@ impl<'t> VirtualDisplay<'t> {
         let v = self.grid.nearest(self.clock.now());
         self.last_vblank = Some(v);
         if v == k { boundary } else { self.grid.time_of(v) }
+    }
+
+    /// [`VirtualDisplay::present_blocking`] on vblanks that stray from the
+    /// grid: the present waits for the first vblank `k` or later whose
+    /// jittered time has not passed, and shows there.
+    #[cold]
+    fn present_blocking_jittered(&mut self, mut k: u64) -> Nanos {
+        let now = self.clock.now();
+        if self.vblank_time(k) < now {
+            k += 1;
+        }
+        let shown = self.vblank_time(k);
+        self.wake_at_vblank(shown);
+        self.last_vblank = Some(k);
+        shown
     }
 
     /// Presents the next trace frame; returns its display time (module docs).
@@ -416,20 +437,39 @@ impl<'t> VirtualDisplay<'t> {
 
     fn present_queued(&mut self, depth: u32) -> Nanos {
         let now = self.clock.now();
-        while self.queue.front().is_some_and(|&k| self.grid.time_of(k) <= now) {
+        while self.queue.front().is_some_and(|&k| self.vblank_time(k) <= now) {
             self.queue.pop_front();
         }
         let mut k = self.grid.at_or_after(now);
         if let Some(last) = self.last_vblank {
             k = k.max(last + 1);
         }
+        if self.vblank_time(k) < now {
+            // Jitter drew this vblank before the present: the next one shows it.
+            k += 1;
+        }
         self.last_vblank = Some(k);
         self.queue.push_back(k);
         while self.queue.len() >= depth.max(1) as usize {
             let Some(oldest) = self.queue.pop_front() else { break };
-            self.wake_at_vblank(self.grid.time_of(oldest));
+            self.wake_at_vblank(self.vblank_time(oldest));
         }
-        self.grid.time_of(k)
+        self.vblank_time(k)
+    }
+
+    /// Vblank `k`'s time: on the grid, moved by the model's display jitter
+    /// ([`Model::display_jitter`]) where it has one, a draw of vblank `k`'s
+    /// own (the same whenever it is asked, and no draw from the run's noise).
+    #[inline]
+    fn vblank_time(&self, k: u64) -> Nanos {
+        let on_grid = self.grid.time_of(k);
+        match self.model.display_jitter {
+            None => on_grid,
+            Some(jitter) => {
+                let mut rng = SplitMix64::for_index(self.jitter_seed, k);
+                on_grid.saturating_add_signed(jitter.offset(&mut rng))
+            }
+        }
     }
 
     /// A present on anything but the direct grid: a replay, a compositor, a
@@ -666,6 +706,40 @@ mod tests {
         assert_eq!(d.clock(), hz.tick_time_ceil(1), "present blocked until the first was shown");
         assert_eq!(present(&mut d), hz.tick_time_ceil(3));
         assert_eq!(d.clock(), hz.tick_time_ceil(2));
+    }
+
+    #[test]
+    fn a_jittered_vblank_moves_the_picture_and_the_go_ahead_together_within_its_bounds() {
+        let hz = Rate::from_hz(60);
+        let jitter =
+            Model { display_jitter: Some(Cost::around(0, 1_000_000)), ..quiet(Presentation::Queued { depth: 2 }) };
+        let run = || {
+            let mut d = VirtualDisplay::new(jitter, hz, true, 7, 0, 0);
+            let first = present(&mut d);
+            assert_eq!(d.clock(), 2_000_000, "the first present returns at once");
+            let mut shown = vec![first];
+            for _ in 0..100 {
+                shown.push(present(&mut d));
+                assert_eq!(
+                    d.clock(),
+                    shown[shown.len() - 2],
+                    "a blocked present goes ahead when its predecessor is shown"
+                );
+            }
+            shown
+        };
+        let shown = run();
+        assert_eq!(shown, run(), "each vblank's draw is its own: the same run twice is the same");
+        for (k, &t) in shown.iter().enumerate() {
+            let on_grid = hz.tick_time_ceil(k as u64 + 1);
+            assert!(t.abs_diff(on_grid) <= 1_000_000, "vblank {}: {t} within 1 ms of {on_grid}", k + 1);
+        }
+        assert!(
+            shown.iter().enumerate().filter(|&(k, &t)| t != hz.tick_time_ceil(k as u64 + 1)).count() > 90,
+            "the jitter moves nearly every vblank"
+        );
+        let mut d = VirtualDisplay::new(quiet(Presentation::Queued { depth: 2 }), hz, true, 7, 0, 0);
+        assert_eq!(present(&mut d), hz.tick_time_ceil(1), "without jitter the grid's own time");
     }
 
     #[test]

@@ -148,6 +148,13 @@ pub struct RunSpec {
     /// Never step the world past this many updates (determinism checks
     /// compare worlds at exactly tick N); `None` lets the last frame overshoot.
     pub step_limit: Option<u64>,
+    /// Display time the strategy runs before the run's figures start (0:
+    /// none): a fresh session then takes over the display as it stands, with
+    /// the presents still queued, as a measured tour's run starts after its
+    /// settle. A run from an idle display starts with an empty queue, and its
+    /// first frames, whose presents do not block, come in a burst that a
+    /// measured run never shows.
+    pub settle: Nanos,
     /// What stands between the window and the panel: nothing (direct, the
     /// default) or a compositor ([`Compositor`]).
     pub composition: Composition,
@@ -173,6 +180,7 @@ impl RunSpec {
             timeline: 0,
             trace: None,
             step_limit: None,
+            settle: 0,
             composition: Composition::Direct,
         }
     }
@@ -206,6 +214,11 @@ impl RunSpec {
     /// at `refresh` ([`RunSpec::reported_rate`]).
     pub fn with_reported_rate(self, rate: Rate) -> RunSpec {
         RunSpec { reported_rate: Some(rate), ..self }
+    }
+
+    /// The same run, its figures starting after `settle` of display time ([`RunSpec::settle`]).
+    pub fn with_settle(self, settle: Nanos) -> RunSpec {
+        RunSpec { settle, ..self }
     }
 
     /// The same run with vsync on or off.
@@ -471,7 +484,20 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// Runs `spec` on `world` (which keeps its state: tests read its hash after).
 /// `progress` is called now and then with the fraction done, in [0, 1].
 pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &mut dyn FnMut(f64)) -> RunOutcome {
+    let asked = spec;
     let mut display = spec.display();
+    let settled;
+    let spec = if spec.settle > 0 && spec.trace.is_none() {
+        let settle = RunSpec { stop: Stop::Duration(spec.settle), settle: 0, timeline: 0, ..spec.clone() };
+        let mut session = Session::new(spec.strategy, spec.config, &mut *world, virtual_display(spec), spec.start)
+            .measuring_display(false);
+        session.set_frame_limit(spec.frame_limit);
+        run_frames(&settle, &mut session, &mut display, &mut |_| {});
+        settled = RunSpec { start: display.clock(), settle: 0, ..spec.clone() };
+        &settled
+    } else {
+        spec
+    };
     // A replay counts refreshes from the one before its first frame's: a
     // capture starts mid-stream, the refreshes before it say nothing.
     let count_from = display.trace_origin().unwrap_or(spec.start);
@@ -492,7 +518,7 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
         frames_replaced: display.replaced(),
     });
     let metrics = session.run_metrics().clone();
-    RunOutcome { spec: spec.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
+    RunOutcome { spec: asked.clone(), metrics, timeline: display.into_timeline(), frames, end, truncated, report }
 }
 
 impl RunSpec {
@@ -691,6 +717,44 @@ mod tests {
         fn step(&mut self, _dt: Nanos) {
             self.0 += 1;
         }
+    }
+
+    #[test]
+    fn a_settled_run_starts_on_a_full_queue_without_the_idle_displays_burst() {
+        // Variable on a queue two deep at 60 Hz, 2 ms frames: from an idle
+        // display the first two presents return at once, so the first frames
+        // step 2 ms of game time for 16.7 ms of display (a hitch at the
+        // start); after 300 ms of settling a fresh session takes over a full
+        // queue, as a measured tour's run does, and every frame steps a refresh.
+        let model = Model {
+            update: Cost::ZERO,
+            render: Cost::fixed(2_000_000),
+            vblank_wake: Cost::ZERO,
+            busy: Cost::ZERO,
+            sleep_overshoot: Cost::ZERO,
+            presentation: Presentation::Queued { depth: 2 },
+            ..Preset::Desktop.model()
+        };
+        let spec = RunSpec::new(StrategyId::Variable, Preset::Desktop)
+            .with_model(model)
+            .with_refresh(Rate::from_hz(60))
+            .with_stop(Stop::Duration(2 * NANOS_PER_SEC));
+        let idle = simulate(&spec, &mut Counter::default());
+        let settled = simulate(&spec.clone().with_settle(300 * NANOS_PER_MS), &mut Counter::default());
+        assert!(
+            idle.report().stats.hitches >= 1,
+            "from an idle display the start hitches: {}",
+            idle.report().stats.hitches
+        );
+        assert_eq!(settled.report().stats.hitches, 0, "a settled run starts as it goes on");
+        assert!(
+            settled.report().stats.judder_ms < idle.report().stats.judder_ms / 10.0,
+            "{} vs {}",
+            settled.report().stats.judder_ms,
+            idle.report().stats.judder_ms
+        );
+        assert_eq!(settled.spec, spec.clone().with_settle(300 * NANOS_PER_MS), "the outcome names the run asked for");
+        assert_eq!(settled.end - idle.end, 300 * NANOS_PER_MS, "the run's 2 s begin after the settle");
     }
 
     #[test]

@@ -132,6 +132,7 @@ impl Preset {
             presentation: Presentation::Queued { depth: 2 },
             stall: None,
             late_wake: None,
+            display_jitter: None,
             default_refresh: Rate::from_hz(60),
             default_vsync: true,
         };
@@ -147,6 +148,7 @@ impl Preset {
                 presentation: Presentation::BlockToBoundary,
                 stall: None,
                 late_wake: None,
+                display_jitter: None,
                 default_refresh: Rate::from_hz(60),
                 default_vsync: true,
             },
@@ -167,6 +169,7 @@ impl Preset {
                 presentation: Presentation::Queued { depth: 1 },
                 stall: None,
                 late_wake: None,
+                display_jitter: None,
                 // 62.5 Hz: a 16 ms refresh, so the pacing answer's interval is 16 ms.
                 default_refresh: Rate::new(125, 2).unwrap_or(Rate::from_hz(60)),
                 default_vsync: false,
@@ -212,6 +215,13 @@ pub struct Model {
     /// than `vblank_wake` draws. At 144 Hz half a refresh is 3.5 ms, and a
     /// loop that wakes that late shows a picture half a refresh off.
     pub late_wake: Option<Stall>,
+    /// How far each vblank strays from the display's grid (a signed draw of
+    /// its own per vblank, on the direct grid; `None`: none). A panel's
+    /// vblanks keep to microseconds; a compositor whose repaint is a timer
+    /// restarted at each frame does not (Weston's x11 and headless outputs
+    /// here: intervals spread by 0.3 to 0.8 ms around their mean), and the
+    /// picture and the go-ahead of a blocked present move together.
+    pub display_jitter: Option<Cost>,
     /// The refresh rate of a display on this machine unless told otherwise.
     pub default_refresh: Rate,
     /// Vsync unless told otherwise.

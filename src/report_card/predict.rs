@@ -63,14 +63,18 @@ impl PredictedDisplay {
 }
 
 /// Runs per strategy on a measured setup, each starting at another point of
-/// the measured wake-up (see the module docs).
+/// the refresh (see the module docs).
 pub(crate) const SETUP_STARTS: u64 = 8;
 
 /// The run that predicts `strategy` on `display` with vsync on
 /// or off, on the model of `setup` (the `desktop` model without one), the
 /// `k`-th of [`SETUP_STARTS`] (seed `k`): with a setup, its first frame starts
-/// as every later one does, a wake-up after a vblank, at the `(k + ½)/n`
-/// point of the measured range; without, on a vblank.
+/// the measured wake-up after a vblank, then `(k + ½)/n` of a refresh later;
+/// without, on a vblank. A strategy that paces itself (fixed-fps, paced) keeps
+/// the phase its first frame gave its ticks, and a measured run starts
+/// wherever the tour's switch fell: at 240 Hz fixed-fps's 2 ms frames make
+/// their vblank from some phases and miss it from others (a run at one phase
+/// measured 8 hitches in 2 s where the wake-up's own phase predicted none).
 pub(crate) fn prediction_spec(
     strategy: StrategyId,
     display: PredictedDisplay,
@@ -96,8 +100,9 @@ pub(crate) fn prediction_spec(
     let model = setup.model(refresh, vsync);
     let wake = model.vblank_wake;
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
-    let phase = lo + (hi.saturating_sub(lo)) * (2 * k + 1) / (2 * SETUP_STARTS);
-    let start = crate::monitor::start_after_vblank(refresh, 0, phase % refresh.period().max(1));
+    let period = refresh.period().max(1);
+    let phase = lo.midpoint(hi) + period * (2 * k + 1) / (2 * SETUP_STARTS);
+    let start = crate::monitor::start_after_vblank(refresh, 0, phase % period);
     let composition = setup.compositor.map_or(Composition::Direct, Composition::Composited);
     spec.with_model(model).with_start(start).with_composition(composition)
 }

@@ -444,9 +444,11 @@ pub(super) fn help_panel(
 fn refresh_row(figures: &crate::hud_data::LoopFigures) -> String {
     let known = |hz: Option<f64>| hz.filter(|hz| hz.is_finite() && *hz > 0.0);
     match (known(figures.reported_refresh_hz), known(figures.present_cadence_hz)) {
-        (Some(r), Some(m)) => format!("{} reported · {} measured", opt_hz(Some(r)), opt_hz(Some(m))),
+        // The present cadence is how often frames were shown, not the panel's
+        // refresh (49.4 under Weston's 60 Hz output): it says so.
+        (Some(r), Some(m)) => format!("{} reported · frames at {}", opt_hz(Some(r)), opt_hz(Some(m))),
         (Some(r), None) => format!("{} reported", opt_hz(Some(r))),
-        (None, Some(m)) => format!("{} measured", opt_hz(Some(m))),
+        (None, Some(m)) => format!("frames at {}", opt_hz(Some(m))),
         (None, None) => opt_hz(None),
     }
 }
@@ -468,8 +470,8 @@ mod tests {
         assert_eq!(row(None, None), "not yet measured");
         assert_eq!(row(Some(f64::NAN), Some(f64::INFINITY)), "not yet measured");
         assert_eq!(row(Some(60.0), None), "60.00 Hz reported");
-        assert_eq!(row(None, Some(59.94)), "59.94 Hz measured");
-        assert_eq!(row(Some(60.0), Some(49.4)), "60.00 Hz reported · 49.40 Hz measured");
+        assert_eq!(row(None, Some(59.94)), "frames at 59.94 Hz");
+        assert_eq!(row(Some(60.0), Some(49.4)), "60.00 Hz reported · frames at 49.40 Hz");
     }
 
     #[test]

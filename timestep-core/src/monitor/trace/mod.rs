@@ -151,6 +151,50 @@ impl RefreshEstimate {
         Some(RefreshEstimate { rate, median, intervals: sorted.len() as u64, off_grid })
     }
 
+    /// The same estimate on the grid of `rate` (its [`RefreshEstimate::grid`]):
+    /// the intervals off it counted again, a quarter refresh from a whole number.
+    pub(crate) fn on(self, rate: Rate, intervals: &[Nanos]) -> RefreshEstimate {
+        if rate == self.rate {
+            return self;
+        }
+        let period = u128::from(rate.period().max(1));
+        let off_grid = intervals
+            .iter()
+            .filter(|&&q| q > 0)
+            .filter(|&&q| {
+                let n = ((2 * u128::from(q) + period) / (2 * period)).max(1) * period;
+                u128::from(q).abs_diff(n) * 4 > period
+            })
+            .count() as u64;
+        RefreshEstimate { rate, off_grid, ..self }
+    }
+
+    /// The refresh grid of display-change `intervals`: the measured rate when
+    /// at least 90 % of them lie within a quarter refresh of a whole number
+    /// of its refreshes; else the lowest common refresh rate for which they
+    /// lie within 0.15 refresh (a steady 60 fps on 144 Hz alternates 2 and 3
+    /// refreshes, whose median misleads the measured one); else none (a VRR
+    /// display, or tearing). The one grid of a diagnosis and of a replay.
+    pub fn grid(&self, intervals: &[Nanos]) -> Option<Rate> {
+        let fits = |period: f64, within: f64| {
+            let on = intervals
+                .iter()
+                .filter(|&&q| {
+                    let n = q as f64 / period;
+                    n >= 1.0 - within && (n - n.round()).abs() <= within
+                })
+                .count();
+            on * 10 >= intervals.len() * 9
+        };
+        if fits(self.rate.period() as f64, 0.25) {
+            return Some(self.rate);
+        }
+        COMMON_REFRESH_HZ
+            .iter()
+            .find(|&&hz| fits(NANOS_PER_SEC as f64 / hz, 0.15))
+            .and_then(|&hz| Rate::new((hz * 1001.0).round() as u64, 1001).ok())
+    }
+
     /// The common rate within 1 % of the measured one (the nearest), if any.
     pub fn nominal_hz(&self) -> Option<f64> {
         let hz = self.rate.hz();
@@ -390,6 +434,21 @@ mod tests {
         assert_eq!(e.median, 8_500_000);
         assert_eq!(e.intervals, 2, "the 0 is an unknown interval, not a measured one");
         assert!(RefreshEstimate::from_intervals(&[0, 0]).is_none());
+    }
+
+    #[test]
+    fn eighty_fps_on_a_120_hz_grid_is_replayed_on_that_grid_not_the_medians() {
+        // One and two refreshes of 8.342 ms alternate: the median-led estimate
+        // reads two refreshes as one, the grid finds 119.88 Hz, and on it no
+        // interval is off (the Far Cry capture read 77.6 Hz before).
+        let period = 8_341_667;
+        let intervals: Vec<Nanos> = (0..100).map(|k| if k % 2 == 0 { period } else { 2 * period }).collect();
+        let estimate = RefreshEstimate::from_intervals(&intervals).expect("intervals");
+        assert_ne!(estimate.rate, Rate::new(120_000, 1001).expect("rate"), "{estimate:?}");
+        let rate = estimate.grid(&intervals).expect("a grid");
+        assert_eq!(rate, Rate::new(120_000, 1001).expect("rate"));
+        let on = estimate.on(rate, &intervals);
+        assert_eq!((on.rate, on.off_grid, on.intervals), (rate, 0, 100));
     }
 
     #[test]

@@ -743,7 +743,7 @@ impl CaptureFigures {
         let intervals: Vec<Nanos> =
             metrics.iter().filter_map(|m| m.display_change).map(|t| ticks_to_nanos(t, hz)).collect();
         let measured = if tearing * 2 > frames.len() { None } else { RefreshEstimate::from_intervals(&intervals) };
-        let refresh = measured.and_then(|m| grid(m, &intervals));
+        let refresh = measured.and_then(|m| m.grid(&intervals));
         let screens: Vec<Ticks> = displayed.iter().filter_map(|f| f.screen).collect();
         let fps = match (screens.first(), screens.last()) {
             (Some(a), Some(b)) if b > a => Some((screens.len() - 1) as f64 * hz as f64 / (b - a) as f64),
@@ -814,32 +814,6 @@ impl CaptureFigures {
         }
         counts
     }
-}
-
-/// The refresh grid of display-change intervals: the measured rate when at
-/// least 90 % of the intervals lie within a quarter refresh of a whole number
-/// of its refreshes; else the lowest common refresh rate for which they lie
-/// within 0.15 refresh
-/// (a steady 60 fps on 144 Hz alternates 2 and 3 refreshes, whose median
-/// misleads the measured one); else none (a VRR display, or tearing).
-pub fn grid(measured: RefreshEstimate, intervals: &[Nanos]) -> Option<Rate> {
-    let fits = |period: f64, within: f64| {
-        let on = intervals
-            .iter()
-            .filter(|&&q| {
-                let n = q as f64 / period;
-                n >= 1.0 - within && (n - n.round()).abs() <= within
-            })
-            .count();
-        on * 10 >= intervals.len() * 9
-    };
-    if fits(measured.rate.period() as f64, 0.25) {
-        return Some(measured.rate);
-    }
-    super::COMMON_REFRESH_HZ
-        .iter()
-        .find(|&&hz| fits(NANOS_PER_SEC as f64 / hz, 0.15))
-        .and_then(|&hz| Rate::new((hz * 1001.0).round() as u64, 1001).ok())
 }
 
 /// The shortest cycle (1 to 12 frames) that the sequence repeats on 90 % of its frames.

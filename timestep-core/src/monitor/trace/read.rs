@@ -680,7 +680,12 @@ impl<'a> Rows<'a> {
         let display = if tearing {
             TraceDisplay::Tearing
         } else {
-            RefreshEstimate::from_intervals(&intervals).map_or(TraceDisplay::Virtual, TraceDisplay::Synced)
+            // The replay's refresh is the diagnosis's grid: 80 fps on 120 Hz
+            // alternates one and two refreshes, whose median reads 77.6 Hz.
+            RefreshEstimate::from_intervals(&intervals).map_or(TraceDisplay::Virtual, |estimate| {
+                let rate = estimate.grid(&intervals).unwrap_or(estimate.rate);
+                TraceDisplay::Synced(estimate.on(rate, &intervals))
+            })
         };
         let choice = match app {
             Some(name) => Choice::App(name.to_owned()),

@@ -278,12 +278,26 @@ struct Scale {
     wall: Nanos,
     /// Game time at the last change.
     game: Nanos,
+    /// Scale 1 from zero (`num == SCALE_UNIT`, `wall == game == 0`), a
+    /// game's pacer that never scaled time: game time is wall time, without
+    /// the comparison and the two saturating steps (a frame converts twice:
+    /// 15 instructions of a game's frame, callgrind).
+    identity: bool,
 }
 
 impl Scale {
+    /// Game time `game` at wall time `wall`, running `num / SCALE_UNIT` as fast from then on.
+    fn new(num: u64, wall: Nanos, game: Nanos) -> Scale {
+        Scale { num, wall, game, identity: num == SCALE_UNIT && wall == 0 && game == 0 }
+    }
+
     /// Game time at wall time `wall` (not before the last change).
     #[inline]
     fn game_at(&self, wall: Nanos) -> Nanos {
+        if self.identity {
+            // `0 + (wall - 0) · 1`: the sum below, exactly.
+            return wall;
+        }
         let since = wall.saturating_sub(self.wall);
         // Fast paths, the same exact quotient: a `u128` division is a library
         // call (`__udivti3`), 11 % of a pacer frame, and the scale is 1 in
@@ -302,6 +316,9 @@ impl Scale {
     /// The first wall time at which game time reaches `game`.
     #[inline]
     fn wall_at(&self, game: Nanos) -> Nanos {
+        if self.identity {
+            return game;
+        }
         let since = game.saturating_sub(self.game);
         let wall = if self.num == SCALE_UNIT {
             since
@@ -362,17 +379,23 @@ pub struct Pacer {
     vsync_requested: bool,
     /// A present reported how long it blocked: without that, vsync cannot be told from a fast loop.
     blocking_known: bool,
-    /// When the last frame asked to wake and when it ended (wall).
+    /// When the last frame asked to wake (wall).
     last_wake: Option<Nanos>,
-    last_end: Nanos,
+    /// Whether the next frame starts unpaced: the last asked no wake, or
+    /// one no later than its end. Decided when a frame ends, from the wake
+    /// in hand, where the next frame's start compared the kept wake and end
+    /// (8 instructions of a game's frame, callgrind).
+    next_unpaced: bool,
     /// The frame in progress started without waiting for a wake of its
     /// strategy's: its present's interval is the display's doing, and
     /// measures it. Decided once, when the frame starts.
     unpaced: bool,
     /// Frames started: the id of the frame in progress.
     frames: u64,
-    /// Presents measured, for [`Pacer::detect_vrr`]'s pace.
-    presents: u64,
+    /// Presents until [`Pacer::detect_vrr`] looks next: it counts down from
+    /// [`VRR_CHECK_EVERY`] (a decrement and its zero flag, where a count of
+    /// presents and its remainder cost a game's frame 3 instructions more).
+    presents_to_vrr_check: u64,
 }
 
 impl Pacer {
@@ -391,7 +414,7 @@ impl Pacer {
             #[cfg(feature = "std")]
             last_instant: None,
             wall: 0,
-            scale: Scale { num: SCALE_UNIT, wall: 0, game: 0 },
+            scale: Scale::new(SCALE_UNIT, 0, 0),
             render_first: false,
             frame_start: 0,
             frame_limit: None,
@@ -399,10 +422,10 @@ impl Pacer {
             vsync_requested: true,
             blocking_known: false,
             last_wake: None,
-            last_end: 0,
+            next_unpaced: true,
             unpaced: true,
             frames: 0,
-            presents: 0,
+            presents_to_vrr_check: VRR_CHECK_EVERY,
         }
     }
 
@@ -415,7 +438,9 @@ impl Pacer {
         wall
     }
 
-    /// `at` on the pacer's clock: nanoseconds since the first instant seen.
+    /// `at` on the pacer's clock: nanoseconds since the first instant seen,
+    /// the last one's again when `at` is the instant converted last (a
+    /// frame's present and finish at the frame's `now`).
     #[cfg(feature = "std")]
     #[inline]
     fn nanos_of(&mut self, at: Instant) -> Nanos {
@@ -424,6 +449,25 @@ impl Pacer {
         {
             return nanos;
         }
+        self.convert_outlined(at)
+    }
+
+    /// [`Pacer::convert`] out of the caller's line: where the instant was
+    /// converted already, the caller passes it in registers, where a
+    /// conversion in line had the caller keep it in memory for
+    /// `saturating_duration_since` (with `advance`'s conversion skipping the
+    /// look at the last instant, 6 instructions of a game's frame).
+    #[cfg(feature = "std")]
+    #[inline(never)]
+    fn convert_outlined(&mut self, at: Instant) -> Nanos {
+        self.convert(at)
+    }
+
+    /// `at` on the pacer's clock, converted (no look at the last one: the
+    /// result is the same, so a frame's first instant, new each frame, skips it).
+    #[cfg(feature = "std")]
+    #[inline]
+    fn convert(&mut self, at: Instant) -> Nanos {
         let origin = *self.origin.get_or_insert(at);
         let nanos = duration_to_nanos(at.saturating_duration_since(origin));
         self.last_instant = Some((at, nanos));
@@ -564,7 +608,7 @@ impl Pacer {
     #[cfg(feature = "std")]
     #[inline]
     pub fn advance(&mut self, now: Instant) -> Frame {
-        let now = self.nanos_of(now);
+        let now = self.convert(now);
         self.advance_at(now)
     }
 
@@ -599,7 +643,7 @@ impl Pacer {
     fn begin_at(&mut self, wall: Nanos) -> (Plan, Nanos) {
         self.frame_start = wall;
         self.frames += 1;
-        self.unpaced = self.last_wake.is_none_or(|at| at <= self.last_end);
+        self.unpaced = self.next_unpaced;
         let game = self.scale.game_at(wall);
         let plan = self.driver.begin(game);
         self.render_first = plan.order == Order::RenderThenSteps;
@@ -625,7 +669,7 @@ impl Pacer {
                 Some(wake.map_or(slot, |wake| wake.max(slot)))
             }
         };
-        self.last_end = wall;
+        self.next_unpaced = wake.is_none_or(|at| at <= wall);
         self.last_wake = wake;
         wake
     }
@@ -732,12 +776,18 @@ impl Pacer {
         now
     }
 
+    /// No wake is pending: the next frame starts unpaced.
+    fn forget_wake(&mut self) {
+        self.last_wake = None;
+        self.next_unpaced = true;
+    }
+
     /// Forgets the backlog and all timing state (after a load, a pause, a
     /// debugger break): the next frame starts the clock afresh and runs no steps.
     pub fn resync(&mut self) {
         self.driver.resync();
         self.meter.break_sequence();
-        self.last_wake = None;
+        self.forget_wake();
         self.render_first = false;
     }
 
@@ -748,7 +798,7 @@ impl Pacer {
         let num = (scale * SCALE_UNIT as f64).round();
         let num = if num >= 1.0 { num.min(1000.0 * SCALE_UNIT as f64) as u64 } else { 1 };
         let wall = self.wall;
-        self.scale = Scale { num, wall, game: self.scale.game_at(wall) };
+        self.scale = Scale::new(num, wall, self.scale.game_at(wall));
     }
 
     /// The time scale.
@@ -762,7 +812,7 @@ impl Pacer {
     pub fn set_strategy(&mut self, strategy: StrategyId) {
         self.driver.set_strategy(strategy, self.scale.game_at(self.wall));
         self.render_first = false;
-        self.last_wake = None;
+        self.forget_wake();
     }
 
     /// Changes the tick rate; the other settings stay (the step cap is the
@@ -770,7 +820,7 @@ impl Pacer {
     pub fn set_tick_rate(&mut self, tick_rate: Rate) {
         self.driver.set_tick_rate(tick_rate);
         self.render_first = false;
-        self.last_wake = None;
+        self.forget_wake();
     }
 
     /// Tells the strategies the display's refresh rate (`None`: unknown).
@@ -864,8 +914,9 @@ impl Pacer {
     /// a vsync its driver ignores looks the same.
     #[inline]
     pub(crate) fn detect_vrr(&mut self) {
-        self.presents = self.presents.wrapping_add(1);
-        if self.presents.is_multiple_of(VRR_CHECK_EVERY) {
+        self.presents_to_vrr_check -= 1;
+        if self.presents_to_vrr_check == 0 {
+            self.presents_to_vrr_check = VRR_CHECK_EVERY;
             self.detect_vrr_now();
         }
     }
@@ -1680,11 +1731,11 @@ mod tests {
 
     #[test]
     fn the_scaled_wall_time_of_a_game_time_is_the_first_that_reaches_it() {
-        let half = Scale { num: SCALE_UNIT / 2, wall: 10, game: 100 };
+        let half = Scale::new(SCALE_UNIT / 2, 10, 100);
         assert_eq!(half.game_at(2010), 1100);
         assert_eq!(half.wall_at(1100), 2010);
         assert_eq!((half.game_at(2011), half.wall_at(1101)), (1100, 2012), "odd nanoseconds round up");
-        let third = Scale { num: SCALE_UNIT / 3, wall: 0, game: 0 };
+        let third = Scale::new(SCALE_UNIT / 3, 0, 0);
         assert_eq!(third.wall_at(0), 0);
         for game in [1, 2, 3, 333_333, 1_000_000_007] {
             let wall = third.wall_at(game);
@@ -1706,11 +1757,15 @@ mod tests {
             s.wall.saturating_add(u64::try_from(wall).unwrap_or(u64::MAX))
         };
         let times = [0, 1, 999_999, 1_000_001, 16_666_667, NANOS_PER_SEC, u64::MAX / 1000 + 7, u64::MAX / 3, u64::MAX];
-        for num in [1, 333_333, SCALE_UNIT / 2, SCALE_UNIT, SCALE_UNIT + 1, 1000 * SCALE_UNIT] {
-            let scale = Scale { num, wall: 10, game: 100 };
-            for t in times {
-                assert_eq!(scale.game_at(t), exact_game(&scale, t), "game at {t}, scale {num}");
-                assert_eq!(scale.wall_at(t), exact_wall(&scale, t), "wall at {t}, scale {num}");
+        // From (0, 0) at scale 1: the identity path, which skips the sums.
+        for (wall, game) in [(10, 100), (0, 0), (0, 100), (10, 0)] {
+            for num in [1, 333_333, SCALE_UNIT / 2, SCALE_UNIT, SCALE_UNIT + 1, 1000 * SCALE_UNIT] {
+                let scale = Scale::new(num, wall, game);
+                assert_eq!(scale.identity, (num, wall, game) == (SCALE_UNIT, 0, 0));
+                for t in times {
+                    assert_eq!(scale.game_at(t), exact_game(&scale, t), "game at {t}, scale {num} from {wall}, {game}");
+                    assert_eq!(scale.wall_at(t), exact_wall(&scale, t), "wall at {t}, scale {num} from {wall}, {game}");
+                }
             }
         }
     }

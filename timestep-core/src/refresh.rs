@@ -74,6 +74,7 @@
 //! from how long its presents block once a second of frames has gone by.
 
 use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -202,9 +203,9 @@ pub(crate) struct RefreshMeter {
     /// measure the refresh, all of them are the evidence for a variable
     /// refresh. One ring, where four (intervals, blocking, throttling and the
     /// VRR window) were 49 of a pacer frame's 464 instructions.
-    unpaced: Recent<Unpaced>,
+    unpaced: Recent<Unpaced, VRR_WINDOW, VRR_WINDOW>,
     /// Blocking of every present, paced or not (the evidence for self-paced strategies).
-    blocked_all: Recent<Nanos>,
+    blocked_all: Window<Nanos>,
     last_present: Option<Nanos>,
     /// The first present since the last clear: how long the meter has been listening.
     first_present: Option<Nanos>,
@@ -225,7 +226,7 @@ struct Word {
     flags: FeedbackFlags,
     /// The latest frame shown: its id and display time.
     last: Option<(u64, Nanos)>,
-    intervals: Recent<Nanos>,
+    intervals: Window<Nanos>,
 }
 
 impl Word {
@@ -291,18 +292,27 @@ pub struct CompositorWord {
     pub samples: usize,
 }
 
-/// The latest [`WINDOW`] values, in no particular order: the meter only
-/// takes medians and quartiles of them. The oldest slot is overwritten in
-/// place; four `VecDeque`s' pops and pushes were a quarter of the
-/// instructions of a pacer's frame.
+/// The latest `KEEP` values, in no particular order: the meter only takes
+/// medians and quartiles of them. The oldest slot is overwritten in place;
+/// four `VecDeque`s' pops and pushes were a quarter of the instructions of a
+/// pacer's frame.
+///
+/// The slots are a ring of `SLOTS`, a power of two at least `KEEP`, indexed
+/// by the count of values pushed: a push is a store and an increment, with
+/// neither a bounds check nor a wrap (a `Vec` filled up to `KEEP` and a slot
+/// index wrapped by comparison were 25 of a pacer frame's instructions for
+/// its two rings, 12 this way). A window shorter than its ring (120 of 128)
+/// reads only its newest `KEEP`.
 #[derive(Clone, Debug)]
-struct Recent<T> {
-    values: Vec<T>,
-    /// The slot the next value goes to: the oldest once full, `values.len()` before.
-    next: usize,
-    /// How many values are kept.
-    len: usize,
+struct Recent<T, const KEEP: usize, const SLOTS: usize> {
+    slots: Box<[T; SLOTS]>,
+    /// Values pushed since the last clear: the next goes to slot `pushed % SLOTS`.
+    /// 64 bits on every target: it never wraps (2⁶⁴ presents).
+    pushed: u64,
 }
+
+/// [`RefreshMeter`]'s refresh window of [`WINDOW`] values, in a ring of 128.
+type Window<T> = Recent<T, WINDOW, 128>;
 
 /// One unpaced present: the interval since the present before, and how long
 /// it blocked in acquire + present and waited for a compositor's go-ahead.
@@ -313,47 +323,51 @@ struct Unpaced {
     throttled: Nanos,
 }
 
-impl<T: Copy> Recent<T> {
-    fn new() -> Recent<T> {
-        Recent::keeping(WINDOW)
-    }
-
-    /// The latest `len` values.
-    fn keeping(len: usize) -> Recent<T> {
-        Recent { values: Vec::with_capacity(len), next: 0, len }
+impl<T: Copy + Default, const KEEP: usize, const SLOTS: usize> Recent<T, KEEP, SLOTS> {
+    fn new() -> Recent<T, KEEP, SLOTS> {
+        const { assert!(SLOTS.is_power_of_two() && KEEP <= SLOTS, "a ring of a power of two slots, at least KEEP") };
+        Recent { slots: Box::new([T::default(); SLOTS]), pushed: 0 }
     }
 
     /// The newest `n` values (all of them when fewer), in no particular order.
     fn newest(&self, n: usize) -> impl Iterator<Item = &T> {
-        // Slots before `next` are the newest (all the values before the ring
-        // is full), those from `next` on the oldest.
-        let (newer, older) = self.values.split_at(self.next.min(self.values.len()));
+        let n = n.min(self.len());
+        // Slots before the next one are the newest (all the values before
+        // the ring is full), those from it on the oldest.
+        let filled = usize::try_from(self.pushed).unwrap_or(usize::MAX).min(SLOTS);
+        let (newer, older) = self.slots[..filled].split_at(self.next().min(filled));
         let from_newer = n.min(newer.len());
         let from_older = (n - from_newer).min(older.len());
         newer[newer.len() - from_newer..].iter().chain(&older[older.len() - from_older..])
     }
 
+    /// Every value kept: the newest `KEEP`.
+    fn all(&self) -> impl Iterator<Item = &T> {
+        self.newest(KEEP)
+    }
+
+    /// The slot the next value goes to.
+    #[inline]
+    fn next(&self) -> usize {
+        // Below `SLOTS`, a `usize`: the cast keeps it whole.
+        (self.pushed % SLOTS as u64) as usize
+    }
+
     #[inline]
     fn push(&mut self, value: T) {
-        match self.values.get_mut(self.next) {
-            Some(oldest) => *oldest = value,
-            None => self.values.push(value),
-        }
-        self.next = if self.next + 1 == self.len { 0 } else { self.next + 1 };
+        let next = self.next();
+        self.slots[next] = value;
+        self.pushed += 1;
     }
 
     #[cfg_attr(not(feature = "monitor"), allow(dead_code, reason = "only the lab's Session clears and re-measures"))]
     fn clear(&mut self) {
-        self.values.clear();
-        self.next = 0;
+        self.pushed = 0;
     }
 
+    /// How many values are kept: those pushed, at most `KEEP`.
     fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    fn values(&self) -> &[T] {
-        &self.values
+        usize::try_from(self.pushed).unwrap_or(usize::MAX).min(KEEP)
     }
 }
 
@@ -367,7 +381,7 @@ impl RefreshMeter {
     /// An empty meter (allocates its fixed storage once).
     pub fn new() -> RefreshMeter {
         RefreshMeter {
-            unpaced: Recent::keeping(VRR_WINDOW),
+            unpaced: Recent::new(),
             blocked_all: Recent::new(),
             last_present: None,
             first_present: None,
@@ -537,9 +551,13 @@ impl RefreshMeter {
         seen
     }
 
-    fn vrr_seen_with(unpaced: &Recent<Unpaced>, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
+    fn vrr_seen_with(
+        unpaced: &Recent<Unpaced, VRR_WINDOW, VRR_WINDOW>,
+        sorted: &mut Vec<Nanos>,
+        reported_hz: Option<f64>,
+    ) -> Option<VrrSeen> {
         sorted.clear();
-        sorted.extend(unpaced.values().iter().map(|u| u.interval));
+        sorted.extend(unpaced.all().map(|u| u.interval));
         sorted.sort_unstable();
         vrr_evidence(sorted, reported_hz)
     }
@@ -550,12 +568,12 @@ impl RefreshMeter {
     }
 }
 
-fn median(scratch: &mut Vec<Nanos>, values: &Recent<Nanos>) -> Option<Nanos> {
-    if values.values().is_empty() {
+fn median(scratch: &mut Vec<Nanos>, values: &Window<Nanos>) -> Option<Nanos> {
+    if values.len() == 0 {
         return None;
     }
     scratch.clear();
-    scratch.extend_from_slice(values.values());
+    scratch.extend(values.all());
     scratch.sort_unstable();
     Some(scratch[scratch.len() / 2])
 }
@@ -961,39 +979,55 @@ mod tests {
 
     #[test]
     fn the_recent_values_are_the_last_window_of_them_in_some_order() {
-        let mut recent = Recent::<Nanos>::new();
+        let mut recent = Window::<Nanos>::new();
         for v in 0..(WINDOW as Nanos + 5) {
             recent.push(v);
         }
-        let mut values = recent.values().to_vec();
+        let mut values: Vec<Nanos> = recent.all().copied().collect();
         values.sort_unstable();
-        assert_eq!(values, (5..WINDOW as Nanos + 5).collect::<Vec<_>>(), "the first five were overwritten");
+        assert_eq!(values, (5..WINDOW as Nanos + 5).collect::<Vec<_>>(), "the first five are not kept");
+        assert_eq!(recent.len(), WINDOW);
+        // Past the ring's 128 slots too: the newest 120.
+        for v in (WINDOW as Nanos + 5)..1000 {
+            recent.push(v);
+        }
+        let mut values: Vec<Nanos> = recent.all().copied().collect();
+        values.sort_unstable();
+        assert_eq!(values, (1000 - WINDOW as Nanos..1000).collect::<Vec<_>>(), "the newest window after wrapping");
         recent.clear();
         recent.push(7);
-        assert_eq!(recent.values(), [7]);
+        assert_eq!(recent.all().copied().collect::<Vec<_>>(), [7]);
     }
 
     #[test]
     fn the_newest_values_of_a_ring_are_the_last_pushed_before_and_after_it_wraps() {
-        let newest = |recent: &Recent<Nanos>, n| {
+        fn newest<const KEEP: usize>(recent: &Recent<Nanos, KEEP, 8>, n: usize) -> Vec<Nanos> {
             let mut values: Vec<Nanos> = recent.newest(n).copied().collect();
             values.sort_unstable();
             values
-        };
-        let mut recent = Recent::keeping(5);
+        }
+        // Five kept in a ring of eight slots, and eight in eight.
+        let mut five = Recent::<Nanos, 5, 8>::new();
+        let mut eight = Recent::<Nanos, 8, 8>::new();
         for v in 0..3 {
-            recent.push(v);
+            five.push(v);
+            eight.push(v);
         }
-        assert_eq!(newest(&recent, 2), [1, 2], "before it is full");
-        assert_eq!(newest(&recent, 9), [0, 1, 2], "all of them when fewer");
-        for v in 3..8 {
-            recent.push(v);
+        assert_eq!(newest(&five, 2), [1, 2], "before it is full");
+        assert_eq!(newest(&five, 9), [0, 1, 2], "all of them when fewer");
+        assert_eq!(newest(&eight, 9), [0, 1, 2]);
+        for v in 3..11 {
+            five.push(v);
+            eight.push(v);
         }
-        // Slots now hold 5 6 7 3 4: the newest 4 wrap around the end.
-        assert_eq!(recent.values(), [5, 6, 7, 3, 4]);
-        assert_eq!(newest(&recent, 4), [4, 5, 6, 7]);
-        assert_eq!(newest(&recent, 2), [6, 7]);
-        assert_eq!(newest(&recent, 5), [3, 4, 5, 6, 7]);
+        // Slots now hold 8 9 10 3 4 5 6 7: the newest wrap around the end.
+        assert_eq!(eight.slots[..], [8, 9, 10, 3, 4, 5, 6, 7]);
+        assert_eq!(newest(&eight, 4), [7, 8, 9, 10]);
+        assert_eq!(newest(&eight, 2), [9, 10]);
+        assert_eq!(newest(&eight, 9), [3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(newest(&five, 4), [7, 8, 9, 10]);
+        assert_eq!(newest(&five, 9), [6, 7, 8, 9, 10], "at most the five kept");
+        assert_eq!((five.len(), eight.len()), (5, 8));
     }
 
     #[test]
@@ -1010,7 +1044,7 @@ mod tests {
         let m = meter.measured().expect("enough samples");
         assert_eq!((m.period, m.samples), (10_000_000, WINDOW));
         assert_eq!(meter.unpaced.len(), VRR_WINDOW);
-        let twenty = meter.unpaced.values().iter().filter(|u| u.interval == 20_000_000).count();
+        let twenty = meter.unpaced.all().filter(|u| u.interval == 20_000_000).count();
         assert_eq!(twenty, VRR_WINDOW - WINDOW, "the VRR window holds the newest 392 of the 20 ms intervals too");
     }
 

@@ -471,7 +471,10 @@ impl TickStep {
     pub(crate) fn next(self, time: Nanos, rem: u64) -> (Nanos, u64) {
         let rem = rem + self.remainder;
         let (rem, carry) = if rem >= self.num { (rem - self.num, 1) } else { (rem, 0) };
-        (time.saturating_add(self.quotient).saturating_add(carry), rem)
+        // One saturating add, the same sum as two: `quotient + 1` cannot
+        // overflow (`quotient` is `den · 10⁹ / num`, and no multiple of 10⁹
+        // is `u64::MAX`), and a sum that saturates either way is `u64::MAX`.
+        (time.saturating_add(self.quotient + carry), rem)
     }
 }
 

@@ -202,7 +202,7 @@ impl<'t> VirtualDisplay<'t> {
     }
 
     /// The same display with `composition` between the window and the panel
-    /// (see the module docs and [`super::compositor`]).
+    /// (see the module docs and the compositor module).
     ///
     /// ```
     /// use timestep_core::host::FrameHost;

@@ -1,7 +1,7 @@
 //! PresentMon's own per-frame metrics, recomputed from a capture's raw timing
 //! columns: `DisplayedTime`, `AnimationError` and `DisplayLatency`.
 //!
-//! The replay ([`super::read`]) keeps what the virtual monitor needs (present
+//! The replay (the trace reader) keeps what the virtual monitor needs (present
 //! intervals, display changes). A diagnosis of the captured game needs the
 //! frames' own timestamps: when the CPU started each frame, when it reached
 //! the screen, and which simulation time it showed. This module reads those
@@ -710,7 +710,7 @@ pub struct CaptureFigures {
     /// The display changes' own estimate (none when the frames tear): its
     /// `off_grid` count says how many do not fall on a refresh grid (VRR).
     pub measured: Option<RefreshEstimate>,
-    /// The refresh grid the frames were shown on (see [`grid`]).
+    /// The refresh grid the frames were shown on (see [`RefreshEstimate::grid`]).
     pub refresh: Option<Rate>,
     /// Refreshes each displayed frame stayed, in order (with a refresh).
     pub refreshes_per_frame: Vec<u64>,

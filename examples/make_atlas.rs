@@ -7,8 +7,12 @@
 //! inside/outside tests in cell-local coordinates (origin at the cell centre,
 //! x right, y down, in pixels) and antialiased with 4×4 supersampling.
 //!
-//! Run with `cargo run --example make_atlas`; the PNG is committed, so this only
-//! needs to run when the art changes.
+//! Beside the PNG it writes `assets/atlas-coverage.r8`, the PNG's alpha channel
+//! with its mip chain, which the renderer embeds (`render::sprites`): the page
+//! then carries no PNG decoder.
+//!
+//! Run with `cargo run --example make_atlas`; both files are committed, so this
+//! only needs to run when the art changes.
 
 use image::{Rgba, RgbaImage};
 use std::f32::consts::{PI, TAU};
@@ -57,6 +61,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     atlas.save(&path)?;
     log::info!("wrote {}", path.display());
+    let coverage = timestep_lab::render::sprites::atlas_coverage(&std::fs::read(&path)?)?;
+    let coverage_path = path.with_file_name("atlas-coverage.r8");
+    std::fs::write(&coverage_path, coverage)?;
+    log::info!("wrote {}", coverage_path.display());
     Ok(())
 }
 

@@ -17,7 +17,7 @@
 //! [`Offscreen`] target at the window's size and reads it back in tiles that fit the device's
 //! buffers.
 //!
-//! Shaders (`shaders/*.wgsl`) and the atlas (`assets/atlas.png`) are embedded
+//! Shaders (`shaders/*.wgsl`) and the atlas (`assets/atlas-coverage.r8`, from `assets/atlas.png`) are embedded
 //! in the binary, so it runs from any directory.
 
 pub(crate) mod context;

@@ -438,73 +438,118 @@ fn create_instance_buffer(device: &wgpu::Device, capacity: u64) -> wgpu::Buffer 
     })
 }
 
-/// Decodes the embedded `assets/atlas.png` and uploads its alpha channel, with
-/// a mip chain, as a single-channel coverage texture. The atlas is white on
-/// transparent by design (the instance colour tints it), so alpha is all it
-/// carries; one linear channel is also far cheaper to filter on a software
-/// rasteriser than sRGB RGBA. A decoding failure (a corrupt build) degrades to
-/// plain squares.
+/// The atlas's coverage, ready to upload: the alpha channel of `assets/atlas.png`
+/// (white on transparent by design: the instance colour tints it, so alpha is
+/// all it carries) at 256², then each smaller mip level, one byte a
+/// texel. [`atlas_coverage`] makes it; `cargo run --example make_atlas` writes
+/// it beside the PNG, and a test checks that the two agree. Decoding the PNG
+/// at start-up took a PNG decoder and the image crate's resampling into the
+/// page's wasm: 74 KB of it gzipped (2.04 to 1.97 MB), where these 86 KB of
+/// bytes gzip to 5 KB.
+const ATLAS_COVERAGE: &[u8] = include_bytes!("../../assets/atlas-coverage.r8");
+
+/// Side of the atlas's largest mip level, in texels: 4×4 cells of 64.
+const ATLAS_SIDE: u32 = 256;
+
+/// Side of each mip level of the atlas, largest first: [`ATLAS_MIP_LEVELS`]
+/// levels, fewer if a cell would fall below a texel.
+fn atlas_mip_sides() -> impl Iterator<Item = u32> {
+    let cell = (ATLAS_SIDE / ATLAS_GRID).max(1);
+    let levels = ATLAS_MIP_LEVELS.min(32 - cell.leading_zeros());
+    (0..levels).map(move |level| (cell >> level).max(1) * ATLAS_GRID)
+}
+
+/// Uploads [`ATLAS_COVERAGE`] with its mip chain as a single-channel coverage
+/// texture: one linear channel is far cheaper to filter on a software
+/// rasteriser than sRGB RGBA. Bytes of the wrong length (a corrupt build)
+/// degrade to plain squares.
 fn upload_atlas(device: &wgpu::Device, queue: &wgpu::Queue) -> wgpu::TextureView {
-    let png = include_bytes!("../../assets/atlas.png");
-    let base = match image::load_from_memory_with_format(png, image::ImageFormat::Png) {
-        Ok(image) => image.to_rgba8(),
-        Err(err) => {
-            log::error!("the embedded sprite atlas does not decode ({err}); sprites will be plain squares");
-            image::RgbaImage::from_pixel(4, 4, image::Rgba([255; 4]))
-        }
+    const OPAQUE: &[u8] = &[255; 16];
+    let expected: u32 = atlas_mip_sides().map(|side| side * side).sum();
+    let (data, sides): (&[u8], Vec<u32>) = if ATLAS_COVERAGE.len() == expected as usize {
+        (ATLAS_COVERAGE, atlas_mip_sides().collect())
+    } else {
+        log::error!(
+            "the embedded sprite atlas has {} bytes, not {expected}; sprites will be plain squares",
+            ATLAS_COVERAGE.len()
+        );
+        (OPAQUE, vec![4])
     };
-    let (width, height) = base.dimensions();
-    let coverage = image::GrayImage::from_fn(width, height, |x, y| image::Luma([base.get_pixel(x, y)[3]]));
-    let smallest_cell = (width / ATLAS_GRID).min(height / ATLAS_GRID).max(1);
-    let levels = ATLAS_MIP_LEVELS.min(32 - smallest_cell.leading_zeros());
+    let side = sides[0];
     let texture = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("sprite atlas coverage"),
-        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-        mip_level_count: levels,
+        size: wgpu::Extent3d { width: side, height: side, depth_or_array_layers: 1 },
+        mip_level_count: sides.len() as u32,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
         format: wgpu::TextureFormat::R8Unorm,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
-    for level in 0..levels {
-        let image = if level == 0 { coverage.clone() } else { downsample_cells(&coverage, level) };
-        let (w, h) = image.dimensions();
+    let mut offset = 0;
+    for (level, &side) in sides.iter().enumerate() {
+        let len = (side * side) as usize;
         queue.write_texture(
             wgpu::TexelCopyTextureInfo {
                 texture: &texture,
-                mip_level: level,
+                mip_level: level as u32,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
-            image.as_raw(),
-            wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(w), rows_per_image: Some(h) },
-            wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+            &data[offset..offset + len],
+            wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(side), rows_per_image: Some(side) },
+            wgpu::Extent3d { width: side, height: side, depth_or_array_layers: 1 },
         );
+        offset += len;
     }
     texture.create_view(&wgpu::TextureViewDescriptor::default())
 }
 
-/// Mip `level` of the atlas, each cell downsampled on its own so no cell's
-/// filter footprint reaches into its neighbour.
-fn downsample_cells(base: &image::GrayImage, level: u32) -> image::GrayImage {
-    let (width, height) = base.dimensions();
-    let (cell_w, cell_h) = (width / ATLAS_GRID, height / ATLAS_GRID);
-    let (small_w, small_h) = ((cell_w >> level).max(1), (cell_h >> level).max(1));
-    let mut out = image::GrayImage::new(small_w * ATLAS_GRID, small_h * ATLAS_GRID);
-    for row in 0..ATLAS_GRID {
-        for col in 0..ATLAS_GRID {
-            let cell = image::imageops::crop_imm(base, col * cell_w, row * cell_h, cell_w, cell_h).to_image();
-            let small = image::imageops::resize(&cell, small_w, small_h, image::imageops::FilterType::Triangle);
-            image::imageops::replace(&mut out, &small, i64::from(col * small_w), i64::from(row * small_h));
-        }
+/// What `assets/atlas-coverage.r8` holds, made from the atlas's PNG: its alpha
+/// channel, then each mip level with every cell downsampled on its own (a
+/// triangle filter), so no cell's filter footprint reaches into its neighbour.
+///
+/// # Errors
+/// The PNG does not decode, or is not 256 texels square.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn atlas_coverage(png: &[u8]) -> Result<Vec<u8>, String> {
+    let base = image::load_from_memory_with_format(png, image::ImageFormat::Png).map_err(|e| e.to_string())?;
+    let base = base.to_rgba8();
+    if base.dimensions() != (ATLAS_SIDE, ATLAS_SIDE) {
+        return Err(format!("the atlas is {:?}, not {ATLAS_SIDE}² texels", base.dimensions()));
     }
-    out
+    let coverage = image::GrayImage::from_fn(ATLAS_SIDE, ATLAS_SIDE, |x, y| image::Luma([base.get_pixel(x, y)[3]]));
+    let cell = ATLAS_SIDE / ATLAS_GRID;
+    let mut out = Vec::new();
+    for side in atlas_mip_sides() {
+        let small = side / ATLAS_GRID;
+        let mut level = image::GrayImage::new(side, side);
+        for row in 0..ATLAS_GRID {
+            for col in 0..ATLAS_GRID {
+                let cell_image = image::imageops::crop_imm(&coverage, col * cell, row * cell, cell, cell).to_image();
+                let resized = if small == cell {
+                    cell_image
+                } else {
+                    image::imageops::resize(&cell_image, small, small, image::imageops::FilterType::Triangle)
+                };
+                image::imageops::replace(&mut level, &resized, i64::from(col * small), i64::from(row * small));
+            }
+        }
+        out.extend_from_slice(level.as_raw());
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_atlas_coverage_is_the_atlas_png() {
+        let made = atlas_coverage(include_bytes!("../../assets/atlas.png")).expect("the atlas decodes");
+        assert_eq!(made.len(), ATLAS_COVERAGE.len(), "`cargo run --example make_atlas` rewrites it");
+        assert!(made == ATLAS_COVERAGE, "assets/atlas-coverage.r8 is stale: `cargo run --example make_atlas`");
+    }
 
     #[test]
     fn a_target_of_the_playfield_size_maps_one_to_one() {

@@ -1,16 +1,24 @@
 //! `cargo xtask web`: builds the lab as a static web site.
 //!
 //! ```text
-//! cargo build -p timestep-lab-web --target wasm32-unknown-unknown --profile web
+//! cargo build -p timestep-lab-web --lib --target wasm32-unknown-unknown --profile web
+//!     --no-default-features --features webgpu          (then --features webgl)
 //!   └─► target/wasm32-unknown-unknown/web/timestep_lab_web.wasm
 //!         └─► wasm-bindgen (as a library, the version in Cargo.lock; names section dropped)
-//!               ─► OUT/timestep_lab_web{.js,_bg.wasm}
-//! web/index.html ─► OUT/index.html
+//!               ─► OUT/timestep_lab_web{.js,_bg.wasm}              WebGPU alone
+//!               ─► OUT/timestep_lab_web_webgl{.js,_bg.wasm}        WebGL2 alone
+//! web/index.html ─► OUT/index.html (loads the one its browser can run)
 //! ```
 //!
 //! OUT (default `target/site`) is what any static file server serves:
 //! `python3 -m http.server -d target/site`. Nothing is downloaded from
 //! outside the package registries.
+//!
+//! Two builds, because WebGL2 takes wgpu-core, wgpu-hal and naga into the
+//! wasm (wgpu's WebGPU back-end hands all to the browser): one wasm for both
+//! was 1.96 MB gzipped, WebGPU alone is 1.32 and WebGL2 alone 1.94
+//! (2026-11-27). The `webgpu` and `webgl` features of web/Cargo.toml say
+//! which the wasm has.
 //!
 //! No wasm-opt: npm's binaryen 132 (`wasm-opt -Oz`, every feature rustc's
 //! target and `+simd128` use) took the wasm from 6.51 to 5.75 MB but *grew* it
@@ -61,13 +69,44 @@ fn root() -> PathBuf {
     manifest.parent().map_or(manifest.clone(), Path::to_path_buf)
 }
 
+/// The page's builds: the wasm's feature (its GPU back-end) and the name of
+/// its files. web/index.html loads the WebGPU one where the browser gives a
+/// WebGPU adapter, the WebGL2 one elsewhere.
+const BUILDS: [(&str, &str); 2] = [("webgpu", CRATE), ("webgl", "timestep_lab_web_webgl")];
+
 fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     let root = root();
+    let out = if out.is_absolute() { out.to_path_buf() } else { root.join(out) };
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut sizes = Vec::new();
+    for (feature, name) in BUILDS {
+        let bytes = build_wasm(&root, &out, debug, feature, name)?;
+        sizes.push(format!(
+            "{feature} wasm {:.2} MB, {:.2} MB gzipped",
+            bytes.len() as f64 / 1e6,
+            gzipped_len(&bytes) as f64 / 1e6
+        ));
+    }
+    let page = root.join("web").join("index.html");
+    std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
+    println!(
+        "site: {} ({}); serve it with `timestep-lab serve --site {}`",
+        out.display(),
+        sizes.join("; "),
+        out.display()
+    );
+    Ok(())
+}
+
+/// Builds the wasm with the GPU back-end `feature` alone and writes it, with
+/// its JavaScript, to `out` as `name`; returns the wasm written.
+fn build_wasm(root: &Path, out: &Path, debug: bool, feature: &str, name: &str) -> Result<Vec<u8>, String> {
     let profile = if debug { "dev" } else { "web" };
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .current_dir(&root)
+        .current_dir(root)
         .args(["build", "-p", "timestep-lab-web", "--lib", "--target", TARGET, "--profile", profile])
+        .args(["--no-default-features", "--features", feature])
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
@@ -82,30 +121,19 @@ fn build_site(out: &Path, debug: bool) -> Result<(), String> {
     // Where cargo put it: CARGO_TARGET_DIR (relative to the workspace) or target/.
     let target_dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
     let wasm = target_dir.join(TARGET).join(dir).join(format!("{CRATE}.wasm"));
-    let out = if out.is_absolute() { out.to_path_buf() } else { root.join(out) };
-    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     wasm_bindgen_cli_support::Bindgen::new()
         .input_path(&wasm)
+        .out_name(name)
         .web(true)
         .map_err(|e| format!("wasm-bindgen: {e}"))?
         .typescript(false)
         .debug(debug)
         .remove_name_section(!debug)
         .remove_producers_section(true)
-        .generate(&out)
+        .generate(out)
         .map_err(|e| format!("wasm-bindgen: {e}"))?;
-    let bindgen_wasm = out.join(format!("{CRATE}_bg.wasm"));
-    let page = root.join("web").join("index.html");
-    std::fs::copy(&page, out.join("index.html")).map_err(|e| format!("cannot copy {}: {e}", page.display()))?;
-    let bytes = std::fs::read(&bindgen_wasm).map_err(|e| format!("cannot read {}: {e}", bindgen_wasm.display()))?;
-    println!(
-        "site: {} (wasm {:.2} MB, {:.2} MB gzipped); serve it with `timestep-lab serve --site {}`",
-        out.display(),
-        bytes.len() as f64 / 1e6,
-        gzipped_len(&bytes) as f64 / 1e6,
-        out.display()
-    );
-    Ok(())
+    let bindgen_wasm = out.join(format!("{name}_bg.wasm"));
+    std::fs::read(&bindgen_wasm).map_err(|e| format!("cannot read {}: {e}", bindgen_wasm.display()))
 }
 
 /// The length of `bytes` gzipped at the best level, as a server sends them.

@@ -142,6 +142,9 @@ pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventL
 /// The wgpu instance for the page: WebGPU where the browser offers an
 /// adapter, WebGL2 otherwise. The check runs before any canvas gets a
 /// context, because a canvas that had a WebGPU context cannot get a WebGL one.
+/// The site's wasm has one of the two (`cargo xtask web` builds each, and
+/// web/index.html loads the one the browser can run); with both (the crate's
+/// default features) one wasm chooses here.
 pub(crate) async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
     let descriptor = wgpu::InstanceDescriptor {
         backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,

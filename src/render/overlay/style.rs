@@ -44,20 +44,28 @@ pub(super) const TICK_LINE: Color32 = Color32::from_rgb(255, 190, 70);
 pub(super) const LANE_LABEL: Color32 = Color32::from_rgb(120, 190, 205);
 
 /// The overlay's fonts: egui's defaults where the build has them (natively,
-/// Ubuntu-Light and Hack); where it has none, Hack for all text. The page is
+/// Ubuntu-Light and Hack); where it has none, [`page_fonts`]. The page is
 /// built without egui's `default_fonts`: Ubuntu-Light is 171 KB of the gzipped
 /// wasm (362 KB raw) a phone downloads before it draws anything.
 fn fonts() -> Option<egui::FontDefinitions> {
     if !egui::FontDefinitions::default().font_data.is_empty() {
         return None;
     }
+    Some(page_fonts())
+}
+
+/// The page's one font for all text: Hack, cut to the glyphs the page draws
+/// (`scripts/subset-hack.sh`, licence beside it): 42 KB of the gzipped wasm
+/// where the whole Hack was 148 KB.
+fn page_fonts() -> egui::FontDefinitions {
+    const HACK_SUBSET: &[u8] = include_bytes!("../../../assets/fonts/Hack-Regular-subset.ttf");
     let mut fonts = egui::FontDefinitions::empty();
-    let hack = egui::FontData::from_static(epaint_default_fonts::HACK_REGULAR);
+    let hack = egui::FontData::from_static(HACK_SUBSET);
     fonts.font_data.insert("Hack".to_owned(), std::sync::Arc::new(hack));
     for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
         fonts.families.entry(family).or_default().push("Hack".to_owned());
     }
-    Some(fonts)
+    fonts
 }
 
 /// A dark egui context with the overlay's spacing; labels cannot be selected (no text focus).
@@ -149,5 +157,45 @@ mod tests {
                 "{font:?} lacks {missing:?}: egui needs its `default_fonts` feature (Cargo.toml) to draw text"
             );
         }
+    }
+
+    /// Every character the sources write outside comments (the overlay's
+    /// text among them) that the whole Hack has, the page's subset has too:
+    /// the page would draw a box for one it lacks.
+    #[test]
+    fn the_page_font_has_every_glyph_of_hack_the_sources_write() {
+        let hack = egui::FontDefinitions::default().font_data.get("Hack").cloned();
+        let Some(hack) = hack else {
+            return; // built without egui's default fonts: no whole Hack to compare with
+        };
+        let mut whole = egui::FontDefinitions::empty();
+        whole.font_data.insert("Hack".to_owned(), hack);
+        whole.families.insert(egui::FontFamily::Monospace, vec!["Hack".to_owned()]);
+        let [whole, subset] = [whole, page_fonts()].map(|definitions| {
+            let ctx = egui::Context::default();
+            ctx.set_fonts(definitions);
+            ctx.run_ui(egui::RawInput::default(), |_| {}).drop_without_applying_deltas();
+            ctx
+        });
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut chars = std::collections::BTreeSet::new();
+        let mut dirs = vec![root.join("src"), root.join("timestep-core").join("src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the sources are readable").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("a source is UTF-8");
+                    let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+                    chars.extend(code.flat_map(str::chars).filter(|c| !c.is_ascii()));
+                }
+            }
+        }
+        assert!(chars.contains(&'σ'), "the sources were read: {chars:?}");
+        let font = FontId::monospace(CAPTION_SIZE);
+        let has = |ctx: &egui::Context, c: char| ctx.fonts_mut(|fonts| fonts.has_glyph(&font, c));
+        let missing: String = chars.iter().filter(|&&c| has(&whole, c) && !has(&subset, c)).collect();
+        assert!(missing.is_empty(), "add {missing:?} to scripts/subset-hack.sh's ranges and rerun it");
     }
 }

@@ -155,13 +155,21 @@ fn emulated_refresh(browser: &Browser, server: &Server, _backend: Backend) -> Re
     let mean = number(&stats, "present_interval_mean_ms");
     assert!(mean >= 33.0, "never faster than the emulated 30 Hz, at any load: mean {mean} ms: {stats}");
     assert_eq!(stats["emulated_refresh_hz"].as_f64(), Some(30.0), "the run says it emulates: {stats}");
-    assert_eq!(browser.message()?, "", "no message at 30 Hz");
+    // A page starved below 30 frames a second measures its screen that slow,
+    // and 30 Hz is then rightly faster than the screen it saw.
+    let message = browser.message()?;
+    let screen = number(&stats, "screen_refresh_hz");
+    let stalls = stalled_frames(&stats, 1000.0 / 30.0);
+    let starved = !message.is_empty() && (stalls > 2 || screen < 30.0);
+    let evidence =
+        format!("the page stalled in {stalls} frames and measured its screen at {screen:.1} Hz: '{message}'");
+    crate::browser::skip_if_starved(starved, &evidence, "no message at 30 Hz")?;
+    assert_eq!(message, "", "no message at 30 Hz: {stats}");
     browser.open(&format!("{}/?strategy=lockstep&emulate-refresh=144&window-size=480x270", server.base))?;
     browser.wait_for(START, |s| number(s, "presented") >= 10.0)?;
     let message = browser.message()?;
     assert!(message.contains("faster than this screen"), "144 Hz on a 60 Hz page: '{message}'");
     // Every other refresh exactly needs a page that kept up (its own intervals: 1.5 emulated periods is a stall).
-    let stalls = stalled_frames(&stats, 1000.0 / 30.0);
     crate::browser::skip_if_starved(stalls > 2, &format!("the page stalled in {stalls} frames"), "30 Hz exactly")?;
     assert!(mean < 40.0, "presents every other 60 Hz refresh: mean {mean} ms: {stats}");
     Ok(())

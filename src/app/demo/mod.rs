@@ -364,16 +364,23 @@ impl Demo {
         let Some(vsync) = &self.screen.vsync else { return false };
         let Some((next_real, period)) = crate::platform::next_refresh(clock) else { return false };
         let rate = vsync.rate();
-        if !self.emulation_checked && period > 0 {
+        // Judged against the screen's settled refresh, not the first frames'
+        // estimate: a page that started slowly read its 60 Hz screen as 20 Hz
+        // and kept saying 30 Hz was too fast for it.
+        let screen = crate::platform::screen_refresh().filter(|hz| hz.is_finite() && *hz > 0.0);
+        if !self.emulation_checked
+            && let Some(screen_hz) = screen
+        {
             self.emulation_checked = true;
-            if rate.period() + rate.period() / 100 < period {
+            let screen_period = 1e9 / screen_hz;
+            if ((rate.period() + rate.period() / 100) as f64) < screen_period {
                 let what = match vsync.vrr_range() {
                     Some(range) => format!("{range}'s maximum, {} Hz,", crate::report::trim_number(rate.hz(), 3)),
                     None => format!("{} Hz", crate::report::trim_number(rate.hz(), 3)),
                 };
                 crate::platform::notify(&format!(
-                    "the emulated {what} is faster than this screen's {:.2} Hz: frames come at most once a refresh",
-                    1e9 / period as f64
+                    "the emulated {what} is faster than this screen's {screen_hz:.2} Hz: frames come at most once a \
+                     refresh"
                 ));
             }
         }

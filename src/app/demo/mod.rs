@@ -367,9 +367,8 @@ impl Demo {
         // Judged against the screen's settled refresh, not the first frames'
         // estimate: a page that started slowly read its 60 Hz screen as 20 Hz
         // and kept saying 30 Hz was too fast for it.
-        let screen = crate::platform::screen_refresh().filter(|hz| hz.is_finite() && *hz > 0.0);
         if !self.emulation_checked
-            && let Some(screen_hz) = screen
+            && let Some(screen_hz) = crate::platform::screen_refresh().filter(|hz| hz.is_finite() && *hz > 0.0)
         {
             self.emulation_checked = true;
             let screen_period = 1e9 / screen_hz;

@@ -122,6 +122,13 @@ pub(crate) const COMMON_REFRESH_HZ: [f64; 24] = [
     480.0,
 ];
 
+/// Intervals more than a quarter `period` from the whole number of periods
+/// `refreshes` gives each: the count of a [`RefreshEstimate`]'s `off_grid`.
+fn off_grid(intervals: &[Nanos], period: Nanos, refreshes: impl Fn(Nanos) -> u128) -> u64 {
+    let period = u128::from(period);
+    intervals.iter().filter(|&&q| u128::from(q).abs_diff(refreshes(q) * period) * 4 > period).count() as u64
+}
+
 /// How close a measured rate must be to a common one to be called that (1 %).
 pub const NOMINAL_TOLERANCE: f64 = 0.01;
 
@@ -141,13 +148,7 @@ impl RefreshEstimate {
         let period = ((2 * total_q + total_n) / (2 * total_n)).max(1);
         let period = u64::try_from(period).unwrap_or(u64::MAX);
         let rate = Rate::new(NANOS_PER_SEC, period).ok()?;
-        let off_grid = sorted
-            .iter()
-            .filter(|&&q| {
-                let n = refreshes(q) * u128::from(period);
-                u128::from(q).abs_diff(n) * 4 > u128::from(period)
-            })
-            .count() as u64;
+        let off_grid = off_grid(&sorted, period, refreshes);
         Some(RefreshEstimate { rate, median, intervals: sorted.len() as u64, off_grid })
     }
 
@@ -157,15 +158,10 @@ impl RefreshEstimate {
         if rate == self.rate {
             return self;
         }
-        let period = u128::from(rate.period().max(1));
-        let off_grid = intervals
-            .iter()
-            .filter(|&&q| q > 0)
-            .filter(|&&q| {
-                let n = ((2 * u128::from(q) + period) / (2 * period)).max(1) * period;
-                u128::from(q).abs_diff(n) * 4 > period
-            })
-            .count() as u64;
+        let period = rate.period().max(1);
+        let shown: Vec<Nanos> = intervals.iter().copied().filter(|&q| q > 0).collect();
+        let wide = u128::from(period);
+        let off_grid = off_grid(&shown, period, |q| ((2 * u128::from(q) + wide) / (2 * wide)).max(1));
         RefreshEstimate { rate, off_grid, ..self }
     }
 

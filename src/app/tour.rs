@@ -34,8 +34,8 @@ use crate::error::CliError;
 use crate::render::surface::present_mode_name;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, PRESENT_INTERVAL_P99_MS, PRESENT_INTERVAL_STD_MS};
 use crate::report_card::{
-    FrameTrace, IntervalStats, Machine, MonitorCard, PredictedDisplay, PresentModeCheck, ReportCard, RunRecord,
-    SetupSampler, card_file_name, card_file_stem, predict, write_report_html,
+    FrameTimes, FrameTrace, IntervalStats, Machine, MonitorCard, PredictedDisplay, PresentModeCheck, ReportCard,
+    RunRecord, SetupSampler, card_file_name, card_file_stem, predict, write_report_html,
 };
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
@@ -319,13 +319,14 @@ impl Tour {
             }
             return false;
         }
-        for &ShownFrame { ref report, display_wait } in shown {
+        for &ShownFrame { ref report, display_wait, redraw_wait } in shown {
+            let times = FrameTimes { throttled: redraw_wait, ..report.into() };
             match under_way.segment {
                 Segment::Probe(setup) if is_reference(setup, self.emulated.is_some()) => {
-                    self.sampler.probe_frame(report.into(), display_wait);
+                    self.sampler.probe_frame(times, display_wait);
                 }
-                Segment::Run { vsync, .. } => self.sampler.frame(report.into(), display_wait, vsync),
-                _ => self.sampler.frame(report.into(), display_wait, false),
+                Segment::Run { vsync, .. } => self.sampler.frame(times, display_wait, vsync),
+                _ => self.sampler.frame(times, display_wait, false),
             }
             if let Some(previous) = under_way.last_display {
                 under_way.intervals.push(report.display_time.saturating_sub(previous));
@@ -498,13 +499,23 @@ impl Tour {
         let reference_vsync = self.reference_vsync.take();
         match refresh {
             Some(rate) => {
-                let (compositor, compositor_note) = compositor_of(&sampler, &m.runs, rate.period());
+                let (compositor, mut compositor_note) = compositor_of(&sampler, &m.runs, rate.period());
                 let lag = compositor.map_or(0, |c| c.latch + u64::from(c.delay_refreshes) * rate.period());
                 m.setup = match reference_vsync {
                     Some(true) => sampler.finish_composited(rate.period(), lag),
                     _ => None,
                 };
                 if let Some(setup) = m.setup.as_mut() {
+                    if let Some(off) = setup.vsync_off.as_mut() {
+                        match off.compositor {
+                            Some(held) if compositor.is_none() => {
+                                let fed_back = compositor_note != COMPOSITOR_ASSUMED;
+                                compositor_note = held_note(held, rate.period(), fed_back);
+                            }
+                            // A compositor read from frames that came faster than it repaints holds nothing.
+                            _ => off.compositor = None,
+                        }
+                    }
                     (setup.compositor, setup.compositor_note) = (compositor, Some(compositor_note.clone()));
                 }
                 m.notes.push(compositor_note);
@@ -672,6 +683,24 @@ fn compositor_of(
             ),
         ),
     }
+}
+
+/// What a card says of a compositor that held the window's frames with vsync
+/// off until it repainted (`fed_back`: its display times are its own word, else the present's estimate).
+fn held_note(held: crate::monitor::Compositor, period: Nanos, fed_back: bool) -> String {
+    let ms = |ns: Nanos| crate::report::trim_number(ns as f64 / 1e6, 3);
+    let shown_by = if fed_back { "its presentation feedback" } else { "the present's estimate (no feedback)" };
+    format!(
+        "compositor: with vsync off each frame waited for the compositor's repaint before it started (the \
+         platform held its redraw: Wayland's frame callback), so no commit shows where the repaint begins; by \
+         {shown_by} a frame was shown {} ms after the repaint that latched it, the one after it started, which \
+         the predictions with vsync off model as latch {} ms, delay {} refreshes, waiting for each repaint too; \
+         with vsync on the setup's \
+         queue depth carries what the compositor adds",
+        ms(held.latch + u64::from(held.delay_refreshes) * period),
+        ms(held.latch),
+        held.delay_refreshes
+    )
 }
 
 /// What a card says when the tour could not model the setup.

@@ -54,7 +54,7 @@ pub use schema::{
     FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
-pub(crate) use setup::SetupSampler;
+pub(crate) use setup::{FrameTimes, SetupSampler};
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 
 /// Why a report card, a page or a comparison could not be read or written.

@@ -144,6 +144,13 @@ pub struct UnpacedSetup {
     pub(crate) slow_every_ms: Option<f64>,
     /// How much longer than the median a slow frame took, ms: 10th and 90th percentile.
     pub(crate) slow_ms: Option<[f64; 2]>,
+    /// The compositor that paced these frames, where each waited for the
+    /// repaint that latched the one before (Wayland's frame callback): its
+    /// `latch` and delay put each frame's display where the median was, a
+    /// repaint after the one it started at. The frames above are then their
+    /// own work, the wait left out; null where the window was not held.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compositor: Option<Compositor>,
 }
 
 impl MeasuredSetup {
@@ -250,11 +257,14 @@ pub(crate) struct FrameTimes {
     /// The frame's wake ([`crate::strategy::Wake`]'s `at`): when the next frame
     /// should start, if the strategy sleeps until then.
     pub(crate) wake: Option<Nanos>,
+    /// How long its redraw waited to arrive before it started (on Wayland,
+    /// for the compositor's frame callback); 0 where not known.
+    pub(crate) throttled: Nanos,
 }
 
 impl From<&FrameReport> for FrameTimes {
     fn from(r: &FrameReport) -> FrameTimes {
-        FrameTimes { start: r.start, end: r.end, display: r.display_time, wake: r.wake.at }
+        FrameTimes { start: r.start, end: r.end, display: r.display_time, wake: r.wake.at, throttled: 0 }
     }
 }
 
@@ -292,6 +302,9 @@ pub(crate) struct SetupSampler {
     /// Frames with vsync off that followed one that did not sleep: start to
     /// next start, and the present call of the first.
     unpaced: Vec<(Nanos, Nanos)>,
+    /// For each of those, how long the second's redraw waited for the
+    /// platform, and its start to its display.
+    unpaced_held: Vec<(Nanos, Nanos)>,
     /// Where each segment's samples begin in `unpaced`.
     unpaced_segments: Vec<usize>,
     /// With vsync off, each shown frame's display time less the end of its
@@ -335,6 +348,7 @@ impl SetupSampler {
             }
             if !vsynced && !p.vsynced && !slept {
                 self.unpaced.push((report.start.saturating_sub(p.start), p.display_wait));
+                self.unpaced_held.push((report.throttled, report.display.saturating_sub(report.start)));
             }
         }
         if vsynced {
@@ -464,7 +478,7 @@ impl SetupSampler {
             late_wake_ms: lengths(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
             display_jitter_ms: display_jitter_ms(&self.probe_intervals, period),
-            vsync_off: self.unpaced(),
+            vsync_off: self.unpaced(period, usual_wake),
             compositor: None,
             compositor_note: None,
         })
@@ -519,11 +533,22 @@ impl SetupSampler {
     /// whose load drifts between runs would otherwise widen every run's bell
     /// (a 60 Hz tour at load 15: lockstep predicted 5703 hitches a minute from
     /// the pooled frames, measured 60).
-    fn unpaced(&self) -> Option<UnpacedSetup> {
+    ///
+    /// Where the compositor held each frame's redraw for its repaint
+    /// ([`SetupSampler::holding_compositor`]), a frame is its start-to-start
+    /// less that wait: the prediction waits for the repaint itself.
+    fn unpaced(&self, period: Nanos, usual_wake: Nanos) -> Option<UnpacedSetup> {
         if self.unpaced.len() < MIN_FRAMES {
             return None;
         }
-        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        let holding = self.holding_compositor(period, usual_wake);
+        let covered: Nanos = self.unpaced.iter().map(|&(frame, _)| frame).sum();
+        let mut frames: Vec<Nanos> = self
+            .unpaced
+            .iter()
+            .zip(&self.unpaced_held)
+            .map(|(&(frame, _), &(waited, _))| if holding.is_some() { frame.saturating_sub(waited) } else { frame })
+            .collect();
         let mut bounds = self.unpaced_segments.clone();
         bounds.push(frames.len());
         let mut deviations: Vec<i64> = Vec::with_capacity(frames.len());
@@ -547,7 +572,6 @@ impl SetupSampler {
         let usual_present = percentile(&present, 50);
         let usual_work = median.saturating_sub(usual_present);
         let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
-        let covered: Nanos = frames.iter().sum();
         let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
         let slow: Vec<Nanos> =
             deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
@@ -558,7 +582,39 @@ impl SetupSampler {
             present_ms: span(usual_present),
             slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
             slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
+            compositor: holding,
         })
+    }
+
+    /// The compositor that held the window with vsync off, on a display of
+    /// `period`: where the median frame's redraw waited a quarter refresh or
+    /// more for the platform (Wayland's frame callback comes when the
+    /// compositor repaints), each frame started at a repaint, `usual_wake`
+    /// after it as a vsynced frame wakes after its vblank, and was shown
+    /// after the next: `latch + delay · period` is the median start-to-display
+    /// less a refresh plus that wake. `None` with fewer than [`MIN_FRAMES`]
+    /// or a window that was not held (X11, Xvfb: redraws come at once).
+    ///
+    /// ```text
+    /// Weston 10 headless, repaint-window 15 ms, frames at 58.2 Hz (17.17 ms):
+    /// redraws held 14.5 ms, start to display 33.04 ms, wake 1.3 ms
+    ///   → 33.04 − 17.17 + 1.3 = 17.17 ms: delay 1, latch 0
+    /// ```
+    fn holding_compositor(&self, period: Nanos, usual_wake: Nanos) -> Option<Compositor> {
+        if period == 0 || self.unpaced_held.len() < MIN_FRAMES {
+            return None;
+        }
+        let mut waits: Vec<Nanos> = self.unpaced_held.iter().map(|&(waited, _)| waited).collect();
+        waits.sort_unstable();
+        if percentile(&waits, 50) < period / 4 {
+            return None;
+        }
+        let mut shown: Vec<Nanos> = self.unpaced_held.iter().map(|&(_, shown)| shown).collect();
+        shown.sort_unstable();
+        let lag = (percentile(&shown, 50) + usual_wake).saturating_sub(period);
+        let delay = u32::try_from(lag / period).unwrap_or(u32::MAX).min(crate::monitor::MAX_DELAY_REFRESHES);
+        let latch = lag.saturating_sub(u64::from(delay) * period).min(crate::monitor::MAX_LATCH);
+        Some(Compositor::new(latch, delay).with_source(CompositorSource::Measured).throttling())
     }
 }
 
@@ -567,7 +623,7 @@ mod tests {
     use super::*;
 
     fn frame(start: Nanos, work: Nanos, display: Nanos, wake: Option<Nanos>) -> FrameTimes {
-        FrameTimes { start, end: start + work, display, wake }
+        FrameTimes { start, end: start + work, display, wake, throttled: 0 }
     }
 
     const PERIOD: Nanos = 16_666_667;
@@ -694,7 +750,7 @@ mod tests {
             s.frame(frame(start, 1_500_000, start + 1_500_000, None), 500_000, false);
             start += interval;
         }
-        let off = s.unpaced().expect("102 frames are enough");
+        let off = s.unpaced(PERIOD, 0).expect("102 frames are enough");
         assert_eq!(off.frames, 102);
         assert_eq!(off.work_ms, [1.522, 2.478]);
         assert_eq!(off.present_ms, [0.022, 0.978]);
@@ -710,6 +766,50 @@ mod tests {
     }
 
     #[test]
+    fn frames_held_for_the_compositor_s_repaint_read_as_their_own_work_and_a_compositor_that_throttles() {
+        // Weston's headless backend with a 15 ms repaint window, in round
+        // figures: repaints every 17 ms; each frame's redraw waits 14 ms for the
+        // frame callback, the frame then takes 3 ms (2.5 of work, 0.5 of
+        // present) and is shown 33 ms after its start. A vsynced frame wakes
+        // 1 ms after its vblank: latch + delay = 33 − 17 + 1 = 17 ms, delay 1,
+        // latch 0. The model's frames are the 3 ms, not the 17.
+        const REPAINT: Nanos = 17_000_000;
+        let mut s = SetupSampler::new();
+        for n in 0..61u64 {
+            let start = n * REPAINT;
+            let times = FrameTimes {
+                start,
+                end: start + 3_000_000,
+                display: start + 33_000_000,
+                wake: None,
+                throttled: if n == 0 { 0 } else { 14_000_000 },
+            };
+            s.frame(times, 500_000, false);
+        }
+        let off = s.unpaced(REPAINT, 1_000_000).expect("60 frames are enough");
+        assert_eq!(off.work_ms, [2.5, 2.5], "17 ms a frame, less the 14 ms held and the 0.5 ms present");
+        assert_eq!(off.present_ms, [0.5, 0.5]);
+        let held = off.compositor.expect("held 14 of 17 ms: more than a quarter refresh");
+        assert_eq!((held.latch, held.delay_refreshes, held.throttles), (0, 1, true));
+        assert_eq!(held.source, CompositorSource::Measured);
+        let mut quick = SetupSampler::new();
+        for n in 0..61u64 {
+            let start = n * REPAINT;
+            let times = FrameTimes {
+                start,
+                end: start + 3_000_000,
+                display: start + 4_000_000,
+                wake: None,
+                throttled: 4_000_000,
+            };
+            quick.frame(times, 500_000, false);
+        }
+        let off = quick.unpaced(REPAINT, 1_000_000).expect("60 frames are enough");
+        assert_eq!(off.compositor, None, "redraws held 4 ms of 17, under a quarter: not held for a repaint");
+        assert_eq!(off.work_ms, [16.5, 16.5], "a window not held keeps its whole frame");
+    }
+
+    #[test]
     fn two_steady_runs_at_two_speeds_are_two_steady_runs_not_one_spread() {
         // One run's frames take 2 ms each, the next run's 4 ms (another
         // strategy, or the machine got busier): each is steady, so is the model.
@@ -720,7 +820,7 @@ mod tests {
                 s.frame(frame(n * interval, 1_000_000, n * interval + 1_000_000, None), 500_000, false);
             }
         }
-        let off = s.unpaced().expect("120 frames are enough");
+        let off = s.unpaced(PERIOD, 0).expect("120 frames are enough");
         assert_eq!(off.frames, 120);
         // The median frame of both (rank 60 of 120) is 2 ms, less the 0.5 ms present.
         assert_eq!((off.work_ms, off.present_ms), ([1.5, 1.5], [0.5, 0.5]), "no spread within either run");
@@ -739,7 +839,7 @@ mod tests {
                 let start = k * 2_000_000;
                 let end = start + 1_000_000;
                 let display = end + 3_100_000 + k.saturating_sub(1) * 166_000 + extra;
-                s.frame(FrameTimes { start, end, display, wake: None }, 100_000, false);
+                s.frame(FrameTimes { start, end, display, wake: None, throttled: 0 }, 100_000, false);
             }
             let c = s.measured_compositor(PERIOD).expect("100 frames, 2 ms apart, are enough");
             assert_eq!((c.latch, c.delay_refreshes, c.source), (3_266_000, delay, CompositorSource::Measured));
@@ -750,7 +850,7 @@ mod tests {
         for k in 0..61u64 {
             let start = k * PERIOD;
             paced.frame(
-                FrameTimes { start, end: start + 1_000_000, display: start + 2 * PERIOD, wake: None },
+                FrameTimes { start, end: start + 1_000_000, display: start + 2 * PERIOD, wake: None, throttled: 0 },
                 0,
                 false,
             );
@@ -825,6 +925,7 @@ mod tests {
                 present_ms: [0.4, 0.6],
                 slow_every_ms: Some(25.0),
                 slow_ms: Some([0.5, 1.5]),
+                compositor: Some(Compositor::new(300_000, 1).with_source(CompositorSource::Measured).throttling()),
             }),
             compositor: Some(Compositor::new(7_000_000, 0).with_source(CompositorSource::Measured)),
             compositor_note: Some("compositor: measured".to_owned()),

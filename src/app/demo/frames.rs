@@ -148,7 +148,7 @@ impl Demo {
             if self.waits.len() == crate::session::AWAIT_SLOTS {
                 self.waits.pop_front();
             }
-            self.waits.push_back((report.frame, outcome.display_wait));
+            self.waits.push_back((report.frame, outcome.display_wait, self.redraw_wait));
             let presented = outcome.presented().with_throttled(self.redraw_wait);
             self.loops.session.record(report, presented);
         }
@@ -175,16 +175,16 @@ impl Demo {
             if let Some(log) = self.frame_log.as_mut() {
                 log.displayed(report.frame, shown.then_some(report.display_time), source);
             }
-            while self.waits.front().is_some_and(|(id, _)| *id < report.frame) {
+            while self.waits.front().is_some_and(|(id, _, _)| *id < report.frame) {
                 self.waits.pop_front();
             }
-            let display_wait = match self.waits.front() {
-                Some(&(id, wait)) if id == report.frame => wait,
-                _ => 0,
+            let (display_wait, redraw_wait) = match self.waits.front() {
+                Some(&(id, display, redraw)) if id == report.frame => (display, redraw),
+                _ => (0, 0),
             };
             if shown {
                 self.display_lead = report.display_time.saturating_sub(report.start);
-                self.shown.push(ShownFrame { report, display_wait });
+                self.shown.push(ShownFrame { report, display_wait, redraw_wait });
             }
         }
     }

@@ -131,7 +131,7 @@ pub(crate) struct Demo {
     /// Time hidden, a capped buffer: the window's life, apart from the monitor's.
     life: Life,
     /// Each recorded strategy frame's wait for the display, by id, until it is settled.
-    waits: VecDeque<(u64, Nanos)>,
+    waits: VecDeque<(u64, Nanos, Nanos)>,
     /// The strategy frames settled in the last frame that were shown (reused).
     shown: Vec<ShownFrame>,
 }
@@ -145,6 +145,8 @@ pub(crate) struct ShownFrame {
     pub(crate) report: FrameReport,
     /// Its wait for the display.
     pub(crate) display_wait: Nanos,
+    /// How long its redraw waited to arrive (on Wayland, for the compositor's frame callback).
+    pub(crate) redraw_wait: Nanos,
 }
 
 impl Demo {

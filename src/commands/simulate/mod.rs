@@ -191,8 +191,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "NAME", requires = "trace")]
     pub(crate) trace_app: Option<String>,
 
-    /// A compositor between the window and the panel (see below): none, a known one's name, or LATCH_MS[:DELAY].
-    #[arg(long, value_name = "none|NAME|LATCH_MS[:DELAY]", allow_hyphen_values = true,
+    /// A compositor between the window and the panel (see below): none, a known one's name, or LATCH_MS[:DELAY], +held.
+    #[arg(long, value_name = "none|NAME|LATCH_MS[:DELAY][+held]", allow_hyphen_values = true,
           value_parser = Composition::parse, help = compositor_help())]
     pub(crate) compositor: Option<Composition>,
 }
@@ -202,7 +202,9 @@ fn compositor_help() -> String {
      capture: dwm), a known compositor's name, or LATCH_MS[:DELAY]: its repaint begins LATCH_MS (0-1000) before \
      each vblank, a frame committed later waits a refresh more, and what it latched is shown DELAY (0-8) refreshes \
      later. Vsync off through a compositor never tears: the newest frame before each repaint is shown, the ones \
-     it replaced never are (frames_replaced)"
+     it replaced never are (frames_replaced). With +held (weston+held, 7:0+held) the compositor also holds the \
+     window until it repaints, as Wayland's frame callback holds a winit window's redraw: with vsync off a frame \
+     a repaint, each shown a repaint after it started"
         .to_owned()
 }
 

@@ -84,6 +84,20 @@ pub struct Compositor {
     pub delay_refreshes: u32,
     /// Where these figures come from.
     pub source: CompositorSource,
+    /// Whether the window draws its next frame only once the compositor has
+    /// latched its last one: Wayland's frame callback, which winit's redraw
+    /// requests wait for. With vsync off such a window presents at most once
+    /// a repaint and none of its buffers is replaced; its frame starts at a
+    /// repaint and is shown after the next (Weston 10 here, repaint-window
+    /// 15 ms: 33.1 ms from a frame's start to its display against the 17.2
+    /// the compositor's latch alone gives). Measured, never assumed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub throttles: bool,
+}
+
+/// For serde (which passes a reference): a compositor that does not throttle its windows says nothing of it.
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Where a compositor model's figures come from: what a report and a card say about them.
@@ -171,12 +185,14 @@ impl KnownCompositor {
             // weston.ini(5), [core] repaint-window: "The default value is 7
             // milliseconds"; the repaint aims at the next vblank (delay 0).
             // Measured here under Weston 10 (docs/compositors.md).
-            KnownCompositor::Weston => Ok(Compositor { latch: 7 * NANOS_PER_MS, delay_refreshes: 0, source }),
+            KnownCompositor::Weston => {
+                Ok(Compositor { latch: 7 * NANOS_PER_MS, delay_refreshes: 0, source, throttles: false })
+            }
             // DWM's latch is not published. Microsoft's and Unity's docs on the
             // DXGI flip model: independent flip (no composition) "reduces input
             // latency by one frame". Latch 0 and one refresh of delay is that
             // frame, and no more: where within the refresh DWM samples is assumed.
-            KnownCompositor::Dwm => Ok(Compositor { latch: 0, delay_refreshes: 1, source }),
+            KnownCompositor::Dwm => Ok(Compositor { latch: 0, delay_refreshes: 1, source, throttles: false }),
             // Mutter's frame clock: before 3.38 (commit 592fbee0) it began
             // compositing "refresh interval minus 2 ms" before the vblank; since,
             // it computes its max render time from measured render times.
@@ -223,7 +239,12 @@ impl Compositor {
     /// A compositor whose repaint begins `latch` ns before each vblank and
     /// shows its picture `delay_refreshes` vblanks later, given by hand.
     pub const fn new(latch: Nanos, delay_refreshes: u32) -> Compositor {
-        Compositor { latch, delay_refreshes, source: CompositorSource::Given }
+        Compositor { latch, delay_refreshes, source: CompositorSource::Given, throttles: false }
+    }
+
+    /// The same compositor, throttling the window to its repaints (see [`Compositor::throttles`]).
+    pub const fn throttling(self) -> Compositor {
+        Compositor { throttles: true, ..self }
     }
 
     /// The same figures from `source`.
@@ -291,12 +312,17 @@ impl std::str::FromStr for Compositor {
 }
 
 impl fmt::Display for Compositor {
-    /// `weston (latch 7 ms, delay 0)`, `given (latch 4.5 ms, delay 1)`.
+    /// `weston (latch 7 ms, delay 0)`, `given (latch 4.5 ms, delay 1)`,
+    /// `measured (latch 15.9 ms, delay 0, a frame a repaint)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let latch = crate::report::trim_number(self.latch as f64 / NANOS_PER_MS as f64, 3);
-        write!(f, "{} (latch {latch} ms, delay {})", self.source, self.delay_refreshes)
+        let throttles = if self.throttles { ", a frame a repaint" } else { "" };
+        write!(f, "{} (latch {latch} ms, delay {}{throttles})", self.source, self.delay_refreshes)
     }
 }
+
+/// The suffix of a compositor that holds the window until it repaints (`weston+held`).
+const HELD: &str = "+held";
 
 /// How a run's frames reach the panel: directly, or through a compositor.
 ///
@@ -329,12 +355,31 @@ impl Composition {
         }
     }
 
-    /// `none`, a known compositor's name, or `LATCH_MS[:DELAY]`.
+    /// `none`, a known compositor's name, or `LATCH_MS[:DELAY]`; either of
+    /// the last two with `+held` for a compositor that holds the window until
+    /// it repaints ([`Compositor::throttles`]: Wayland's frame callback).
+    ///
+    /// ```
+    /// use timestep_core::monitor::Composition;
+    ///
+    /// let held = Composition::parse("weston+held").unwrap().compositor().unwrap();
+    /// assert!(held.throttles && held.latch == 7_000_000);
+    /// assert!(Composition::parse("none+held").unwrap_err().contains("holds no window"));
+    /// ```
     ///
     /// # Errors
     /// A one-line message: a bad value, or a named compositor whose figures
     /// no source gives (and what is known of it).
     pub fn parse(text: &str) -> Result<Composition, String> {
+        let trimmed = text.trim();
+        let cut = trimmed.len().saturating_sub(HELD.len());
+        if trimmed.get(cut..).is_some_and(|tail| tail.eq_ignore_ascii_case(HELD)) {
+            let rest = trimmed.get(..cut).unwrap_or_default();
+            return match Composition::parse(rest)? {
+                Composition::Direct => Err(format!("'{trimmed}': no compositor holds no window (drop {HELD})")),
+                Composition::Composited(c) => Ok(Composition::Composited(c.throttling())),
+            };
+        }
         if text.trim().eq_ignore_ascii_case("none") {
             return Ok(Composition::Direct);
         }

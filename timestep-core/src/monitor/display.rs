@@ -489,7 +489,9 @@ impl<'t> VirtualDisplay<'t> {
     /// A present through the compositor ([`super::compositor`]): the
     /// picture's display time. Vsync off never waits and the newest buffer
     /// wins; vsync on (FIFO) takes one present a repaint, and a present that
-    /// blocks wakes when its predecessor is latched, at a repaint.
+    /// blocks wakes when its predecessor is latched, at a repaint. A
+    /// compositor that throttles the window ([`Compositor::throttles`]) holds
+    /// it, vsync off too, until the repaint that latched its buffer.
     fn present_composited(&mut self) -> Nanos {
         self.replaced_previous = false;
         if !self.vsync {
@@ -500,6 +502,10 @@ impl<'t> VirtualDisplay<'t> {
         let shown = if !self.vsync {
             let (shown, replaced) = stage.newest(now);
             self.replaced_previous = replaced;
+            let compositor = stage.compositor();
+            if compositor.throttles {
+                self.wake_at_vblank(stage.repaint_time(compositor.repaint_for(&self.grid, now)));
+            }
             shown
         } else {
             match self.model.presentation {
@@ -848,6 +854,39 @@ mod tests {
             "(commit, shown, replaced the one before): present never waits, and never tears"
         );
         assert_eq!(d.replaced(), 2);
+    }
+
+    #[test]
+    fn a_compositor_that_throttles_the_window_holds_it_with_vsync_off_until_the_repaint_that_latched_its_frame() {
+        // Worked example 3's 8 333 333 ns renders from 2 ms, through Weston (60
+        // Hz, latch 7 ms: repaints at 9 666 667, 26 333 334, 43 000 000 ns) with
+        // Wayland's frame callback: the first commits at 10 333 333, after
+        // repaint 1 began, so repaint 2 latches it (shown at 33 333 334) and
+        // the window draws again at 26 333 334; that frame commits at 34 666 667,
+        // repaint 3 latches it (shown at 50 000 000), and so on: a frame a
+        // repaint, none replaced, each after the first shown 23 666 666 ns
+        // after its start (unthrottled, the window would draw every 8 333 333
+        // ns and half its frames would be replaced: worked example 3).
+        let model = Model {
+            render: Cost::fixed(8_333_333),
+            present_immediate: Cost::ZERO,
+            ..quiet(Presentation::Queued { depth: 2 })
+        };
+        let throttling = Composition::Composited(Compositor::new(7_000_000, 0).throttling());
+        let mut d = VirtualDisplay::new(model, Rate::from_hz(60), false, 0, 2_000_000, 0).with_composition(throttling);
+        let fates: Vec<(Nanos, Nanos, bool)> = (0..3)
+            .map(|_| {
+                let shown = present(&mut d);
+                (shown, d.clock(), d.replaced_previous())
+            })
+            .collect();
+        assert_eq!(
+            fates,
+            [(33_333_334, 26_333_334, false), (50_000_000, 43_000_000, false), (66_666_667, 59_666_667, false)],
+            "(shown, the window drawing again at the repaint that latched it, replaced): one frame a repaint"
+        );
+        assert_eq!(d.replaced(), 0);
+        assert_eq!(50_000_000 - 26_333_334, 23_666_666, "start to display of the second frame");
     }
 
     #[test]

@@ -512,7 +512,8 @@ pub fn simulate_world<W: Simulation>(spec: &RunSpec, world: &mut W, progress: &m
     report.display = None;
     report.trace = spec.trace.as_ref().map(|t| t.info());
     report.compositor = spec.composition.compositor().map(|c| CompositorInfo {
-        name: c.source.name().to_owned(),
+        // `weston+held` names a compositor that holds the window, as `--compositor` takes it.
+        name: if c.throttles { format!("{}+held", c.source.name()) } else { c.source.name().to_owned() },
         latch_ms: c.latch as f64 / NANOS_PER_MS as f64,
         delay_refreshes: c.delay_refreshes,
         frames_replaced: display.replaced(),

@@ -224,7 +224,8 @@ pub struct VrrInfo {
 /// [`COMPOSITOR_FIELDS`](super::COMPOSITOR_FIELDS), written under the registry's names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompositorInfo {
-    /// A known compositor's name (`weston`), or where the figures came from (`given`, `measured`, `assumed`).
+    /// A known compositor's name (`weston`), or where the figures came from (`given`, `measured`,
+    /// `assumed`); `+held` after it where the compositor holds the window until it repaints.
     pub name: String,
     /// How long before each vblank its repaint begins, ms.
     pub latch_ms: f64,

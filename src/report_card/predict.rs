@@ -105,7 +105,7 @@ pub(crate) fn prediction_spec(
     let start = crate::monitor::start_after_vblank(refresh, 0, phase % period);
     // With vsync off a compositor that held the window (Wayland's frame
     // callback) paces the pass; with vsync on the setup's queue depth carries it.
-    let held = setup.vsync_off.as_ref().and_then(|off| off.compositor).filter(|_| !vsync);
+    let held = setup.vsync_off.as_ref().and_then(|off| off.compositor);
     let composition = setup.compositor.or(held).map_or(Composition::Direct, Composition::Composited);
     spec.with_model(model).with_start(start).with_composition(composition)
 }

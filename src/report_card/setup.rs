@@ -478,7 +478,7 @@ impl SetupSampler {
             late_wake_ms: lengths(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
             display_jitter_ms: display_jitter_ms(&self.probe_intervals, period),
-            vsync_off: self.unpaced(period, usual_wake),
+            vsync_off: self.unpaced(period),
             compositor: None,
             compositor_note: None,
         })
@@ -537,11 +537,11 @@ impl SetupSampler {
     /// Where the compositor held each frame's redraw for its repaint
     /// ([`SetupSampler::holding_compositor`]), a frame is its start-to-start
     /// less that wait: the prediction waits for the repaint itself.
-    fn unpaced(&self, period: Nanos, usual_wake: Nanos) -> Option<UnpacedSetup> {
+    fn unpaced(&self, period: Nanos) -> Option<UnpacedSetup> {
         if self.unpaced.len() < MIN_FRAMES {
             return None;
         }
-        let holding = self.holding_compositor(period, usual_wake);
+        let holding = self.holding_compositor(period);
         let covered: Nanos = self.unpaced.iter().map(|&(frame, _)| frame).sum();
         let mut frames: Vec<Nanos> = self
             .unpaced
@@ -589,18 +589,17 @@ impl SetupSampler {
     /// The compositor that held the window with vsync off, on a display of
     /// `period`: where the median frame's redraw waited a quarter refresh or
     /// more for the platform (Wayland's frame callback comes when the
-    /// compositor repaints), each frame started at a repaint, `usual_wake`
-    /// after it as a vsynced frame wakes after its vblank, and was shown
-    /// after the next: `latch + delay · period` is the median start-to-display
-    /// less a refresh plus that wake. `None` with fewer than [`MIN_FRAMES`]
+    /// compositor repaints), each frame started as a repaint began and was
+    /// shown after the next: `latch + delay · period` is the median
+    /// start-to-display less a refresh. `None` with fewer than [`MIN_FRAMES`]
     /// or a window that was not held (X11, Xvfb: redraws come at once).
     ///
     /// ```text
     /// Weston 10 headless, repaint-window 15 ms, frames at 58.2 Hz (17.17 ms):
-    /// redraws held 14.5 ms, start to display 33.04 ms, wake 1.3 ms
-    ///   → 33.04 − 17.17 + 1.3 = 17.17 ms: delay 1, latch 0
+    /// redraws held 14.5 ms, start to display 33.06 ms
+    ///   → 33.06 − 17.17 = 15.89 ms: delay 0, latch 15.89 ms (weston.ini: 15)
     /// ```
-    fn holding_compositor(&self, period: Nanos, usual_wake: Nanos) -> Option<Compositor> {
+    fn holding_compositor(&self, period: Nanos) -> Option<Compositor> {
         if period == 0 || self.unpaced_held.len() < MIN_FRAMES {
             return None;
         }
@@ -611,7 +610,7 @@ impl SetupSampler {
         }
         let mut shown: Vec<Nanos> = self.unpaced_held.iter().map(|&(_, shown)| shown).collect();
         shown.sort_unstable();
-        let lag = (percentile(&shown, 50) + usual_wake).saturating_sub(period);
+        let lag = percentile(&shown, 50).saturating_sub(period);
         let delay = u32::try_from(lag / period).unwrap_or(u32::MAX).min(crate::monitor::MAX_DELAY_REFRESHES);
         let latch = lag.saturating_sub(u64::from(delay) * period).min(crate::monitor::MAX_LATCH);
         Some(Compositor::new(latch, delay).with_source(CompositorSource::Measured).throttling())
@@ -750,7 +749,7 @@ mod tests {
             s.frame(frame(start, 1_500_000, start + 1_500_000, None), 500_000, false);
             start += interval;
         }
-        let off = s.unpaced(PERIOD, 0).expect("102 frames are enough");
+        let off = s.unpaced(PERIOD).expect("102 frames are enough");
         assert_eq!(off.frames, 102);
         assert_eq!(off.work_ms, [1.522, 2.478]);
         assert_eq!(off.present_ms, [0.022, 0.978]);
@@ -770,9 +769,8 @@ mod tests {
         // Weston's headless backend with a 15 ms repaint window, in round
         // figures: repaints every 17 ms; each frame's redraw waits 14 ms for the
         // frame callback, the frame then takes 3 ms (2.5 of work, 0.5 of
-        // present) and is shown 33 ms after its start. A vsynced frame wakes
-        // 1 ms after its vblank: latch + delay = 33 − 17 + 1 = 17 ms, delay 1,
-        // latch 0. The model's frames are the 3 ms, not the 17.
+        // present) and is shown 33 ms after its start: latch + delay = 33 − 17
+        // = 16 ms, delay 0, latch 16 ms. The model's frames are the 3 ms, not the 17.
         const REPAINT: Nanos = 17_000_000;
         let mut s = SetupSampler::new();
         for n in 0..61u64 {
@@ -786,11 +784,11 @@ mod tests {
             };
             s.frame(times, 500_000, false);
         }
-        let off = s.unpaced(REPAINT, 1_000_000).expect("60 frames are enough");
+        let off = s.unpaced(REPAINT).expect("60 frames are enough");
         assert_eq!(off.work_ms, [2.5, 2.5], "17 ms a frame, less the 14 ms held and the 0.5 ms present");
         assert_eq!(off.present_ms, [0.5, 0.5]);
         let held = off.compositor.expect("held 14 of 17 ms: more than a quarter refresh");
-        assert_eq!((held.latch, held.delay_refreshes, held.throttles), (0, 1, true));
+        assert_eq!((held.latch, held.delay_refreshes, held.throttles), (16_000_000, 0, true));
         assert_eq!(held.source, CompositorSource::Measured);
         let mut quick = SetupSampler::new();
         for n in 0..61u64 {
@@ -804,7 +802,7 @@ mod tests {
             };
             quick.frame(times, 500_000, false);
         }
-        let off = quick.unpaced(REPAINT, 1_000_000).expect("60 frames are enough");
+        let off = quick.unpaced(REPAINT).expect("60 frames are enough");
         assert_eq!(off.compositor, None, "redraws held 4 ms of 17, under a quarter: not held for a repaint");
         assert_eq!(off.work_ms, [16.5, 16.5], "a window not held keeps its whole frame");
     }
@@ -820,7 +818,7 @@ mod tests {
                 s.frame(frame(n * interval, 1_000_000, n * interval + 1_000_000, None), 500_000, false);
             }
         }
-        let off = s.unpaced(PERIOD, 0).expect("120 frames are enough");
+        let off = s.unpaced(PERIOD).expect("120 frames are enough");
         assert_eq!(off.frames, 120);
         // The median frame of both (rank 60 of 120) is 2 ms, less the 0.5 ms present.
         assert_eq!((off.work_ms, off.present_ms), ([1.5, 1.5], [0.5, 0.5]), "no spread within either run");

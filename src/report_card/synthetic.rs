@@ -155,6 +155,7 @@ fn display_intervals(spec: &RunSpec, count: usize) -> Vec<Nanos> {
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
+        display.wait_for_repaint();
         display.busy();
         if display.clock() == now {
             display.nudge();

@@ -633,6 +633,7 @@ fn frames_loop<S: Simulation, const COMPOSITED: bool>(
         if let Some(t) = report.wake.at {
             display.wait_until(t);
         }
+        display.wait_for_repaint();
         display.busy();
         if display.clock() == now {
             display.nudge();

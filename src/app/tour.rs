@@ -694,9 +694,8 @@ fn held_note(held: crate::monitor::Compositor, period: Nanos, fed_back: bool) ->
         "compositor: with vsync off each frame waited for the compositor's repaint before it started (the \
          platform held its redraw: Wayland's frame callback), so no commit shows where the repaint begins; by \
          {shown_by} a frame was shown {} ms after the repaint that latched it, the one after it started, which \
-         the predictions with vsync off model as latch {} ms, delay {} refreshes, waiting for each repaint too; \
-         with vsync on the setup's \
-         queue depth carries what the compositor adds",
+         the predictions model as latch {} ms, delay {} refreshes, their frames waiting for each repaint too, \
+         vsync on and off",
         ms(held.latch + u64::from(held.delay_refreshes) * period),
         ms(held.latch),
         held.delay_refreshes

@@ -103,8 +103,9 @@ pub(crate) fn prediction_spec(
     let period = refresh.period().max(1);
     let phase = lo.midpoint(hi) + period * (2 * k + 1) / (2 * SETUP_STARTS);
     let start = crate::monitor::start_after_vblank(refresh, 0, phase % period);
-    // With vsync off a compositor that held the window (Wayland's frame
-    // callback) paces the pass; with vsync on the setup's queue depth carries it.
+    // A compositor that held the window (Wayland's frame callback: read from
+    // the pass with vsync off, where the hold is the only wait) holds it with
+    // vsync on too: winit's redraw waits for the callback whatever the present mode.
     let held = setup.vsync_off.as_ref().and_then(|off| off.compositor);
     let composition = setup.compositor.or(held).map_or(Composition::Direct, Composition::Composited);
     spec.with_model(model).with_start(start).with_composition(composition)

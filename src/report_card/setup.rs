@@ -148,7 +148,9 @@ pub struct UnpacedSetup {
     /// repaint that latched the one before (Wayland's frame callback): its
     /// `latch` and delay put each frame's display where the median was, a
     /// repaint after the one it started at. The frames above are then their
-    /// own work, the wait left out; null where the window was not held.
+    /// own work, the wait left out; null where the window was not held. The
+    /// predictions of both passes run through it (the hold is the platform's,
+    /// whatever the present mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compositor: Option<Compositor>,
 }

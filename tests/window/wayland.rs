@@ -766,11 +766,10 @@ const AGREEING: [usize; 2] = [8, 8];
 /// docs/compositors.md), tell their strategies the reported rate, never take
 /// a stated refresh for VRR, model the outputs' jitter, settle as the
 /// runs do and hold the window for each repaint as Wayland's frame callback
-/// does: under `chrt -r 10` at load 1 to 1.5, vsync on and off, x11 backend
-/// 9 and 8, headless 1 ms 10 and 10, 7 ms 10 and 10, 15 ms 9 and 9 (paced,
-/// whose 16.7 ms interval lands a fraction of a millisecond before each
-/// 17.2 ms repaint); the vsync-off latency within 0.6 ms of the measured
-/// (a refresh low before the hold). Without a real-time priority the
+/// does: under `chrt -r 10` at load 0.4 to 1.5, vsync on and off, x11 backend
+/// 9 and 10, headless 1 ms 9 and 10, 7 ms 10 and 10, 15 ms 10 and 10; the
+/// vsync-off latency within 0.7 ms of the measured (a refresh low before the
+/// hold: 15 ms, lockstep 33.1 measured, 17.2 predicted). Without a real-time priority the
 /// builds of a shared machine reach the measured runs (15 ms at load 5.6:
 /// 5 and 6), so it is not in every CI run.
 fn weston_tour_test(name: &'static str, repaint: Option<u32>) -> Trial {

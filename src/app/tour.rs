@@ -509,8 +509,7 @@ impl Tour {
                     if let Some(off) = setup.vsync_off.as_mut() {
                         match off.compositor {
                             Some(held) if compositor.is_none() => {
-                                let fed_back = compositor_note != COMPOSITOR_ASSUMED;
-                                compositor_note = held_note(held, rate.period(), fed_back);
+                                compositor_note = held_note(held, rate.period(), fed_back(&m.runs));
                             }
                             // A compositor read from frames that came faster than it repaints holds nothing.
                             _ => off.compositor = None,
@@ -657,11 +656,7 @@ fn compositor_of(
     runs: &[RunRecord],
     period: Nanos,
 ) -> (Option<crate::monitor::Compositor>, String) {
-    let fed_back = runs.iter().any(|r| {
-        r.vsync_requested == Some(false)
-            && r.display_time_source.as_deref().is_some_and(|s| s.starts_with("compositor-feedback"))
-    });
-    if !fed_back {
+    if !fed_back(runs) {
         return (None, COMPOSITOR_ASSUMED.to_owned());
     }
     match sampler.measured_compositor(period) {
@@ -683,6 +678,14 @@ fn compositor_of(
             ),
         ),
     }
+}
+
+/// Whether the compositor timed the frames with vsync off (Wayland's presentation feedback).
+fn fed_back(runs: &[RunRecord]) -> bool {
+    runs.iter().any(|r| {
+        r.vsync_requested == Some(false)
+            && r.display_time_source.as_deref().is_some_and(|s| s.starts_with("compositor-feedback"))
+    })
 }
 
 /// What a card says of a compositor that held the window's frames with vsync

@@ -285,6 +285,20 @@ struct Previous {
     vsynced: bool,
 }
 
+/// A frame with vsync off that followed one that did not sleep, as
+/// [`SetupSampler`] keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Unpaced {
+    /// Start of the one before to its start.
+    frame: Nanos,
+    /// The present call of the one before.
+    present: Nanos,
+    /// How long its redraw waited for the platform before it started.
+    held: Nanos,
+    /// Its start to its display.
+    shown: Nanos,
+}
+
 /// Collects a tour's frames into a [`MeasuredSetup`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SetupSampler {
@@ -292,10 +306,10 @@ pub(crate) struct SetupSampler {
     latency: Vec<Nanos>,
     /// `start − display of the frame before`, signed (negative in a deeper queue).
     wake: Vec<i64>,
-    sleep_late: Vec<Nanos>,
-    /// For each of those, how long its redraw then waited for the platform
-    /// (left out where the compositor held the window: that wait is its hold).
-    sleep_held: Vec<Nanos>,
+    /// Frames that slept: how late each started after its wake, and how
+    /// long its redraw then waited for the platform (left out where the
+    /// compositor held the window: that wait is its hold).
+    sleep_late: Vec<(Nanos, Nanos)>,
     /// The own work of every vsynced frame (probe and runs with vsync on).
     vsynced_work: Vec<Nanos>,
     /// Time those frames covered: start to next start, within a segment.
@@ -304,12 +318,8 @@ pub(crate) struct SetupSampler {
     probe_time: Nanos,
     /// Display to display of consecutive probe frames.
     probe_intervals: Vec<Nanos>,
-    /// Frames with vsync off that followed one that did not sleep: start to
-    /// next start, and the present call of the first.
-    unpaced: Vec<(Nanos, Nanos)>,
-    /// For each of those, how long the second's redraw waited for the
-    /// platform, and its start to its display.
-    unpaced_held: Vec<(Nanos, Nanos)>,
+    /// Frames with vsync off that followed one that did not sleep.
+    unpaced: Vec<Unpaced>,
     /// Where each segment's samples begin in `unpaced`.
     unpaced_segments: Vec<usize>,
     /// With vsync off, each shown frame's display time less the end of its
@@ -342,8 +352,7 @@ impl SetupSampler {
                 && t > p.end
                 && report.start >= t
             {
-                self.sleep_late.push(report.start - t);
-                self.sleep_held.push(report.throttled);
+                self.sleep_late.push((report.start - t, report.throttled));
             }
             if vsynced {
                 self.vsynced_time += report.start.saturating_sub(p.start);
@@ -353,8 +362,12 @@ impl SetupSampler {
                 self.commit_to_display.push(report.display - report.end);
             }
             if !vsynced && !p.vsynced && !slept {
-                self.unpaced.push((report.start.saturating_sub(p.start), p.display_wait));
-                self.unpaced_held.push((report.throttled, report.display.saturating_sub(report.start)));
+                self.unpaced.push(Unpaced {
+                    frame: report.start.saturating_sub(p.start),
+                    present: p.display_wait,
+                    held: report.throttled,
+                    shown: report.display.saturating_sub(report.start),
+                });
             }
         }
         if vsynced {
@@ -477,12 +490,11 @@ impl SetupSampler {
         // repaint-window 15 ms: 0.4 to 7.1 ms "late" with it, and `paced`
         // predicted to miss its repaints from it).
         let holding = self.holding_compositor(period);
-        let sleep_late: Vec<Nanos> = match holding {
-            Some(_) => {
-                self.sleep_late.iter().zip(&self.sleep_held).map(|(&late, &held)| late.saturating_sub(held)).collect()
-            }
-            None => self.sleep_late.clone(),
-        };
+        let sleep_late: Vec<Nanos> = self
+            .sleep_late
+            .iter()
+            .map(|&(late, held)| if holding.is_some() { late.saturating_sub(held) } else { late })
+            .collect();
         Some(MeasuredSetup {
             frames: self.work.len() as u64,
             queue_depth: depth,
@@ -519,7 +531,7 @@ impl SetupSampler {
         if self.commit_to_display.len() < MIN_FRAMES || period == 0 {
             return Err("too few frames with vsync off were shown to read its latch");
         }
-        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|&(frame, _)| frame).collect();
+        let mut frames: Vec<Nanos> = self.unpaced.iter().map(|u| u.frame).collect();
         frames.sort_unstable();
         if percentile(&frames, 50) > period / 2 {
             // Weston 10's headless backend under Mesa's Mailbox: frames every
@@ -558,12 +570,11 @@ impl SetupSampler {
         if self.unpaced.len() < MIN_FRAMES {
             return None;
         }
-        let covered: Nanos = self.unpaced.iter().map(|&(frame, _)| frame).sum();
+        let covered: Nanos = self.unpaced.iter().map(|u| u.frame).sum();
         let mut frames: Vec<Nanos> = self
             .unpaced
             .iter()
-            .zip(&self.unpaced_held)
-            .map(|(&(frame, _), &(waited, _))| if holding.is_some() { frame.saturating_sub(waited) } else { frame })
+            .map(|u| if holding.is_some() { u.frame.saturating_sub(u.held) } else { u.frame })
             .collect();
         let mut bounds = self.unpaced_segments.clone();
         bounds.push(frames.len());
@@ -578,7 +589,7 @@ impl SetupSampler {
         }
         deviations.sort_unstable();
         frames.sort_unstable();
-        let mut present: Vec<Nanos> = self.unpaced.iter().map(|&(_, present)| present).collect();
+        let mut present: Vec<Nanos> = self.unpaced.iter().map(|u| u.present).collect();
         present.sort_unstable();
         let median = percentile(&frames, 50);
         let spread = |p| crate::metrics::percentile(&deviations, p).unwrap_or(0);
@@ -616,15 +627,15 @@ impl SetupSampler {
     ///   → 33.06 − 17.17 = 15.89 ms: delay 0, latch 15.89 ms (weston.ini: 15)
     /// ```
     fn holding_compositor(&self, period: Nanos) -> Option<Compositor> {
-        if period == 0 || self.unpaced_held.len() < MIN_FRAMES {
+        if period == 0 || self.unpaced.len() < MIN_FRAMES {
             return None;
         }
-        let mut waits: Vec<Nanos> = self.unpaced_held.iter().map(|&(waited, _)| waited).collect();
+        let mut waits: Vec<Nanos> = self.unpaced.iter().map(|u| u.held).collect();
         waits.sort_unstable();
         if percentile(&waits, 50) < period / 4 {
             return None;
         }
-        let mut shown: Vec<Nanos> = self.unpaced_held.iter().map(|&(_, shown)| shown).collect();
+        let mut shown: Vec<Nanos> = self.unpaced.iter().map(|u| u.shown).collect();
         shown.sort_unstable();
         let lag = percentile(&shown, 50).saturating_sub(period);
         let delay = u32::try_from(lag / period).unwrap_or(u32::MAX).min(crate::monitor::MAX_DELAY_REFRESHES);
@@ -788,36 +799,29 @@ mod tests {
         // present) and is shown 33 ms after its start: latch + delay = 33 − 17
         // = 16 ms, delay 0, latch 16 ms. The model's frames are the 3 ms, not the 17.
         const REPAINT: Nanos = 17_000_000;
-        let mut s = SetupSampler::new();
-        for n in 0..61u64 {
-            let start = n * REPAINT;
-            let times = FrameTimes {
-                start,
-                end: start + 3_000_000,
-                display: start + 33_000_000,
-                wake: None,
-                throttled: if n == 0 { 0 } else { 14_000_000 },
-            };
-            s.frame(times, 500_000, false);
-        }
+        // 61 frames a repaint apart, each taking 3 ms and shown `shown` after
+        // its start; every redraw after the first waited `held`.
+        let sampled = |shown: Nanos, held: Nanos| {
+            let mut s = SetupSampler::new();
+            for n in 0..61u64 {
+                let start = n * REPAINT;
+                let throttled = if n == 0 { 0 } else { held };
+                s.frame(
+                    FrameTimes { start, end: start + 3_000_000, display: start + shown, wake: None, throttled },
+                    500_000,
+                    false,
+                );
+            }
+            s
+        };
+        let s = sampled(33_000_000, 14_000_000);
         let off = s.unpaced(s.holding_compositor(REPAINT)).expect("60 frames are enough");
         assert_eq!(off.work_ms, [2.5, 2.5], "17 ms a frame, less the 14 ms held and the 0.5 ms present");
         assert_eq!(off.present_ms, [0.5, 0.5]);
         let held = off.compositor.expect("held 14 of 17 ms: more than a quarter refresh");
         assert_eq!((held.latch, held.delay_refreshes, held.throttles), (16_000_000, 0, true));
         assert_eq!(held.source, CompositorSource::Measured);
-        let mut quick = SetupSampler::new();
-        for n in 0..61u64 {
-            let start = n * REPAINT;
-            let times = FrameTimes {
-                start,
-                end: start + 3_000_000,
-                display: start + 4_000_000,
-                wake: None,
-                throttled: 4_000_000,
-            };
-            quick.frame(times, 500_000, false);
-        }
+        let quick = sampled(4_000_000, 4_000_000);
         let off = quick.unpaced(quick.holding_compositor(REPAINT)).expect("60 frames are enough");
         assert_eq!(off.compositor, None, "redraws held 4 ms of 17, under a quarter: not held for a repaint");
         assert_eq!(off.work_ms, [16.5, 16.5], "a window not held keeps its whole frame");
@@ -948,7 +952,7 @@ mod tests {
         s.frame(frame(10_300_000, 2_000_000, 11_000_000, Some(1_000_000)), 0, false);
         // Its wake (1 ms) was before its end (12.3 ms): no sleep, nothing sampled.
         s.frame(frame(12_400_000, 1_000_000, 13_000_000, None), 0, false);
-        assert_eq!(s.sleep_late, vec![300_000]);
+        assert_eq!(s.sleep_late, vec![(300_000, 0)]);
         s.break_sequence();
         s.frame(frame(20_000_000, 1_000_000, 21_000_000, None), 0, false);
         assert_eq!(s.sleep_late.len(), 1, "a new segment follows no sleep");

@@ -533,31 +533,24 @@ impl RefreshMeter {
     /// on a display that reports `reported_hz` (its maximum, for a VRR panel);
     /// `None` where the display's feedback stated a constant refresh.
     pub fn vrr_seen(&self, reported_hz: Option<f64>) -> Option<VrrSeen> {
-        if self.word.refresh.is_some() {
-            return None;
-        }
-        Self::vrr_seen_with(&self.unpaced, &mut Vec::with_capacity(VRR_WINDOW), reported_hz)
+        self.vrr_seen_with(&mut Vec::with_capacity(VRR_WINDOW), reported_hz)
     }
 
     /// As [`RefreshMeter::vrr_seen`], in the kept scratch space: for a loop's
     /// own look at the evidence now and then, which must not allocate.
     pub fn vrr_seen_now(&mut self, reported_hz: Option<f64>) -> Option<VrrSeen> {
-        if self.word.refresh.is_some() {
-            return None;
-        }
         let mut scratch = core::mem::take(&mut self.scratch);
-        let seen = Self::vrr_seen_with(&self.unpaced, &mut scratch, reported_hz);
+        let seen = self.vrr_seen_with(&mut scratch, reported_hz);
         self.scratch = scratch;
         seen
     }
 
-    fn vrr_seen_with(
-        unpaced: &Recent<Unpaced, VRR_WINDOW, VRR_WINDOW>,
-        sorted: &mut Vec<Nanos>,
-        reported_hz: Option<f64>,
-    ) -> Option<VrrSeen> {
+    fn vrr_seen_with(&self, sorted: &mut Vec<Nanos>, reported_hz: Option<f64>) -> Option<VrrSeen> {
+        if self.word.refresh.is_some() {
+            return None;
+        }
         sorted.clear();
-        sorted.extend(unpaced.all().map(|u| u.interval));
+        sorted.extend(self.unpaced.all().map(|u| u.interval));
         sorted.sort_unstable();
         vrr_evidence(sorted, reported_hz)
     }

@@ -530,22 +530,15 @@ impl<'t> VirtualDisplay<'t> {
             self.replaced_previous = replaced;
             let compositor = stage.compositor();
             if compositor.throttles {
-                let k = compositor.repaint_for(&self.grid, now);
-                self.held_until = Some(self.jittered(stage.repaint_time(k), k));
-                self.stage = Some(stage);
-                return self.jittered(shown, k + u64::from(compositor.delay_refreshes));
+                return self.held_for(stage, compositor.repaint_for(&self.grid, now));
             }
             shown
         } else if stage.compositor().throttles {
             // FIFO through a compositor that holds the window: the present
-            // returns at once, and the next frame waits for the repaint that
-            // latches this one. A repaint moves with its refresh's jitter,
-            // and the picture with that of the vblank that shows it.
+            // returns at once, one present a repaint.
             let k = stage.queue(now);
             self.last_vblank = Some(k);
-            self.held_until = Some(self.jittered(stage.repaint_time(k), k));
-            self.stage = Some(stage);
-            return self.jittered(stage.shown_time(k), k + u64::from(stage.compositor().delay_refreshes));
+            return self.held_for(stage, k);
         } else {
             match self.model.presentation {
                 Presentation::BlockToBoundary => {
@@ -575,6 +568,16 @@ impl<'t> VirtualDisplay<'t> {
         };
         self.stage = Some(stage);
         shown
+    }
+
+    /// A frame latched at repaint `k` of a compositor that holds the window:
+    /// the next frame waits for that repaint ([`VirtualDisplay::wait_for_repaint`]).
+    /// Returns when the frame is shown. A repaint moves with its refresh's
+    /// jitter, and the picture with that of the vblank that shows it.
+    fn held_for(&mut self, stage: CompositorStage, k: u64) -> Nanos {
+        self.held_until = Some(self.jittered(stage.repaint_time(k), k));
+        self.stage = Some(stage);
+        self.jittered(stage.shown_time(k), k + u64::from(stage.compositor().delay_refreshes))
     }
 
     /// A present through a compositor on a VRR panel: the compositor repaints

@@ -57,7 +57,9 @@
 //! - **card**: a report card, what `measure` writes (`report-<screen>-<time>.json`
 //!   and `.html`) and `compare` reads (`report_card`).
 
-pub use timestep_core::{feedback, host, metrics, monitor, refresh, report, rng, session, strategy, time, vblank, vrr};
+pub use timestep_core::{
+    feedback, hold, host, metrics, monitor, refresh, report, rng, session, strategy, time, vblank, vrr,
+};
 
 pub mod app;
 pub(crate) mod cli;

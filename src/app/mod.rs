@@ -25,7 +25,6 @@ pub(crate) mod cpu;
 pub(crate) mod cpu_load;
 pub(crate) mod demo;
 pub(crate) mod gfx;
-pub(crate) mod hold;
 pub mod lanes;
 pub(crate) mod monitor_info;
 pub(crate) mod run_outputs;

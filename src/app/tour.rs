@@ -314,7 +314,10 @@ impl Tour {
                     let strategy = demo.strategy();
                     let vsync_off_run = matches!(under_way.segment, Segment::Run { vsync: false, .. });
                     apply(demo, config, setup, strategy, now, vsync_off_run);
-                    self.sampler.break_sequence();
+                    match under_way.segment {
+                        Segment::Run { strategy, vsync, .. } => self.sampler.begin_run(strategy.name(), vsync),
+                        _ => self.sampler.break_sequence(),
+                    }
                 }
             }
             return false;

@@ -25,8 +25,8 @@
 //! refuses is skipped (and reported in [`HostOutcome`]), the loop goes on.
 
 use crate::app::gfx::Gfx;
-use crate::app::hold::HeldFrame;
 use crate::app::window_state::WindowState;
+use crate::hold::HeldFrame;
 use crate::host::FrameHost;
 use crate::hud_data::HudData;
 use crate::render::overlay::{Input, Target};

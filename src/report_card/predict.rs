@@ -97,7 +97,7 @@ pub(crate) fn prediction_spec(
         None => spec,
     };
     let Some(setup) = setup else { return spec };
-    let model = setup.model(refresh, vsync);
+    let model = setup.model_for(strategy.name(), refresh, vsync);
     let wake = model.vblank_wake;
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
     let period = refresh.period().max(1);

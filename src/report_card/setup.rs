@@ -96,11 +96,19 @@ pub struct MeasuredSetup {
     pub(crate) stall_every_ms: Option<f64>,
     /// How long a stall held a frame beyond its refresh, ms: 10th and 90th percentile.
     pub(crate) stall_ms: Option<[f64; 2]>,
+    /// Their 25th, 50th and 75th percentile, ms: the model draws a quarter
+    /// of the stalls within each quarter ([`Stall::skewed`]); null on older
+    /// cards (one uniform draw from the 10th to the 90th).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stall_quartiles_ms: Option<[f64; 3]>,
     /// Time between late wake-ups (the probe's wake-ups beyond their 90th
     /// percentile), ms, on average; null when none was measured.
     pub(crate) late_wake_every_ms: Option<f64>,
     /// How much later than the median wake-up they came, ms: 10th and 90th percentile.
     pub(crate) late_wake_ms: Option<[f64; 2]>,
+    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) late_wake_quartiles_ms: Option<[f64; 3]>,
     /// Share of the probe's frames shown a refresh or more after the refresh
     /// they were meant for (0 to 1): a machine that cannot keep up with the refresh.
     pub(crate) missed_share: Option<f64>,
@@ -118,6 +126,64 @@ pub struct MeasuredSetup {
     pub(crate) compositor: Option<Compositor>,
     /// What the tour measured or assumed of the compositor, and why, in words.
     pub(crate) compositor_note: Option<String>,
+    /// Each measured run's own costs, where it had enough frames: its
+    /// strategy's prediction draws them instead of the tour's (see
+    /// [`RunCosts`]); empty on older cards.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) runs: Vec<RunCosts>,
+}
+
+/// What one measured run met of the machine: its frames' own work and
+/// stalls, its sleeps' lateness, and with vsync off its frames as
+/// [`UnpacedSetup`] reads them. Its strategy's prediction draws these in
+/// place of the whole tour's figures.
+///
+/// A machine that is busy with something else comes in bursts of seconds
+/// (lockstep alone at an emulated 240 Hz, 8 s at a time on the 2-core CI
+/// machine: 11, 12, 15, 22, 30, 94 and 181 of 1920 refreshes missed), so
+/// the tour's costs, pooled, are too many stalls for the runs that met
+/// none and too few for the run that met the burst. A prediction is the
+/// model's answer to "what does this strategy do on a machine with these
+/// costs", and the costs each run met are the ones its measurement shows.
+/// How promptly the loop wakes after a vblank stays the probe's (only
+/// lockstep's frames show it) and so does the queue.
+///
+/// ```text
+/// vsync on:  work  = each frame's own work, 10th–90th percentile
+///            stall = a frame whose own work reached the tour's deadline
+///                    (a refresh less the usual wake-up): its excess over the
+///                    run's median work, one every (the run's time / stalls)
+/// vsync off: frames that did not sleep, as UnpacedSetup (a run whose frames
+///            all slept, fixed-fps and paced, keeps the pass's)
+/// both:      late  = how late each sleep ended, 10th–90th percentile
+/// ```
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunCosts {
+    /// The run's strategy (its name).
+    pub(crate) strategy: String,
+    /// The run's pass: vsync on or off.
+    pub(crate) vsync: bool,
+    /// Frames measured.
+    pub(crate) frames: u64,
+    /// With vsync on, a frame's own work, ms: 10th and 90th percentile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) work_ms: Option<[f64; 2]>,
+    /// With vsync on, time between stalls, ms; null when the run met none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stall_every_ms: Option<f64>,
+    /// With vsync on, how long a stall held a frame beyond the run's median work, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stall_ms: Option<[f64; 2]>,
+    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stall_quartiles_ms: Option<[f64; 3]>,
+    /// How late the run's sleeps ended, ms; null where it slept too seldom to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sleep_late_ms: Option<[f64; 2]>,
+    /// With vsync off, the run's frames.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) vsync_off: Option<UnpacedSetup>,
 }
 
 /// What the pass with vsync off measured of its frames (frames that did not
@@ -144,6 +210,9 @@ pub struct UnpacedSetup {
     pub(crate) slow_every_ms: Option<f64>,
     /// How much longer than the median a slow frame took, ms: 10th and 90th percentile.
     pub(crate) slow_ms: Option<[f64; 2]>,
+    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) slow_quartiles_ms: Option<[f64; 3]>,
     /// The compositor that paced these frames, where each waited for the
     /// repaint that latched the one before (Wayland's frame callback): its
     /// `latch` and delay put each frame's display where the median was, a
@@ -171,17 +240,9 @@ impl MeasuredSetup {
     /// 0.5 ms on Xvfb), else the vsynced work and the `desktop` preset's present.
     pub(crate) fn model(&self, refresh: Rate, vsync: bool) -> Model {
         let desktop = Preset::Desktop.model();
-        let between = |[lo, hi]: [f64; 2]| Cost::between(ms_to_ns(lo), ms_to_ns(hi));
-        let every = |every: Option<f64>, length: Option<[f64; 2]>| match (every, length) {
-            (Some(every), Some(length)) if every > 0.0 => {
-                let every = ms_to_ns(every);
-                Some(Stall::new(Cost::between(every / 2, every + every / 2), between(length)))
-            }
-            _ => None,
-        };
         let mut model = desktop;
-        model.stall = every(self.stall_every_ms, self.stall_ms);
-        model.late_wake = every(self.late_wake_every_ms, self.late_wake_ms);
+        model.stall = occasional(self.stall_every_ms, self.stall_ms, self.stall_quartiles_ms);
+        model.late_wake = occasional(self.late_wake_every_ms, self.late_wake_ms, self.late_wake_quartiles_ms);
         model.update = Cost::ZERO;
         model.render = between(self.work_ms);
         model.vblank_wake = between(self.wake_ms);
@@ -193,7 +254,30 @@ impl MeasuredSetup {
         if let Some(off) = self.vsync_off.as_ref().filter(|_| !vsync) {
             model.render = between(off.work_ms);
             model.present_immediate = between(off.present_ms);
-            model.stall = every(off.slow_every_ms, off.slow_ms);
+            model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_quartiles_ms);
+        }
+        model
+    }
+
+    /// [`MeasuredSetup::model`] for `strategy`'s run of the pass with vsync
+    /// on or off, with the costs that run met where the card has them ([`RunCosts`]).
+    pub(crate) fn model_for(&self, strategy: &str, refresh: Rate, vsync: bool) -> Model {
+        let mut model = self.model(refresh, vsync);
+        let Some(run) = self.runs.iter().find(|r| r.strategy == strategy && r.vsync == vsync) else { return model };
+        if let Some(late) = run.sleep_late_ms {
+            model.sleep_overshoot = between(late);
+        }
+        match (vsync, run.work_ms, run.vsync_off.as_ref()) {
+            (true, Some(work), _) => {
+                model.render = between(work);
+                model.stall = occasional(run.stall_every_ms, run.stall_ms, run.stall_quartiles_ms);
+            }
+            (false, _, Some(off)) => {
+                model.render = between(off.work_ms);
+                model.present_immediate = between(off.present_ms);
+                model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_quartiles_ms);
+            }
+            _ => {}
         }
         model
     }
@@ -223,6 +307,35 @@ impl MeasuredSetup {
 /// The share of missed refreshes in the probe above which a card says the
 /// machine does not keep up: one frame in 20.
 pub(crate) const MISSED_SHARE: f64 = 0.05;
+
+/// A card's `[lo, hi]` ms as a uniform [`Cost`].
+fn between([lo, hi]: [f64; 2]) -> Cost {
+    Cost::between(ms_to_ns(lo), ms_to_ns(hi))
+}
+
+/// Events about `every` ms apart (half to one and a half times that) of
+/// `length` (10th to 90th percentile), where both were measured, a quarter
+/// within each quarter where the `quartiles` were ([`Stall::skewed`]).
+fn occasional(every: Option<f64>, length: Option<[f64; 2]>, quartiles: Option<[f64; 3]>) -> Option<Stall> {
+    match (every, length) {
+        (Some(every), Some(length)) if every > 0.0 => {
+            let every = ms_to_ns(every);
+            let every = Cost::between(every / 2, every + every / 2);
+            let [lo, hi] = length;
+            let ordered = |[q1, q2, q3]: &[f64; 3]| lo <= *q1 && q1 <= q2 && q2 <= q3 && *q3 <= hi;
+            Some(match quartiles.filter(ordered) {
+                Some(q) => Stall::skewed(every, between(length), q.map(ms_to_ns)),
+                None => Stall::new(every, between(length)),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The 25th, 50th and 75th percentile of `sorted`, ms, unless it is empty.
+fn quartiles_ms(sorted: &[Nanos]) -> Option<[f64; 3]> {
+    (!sorted.is_empty()).then(|| [25, 50, 75].map(|p| micros_as_ms(percentile(sorted, p))))
+}
 
 /// A frame's own work: start to end, less the wait for the display.
 fn own_work(report: FrameTimes, display_wait: Nanos) -> Nanos {
@@ -299,6 +412,21 @@ struct Unpaced {
     shown: Nanos,
 }
 
+/// One measured run's frames, as [`SetupSampler`] keeps them for its [`RunCosts`].
+#[derive(Clone, Debug, Default)]
+struct RunSample {
+    strategy: String,
+    vsync: bool,
+    /// Every frame's own work.
+    work: Vec<Nanos>,
+    /// Start to next start of its frames.
+    time: Nanos,
+    /// As [`SetupSampler`]'s.
+    sleep_late: Vec<(Nanos, Nanos)>,
+    /// As [`SetupSampler`]'s.
+    unpaced: Vec<Unpaced>,
+}
+
 /// Collects a tour's frames into a [`MeasuredSetup`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SetupSampler {
@@ -326,6 +454,9 @@ pub(crate) struct SetupSampler {
     /// present (its commit): what the compositor added.
     commit_to_display: Vec<Nanos>,
     previous: Option<Previous>,
+    /// Each measured run's own frames, and the one under way.
+    runs: Vec<RunSample>,
+    current: Option<usize>,
 }
 
 impl SetupSampler {
@@ -334,12 +465,28 @@ impl SetupSampler {
         SetupSampler::default()
     }
 
-    /// A new segment starts: the next frame follows none.
+    /// A new segment starts: the next frame follows none, and belongs to no run.
     pub(crate) fn break_sequence(&mut self) {
         self.previous = None;
+        self.current = None;
         if self.unpaced_segments.last() != Some(&self.unpaced.len()) {
             self.unpaced_segments.push(self.unpaced.len());
         }
+    }
+
+    /// A new segment starts that is `strategy`'s run with vsync on or off:
+    /// its frames are also kept as that run's (a run that ran again, after
+    /// the page was hidden, keeps only its new frames).
+    pub(crate) fn begin_run(&mut self, strategy: &str, vsync: bool) {
+        self.break_sequence();
+        self.runs.retain(|r| r.strategy != strategy || r.vsync != vsync);
+        self.runs.push(RunSample { strategy: strategy.to_owned(), vsync, ..RunSample::default() });
+        self.current = Some(self.runs.len() - 1);
+    }
+
+    /// The run under way, if any.
+    fn run(&mut self) -> Option<&mut RunSample> {
+        self.current.and_then(|i| self.runs.get_mut(i))
     }
 
     /// A presented frame of any run: how late it started after a sleep,
@@ -352,26 +499,42 @@ impl SetupSampler {
                 && t > p.end
                 && report.start >= t
             {
-                self.sleep_late.push((report.start - t, report.throttled));
+                let late = (report.start - t, report.throttled);
+                self.sleep_late.push(late);
+                if let Some(run) = self.run() {
+                    run.sleep_late.push(late);
+                }
             }
+            let covered = report.start.saturating_sub(p.start);
             if vsynced {
-                self.vsynced_time += report.start.saturating_sub(p.start);
+                self.vsynced_time += covered;
+            }
+            if let Some(run) = self.run() {
+                run.time += covered;
             }
             let slept = p.wake.is_some_and(|t| t > p.end);
             if !vsynced && report.display >= report.end {
                 self.commit_to_display.push(report.display - report.end);
             }
             if !vsynced && !p.vsynced && !slept {
-                self.unpaced.push(Unpaced {
-                    frame: report.start.saturating_sub(p.start),
+                let unpaced = Unpaced {
+                    frame: covered,
                     present: p.display_wait,
                     held: report.throttled,
                     shown: report.display.saturating_sub(report.start),
-                });
+                };
+                self.unpaced.push(unpaced);
+                if let Some(run) = self.run() {
+                    run.unpaced.push(unpaced);
+                }
             }
         }
+        let work = own_work(report, display_wait);
         if vsynced {
-            self.vsynced_work.push(own_work(report, display_wait));
+            self.vsynced_work.push(work);
+        }
+        if let Some(run) = self.run() {
+            run.work.push(work);
         }
         self.previous = Some(Previous {
             display: report.display,
@@ -503,13 +666,16 @@ impl SetupSampler {
             sleep_late_ms: (!sleep_late.is_empty()).then(|| middle(&sleep_late)),
             stall_every_ms: every(covered, &stalls),
             stall_ms: lengths(&stalls),
+            stall_quartiles_ms: quartiles_ms(&stalls),
             late_wake_every_ms: every(self.probe_time, &late),
             late_wake_ms: lengths(&late),
+            late_wake_quartiles_ms: quartiles_ms(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
             display_jitter_ms: display_jitter_ms(&self.probe_intervals, period),
             vsync_off: self.unpaced(holding),
             compositor: None,
             compositor_note: None,
+            runs: self.runs.iter().filter_map(|run| run_costs(run, deadline, holding)).collect(),
         })
     }
 
@@ -567,50 +733,7 @@ impl SetupSampler {
     /// ([`SetupSampler::holding_compositor`]), a frame is its start-to-start
     /// less that wait: the prediction waits for the repaint itself.
     fn unpaced(&self, holding: Option<Compositor>) -> Option<UnpacedSetup> {
-        if self.unpaced.len() < MIN_FRAMES {
-            return None;
-        }
-        let covered: Nanos = self.unpaced.iter().map(|u| u.frame).sum();
-        let mut frames: Vec<Nanos> = self
-            .unpaced
-            .iter()
-            .map(|u| if holding.is_some() { u.frame.saturating_sub(u.held) } else { u.frame })
-            .collect();
-        let mut bounds = self.unpaced_segments.clone();
-        bounds.push(frames.len());
-        let mut deviations: Vec<i64> = Vec::with_capacity(frames.len());
-        let mut from = 0;
-        for &to in bounds.iter().filter(|&&b| b > 0) {
-            let mut run = frames[from.min(to)..to].to_vec();
-            run.sort_unstable();
-            let median = percentile(&run, 50);
-            deviations.extend(run.iter().map(|&f| signed(f, median)));
-            from = to;
-        }
-        deviations.sort_unstable();
-        frames.sort_unstable();
-        let mut present: Vec<Nanos> = self.unpaced.iter().map(|u| u.present).collect();
-        present.sort_unstable();
-        let median = percentile(&frames, 50);
-        let spread = |p| crate::metrics::percentile(&deviations, p).unwrap_or(0);
-        let sigma = spread(90).saturating_sub(spread(10)).max(0) as f64 / 2.563;
-        // Each of the two uniform draws spans ±a: their sum's σ is a·√(2/3).
-        let a = (sigma * 1.5_f64.sqrt()).round() as Nanos;
-        let usual_present = percentile(&present, 50);
-        let usual_work = median.saturating_sub(usual_present);
-        let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
-        let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
-        let slow: Vec<Nanos> =
-            deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
-        let middle = |values: &[Nanos]| [micros_as_ms(percentile(values, 10)), micros_as_ms(percentile(values, 90))];
-        Some(UnpacedSetup {
-            frames: self.unpaced.len() as u64,
-            work_ms: span(usual_work),
-            present_ms: span(usual_present),
-            slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
-            slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
-            compositor: holding,
-        })
+        unpaced_setup(&self.unpaced, &self.unpaced_segments, holding)
     }
 
     /// The compositor that held the window with vsync off, on a display of
@@ -642,6 +765,93 @@ impl SetupSampler {
         let latch = lag.saturating_sub(u64::from(delay) * period).min(crate::monitor::MAX_LATCH);
         Some(Compositor::new(latch, delay).with_source(CompositorSource::Measured).throttling())
     }
+}
+
+/// The costs `run` met ([`RunCosts`]), or `None` with fewer than
+/// [`MIN_FRAMES`] frames: a frame of the pass with vsync on whose own work
+/// reached `deadline` stalled; `holding`, the compositor that held the
+/// window, if one did (its wait is no sleep's lateness).
+fn run_costs(run: &RunSample, deadline: Nanos, holding: Option<Compositor>) -> Option<RunCosts> {
+    if run.work.len() < MIN_FRAMES {
+        return None;
+    }
+    let middle = |sorted: &[Nanos]| [micros_as_ms(percentile(sorted, 10)), micros_as_ms(percentile(sorted, 90))];
+    let mut late: Vec<Nanos> = run
+        .sleep_late
+        .iter()
+        .map(|&(late, held)| if holding.is_some() { late.saturating_sub(held) } else { late })
+        .collect();
+    late.sort_unstable();
+    let mut costs = RunCosts {
+        strategy: run.strategy.clone(),
+        vsync: run.vsync,
+        frames: run.work.len() as u64,
+        sleep_late_ms: (late.len() >= MIN_FRAMES).then(|| middle(&late)),
+        ..RunCosts::default()
+    };
+    if run.vsync {
+        let mut work = run.work.clone();
+        work.sort_unstable();
+        let usual = percentile(&work, 50);
+        let mut stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= deadline).map(|&w| w - usual).collect();
+        stalls.sort_unstable();
+        costs.work_ms = Some(middle(&work));
+        costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
+        costs.stall_ms = (!stalls.is_empty()).then(|| middle(&stalls));
+        costs.stall_quartiles_ms = quartiles_ms(&stalls);
+    } else {
+        // A run whose frames all slept (fixed-fps, paced) has none of its own
+        // here: its present was held to a lead after its planned start, and
+        // its frame to the present includes that hold. It keeps the pass's.
+        costs.vsync_off =
+            unpaced_setup(&run.unpaced, &[0], holding).map(|off| UnpacedSetup { compositor: None, ..off });
+    }
+    Some(costs)
+}
+
+/// [`SetupSampler::unpaced`] of `unpaced`, whose segments begin at `segments`.
+fn unpaced_setup(unpaced: &[Unpaced], segments: &[usize], holding: Option<Compositor>) -> Option<UnpacedSetup> {
+    if unpaced.len() < MIN_FRAMES {
+        return None;
+    }
+    let covered: Nanos = unpaced.iter().map(|u| u.frame).sum();
+    let mut frames: Vec<Nanos> =
+        unpaced.iter().map(|u| if holding.is_some() { u.frame.saturating_sub(u.held) } else { u.frame }).collect();
+    let mut bounds = segments.to_vec();
+    bounds.push(frames.len());
+    let mut deviations: Vec<i64> = Vec::with_capacity(frames.len());
+    let mut from = 0;
+    for &to in bounds.iter().filter(|&&b| b > 0) {
+        let mut run = frames[from.min(to)..to].to_vec();
+        run.sort_unstable();
+        let median = percentile(&run, 50);
+        deviations.extend(run.iter().map(|&f| signed(f, median)));
+        from = to;
+    }
+    deviations.sort_unstable();
+    frames.sort_unstable();
+    let mut present: Vec<Nanos> = unpaced.iter().map(|u| u.present).collect();
+    present.sort_unstable();
+    let median = percentile(&frames, 50);
+    let spread = |p| crate::metrics::percentile(&deviations, p).unwrap_or(0);
+    let sigma = spread(90).saturating_sub(spread(10)).max(0) as f64 / 2.563;
+    // Each of the two uniform draws spans ±a: their sum's σ is a·√(2/3).
+    let a = (sigma * 1.5_f64.sqrt()).round() as Nanos;
+    let usual_present = percentile(&present, 50);
+    let usual_work = median.saturating_sub(usual_present);
+    let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
+    let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
+    let slow: Vec<Nanos> = deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
+    let middle = |values: &[Nanos]| [micros_as_ms(percentile(values, 10)), micros_as_ms(percentile(values, 90))];
+    Some(UnpacedSetup {
+        frames: unpaced.len() as u64,
+        work_ms: span(usual_work),
+        present_ms: span(usual_present),
+        slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
+        slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
+        slow_quartiles_ms: quartiles_ms(&slow),
+        compositor: holding,
+    })
 }
 
 #[cfg(test)]
@@ -724,11 +934,74 @@ mod tests {
         s.frame(frame(70 * PERIOD, 40_000_000, 71 * PERIOD, None), 0, false);
         let setup = s.finish(PERIOD).expect("enough frames");
         assert_eq!(setup.stall_ms, Some([25.0, 25.0]));
+        assert_eq!(setup.stall_quartiles_ms, Some([25.0, 25.0, 25.0]));
         // Covered: 59 + 60 frame-to-frame gaps of a refresh (the break and the vsync-off frame add none).
         assert_eq!(setup.stall_every_ms, Some(micros_as_ms(119 * PERIOD)));
         let model = setup.model(Rate::from_hz(60), true);
         let every = ms_to_ns(micros_as_ms(119 * PERIOD));
-        assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000))));
+        assert_eq!(
+            model.stall,
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 3]))
+        );
+    }
+
+    #[test]
+    fn each_run_s_prediction_draws_the_costs_that_run_met() {
+        // A probe of 60 frames of 2 ms. Then lockstep's run: 61 frames of 2 ms
+        // but its 31st works 27 ms (25 ms over), in 60 refreshes; snapped's: 61
+        // frames of 3 ms, no stall; a vsync-off run of fixed-fps: every frame
+        // slept, so it keeps the pass's frames. The tour's stall (one in 179
+        // refreshes) is lockstep's alone: snapped is predicted without it, and
+        // lockstep with it at its own rate, one in 60 refreshes.
+        let mut s = SetupSampler::new();
+        for n in 0..60u64 {
+            s.probe_frame(frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
+        }
+        s.begin_run("lockstep", true);
+        for n in 0..61u64 {
+            let work = if n == 30 { 27_000_000 } else { 2_000_000 };
+            s.frame(frame(n * PERIOD + 100_000, work, (n + 1) * PERIOD, None), 0, true);
+        }
+        s.begin_run("snapped", true);
+        for n in 0..61u64 {
+            s.frame(frame(n * PERIOD + 100_000, 3_000_000, (n + 1) * PERIOD, None), 0, true);
+        }
+        s.begin_run("fixed-fps", false);
+        for n in 0..61u64 {
+            let start = n * PERIOD + 50_000;
+            s.frame(frame(start, 2_000_000, start + 2_000_000, Some((n + 1) * PERIOD)), 500_000, false);
+        }
+        let setup = s.finish(PERIOD).expect("enough frames");
+        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(179 * PERIOD)), "the tour's: 59 + 60 + 60 refreshes");
+        let [lockstep, snapped, fixed] = &setup.runs[..] else { panic!("three runs: {:?}", setup.runs) };
+        assert_eq!((lockstep.strategy.as_str(), lockstep.vsync, lockstep.frames), ("lockstep", true, 61));
+        assert_eq!(lockstep.work_ms, Some([2.0, 2.0]));
+        assert_eq!((lockstep.stall_every_ms, lockstep.stall_ms), (Some(micros_as_ms(60 * PERIOD)), Some([25.0, 25.0])));
+        assert_eq!((snapped.work_ms, snapped.stall_every_ms, snapped.stall_ms), (Some([3.0, 3.0]), None, None));
+        assert_eq!((fixed.vsync, fixed.work_ms, fixed.vsync_off.as_ref()), (false, None, None));
+        assert_eq!(fixed.sleep_late_ms, Some([0.05, 0.05]), "each frame started 50 µs after its wake");
+        let hz = Rate::from_hz(60);
+        let every = ms_to_ns(micros_as_ms(60 * PERIOD));
+        let own = setup.model_for("lockstep", hz, true);
+        assert_eq!(
+            own.stall,
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 3]))
+        );
+        let quiet = setup.model_for("snapped", hz, true);
+        assert_eq!((quiet.render, quiet.stall), (Cost::fixed(3_000_000), None));
+        assert_eq!(setup.model_for("fuzzy", hz, true), setup.model(hz, true), "no run of its own: the tour's");
+        assert_eq!(setup.model_for("snapped", hz, false), setup.model(hz, false), "not run with vsync off");
+        let slept = setup.model_for("fixed-fps", hz, false);
+        assert_eq!(slept.sleep_overshoot, Cost::fixed(50_000));
+        assert_eq!(slept.render, setup.model(hz, false).render, "its frames slept: the pass's work");
+        // A run that ran again (the page was hidden) keeps only its new frames.
+        s.begin_run("snapped", true);
+        for n in 0..40u64 {
+            s.frame(frame(n * PERIOD + 100_000, 4_000_000, (n + 1) * PERIOD, None), 0, true);
+        }
+        let again = s.finish(PERIOD).expect("enough frames");
+        let snapped = again.runs.iter().find(|r| r.strategy == "snapped").expect("snapped ran");
+        assert_eq!((again.runs.len(), snapped.frames, snapped.work_ms), (3, 40, Some([4.0, 4.0])));
     }
 
     #[test]
@@ -753,7 +1026,7 @@ mod tests {
         let model = setup.model(Rate::from_hz(60), true);
         assert_eq!(
             model.late_wake,
-            Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(3_000_000)))
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(3_000_000), [3_000_000; 3]))
         );
         assert_eq!(model.vblank_wake, Cost::fixed(200_000));
     }
@@ -781,12 +1054,16 @@ mod tests {
         assert_eq!(off.work_ms, [1.522, 2.478]);
         assert_eq!(off.present_ms, [0.022, 0.978]);
         assert_eq!((off.slow_every_ms, off.slow_ms), (Some(131.5), Some([4.0, 4.0])));
+        assert_eq!(off.slow_quartiles_ms, Some([4.0, 4.0, 4.0]));
         let setup = MeasuredSetup { vsync_off: Some(off), ..MeasuredSetup::default() };
         let model = setup.model(Rate::from_hz(144), false);
         assert_eq!(model.render, Cost::between(1_522_000, 2_478_000));
         assert_eq!(model.present_immediate, Cost::between(22_000, 978_000));
         let every = 131_500_000;
-        assert_eq!(model.stall, Some(Stall::new(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000))));
+        assert_eq!(
+            model.stall,
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000), [4_000_000; 3]))
+        );
         let on = setup.model(Rate::from_hz(144), true);
         assert_eq!(on.present_immediate, Preset::Desktop.model().present_immediate, "vsync on keeps the rest");
     }
@@ -980,8 +1257,10 @@ mod tests {
             sleep_late_ms: Some([0.01, 0.2]),
             stall_every_ms: Some(1000.0),
             stall_ms: Some([16.667, 33.333]),
+            stall_quartiles_ms: Some([17.5, 20.0, 25.0]),
             late_wake_every_ms: Some(250.0),
             late_wake_ms: Some([0.5, 3.0]),
+            late_wake_quartiles_ms: None,
             missed_share: Some(0.01),
             display_jitter_ms: Some(0.73),
             vsync_off: Some(UnpacedSetup {
@@ -990,10 +1269,39 @@ mod tests {
                 present_ms: [0.4, 0.6],
                 slow_every_ms: Some(25.0),
                 slow_ms: Some([0.5, 1.5]),
+                slow_quartiles_ms: Some([0.6, 0.7, 1.0]),
                 compositor: Some(Compositor::new(300_000, 1).with_source(CompositorSource::Measured).throttling()),
             }),
             compositor: Some(Compositor::new(7_000_000, 0).with_source(CompositorSource::Measured)),
             compositor_note: Some("compositor: measured".to_owned()),
+            runs: vec![
+                RunCosts {
+                    strategy: "snapped".to_owned(),
+                    vsync: true,
+                    frames: 480,
+                    work_ms: Some([1.5, 2.0]),
+                    stall_every_ms: Some(200.0),
+                    stall_ms: Some([1.2, 4.8]),
+                    stall_quartiles_ms: Some([1.3, 1.5, 2.1]),
+                    sleep_late_ms: Some([0.05, 0.2]),
+                    vsync_off: None,
+                },
+                RunCosts {
+                    strategy: "paced".to_owned(),
+                    vsync: false,
+                    frames: 240,
+                    vsync_off: Some(UnpacedSetup {
+                        frames: 240,
+                        work_ms: [1.0, 1.4],
+                        present_ms: [0.3, 0.7],
+                        slow_every_ms: None,
+                        slow_ms: None,
+                        slow_quartiles_ms: None,
+                        compositor: None,
+                    }),
+                    ..RunCosts::default()
+                },
+            ],
         };
         let text = serde_json::to_string(&setup).expect("plain data serializes");
         assert_eq!(serde_json::from_str::<MeasuredSetup>(&text).ok(), Some(setup));

@@ -87,6 +87,8 @@ extern crate alloc;
 pub mod feedback;
 #[cfg(any(not(feature = "std"), test))]
 mod float;
+#[cfg(feature = "std")]
+pub mod hold;
 pub mod host;
 #[cfg(feature = "monitor")]
 pub mod hud;

@@ -42,28 +42,33 @@
 //! slack again after one growth and grew at every later stall (measured: its
 //! interval went from 16.7 ms to 480 ms within 10 s).
 //!
-//! Measured under Xvfb on lavapipe (1280×720, `fixed-fps`, Immediate, 2 busy
-//! cores): planned start → GPU done 6–16 ms, spread ±3 ms; the present call
-//! itself (lavapipe's blit + X11 put-image) 1–5 ms after the GPU is done.
+//! Measured on a software rasteriser (Mesa's lavapipe, an X server without
+//! a GPU, 1280×720, `fixed-fps`, Immediate, 2 busy cores): planned start →
+//! GPU done 6–16 ms, spread ±3 ms; the present call itself (the rasteriser's
+//! blit and the X server's image copy) 1–5 ms after the GPU is done.
+//!
+//! The virtual monitor holds a self-paced frame's present the same way with
+//! vsync off (`monitor`'s display), so that its predictions of such a
+//! window hold as the window did.
 
 use crate::time::Nanos;
 
 /// Frames the lead looks back over (two seconds at 60 Hz).
-pub(crate) const HISTORY: usize = 120;
+pub const HISTORY: usize = 120;
 
 /// Slack above the measured time to ready: lavapipe's render time moves by
 /// this much from one frame to the next without any outside load.
-pub(crate) const MARGIN: Nanos = 1_000_000;
+pub const MARGIN: Nanos = 1_000_000;
 
 /// How far the lead must be above what the last [`HISTORY`] frames needed
 /// before it is lowered: smaller changes are not worth an uneven interval.
-pub(crate) const HYSTERESIS: Nanos = 1_000_000;
+pub const HYSTERESIS: Nanos = 1_000_000;
 
 /// Frames the lead must have held before it comes down (8 s at 60 Hz): a
 /// lower lead saves a millisecond or two of latency, each change costs an
 /// uneven interval, and lowering after every quiet 2 s (one [`HISTORY`]) made
 /// the lead go down and up again within a 10 s run under a varying load.
-pub(crate) const LOWER_AFTER: usize = 4 * HISTORY;
+pub const LOWER_AFTER: usize = 4 * HISTORY;
 
 /// Two intervals this close are the same (a 60 Hz tick grid alternates
 /// 16 666 667 and 16 666 666 ns).
@@ -71,13 +76,13 @@ const SAME_INTERVAL: Nanos = 1_000;
 
 /// How one held frame went, as clock times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct HeldFrame {
+pub struct HeldFrame {
     /// When the frame was ready: rendered and drawn by the GPU.
-    pub(crate) ready: Nanos,
+    pub ready: Nanos,
     /// When the present call started (the target, or `ready` when later).
-    pub(crate) call_start: Nanos,
+    pub call_start: Nanos,
     /// When the present call returned.
-    pub(crate) call_end: Nanos,
+    pub call_end: Nanos,
 }
 
 /// The last [`HISTORY`] values of one duration.
@@ -136,7 +141,7 @@ impl Spacing {
 
 /// The lead of held presents over their frames' planned starts. See the module docs.
 #[derive(Clone, Debug)]
-pub(crate) struct PresentHold {
+pub struct PresentHold {
     lead: Nanos,
     to_ready: History,
     calls: History,
@@ -185,7 +190,7 @@ impl Default for PresentHold {
 
 impl PresentHold {
     /// No lead yet: the first frames present as soon as they are ready and are measured.
-    pub(crate) fn new() -> PresentHold {
+    pub fn new() -> PresentHold {
         PresentHold {
             lead: 0,
             to_ready: History::new(),
@@ -202,29 +207,29 @@ impl PresentHold {
     }
 
     /// Forgets everything (another strategy, present mode or size: other render times).
-    pub(crate) fn reset(&mut self) {
+    pub fn reset(&mut self) {
         *self = PresentHold::new();
     }
 
     /// When the present of the frame planned to start at `planned` should be made.
-    pub(crate) fn target(&self, planned: Nanos) -> Nanos {
+    pub fn target(&self, planned: Nanos) -> Nanos {
         planned.saturating_add(self.lead)
     }
 
     /// The current lead.
-    pub(crate) fn lead(&self) -> Nanos {
+    pub fn lead(&self) -> Nanos {
         self.lead
     }
 
     /// Whether frames are being held and measured (since the last reset).
-    pub(crate) fn measuring(&self) -> bool {
+    pub fn measuring(&self) -> bool {
         self.last.is_some()
     }
 
     /// Standard deviation of the intervals between the last [`HISTORY`]
     /// present calls, ms: how evenly the hold hands frames over, before the
-    /// present call's own time (on Xvfb, the image copy) adds its spread.
-    pub(crate) fn call_spread_ms(&self) -> Option<f64> {
+    /// present call's own time (with a software rasteriser, the image copy) adds its spread.
+    pub fn call_spread_ms(&self) -> Option<f64> {
         let mut spread = Spread::default();
         for &interval in self.call_intervals.recent() {
             spread.push(interval);
@@ -236,7 +241,7 @@ impl PresentHold {
     /// and the calls' own mean duration and σ, ms. The first pair is the
     /// loop's pacing; the second is what the present path (driver, window
     /// system) adds to it before the picture is out.
-    pub(crate) fn run_summary(&self) -> Option<String> {
+    pub fn run_summary(&self) -> Option<String> {
         let (mean, sd) = self.run_intervals.get()?;
         let (call_mean, call_sd) = self.run_calls.get()?;
         Some(format!(
@@ -246,13 +251,13 @@ impl PresentHold {
     }
 
     /// How often the lead has changed.
-    pub(crate) fn changes(&self) -> u64 {
+    pub fn changes(&self) -> u64 {
         self.changes
     }
 
     /// Takes in how the frame planned to start at `planned`, which started at
     /// `started`, went; adjusts the lead.
-    pub(crate) fn record(&mut self, planned: Nanos, started: Nanos, frame: HeldFrame) {
+    pub fn record(&mut self, planned: Nanos, started: Nanos, frame: HeldFrame) {
         let spacing = self.last.map(|(last_planned, last_started)| Spacing {
             grid: planned.saturating_sub(last_planned),
             relative: planned.saturating_sub(last_started),

@@ -279,7 +279,43 @@ pub(crate) fn setup_sentence(setup: &MeasuredSetup) -> String {
         _ => s.push_str(", no stall"),
     }
     let _ = write!(s, " ({} probe frames).", setup.frames);
+    if let Some(runs) = own_costs_sentence(setup) {
+        s.push(' ');
+        s.push_str(&runs);
+    }
     s
+}
+
+/// Where the card kept each run's own costs ([`MeasuredSetup::runs`]): a
+/// sentence saying each prediction draws them, with the spread of their
+/// stalls (a machine busy in bursts meets them in some runs and not others).
+fn own_costs_sentence(setup: &MeasuredSetup) -> Option<String> {
+    if setup.runs.is_empty() {
+        return None;
+    }
+    let mut s = format!(
+        "Each strategy's prediction draws the costs its own run met ({} runs): its frames' work, stalls and sleeps, \
+         and with vsync off its frames",
+        setup.runs.len()
+    );
+    let by_stalls =
+        setup.runs.iter().filter(|r| r.vsync).map(|r| (r.stall_every_ms.unwrap_or(f64::INFINITY), r.strategy.as_str()));
+    let most = by_stalls.clone().min_by(|a, b| a.0.total_cmp(&b.0));
+    let least = by_stalls.max_by(|a, b| a.0.total_cmp(&b.0));
+    let said = |(every, strategy): (f64, &str)| {
+        if every.is_finite() {
+            format!("one every {} s in {strategy}'s", trim_number(every / 1000.0, 2))
+        } else {
+            format!("none in {strategy}'s")
+        }
+    };
+    if let (Some(most), Some(least)) = (most, least)
+        && most.0 < least.0
+    {
+        let _ = write!(s, "; with vsync on, stalls came {} and {}", said(most), said(least));
+    }
+    s.push('.');
+    Some(s)
 }
 
 fn monitor_html(body: &mut String, mon: &MonitorCard) -> Result<(), PlotError> {
@@ -520,6 +556,35 @@ fn figures_table(body: &mut String, mon: &MonitorCard, passes: &[Option<bool>]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_with_each_run_s_costs_says_so_and_how_far_its_stalls_spread() {
+        let run = |strategy: &str, vsync: bool, every: Option<f64>| super::super::setup::RunCosts {
+            strategy: strategy.to_owned(),
+            vsync,
+            frames: 480,
+            stall_every_ms: every,
+            ..Default::default()
+        };
+        let mut setup = MeasuredSetup::default();
+        assert_eq!(own_costs_sentence(&setup), None, "an older card: the tour's costs");
+        setup.runs = vec![
+            run("lockstep", true, Some(498.8)),
+            run("snapped", true, None),
+            run("extrapolated", true, Some(166.3)),
+            run("lockstep", false, Some(1.0)),
+        ];
+        assert_eq!(
+            own_costs_sentence(&setup).as_deref(),
+            Some(
+                "Each strategy's prediction draws the costs its own run met (4 runs): its frames' work, stalls and \
+                 sleeps, and with vsync off its frames; with vsync on, stalls came one every 0.17 s in \
+                 extrapolated's and none in snapped's."
+            )
+        );
+        setup.runs.truncate(1);
+        assert!(own_costs_sentence(&setup).is_some_and(|s| s.ends_with("its frames.")), "one run: no spread");
+    }
 
     #[test]
     fn strategies_come_in_key_order_then_unknown_ones() {

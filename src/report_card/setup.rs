@@ -45,6 +45,10 @@ use crate::host::FrameReport;
 use crate::monitor::{Compositor, CompositorSource, Cost, Model, Presentation, Preset, Stall};
 use crate::time::{Nanos, Rate, ms_to_nanos};
 
+/// A run's frame that woke this many refreshes or more after its vblank
+/// stopped for another reason than a late wake-up: it is no sample.
+const LATE_WAKE_REFRESHES: u64 = 8;
+
 /// The fewest probe frames a model is made from (half a second at 60 Hz).
 pub(crate) const MIN_FRAMES: usize = 30;
 
@@ -145,14 +149,21 @@ pub struct MeasuredSetup {
 /// none and too few for the run that met the burst. A prediction is the
 /// model's answer to "what does this strategy do on a machine with these
 /// costs", and the costs each run met are the ones its measurement shows.
-/// How promptly the loop wakes after a vblank stays the probe's (only
-/// lockstep's frames show it) and so does the queue.
+/// The queue and the display stay the probe's.
 ///
 /// ```text
 /// vsync on:  work  = each frame's own work, 10th–90th percentile
 ///            stall = a frame whose own work reached the tour's deadline
 ///                    (a refresh less the usual wake-up): its excess over the
 ///                    run's median work, one every (the run's time / stalls)
+///            wake  = a frame that followed one that did not sleep: its start
+///                    less the display of the one before (as the probe's), its
+///                    10th–90th percentile, and those beyond the 90th as late
+///                    wake-ups at their rate in the run's time. A wake-up a
+///                    refresh or more late is one too (the probe leaves them
+///                    out, as it reads how promptly the loop wakes): at an
+///                    emulated 240 Hz, snapped measured 604 hitches a minute
+///                    and was predicted 30 without them
 /// vsync off: frames that did not sleep, as UnpacedSetup (a run whose frames
 ///            all slept, fixed-fps and paced, keeps the pass's)
 /// both:      late  = how late each sleep ended, 10th–90th percentile
@@ -178,6 +189,19 @@ pub struct RunCosts {
     /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stall_quartiles_ms: Option<[f64; 3]>,
+    /// With vsync on, how long after a vblank its frames that did not sleep
+    /// started, ms: 10th and 90th percentile; null where too few did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) wake_ms: Option<[f64; 2]>,
+    /// With vsync on, time between its late wake-ups (beyond the 90th percentile), ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) late_wake_every_ms: Option<f64>,
+    /// How much later than the median wake-up they came, ms: 10th and 90th percentile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) late_wake_ms: Option<[f64; 2]>,
+    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) late_wake_quartiles_ms: Option<[f64; 3]>,
     /// How late the run's sleeps ended, ms; null where it slept too seldom to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sleep_late_ms: Option<[f64; 2]>,
@@ -271,6 +295,10 @@ impl MeasuredSetup {
             (true, Some(work), _) => {
                 model.render = between(work);
                 model.stall = occasional(run.stall_every_ms, run.stall_ms, run.stall_quartiles_ms);
+                if let Some(wake) = run.wake_ms {
+                    model.vblank_wake = between(wake);
+                    model.late_wake = occasional(run.late_wake_every_ms, run.late_wake_ms, run.late_wake_quartiles_ms);
+                }
             }
             (false, _, Some(off)) => {
                 model.render = between(off.work_ms);
@@ -421,6 +449,9 @@ struct RunSample {
     work: Vec<Nanos>,
     /// Start to next start of its frames.
     time: Nanos,
+    /// With vsync on, each frame that followed one that did not sleep: its
+    /// start less the display of the one before, as the probe's `wake`.
+    wake: Vec<i64>,
     /// As [`SetupSampler`]'s.
     sleep_late: Vec<(Nanos, Nanos)>,
     /// As [`SetupSampler`]'s.
@@ -513,6 +544,13 @@ impl SetupSampler {
                 run.time += covered;
             }
             let slept = p.wake.is_some_and(|t| t > p.end);
+            if vsynced
+                && p.vsynced
+                && !slept
+                && let Some(run) = self.run()
+            {
+                run.wake.push(signed(report.start, p.display));
+            }
             if !vsynced && report.display >= report.end {
                 self.commit_to_display.push(report.display - report.end);
             }
@@ -614,14 +652,18 @@ impl SetupSampler {
         let depth = shown_late.max(behind.saturating_add(1)).clamp(1, MAX_DEPTH);
         let unblocked = i64::from(depth - 1) * i64::try_from(period).unwrap_or(i64::MAX);
         let slack = i64::try_from(slack).unwrap_or(i64::MAX);
-        let wake: Vec<Nanos> = self
-            .wake
-            .iter()
-            .map(|&w| w.saturating_add(lag_signed).saturating_add(unblocked))
-            .filter(|&w| w >= -slack)
-            .map(|w| u64::try_from(w).unwrap_or(0))
-            .filter(|&w| w < period)
-            .collect();
+        // A wake-up as the model reads it: from the vblank the present
+        // waited for, none earlier than the slack, within a few refreshes (a
+        // longer gap is the loop stopped, not a late wake-up).
+        let read_wake = |w: i64| -> Option<Nanos> {
+            let w = w.saturating_add(lag_signed).saturating_add(unblocked);
+            if w < -slack {
+                return None;
+            }
+            let w = u64::try_from(w).unwrap_or(0);
+            (w < LATE_WAKE_REFRESHES * period).then_some(w)
+        };
+        let wake: Vec<Nanos> = self.wake.iter().filter_map(|&w| read_wake(w)).filter(|&w| w < period).collect();
         if wake.len() < MIN_FRAMES {
             log::info!(
                 "setup: {} of {} probe frames woke within a refresh of their vblank ({} ms, queue depth {depth}): \
@@ -675,7 +717,7 @@ impl SetupSampler {
             vsync_off: self.unpaced(holding),
             compositor: None,
             compositor_note: None,
-            runs: self.runs.iter().filter_map(|run| run_costs(run, deadline, holding)).collect(),
+            runs: self.runs.iter().filter_map(|run| run_costs(run, deadline, holding, &read_wake)).collect(),
         })
     }
 
@@ -770,8 +812,14 @@ impl SetupSampler {
 /// The costs `run` met ([`RunCosts`]), or `None` with fewer than
 /// [`MIN_FRAMES`] frames: a frame of the pass with vsync on whose own work
 /// reached `deadline` stalled; `holding`, the compositor that held the
-/// window, if one did (its wait is no sleep's lateness).
-fn run_costs(run: &RunSample, deadline: Nanos, holding: Option<Compositor>) -> Option<RunCosts> {
+/// window, if one did (its wait is no sleep's lateness); `read_wake`, a
+/// frame's start less the display before it as a wake-up, if it is one.
+fn run_costs(
+    run: &RunSample,
+    deadline: Nanos,
+    holding: Option<Compositor>,
+    read_wake: &dyn Fn(i64) -> Option<Nanos>,
+) -> Option<RunCosts> {
     if run.work.len() < MIN_FRAMES {
         return None;
     }
@@ -799,6 +847,15 @@ fn run_costs(run: &RunSample, deadline: Nanos, holding: Option<Compositor>) -> O
         costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
         costs.stall_ms = (!stalls.is_empty()).then(|| middle(&stalls));
         costs.stall_quartiles_ms = quartiles_ms(&stalls);
+        let mut wake: Vec<Nanos> = run.wake.iter().filter_map(|&w| read_wake(w)).collect();
+        if wake.len() >= MIN_FRAMES {
+            wake.sort_unstable();
+            let late = beyond_p90(&wake);
+            costs.wake_ms = Some(middle(&wake));
+            costs.late_wake_every_ms = (!late.is_empty()).then(|| micros_as_ms(run.time / late.len() as u64));
+            costs.late_wake_ms = (!late.is_empty()).then(|| middle(&late));
+            costs.late_wake_quartiles_ms = quartiles_ms(&late);
+        }
     } else {
         // A run whose frames all slept (fixed-fps, paced) has none of its own
         // here: its present was held to a lead after its planned start, and
@@ -949,10 +1006,14 @@ mod tests {
     fn each_run_s_prediction_draws_the_costs_that_run_met() {
         // A probe of 60 frames of 2 ms. Then lockstep's run: 61 frames of 2 ms
         // but its 31st works 27 ms (25 ms over), in 60 refreshes; snapped's: 61
-        // frames of 3 ms, no stall; a vsync-off run of fixed-fps: every frame
-        // slept, so it keeps the pass's frames. The tour's stall (one in 179
+        // frames of 3 ms in 61 refreshes, no stall; a vsync-off run of fixed-fps: every frame
+        // slept, so it keeps the pass's frames. The tour's stall (one in 180
         // refreshes) is lockstep's alone: snapped is predicted without it, and
-        // lockstep with it at its own rate, one in 60 refreshes.
+        // lockstep with it at its own rate, one in 60 refreshes. Snapped's
+        // frames start 0.3 ms after their vblank, the others' 0.1 ms, but its
+        // 41st wakes 17 ms late, past the next vblank: a late wake-up of
+        // 16.7 ms over the median in its 61 refreshes. Each run's prediction
+        // wakes as its run did.
         let mut s = SetupSampler::new();
         for n in 0..60u64 {
             s.probe_frame(frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
@@ -964,7 +1025,12 @@ mod tests {
         }
         s.begin_run("snapped", true);
         for n in 0..61u64 {
-            s.frame(frame(n * PERIOD + 100_000, 3_000_000, (n + 1) * PERIOD, None), 0, true);
+            let (vblank, wake, display) = match n {
+                0..40 => (n * PERIOD, 300_000, (n + 1) * PERIOD),
+                40 => (40 * PERIOD, 17_000_000, 42 * PERIOD),
+                _ => ((n + 1) * PERIOD, 300_000, (n + 2) * PERIOD),
+            };
+            s.frame(frame(vblank + wake, 3_000_000, display, None), 0, true);
         }
         s.begin_run("fixed-fps", false);
         for n in 0..61u64 {
@@ -972,12 +1038,22 @@ mod tests {
             s.frame(frame(start, 2_000_000, start + 2_000_000, Some((n + 1) * PERIOD)), 500_000, false);
         }
         let setup = s.finish(PERIOD).expect("enough frames");
-        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(179 * PERIOD)), "the tour's: 59 + 60 + 60 refreshes");
+        assert_eq!(setup.stall_every_ms, Some(micros_as_ms(180 * PERIOD)), "the tour's: 59 + 60 + 61 refreshes");
         let [lockstep, snapped, fixed] = &setup.runs[..] else { panic!("three runs: {:?}", setup.runs) };
         assert_eq!((lockstep.strategy.as_str(), lockstep.vsync, lockstep.frames), ("lockstep", true, 61));
         assert_eq!(lockstep.work_ms, Some([2.0, 2.0]));
         assert_eq!((lockstep.stall_every_ms, lockstep.stall_ms), (Some(micros_as_ms(60 * PERIOD)), Some([25.0, 25.0])));
         assert_eq!((snapped.work_ms, snapped.stall_every_ms, snapped.stall_ms), (Some([3.0, 3.0]), None, None));
+        assert_eq!((lockstep.wake_ms, snapped.wake_ms), (Some([0.1, 0.1]), Some([0.3, 0.3])));
+        assert_eq!(
+            (lockstep.late_wake_every_ms, lockstep.late_wake_ms),
+            (None, None),
+            "none beyond the 90th percentile"
+        );
+        assert_eq!(
+            (snapped.late_wake_every_ms, snapped.late_wake_ms),
+            (Some(micros_as_ms(61 * PERIOD)), Some([16.7, 16.7]))
+        );
         assert_eq!((fixed.vsync, fixed.work_ms, fixed.vsync_off.as_ref()), (false, None, None));
         assert_eq!(fixed.sleep_late_ms, Some([0.05, 0.05]), "each frame started 50 µs after its wake");
         let hz = Rate::from_hz(60);
@@ -989,6 +1065,18 @@ mod tests {
         );
         let quiet = setup.model_for("snapped", hz, true);
         assert_eq!((quiet.render, quiet.stall), (Cost::fixed(3_000_000), None));
+        let every = ms_to_ns(micros_as_ms(61 * PERIOD));
+        assert_eq!(
+            (quiet.vblank_wake, quiet.late_wake),
+            (
+                Cost::fixed(300_000),
+                Some(Stall::skewed(
+                    Cost::between(every / 2, every + every / 2),
+                    Cost::fixed(16_700_000),
+                    [16_700_000; 3]
+                ))
+            )
+        );
         assert_eq!(setup.model_for("fuzzy", hz, true), setup.model(hz, true), "no run of its own: the tour's");
         assert_eq!(setup.model_for("snapped", hz, false), setup.model(hz, false), "not run with vsync off");
         let slept = setup.model_for("fixed-fps", hz, false);
@@ -1283,6 +1371,10 @@ mod tests {
                     stall_every_ms: Some(200.0),
                     stall_ms: Some([1.2, 4.8]),
                     stall_quartiles_ms: Some([1.3, 1.5, 2.1]),
+                    wake_ms: Some([0.7, 1.1]),
+                    late_wake_every_ms: Some(49.8),
+                    late_wake_ms: Some([0.28, 2.88]),
+                    late_wake_quartiles_ms: Some([0.4, 0.9, 1.6]),
                     sleep_late_ms: Some([0.05, 0.2]),
                     vsync_off: None,
                 },

@@ -319,17 +319,25 @@ impl<'t> VirtualDisplay<'t> {
     /// `fixed-fps` with vsync off at 240 Hz had 2 ms of judder where the held
     /// window measured 0.55).
     pub fn begin_frame(&mut self, game_time: Nanos, updates: u64, tick: Rate) {
+        if !self.vsync && self.trace.is_none() {
+            self.plan_present();
+        }
+        self.frame_start = self.clock.now();
+        self.timeline.begin_frame(game_time, updates, tick);
+    }
+
+    /// With vsync off, before a frame: the hold learns how the last held
+    /// present went, and this frame's present is held if its start was planned.
+    fn plan_present(&mut self) {
         if let (Some(planned), Some(held)) = (self.planned.take(), self.held_present.take()) {
             self.present_hold.record(planned, self.frame_start, held);
         }
-        let planned = self.next_planned.take().filter(|_| !self.vsync && self.trace.is_none());
+        let planned = self.next_planned.take();
         if planned.is_none() && self.present_hold.measuring() {
             self.present_hold.reset();
         }
         self.hold_target = planned.map(|at| self.present_hold.target(at));
         self.planned = planned;
-        self.frame_start = self.clock.now();
-        self.timeline.begin_frame(game_time, updates, tick);
     }
 
     /// The frame ended with the world at `game_time`.

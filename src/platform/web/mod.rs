@@ -14,6 +14,8 @@
 //! message_box.rs      messages on the page (errors, endings, notes), panics
 //! dom.rs              the document, its elements, failed browser calls logged, the
 //!                     listeners it owns: beneath message_box.rs and page_ui.rs
+//! webgl/              WebGL2: a wgpu back-end of the lab's own (wgpu's `custom`), GLSL ES
+//!                     from build.rs, so the WebGL2 wasm carries no wgpu-core, wgpu-hal or naga
 //! this file           the facts: time is the core's Instant (performance.now()), Fifo only (a
 //!                     browser is always vsynced), nothing may spin, start-up is asynchronous
 //! ```

@@ -123,9 +123,9 @@ impl DeviceInterface for Device {
         DispatchRenderPipeline::custom(RenderPipeline::new(&self.context, desc))
     }
 
-    fn create_mesh_pipeline(&self, desc: &wgpu::MeshPipelineDescriptor<'_>) -> DispatchRenderPipeline {
+    fn create_mesh_pipeline(&self, _desc: &wgpu::MeshPipelineDescriptor<'_>) -> DispatchRenderPipeline {
         unsupported("mesh shaders");
-        DispatchRenderPipeline::custom(RenderPipeline::none(desc.label))
+        DispatchRenderPipeline::custom(RenderPipeline::none())
     }
 
     fn create_compute_pipeline(&self, _desc: &wgpu::ComputePipelineDescriptor<'_>) -> DispatchComputePipeline {
@@ -766,29 +766,30 @@ pub(super) struct VertexBuffer {
 impl RenderPipeline {
     fn new(context: &Context, desc: &wgpu::RenderPipelineDescriptor<'_>) -> RenderPipeline {
         let label = desc.label.unwrap_or("unnamed");
-        let mut pipeline = RenderPipeline::none(desc.label);
         let target = desc.fragment.as_ref().and_then(|f| f.targets.first().cloned().flatten());
         if desc.depth_stencil.is_some() || desc.multisample.count > 1 {
             unsupported("depth, stencil and multisampling");
         }
-        pipeline.blend = target.as_ref().and_then(|t| t.blend);
-        pipeline.write_mask = target.map_or(wgpu::ColorWrites::ALL, |t| t.write_mask);
-        pipeline.topology = match desc.primitive.topology {
-            wgpu::PrimitiveTopology::PointList => Gl::POINTS,
-            wgpu::PrimitiveTopology::LineList => Gl::LINES,
-            wgpu::PrimitiveTopology::LineStrip => Gl::LINE_STRIP,
-            wgpu::PrimitiveTopology::TriangleList => Gl::TRIANGLES,
-            wgpu::PrimitiveTopology::TriangleStrip => Gl::TRIANGLE_STRIP,
+        let stage =
+            |module: &wgpu::ShaderModule, entry: Option<&str>, options: &wgpu::PipelineCompilationOptions<'_>, kind| {
+                let module = module.as_custom::<ShaderModule>()?;
+                let found = shaders::stage(module.module?, kind, entry, options.constants);
+                if found.is_none() {
+                    log::error!("WebGL2: {label}: no {kind:?} stage {entry:?} in {} with its constants", module.label);
+                }
+                found
+            };
+        let vertex = &desc.vertex;
+        let vertex = stage(vertex.module, vertex.entry_point, &vertex.compilation_options, shaders::Stage::Vertex);
+        let fragment = desc
+            .fragment
+            .as_ref()
+            .and_then(|f| stage(f.module, f.entry_point, &f.compilation_options, shaders::Stage::Fragment));
+        let program = match (vertex, fragment) {
+            (Some(vertex), Some(fragment)) => Program::link(&context.gl, label, vertex, fragment),
+            _ => None,
         };
-        pipeline.cull = desc.primitive.cull_mode.map(|face| match face {
-            wgpu::Face::Front => Gl::FRONT,
-            wgpu::Face::Back => Gl::BACK,
-        });
-        pipeline.front_face = match desc.primitive.front_face {
-            wgpu::FrontFace::Ccw => Gl::CCW,
-            wgpu::FrontFace::Cw => Gl::CW,
-        };
-        pipeline.vertex_buffers = desc
+        let vertex_buffers = desc
             .vertex
             .buffers
             .iter()
@@ -800,34 +801,31 @@ impl RenderPipeline {
                 })
             })
             .collect();
-        let stage =
-            |module: &wgpu::ShaderModule, entry: Option<&str>, options: &wgpu::PipelineCompilationOptions<'_>, kind| {
-                let module = module.as_custom::<ShaderModule>()?;
-                let found = shaders::stage(module.module?, kind, entry, options.constants);
-                if found.is_none() {
-                    log::error!("WebGL2: {label}: no {kind:?} stage {entry:?} in {} with its constants", module.label);
-                }
-                found
-            };
-        let vertex = stage(
-            desc.vertex.module,
-            desc.vertex.entry_point,
-            &desc.vertex.compilation_options,
-            shaders::Stage::Vertex,
-        );
-        let fragment = desc
-            .fragment
-            .as_ref()
-            .and_then(|f| stage(f.module, f.entry_point, &f.compilation_options, shaders::Stage::Fragment));
-        pipeline.program = match (vertex, fragment) {
-            (Some(vertex), Some(fragment)) => Program::link(&context.gl, label, vertex, fragment),
-            _ => None,
-        };
-        pipeline
+        RenderPipeline {
+            program,
+            vertex_buffers,
+            topology: match desc.primitive.topology {
+                wgpu::PrimitiveTopology::PointList => Gl::POINTS,
+                wgpu::PrimitiveTopology::LineList => Gl::LINES,
+                wgpu::PrimitiveTopology::LineStrip => Gl::LINE_STRIP,
+                wgpu::PrimitiveTopology::TriangleList => Gl::TRIANGLES,
+                wgpu::PrimitiveTopology::TriangleStrip => Gl::TRIANGLE_STRIP,
+            },
+            blend: target.as_ref().and_then(|t| t.blend),
+            write_mask: target.map_or(wgpu::ColorWrites::ALL, |t| t.write_mask),
+            cull: desc.primitive.cull_mode.map(|face| match face {
+                wgpu::Face::Front => Gl::FRONT,
+                wgpu::Face::Back => Gl::BACK,
+            }),
+            front_face: match desc.primitive.front_face {
+                wgpu::FrontFace::Ccw => Gl::CCW,
+                wgpu::FrontFace::Cw => Gl::CW,
+            },
+        }
     }
 
     /// A pipeline that draws nothing.
-    fn none(_label: Option<&str>) -> RenderPipeline {
+    fn none() -> RenderPipeline {
         RenderPipeline {
             program: None,
             vertex_buffers: Vec::new(),

@@ -2,8 +2,8 @@
 //!
 //! wgpu draws on WebGL2 through wgpu-core, wgpu-hal's GL back-end, glow and naga, 0.6 MB of
 //! the page's gzipped wasm (the `profile.web` comment in Cargo.toml has the figures). The lab
-//! asks little of a GPU on the page: one canvas, buffers written by the queue, two textures
-//! kinds and their samplers, bind groups, four render pipelines and render passes with
+//! asks little of a GPU on the page: one canvas, buffers written by the queue, two kinds of
+//! texture and their samplers, bind groups, four render pipelines and render passes with
 //! viewports, scissors and instanced draws. This back-end does that on `web_sys`'s WebGL2
 //! and nothing more; its shaders are GLSL ES that naga wrote from the WGSL at build time
 //! (`build.rs`), so no shader translator ships.
@@ -63,13 +63,16 @@ fn unsupported(what: &'static str) {
     });
 }
 
+/// `WEBGL_debug_renderer_info`'s name for the GPU's own renderer string.
+const UNMASKED_RENDERER_WEBGL: u32 = 0x9246;
+
 /// The WebGL2 context of the canvas, shared by everything made from it.
 #[derive(Debug)]
 pub(super) struct Context {
     pub(super) gl: Gl,
     canvas: HtmlCanvasElement,
-    /// The canvas's drawing buffer as last configured, in pixels.
-    pub(super) canvas_size: Cell<[u32; 2]>,
+    /// Vertex attribute locations enabled on the context, one bit each.
+    pub(super) enabled_attributes: Cell<u32>,
     /// Largest texture side (`MAX_TEXTURE_SIZE`).
     max_texture_side: u32,
 }
@@ -97,8 +100,7 @@ impl Context {
         gl.bind_vertex_array(vao.as_ref());
         gl.pixel_storei(Gl::UNPACK_ALIGNMENT, 1);
         gl.pixel_storei(Gl::PACK_ALIGNMENT, 1);
-        let size = [canvas.width(), canvas.height()];
-        Ok(Context { gl, canvas, canvas_size: Cell::new(size), max_texture_side })
+        Ok(Context { gl, canvas, enabled_attributes: Cell::new(0), max_texture_side })
     }
 
     /// What the context says it renders with (the unmasked renderer where the browser tells it).
@@ -108,7 +110,7 @@ impl Context {
             .get_extension("WEBGL_debug_renderer_info")
             .ok()
             .flatten()
-            .and_then(|_| self.gl.get_parameter(0x9246).ok()) // UNMASKED_RENDERER_WEBGL
+            .and_then(|_| self.gl.get_parameter(UNMASKED_RENDERER_WEBGL).ok())
             .and_then(|v| v.as_string());
         unmasked
             .or_else(|| self.gl.get_parameter(Gl::RENDERER).ok().and_then(|v| v.as_string()))
@@ -328,7 +330,6 @@ impl SurfaceInterface for Surface {
             context.canvas.set_width(size[0]);
             context.canvas.set_height(size[1]);
         }
-        context.canvas_size.set(size);
         *self.config.borrow_mut() = Some((config.format, size));
     }
 

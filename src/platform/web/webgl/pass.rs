@@ -371,8 +371,6 @@ struct PassState {
     groups: [Option<DispatchBindGroup>; MAX_GROUPS],
     vertex_buffers: [Option<(DispatchBuffer, u64)>; MAX_VERTEX_BUFFERS],
     index: Option<(DispatchBuffer, wgpu::IndexFormat, u64)>,
-    /// Vertex attribute locations enabled on the context.
-    enabled_attributes: u32,
 }
 
 /// Runs `commands` on `context`.
@@ -383,8 +381,8 @@ pub(super) fn play(context: &Context, commands: Vec<Command>) {
         match command {
             Command::BeginPass { target, clear } => {
                 target.bind_framebuffer();
-                let [width, height] = if target.raw.is_none() { context.canvas_size.get() } else { target.size };
-                state = PassState { enabled_attributes: state.enabled_attributes, height, ..PassState::default() };
+                let [width, height] = target.size;
+                state = PassState { height, ..PassState::default() };
                 gl.viewport(0, 0, width as i32, height as i32);
                 gl.depth_range(0.0, 1.0);
                 gl.disable(Gl::SCISSOR_TEST);
@@ -427,7 +425,7 @@ pub(super) fn play(context: &Context, commands: Vec<Command>) {
             Command::Draw { vertices, instances } => {
                 if instances.start != 0 {
                     unsupported("a first instance other than 0");
-                } else if let Some(pipeline) = state.ready(gl) {
+                } else if let Some(pipeline) = state.ready(context) {
                     let count = vertices.end.saturating_sub(vertices.start) as i32;
                     let instances = instances.end as i32;
                     gl.draw_arrays_instanced(pipeline.topology, vertices.start as i32, count, instances);
@@ -441,7 +439,7 @@ pub(super) fn play(context: &Context, commands: Vec<Command>) {
                         log::error!("WebGL2: an indexed draw without an index buffer; skipped");
                         continue;
                     };
-                    let (Some(buffer), Some(pipeline)) = (buffer.as_custom::<Buffer>(), state.ready(gl)) else {
+                    let (Some(buffer), Some(pipeline)) = (buffer.as_custom::<Buffer>(), state.ready(context)) else {
                         continue;
                     };
                     let (kind, size) = match format {
@@ -494,7 +492,8 @@ fn set_pipeline(gl: &Gl, pipeline: &RenderPipeline) {
 impl PassState {
     /// Binds the bind groups and vertex buffers for a draw with the pipeline
     /// set; the pipeline, or `None` when there is none to draw with.
-    fn ready(&mut self, gl: &Gl) -> Option<&RenderPipeline> {
+    fn ready(&self, context: &Context) -> Option<&RenderPipeline> {
+        let gl = &context.gl;
         let pipeline = self.pipeline.as_ref()?.as_custom::<RenderPipeline>()?;
         let program = pipeline.program.as_ref()?;
         for (group, bind_group) in self.groups.iter().enumerate() {
@@ -539,15 +538,16 @@ impl PassState {
                 enabled |= 1 << location;
             }
         }
+        // WebGL checks every enabled array against the draw: none is left on from an earlier one.
+        let before = context.enabled_attributes.replace(enabled);
         for location in 0..32 {
             let bit = 1 << location;
-            if enabled & bit != 0 && self.enabled_attributes & bit == 0 {
+            if enabled & bit != 0 && before & bit == 0 {
                 gl.enable_vertex_attrib_array(location);
-            } else if enabled & bit == 0 && self.enabled_attributes & bit != 0 {
+            } else if enabled & bit == 0 && before & bit != 0 {
                 gl.disable_vertex_attrib_array(location);
             }
         }
-        self.enabled_attributes = enabled;
         Some(pipeline)
     }
 }

@@ -67,9 +67,9 @@ impl DeviceInterface for Device {
         };
         let module = key.and_then(shaders::module);
         if module.is_none() {
-            log::error!(
-                "WebGL2: shader module {label} was not translated at build time (build.rs); what it draws is skipped"
-            );
+            self.context.error(format!(
+                "shader module {label} was not translated at build time (build.rs); what it draws is skipped"
+            ));
         }
         DispatchShaderModule::custom(ShaderModule { label, module })
     }
@@ -194,8 +194,8 @@ impl DeviceInterface for Device {
         // A lost WebGL context shows as a lost surface (`get_current_texture`).
     }
 
-    fn on_uncaptured_error(&self, _handler: Arc<dyn wgpu::UncapturedErrorHandler>) {
-        // Nothing is validated here: what fails is logged where it fails.
+    fn on_uncaptured_error(&self, handler: Arc<dyn wgpu::UncapturedErrorHandler>) {
+        *self.context.errors.borrow_mut() = Some(handler);
     }
 
     fn push_error_scope(&self, _filter: wgpu::ErrorFilter) -> u32 {
@@ -416,11 +416,8 @@ impl BufferInner {
     fn write(&self, offset: u64, data: &[u8]) {
         let end = offset.saturating_add(data.len() as u64);
         if end > self.size {
-            log::error!(
-                "WebGL2: a write of {} bytes at {offset} overruns a buffer of {}; skipped",
-                data.len(),
-                self.size
-            );
+            let (len, size) = (data.len(), self.size);
+            self.context.error(format!("a write of {len} bytes at {offset} overruns a buffer of {size}; skipped"));
             return;
         }
         if let Some(raw) = &self.raw {
@@ -626,7 +623,8 @@ impl TextureInner {
         let row = layout.bytes_per_row.unwrap_or(size.width * bytes);
         let needed = u64::from(row) * u64::from(size.height.saturating_sub(1)) + u64::from(size.width * bytes);
         let Some(data) = data.get(layout.offset as usize..).filter(|d| d.len() as u64 >= needed) else {
-            log::error!("WebGL2: texture data shorter than its {}x{} texels; skipped", size.width, size.height);
+            let (width, height) = (size.width, size.height);
+            self.context.error(format!("texture data shorter than its {width}x{height} texels; skipped"));
             return;
         };
         let gl = &self.context.gl;
@@ -646,7 +644,7 @@ impl TextureInner {
         );
         gl.pixel_storei(Gl::UNPACK_ROW_LENGTH, 0);
         if let Err(err) = written {
-            log::error!("WebGL2: texSubImage2D failed: {err:?}");
+            self.context.error(format!("texSubImage2D failed: {err:?}"));
         }
     }
 
@@ -775,7 +773,8 @@ impl RenderPipeline {
                 let module = module.as_custom::<ShaderModule>()?;
                 let found = shaders::stage(module.module?, kind, entry, options.constants);
                 if found.is_none() {
-                    log::error!("WebGL2: {label}: no {kind:?} stage {entry:?} in {} with its constants", module.label);
+                    let name = &module.label;
+                    context.error(format!("{label}: no {kind:?} stage {entry:?} in {name} with its constants"));
                 }
                 found
             };
@@ -786,7 +785,9 @@ impl RenderPipeline {
             .as_ref()
             .and_then(|f| stage(f.module, f.entry_point, &f.compilation_options, shaders::Stage::Fragment));
         let program = match (vertex, fragment) {
-            (Some(vertex), Some(fragment)) => Program::link(&context.gl, label, vertex, fragment),
+            (Some(vertex), Some(fragment)) => {
+                Program::link(&context.gl, vertex, fragment).map_err(|e| context.error(format!("{label}: {e}"))).ok()
+            }
             _ => None,
         };
         let vertex_buffers = desc

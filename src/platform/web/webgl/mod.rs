@@ -23,7 +23,9 @@
 //! and viewports and scissors are turned over with the target's height. A texture drawn into
 //! is stored upside down the same way; the lab never samples one. Anything the lab does not
 //! use on the page (compute, queries, bundles, copies, readback) does nothing and says so
-//! once on the console: the page must never stop for it.
+//! once on the console: the page must never stop for it. What fails (a shader the browser
+//! refuses, a write out of bounds) goes to the device's uncaptured-error handler, as a
+//! validation error of wgpu's own back-ends does, and what it would have drawn is skipped.
 
 mod device;
 mod pass;
@@ -33,6 +35,7 @@ mod unsupported;
 use std::cell::{Cell, RefCell};
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use wasm_bindgen::JsCast as _;
 use web_sys::{HtmlCanvasElement, WebGl2RenderingContext as Gl};
@@ -67,14 +70,21 @@ fn unsupported(what: &'static str) {
 const UNMASKED_RENDERER_WEBGL: u32 = 0x9246;
 
 /// The WebGL2 context of the canvas, shared by everything made from it.
-#[derive(Debug)]
 pub(super) struct Context {
     pub(super) gl: Gl,
     canvas: HtmlCanvasElement,
+    /// Where errors go: the device's uncaptured-error handler, as with wgpu's own back-ends.
+    errors: RefCell<Option<Arc<dyn wgpu::UncapturedErrorHandler>>>,
     /// Vertex attribute locations enabled on the context, one bit each.
     pub(super) enabled_attributes: Cell<u32>,
     /// Largest texture side (`MAX_TEXTURE_SIZE`).
     max_texture_side: u32,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("canvas", &self.canvas).finish_non_exhaustive()
+    }
 }
 
 impl Context {
@@ -100,7 +110,17 @@ impl Context {
         gl.bind_vertex_array(vao.as_ref());
         gl.pixel_storei(Gl::UNPACK_ALIGNMENT, 1);
         gl.pixel_storei(Gl::PACK_ALIGNMENT, 1);
-        Ok(Context { gl, canvas, enabled_attributes: Cell::new(0), max_texture_side })
+        Ok(Context { gl, canvas, errors: RefCell::new(None), enabled_attributes: Cell::new(0), max_texture_side })
+    }
+
+    /// Hands `description` to the device's uncaptured-error handler as a
+    /// validation error (the lab's logs it, at most once a second), or logs it.
+    pub(super) fn error(&self, description: String) {
+        let handler = self.errors.borrow().clone();
+        match handler {
+            Some(handler) => handler(wgpu::Error::Validation { source: description.clone().into(), description }),
+            None => log::error!("WebGL2: {description}"),
+        }
     }
 
     /// What the context says it renders with (the unmasked renderer where the browser tells it).
@@ -319,10 +339,10 @@ impl SurfaceInterface for Surface {
     fn configure(&self, _device: &DispatchDevice, config: &wgpu::SurfaceConfiguration) {
         let Some(context) = &self.context else { return };
         if config.format != CANVAS_FORMAT {
-            log::error!(
-                "WebGL2: the canvas is {CANVAS_FORMAT:?}, not {:?}; drawing as {CANVAS_FORMAT:?}",
+            context.error(format!(
+                "the canvas is {CANVAS_FORMAT:?}, not {:?}; drawing as {CANVAS_FORMAT:?}",
                 config.format
-            );
+            ));
         }
         let size = [config.width.max(1), config.height.max(1)];
         // As wgpu's WebGPU back-end does: the canvas's drawing buffer takes the configured size.

@@ -113,7 +113,7 @@ impl CommandEncoderInterface for CommandEncoder {
                 true
             }
             _ => {
-                log::error!("WebGL2: a render pass without a colour attachment of this back-end draws nothing");
+                unsupported("render passes without a colour attachment of this back-end (they draw nothing)");
                 false
             }
         };
@@ -436,7 +436,7 @@ pub(super) fn play(context: &Context, commands: Vec<Command>) {
                     unsupported("a base vertex or first instance other than 0");
                 } else {
                     let Some((buffer, format, offset)) = state.index.clone() else {
-                        log::error!("WebGL2: an indexed draw without an index buffer; skipped");
+                        context.error("an indexed draw without an index buffer; skipped".to_owned());
                         continue;
                     };
                     let (Some(buffer), Some(pipeline)) = (buffer.as_custom::<Buffer>(), state.ready(context)) else {

@@ -92,32 +92,39 @@ pub(super) struct Program {
 
 impl Program {
     /// Compiles and links `vertex` and `fragment`, and points their uniform blocks
-    /// and samplers at their slots. `None`, logged, when the browser refuses them.
-    pub(super) fn link(gl: &Gl, label: &str, vertex: &ShaderStage, fragment: &ShaderStage) -> Option<Program> {
+    /// and samplers at their slots.
+    ///
+    /// # Errors
+    /// The browser's compile or link log, when it refuses them.
+    pub(super) fn link(gl: &Gl, vertex: &ShaderStage, fragment: &ShaderStage) -> Result<Program, String> {
         let compile = |kind, stage: &ShaderStage| {
-            let shader = gl.create_shader(kind)?;
+            let shader = gl.create_shader(kind).ok_or("no shader object (is the context lost?)")?;
             gl.shader_source(&shader, stage.glsl);
             gl.compile_shader(&shader);
             if gl.get_shader_parameter(&shader, Gl::COMPILE_STATUS).as_bool() == Some(true) {
-                return Some(shader);
+                return Ok(shader);
             }
             let log = gl.get_shader_info_log(&shader).unwrap_or_default();
-            log::error!("WebGL2: {label}: {} {} does not compile: {log}", stage.module, stage.entry_point);
             gl.delete_shader(Some(&shader));
-            None
+            Err(format!("{} {} does not compile: {log}", stage.module, stage.entry_point))
         };
-        let (vs, fs) = (compile(Gl::VERTEX_SHADER, vertex)?, compile(Gl::FRAGMENT_SHADER, fragment)?);
-        let raw = gl.create_program()?;
-        gl.attach_shader(&raw, &vs);
-        gl.attach_shader(&raw, &fs);
-        gl.link_program(&raw);
+        let vs = compile(Gl::VERTEX_SHADER, vertex)?;
+        let linked = compile(Gl::FRAGMENT_SHADER, fragment).and_then(|fs| {
+            let raw = gl.create_program();
+            if let Some(raw) = &raw {
+                gl.attach_shader(raw, &vs);
+                gl.attach_shader(raw, &fs);
+                gl.link_program(raw);
+            }
+            gl.delete_shader(Some(&fs));
+            raw.ok_or_else(|| "no program object (is the context lost?)".to_owned())
+        });
         gl.delete_shader(Some(&vs));
-        gl.delete_shader(Some(&fs));
+        let raw = linked?;
         if gl.get_program_parameter(&raw, Gl::LINK_STATUS).as_bool() != Some(true) {
             let log = gl.get_program_info_log(&raw).unwrap_or_default();
-            log::error!("WebGL2: {label}: {} does not link: {log}", vertex.module);
             gl.delete_program(Some(&raw));
-            return None;
+            return Err(format!("{} does not link: {log}", vertex.module));
         }
         gl.use_program(Some(&raw));
         let mut samplers = Vec::new();
@@ -135,7 +142,7 @@ impl Program {
                 }
             }
         }
-        Some(Program { gl: gl.clone(), raw, samplers })
+        Ok(Program { gl: gl.clone(), raw, samplers })
     }
 }
 

@@ -14,11 +14,12 @@
 //! `python3 -m http.server -d target/site`. Nothing is downloaded from
 //! outside the package registries.
 //!
-//! Two builds, because WebGL2 takes wgpu-core, wgpu-hal and naga into the
-//! wasm (wgpu's WebGPU back-end hands all to the browser): one wasm for both
-//! was 1.96 MB gzipped, WebGPU alone is 1.32 and WebGL2 alone 1.94
-//! (2026-11-27). The `webgpu` and `webgl` features of web/Cargo.toml say
-//! which the wasm has.
+//! Two builds, each with one GPU back-end, so a browser downloads only the
+//! one it runs: WebGPU alone is 1.33 MB gzipped, WebGL2 alone 1.33 (the lab's
+//! own back-end, `src/platform/web/webgl/`), one wasm for both 1.37
+//! (2026-11-28). With wgpu's own WebGL2 (wgpu-core, wgpu-hal and naga in the
+//! wasm) one wasm for both was 1.96 MB and WebGL2 alone 1.94 (2026-11-27). The
+//! `webgpu` and `webgl` features of web/Cargo.toml say which the wasm has.
 //!
 //! No wasm-opt: npm's binaryen 132 (`wasm-opt -Oz`, every feature rustc's
 //! target and `+simd128` use) took the wasm from 6.51 to 5.75 MB but *grew* it

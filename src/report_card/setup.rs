@@ -100,19 +100,19 @@ pub struct MeasuredSetup {
     pub(crate) stall_every_ms: Option<f64>,
     /// How long a stall held a frame beyond its refresh, ms: 10th and 90th percentile.
     pub(crate) stall_ms: Option<[f64; 2]>,
-    /// Their 25th, 50th and 75th percentile, ms: the model draws a quarter
-    /// of the stalls within each quarter ([`Stall::skewed`]); null on older
-    /// cards (one uniform draw from the 10th to the 90th).
+    /// Their least, 10th, 20th … 90th percentile and most, ms: the model
+    /// draws a tenth of the stalls within each tenth ([`Stall::skewed`]);
+    /// null on older cards (one uniform draw from the 10th to the 90th).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) stall_quartiles_ms: Option<[f64; 3]>,
+    pub(crate) stall_deciles_ms: Option<[f64; 11]>,
     /// Time between late wake-ups (the probe's wake-ups beyond their 90th
     /// percentile), ms, on average; null when none was measured.
     pub(crate) late_wake_every_ms: Option<f64>,
     /// How much later than the median wake-up they came, ms: 10th and 90th percentile.
     pub(crate) late_wake_ms: Option<[f64; 2]>,
-    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    /// Their deciles, ms, as [`MeasuredSetup::stall_deciles_ms`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) late_wake_quartiles_ms: Option<[f64; 3]>,
+    pub(crate) late_wake_deciles_ms: Option<[f64; 11]>,
     /// Share of the probe's frames shown a refresh or more after the refresh
     /// they were meant for (0 to 1): a machine that cannot keep up with the refresh.
     pub(crate) missed_share: Option<f64>,
@@ -186,9 +186,9 @@ pub struct RunCosts {
     /// With vsync on, how long a stall held a frame beyond the run's median work, ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stall_ms: Option<[f64; 2]>,
-    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    /// Their deciles, ms, as [`MeasuredSetup::stall_deciles_ms`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) stall_quartiles_ms: Option<[f64; 3]>,
+    pub(crate) stall_deciles_ms: Option<[f64; 11]>,
     /// With vsync on, how long after a vblank its frames that did not sleep
     /// started, ms: 10th and 90th percentile; null where too few did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,9 +199,9 @@ pub struct RunCosts {
     /// How much later than the median wake-up they came, ms: 10th and 90th percentile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) late_wake_ms: Option<[f64; 2]>,
-    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    /// Their deciles, ms, as [`MeasuredSetup::stall_deciles_ms`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) late_wake_quartiles_ms: Option<[f64; 3]>,
+    pub(crate) late_wake_deciles_ms: Option<[f64; 11]>,
     /// How late the run's sleeps ended, ms; null where it slept too seldom to say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sleep_late_ms: Option<[f64; 2]>,
@@ -234,9 +234,9 @@ pub struct UnpacedSetup {
     pub(crate) slow_every_ms: Option<f64>,
     /// How much longer than the median a slow frame took, ms: 10th and 90th percentile.
     pub(crate) slow_ms: Option<[f64; 2]>,
-    /// Their quartiles, ms, as [`MeasuredSetup::stall_quartiles_ms`].
+    /// Their deciles, ms, as [`MeasuredSetup::stall_deciles_ms`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) slow_quartiles_ms: Option<[f64; 3]>,
+    pub(crate) slow_deciles_ms: Option<[f64; 11]>,
     /// The compositor that paced these frames, where each waited for the
     /// repaint that latched the one before (Wayland's frame callback): its
     /// `latch` and delay put each frame's display where the median was, a
@@ -265,8 +265,8 @@ impl MeasuredSetup {
     pub(crate) fn model(&self, refresh: Rate, vsync: bool) -> Model {
         let desktop = Preset::Desktop.model();
         let mut model = desktop;
-        model.stall = occasional(self.stall_every_ms, self.stall_ms, self.stall_quartiles_ms);
-        model.late_wake = occasional(self.late_wake_every_ms, self.late_wake_ms, self.late_wake_quartiles_ms);
+        model.stall = occasional(self.stall_every_ms, self.stall_ms, self.stall_deciles_ms);
+        model.late_wake = occasional(self.late_wake_every_ms, self.late_wake_ms, self.late_wake_deciles_ms);
         model.update = Cost::ZERO;
         model.render = between(self.work_ms);
         model.vblank_wake = between(self.wake_ms);
@@ -278,7 +278,7 @@ impl MeasuredSetup {
         if let Some(off) = self.vsync_off.as_ref().filter(|_| !vsync) {
             model.render = between(off.work_ms);
             model.present_immediate = between(off.present_ms);
-            model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_quartiles_ms);
+            model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_deciles_ms);
         }
         model
     }
@@ -294,16 +294,16 @@ impl MeasuredSetup {
         match (vsync, run.work_ms, run.vsync_off.as_ref()) {
             (true, Some(work), _) => {
                 model.render = between(work);
-                model.stall = occasional(run.stall_every_ms, run.stall_ms, run.stall_quartiles_ms);
+                model.stall = occasional(run.stall_every_ms, run.stall_ms, run.stall_deciles_ms);
                 if let Some(wake) = run.wake_ms {
                     model.vblank_wake = between(wake);
-                    model.late_wake = occasional(run.late_wake_every_ms, run.late_wake_ms, run.late_wake_quartiles_ms);
+                    model.late_wake = occasional(run.late_wake_every_ms, run.late_wake_ms, run.late_wake_deciles_ms);
                 }
             }
             (false, _, Some(off)) => {
                 model.render = between(off.work_ms);
                 model.present_immediate = between(off.present_ms);
-                model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_quartiles_ms);
+                model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_deciles_ms);
             }
             _ => {}
         }
@@ -342,17 +342,22 @@ fn between([lo, hi]: [f64; 2]) -> Cost {
 }
 
 /// Events about `every` ms apart (half to one and a half times that) of
-/// `length` (10th to 90th percentile), where both were measured, a quarter
-/// within each quarter where the `quartiles` were ([`Stall::skewed`]).
-fn occasional(every: Option<f64>, length: Option<[f64; 2]>, quartiles: Option<[f64; 3]>) -> Option<Stall> {
+/// `length` (10th to 90th percentile), where both were measured: a tenth
+/// within each tenth where the `deciles` were ([`Stall::skewed`]).
+fn occasional(every: Option<f64>, length: Option<[f64; 2]>, deciles: Option<[f64; 11]>) -> Option<Stall> {
     match (every, length) {
         (Some(every), Some(length)) if every > 0.0 => {
             let every = ms_to_ns(every);
             let every = Cost::between(every / 2, every + every / 2);
-            let [lo, hi] = length;
-            let ordered = |[q1, q2, q3]: &[f64; 3]| lo <= *q1 && q1 <= q2 && q2 <= q3 && *q3 <= hi;
-            Some(match quartiles.filter(ordered) {
-                Some(q) => Stall::skewed(every, between(length), q.map(ms_to_ns)),
+            let ordered = |d: &[f64; 11]| d.windows(2).all(|w| w[0] <= w[1]);
+            Some(match deciles.filter(ordered) {
+                Some(d) => {
+                    let mut inner = [0; 9];
+                    for (ns, &ms) in inner.iter_mut().zip(&d[1..10]) {
+                        *ns = ms_to_ns(ms);
+                    }
+                    Stall::skewed(every, between([d[0], d[10]]), inner)
+                }
                 None => Stall::new(every, between(length)),
             })
         }
@@ -360,9 +365,16 @@ fn occasional(every: Option<f64>, length: Option<[f64; 2]>, quartiles: Option<[f
     }
 }
 
-/// The 25th, 50th and 75th percentile of `sorted`, ms, unless it is empty.
-fn quartiles_ms(sorted: &[Nanos]) -> Option<[f64; 3]> {
-    (!sorted.is_empty()).then(|| [25, 50, 75].map(|p| micros_as_ms(percentile(sorted, p))))
+/// The least, the 10th, 20th … 90th percentile and the most of `sorted`,
+/// ms, unless it is empty.
+fn deciles_ms(sorted: &[Nanos]) -> Option<[f64; 11]> {
+    let (&least, &most) = (sorted.first()?, sorted.last()?);
+    let mut deciles = [micros_as_ms(least); 11];
+    for (k, d) in deciles.iter_mut().enumerate().skip(1).take(9) {
+        *d = micros_as_ms(percentile(sorted, 10 * k as u64));
+    }
+    deciles[10] = micros_as_ms(most);
+    Some(deciles)
 }
 
 /// A frame's own work: start to end, less the wait for the display.
@@ -708,10 +720,10 @@ impl SetupSampler {
             sleep_late_ms: (!sleep_late.is_empty()).then(|| middle(&sleep_late)),
             stall_every_ms: every(covered, &stalls),
             stall_ms: lengths(&stalls),
-            stall_quartiles_ms: quartiles_ms(&stalls),
+            stall_deciles_ms: deciles_ms(&stalls),
             late_wake_every_ms: every(self.probe_time, &late),
             late_wake_ms: lengths(&late),
-            late_wake_quartiles_ms: quartiles_ms(&late),
+            late_wake_deciles_ms: deciles_ms(&late),
             missed_share: (!self.probe_intervals.is_empty()).then(|| missed as f64 / self.probe_intervals.len() as f64),
             display_jitter_ms: display_jitter_ms(&self.probe_intervals, period),
             vsync_off: self.unpaced(holding),
@@ -846,7 +858,7 @@ fn run_costs(
         costs.work_ms = Some(middle(&work));
         costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
         costs.stall_ms = (!stalls.is_empty()).then(|| middle(&stalls));
-        costs.stall_quartiles_ms = quartiles_ms(&stalls);
+        costs.stall_deciles_ms = deciles_ms(&stalls);
         let mut wake: Vec<Nanos> = run.wake.iter().filter_map(|&w| read_wake(w)).collect();
         if wake.len() >= MIN_FRAMES {
             wake.sort_unstable();
@@ -854,7 +866,7 @@ fn run_costs(
             costs.wake_ms = Some(middle(&wake));
             costs.late_wake_every_ms = (!late.is_empty()).then(|| micros_as_ms(run.time / late.len() as u64));
             costs.late_wake_ms = (!late.is_empty()).then(|| middle(&late));
-            costs.late_wake_quartiles_ms = quartiles_ms(&late);
+            costs.late_wake_deciles_ms = deciles_ms(&late);
         }
     } else {
         // A run whose frames all slept (fixed-fps, paced) has none of its own
@@ -906,7 +918,7 @@ fn unpaced_setup(unpaced: &[Unpaced], segments: &[usize], holding: Option<Compos
         present_ms: span(usual_present),
         slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
         slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
-        slow_quartiles_ms: quartiles_ms(&slow),
+        slow_deciles_ms: deciles_ms(&slow),
         compositor: holding,
     })
 }
@@ -991,14 +1003,14 @@ mod tests {
         s.frame(frame(70 * PERIOD, 40_000_000, 71 * PERIOD, None), 0, false);
         let setup = s.finish(PERIOD).expect("enough frames");
         assert_eq!(setup.stall_ms, Some([25.0, 25.0]));
-        assert_eq!(setup.stall_quartiles_ms, Some([25.0, 25.0, 25.0]));
+        assert_eq!(setup.stall_deciles_ms, Some([25.0; 11]));
         // Covered: 59 + 60 frame-to-frame gaps of a refresh (the break and the vsync-off frame add none).
         assert_eq!(setup.stall_every_ms, Some(micros_as_ms(119 * PERIOD)));
         let model = setup.model(Rate::from_hz(60), true);
         let every = ms_to_ns(micros_as_ms(119 * PERIOD));
         assert_eq!(
             model.stall,
-            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 3]))
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 9]))
         );
     }
 
@@ -1061,7 +1073,7 @@ mod tests {
         let own = setup.model_for("lockstep", hz, true);
         assert_eq!(
             own.stall,
-            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 3]))
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 9]))
         );
         let quiet = setup.model_for("snapped", hz, true);
         assert_eq!((quiet.render, quiet.stall), (Cost::fixed(3_000_000), None));
@@ -1073,7 +1085,7 @@ mod tests {
                 Some(Stall::skewed(
                     Cost::between(every / 2, every + every / 2),
                     Cost::fixed(16_700_000),
-                    [16_700_000; 3]
+                    [16_700_000; 9]
                 ))
             )
         );
@@ -1114,7 +1126,7 @@ mod tests {
         let model = setup.model(Rate::from_hz(60), true);
         assert_eq!(
             model.late_wake,
-            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(3_000_000), [3_000_000; 3]))
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(3_000_000), [3_000_000; 9]))
         );
         assert_eq!(model.vblank_wake, Cost::fixed(200_000));
     }
@@ -1142,7 +1154,7 @@ mod tests {
         assert_eq!(off.work_ms, [1.522, 2.478]);
         assert_eq!(off.present_ms, [0.022, 0.978]);
         assert_eq!((off.slow_every_ms, off.slow_ms), (Some(131.5), Some([4.0, 4.0])));
-        assert_eq!(off.slow_quartiles_ms, Some([4.0, 4.0, 4.0]));
+        assert_eq!(off.slow_deciles_ms, Some([4.0; 11]));
         let setup = MeasuredSetup { vsync_off: Some(off), ..MeasuredSetup::default() };
         let model = setup.model(Rate::from_hz(144), false);
         assert_eq!(model.render, Cost::between(1_522_000, 2_478_000));
@@ -1150,7 +1162,7 @@ mod tests {
         let every = 131_500_000;
         assert_eq!(
             model.stall,
-            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000), [4_000_000; 3]))
+            Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(4_000_000), [4_000_000; 9]))
         );
         let on = setup.model(Rate::from_hz(144), true);
         assert_eq!(on.present_immediate, Preset::Desktop.model().present_immediate, "vsync on keeps the rest");
@@ -1345,10 +1357,10 @@ mod tests {
             sleep_late_ms: Some([0.01, 0.2]),
             stall_every_ms: Some(1000.0),
             stall_ms: Some([16.667, 33.333]),
-            stall_quartiles_ms: Some([17.5, 20.0, 25.0]),
+            stall_deciles_ms: Some([16.0, 16.667, 17.0, 17.5, 18.0, 20.0, 21.0, 22.0, 25.0, 33.333, 40.0]),
             late_wake_every_ms: Some(250.0),
             late_wake_ms: Some([0.5, 3.0]),
-            late_wake_quartiles_ms: None,
+            late_wake_deciles_ms: None,
             missed_share: Some(0.01),
             display_jitter_ms: Some(0.73),
             vsync_off: Some(UnpacedSetup {
@@ -1357,7 +1369,7 @@ mod tests {
                 present_ms: [0.4, 0.6],
                 slow_every_ms: Some(25.0),
                 slow_ms: Some([0.5, 1.5]),
-                slow_quartiles_ms: Some([0.6, 0.7, 1.0]),
+                slow_deciles_ms: Some([0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 1.0, 1.5, 2.5]),
                 compositor: Some(Compositor::new(300_000, 1).with_source(CompositorSource::Measured).throttling()),
             }),
             compositor: Some(Compositor::new(7_000_000, 0).with_source(CompositorSource::Measured)),
@@ -1370,11 +1382,11 @@ mod tests {
                     work_ms: Some([1.5, 2.0]),
                     stall_every_ms: Some(200.0),
                     stall_ms: Some([1.2, 4.8]),
-                    stall_quartiles_ms: Some([1.3, 1.5, 2.1]),
+                    stall_deciles_ms: Some([1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.1, 3.0, 4.8, 7.9]),
                     wake_ms: Some([0.7, 1.1]),
                     late_wake_every_ms: Some(49.8),
                     late_wake_ms: Some([0.28, 2.88]),
-                    late_wake_quartiles_ms: Some([0.4, 0.9, 1.6]),
+                    late_wake_deciles_ms: Some([0.2, 0.28, 0.3, 0.4, 0.6, 0.9, 1.1, 1.3, 1.6, 2.88, 4.0]),
                     sleep_late_ms: Some([0.05, 0.2]),
                     vsync_off: None,
                 },
@@ -1388,7 +1400,7 @@ mod tests {
                         present_ms: [0.3, 0.7],
                         slow_every_ms: None,
                         slow_ms: None,
-                        slow_quartiles_ms: None,
+                        slow_deciles_ms: None,
                         compositor: None,
                     }),
                     ..RunCosts::default()

@@ -101,37 +101,39 @@ pub struct Stall {
     pub every: Cost,
     /// Length of one stall (added to a render).
     pub length: Cost,
-    /// Where set, the lengths' quartiles (25th, 50th and 75th percentile,
-    /// ns) inside `length` (their 10th to 90th): a quarter of the stalls is
-    /// drawn uniformly within each quarter. A machine's long frames are most
-    /// of them a little long and a few very long, which one uniform draw over
-    /// their 10th to 90th percentile overstates (slow frames at an emulated
-    /// 240 Hz, interpolated with vsync off: 0.55, 0.59, 0.67, 0.89 and 3.63 ms
-    /// at the 10th, 25th, 50th, 75th and 90th; 14 % of them reached half a
-    /// refresh, 2.08 ms; 50 % of one uniform draw does, and 14 % of the four quarters).
-    pub quartiles: Option<[i64; 3]>,
+    /// Where set, the lengths' deciles (10th to 90th percentile, ns) and
+    /// `length` their least and most: a tenth of the stalls is drawn
+    /// uniformly within each tenth of what was measured. A machine's long
+    /// frames are most of them a little long and a few very long, which one
+    /// uniform draw overstates, and the longest tenth are the ones that make
+    /// hitches at a high refresh (slow frames at an emulated 240 Hz,
+    /// interpolated with vsync off: 0.55 ms at the 10th percentile, 0.67 at
+    /// the 50th, 3.63 at the 90th; 14 % of them reached half a refresh, 2.08
+    /// ms, and 50 % of one uniform draw from the 10th to the 90th did).
+    pub deciles: Option<[i64; 9]>,
 }
 
 impl Stall {
     /// A stall of `length` about every `every`.
     pub fn new(every: Cost, length: Cost) -> Stall {
-        Stall { every, length, quartiles: None }
+        Stall { every, length, deciles: None }
     }
 
-    /// A stall about every `every`, its length between `length`'s bounds
-    /// with these `quartiles` (see [`Stall::quartiles`]).
-    pub fn skewed(every: Cost, length: Cost, quartiles: [i64; 3]) -> Stall {
-        Stall { every, length, quartiles: Some(quartiles) }
+    /// A stall about every `every`, its length from `length.lo` to
+    /// `length.hi` with these `deciles` between (see [`Stall::deciles`]).
+    pub fn skewed(every: Cost, length: Cost, deciles: [i64; 9]) -> Stall {
+        Stall { every, length, deciles: Some(deciles) }
     }
 
     /// The cost one stall's length is drawn from: `length`, or with
-    /// quartiles one of its four quarters, drawn from `rng` (only where there
-    /// are quartiles, so that a model without them draws what it always drew).
+    /// deciles one of its ten tenths, drawn from `rng` (only where there are
+    /// deciles, so that a model without them draws what it always drew).
     pub(crate) fn length_of_one(&self, rng: &mut SplitMix64) -> Cost {
-        let Some([q1, q2, q3]) = self.quartiles else { return self.length };
-        let bounds = [self.length.lo, q1, q2, q3, self.length.hi];
-        let k = usize::try_from(rng.below(4)).unwrap_or(0).min(3);
-        Cost::between(bounds[k], bounds[k + 1])
+        let Some(deciles) = self.deciles else { return self.length };
+        let k = usize::try_from(rng.below(10)).unwrap_or(0).min(9);
+        let lo = if k == 0 { self.length.lo } else { deciles[k - 1] };
+        let hi = if k == 9 { self.length.hi } else { deciles[k] };
+        Cost::between(lo, hi)
     }
 }
 
@@ -272,27 +274,26 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
-    fn a_skewed_stall_draws_a_quarter_of_its_lengths_within_each_quarter() {
-        // The interpolated run's slow frames in the doc comment: 0.55 ms at the
-        // 10th percentile, quartiles 0.59, 0.67 and 0.89 ms, 3.63 ms at the 90th.
-        let bounds = [550_000, 590_000, 670_000, 890_000, 3_630_000];
-        let stall =
-            Stall::skewed(Cost::fixed(1), Cost::between(bounds[0], bounds[4]), [bounds[1], bounds[2], bounds[3]]);
+    fn a_skewed_stall_draws_a_tenth_of_its_lengths_within_each_tenth() {
+        // Least 0.5 ms, deciles 0.55 … 3.63 ms, most 9 ms.
+        let bounds: [i64; 11] =
+            [500_000, 550_000, 570_000, 590_000, 620_000, 670_000, 740_000, 890_000, 1_400_000, 3_630_000, 9_000_000];
+        let mut deciles = [0; 9];
+        deciles.copy_from_slice(&bounds[1..10]);
+        let stall = Stall::skewed(Cost::fixed(1), Cost::between(bounds[0], bounds[10]), deciles);
         let mut rng = SplitMix64::new(1);
-        let mut per_quarter = [0u32; 4];
-        for _ in 0..4000 {
+        let mut per_tenth = [0u32; 10];
+        for _ in 0..10_000 {
             let cost = stall.length_of_one(&mut rng);
-            let k = bounds.windows(2).position(|w| cost == Cost::between(w[0], w[1])).expect("one of the quarters");
-            per_quarter[k] += 1;
+            let k = bounds.windows(2).position(|w| cost == Cost::between(w[0], w[1])).expect("one of the tenths");
+            per_tenth[k] += 1;
         }
-        assert!(per_quarter.iter().all(|&n| (900..=1100).contains(&n)), "about 1000 each: {per_quarter:?}");
-        // Reaching half a 240 Hz refresh (2 083 333 ns): only the top quarter
-        // does, (3.63 − 2.083) / (3.63 − 0.89) of it: 14.1 %; one uniform draw 50.2 %.
-        let reach = |lo: i64, hi: i64| (hi - 2_083_333) as f64 / (hi - lo) as f64;
-        assert!((reach(bounds[3], bounds[4]) / 4.0 - 0.141).abs() < 0.001);
-        assert!((reach(bounds[0], bounds[4]) - 0.502).abs() < 0.001);
-        // Without quartiles nothing is drawn: the noise is what it always was.
-        let plain = Stall::new(Cost::fixed(1), Cost::between(bounds[0], bounds[4]));
+        assert!(per_tenth.iter().all(|&n| (850..=1150).contains(&n)), "1000 ± 5σ each: {per_tenth:?}");
+        // Reaching 2.08 ms: (3.63 − 2.083) / (3.63 − 1.4) of the 9th tenth and all of the 10th.
+        let reach: f64 = ((3_630_000.0 - 2_083_333.0) / (3_630_000.0 - 1_400_000.0) + 1.0) / 10.0;
+        assert!((reach - 0.169).abs() < 0.001, "{reach}");
+        // Without deciles nothing is drawn: the noise is what it always was.
+        let plain = Stall::new(Cost::fixed(1), Cost::between(bounds[1], bounds[9]));
         let (mut a, mut b) = (SplitMix64::new(5), SplitMix64::new(5));
         assert_eq!(plain.length_of_one(&mut a), plain.length);
         assert_eq!(a.next_u64(), b.next_u64());

@@ -32,12 +32,22 @@
 //! - hitches per minute are counted in whole hitches: a 3 s run cannot tell
 //!   0 from 20 per minute, so the absolute part is at least one hitch in the
 //!   measured run's length (at the rate's own count, which starts with the
-//!   first frame that moves).
+//!   first frame that moves);
+//! - and hitches come by chance, like any count of events: a run that is
+//!   predicted n of them shows n ± √n (a Poisson count), so two of those
+//!   standard deviations, 2·√n hitches, join the relative part as
+//!   independent errors do, `abs + √((rel · predicted)² + (2·√n)²)`. It
+//!   matters for a few hitches and fades as runs grow (at n = 400, 2·√n is
+//!   a tenth of n and widens 25 % to 27 %).
 //!
 //! ```text
+//! lockstep at 240 Hz, 2 s measured: 150 hitches/min (5); predicted 60 (2 in the run)
+//!   one hitch 30/min; noise 2·√2 = 2.83 hitches = 84.9/min
+//!   |150 − 60| = 90 ≤ 30 + √(15² + 84.9²) = 116.2                    (agrees)
+//!   6 hitches (180/min) would not: 120 > 116.2
 //! catch-up, 3 s measured: 930 hitches/min; predicted 1548, range 392–1806
-//!   point:  |930 − 1548| = 618 > 20 + 0.25 · 1548 = 407       (differs)
-//!   range:  930 lies in 392 − (20 + 98) … 1806 + (20 + 452)   (agrees)
+//!   point:  |930 − 1548| = 618 > 20 + √(387² + 352²) = 543    (differs; noise 2·√77.4 hitches)
+//!   range:  930 lies in 392 − (20 + 202) … 1806 + (20 + 590)  (agrees)
 //! ```
 
 use super::schema::{MonitorCard, PredictionRange, RunRecord};
@@ -68,14 +78,19 @@ pub(crate) struct Tolerance {
     pub(crate) abs: f64,
     /// The relative part, a fraction of the prediction.
     pub(crate) rel: f64,
+    /// For a rate of events counted over this many minutes (0: not a
+    /// count), the count's own noise, two standard deviations of a Poisson
+    /// count, 2·√(predicted events) as a rate, joins the relative part (the
+    /// two are independent: their sum of squares).
+    pub(crate) counted_minutes: f64,
 }
 
 /// Judder agrees within 0.5 ms + 25 %.
-pub(crate) const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25 };
+pub(crate) const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25, counted_minutes: 0.0 };
 
 /// Hitches agree within 3 per minute + 25 % (a few seconds of measurement
 /// hold one or two hitches: one hitch in a 20 s run is 3 per minute).
-pub(crate) const HITCH_TOLERANCE: Tolerance = Tolerance { abs: 3.0, rel: 0.25 };
+pub(crate) const HITCH_TOLERANCE: Tolerance = Tolerance { abs: 3.0, rel: 0.25, counted_minutes: 0.0 };
 
 /// Latency's relative part; its absolute part is one refresh period.
 pub(crate) const LATENCY_REL_TOLERANCE: f64 = 0.25;
@@ -163,7 +178,8 @@ pub fn agreement_rule() -> String {
     let [judder, hitches, latency] = Metric::ALL.map(Metric::field);
     format!(
         "measured within the prediction (or its range over start phases) +- ({}, {} or one hitch in the run, {} one \
-         refresh) + {} %, on every figure both have",
+         refresh) + {} % (for hitches, that and a count's noise of 2 √n for n predicted, in quadrature), on every \
+         figure both have",
         amount(judder, JUDDER_TOLERANCE.abs),
         amount(hitches, HITCH_TOLERANCE.abs),
         latency.words(),
@@ -227,7 +243,12 @@ pub struct Agreement {
 
 /// Whether `measured` lies within `tol` of `predicted`.
 pub(crate) fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
-    (measured - predicted).abs() <= tol.abs + tol.rel * predicted.abs()
+    let noise = if tol.counted_minutes > 0.0 {
+        2.0 * (predicted.max(0.0) * tol.counted_minutes).sqrt() / tol.counted_minutes
+    } else {
+        0.0
+    };
+    (measured - predicted).abs() <= tol.abs + (tol.rel * predicted.abs()).hypot(noise)
 }
 
 /// The tolerance for `metric` on a display of `refresh_hz`.
@@ -238,6 +259,7 @@ pub(crate) fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
         Metric::Latency => Tolerance {
             abs: refresh_hz.filter(|hz| *hz > 0.0).map_or(FALLBACK_PERIOD_MS, |hz| 1000.0 / hz),
             rel: LATENCY_REL_TOLERANCE,
+            counted_minutes: 0.0,
         },
     }
 }
@@ -255,7 +277,9 @@ fn tolerance_for(metric: Metric, refresh_hz: Option<f64>, measured: &RunRecord) 
         _ => 0.0,
     };
     match (metric, minutes) {
-        (Metric::Hitches, Some(minutes)) => Tolerance { abs: tol.abs.max(1.0 / minutes).max(per_hitch), ..tol },
+        (Metric::Hitches, Some(minutes)) => {
+            Tolerance { abs: tol.abs.max(1.0 / minutes).max(per_hitch), counted_minutes: minutes, ..tol }
+        }
         _ => tol,
     }
 }
@@ -470,10 +494,14 @@ mod tests {
         assert_eq!(a.agreeing, 0, "618/min from the point, 407 allowed");
         let a = agreement(&[&measured], &[&predicted], &[&range], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!(a.agreeing, 1, "inside 392–1806");
-        // Beyond the range by more than its end's tolerance: 1806 + 20 + 451.5 = 2277.5.
-        let far = measured.with(&HITCHES_PER_MIN, 2278.0);
+        // Beyond the range by more than its end's tolerance: 1806 + 20 +
+        // √(451.5² + 380.1²) = 2416.2 (380.1/min: 2·√90.3 hitches in 3 s).
+        let far = measured.clone().with(&HITCHES_PER_MIN, 2417.0);
         let a = agreement(&[&far], &[&predicted], &[&range], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!(a.agreeing, 0);
+        let near = measured.with(&HITCHES_PER_MIN, 2416.0);
+        let a = agreement(&[&near], &[&predicted], &[&range], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!(a.agreeing, 1);
     }
 
     #[test]
@@ -485,6 +513,24 @@ mod tests {
         let long = short.clone().with(&SYSTEM_TIME_S, 60.0);
         assert_eq!(agreement(&[&short], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
         assert_eq!(agreement(&[&long], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
+    }
+
+    #[test]
+    fn a_few_hitches_agree_within_the_noise_of_their_count() {
+        // The module docs' example: 2 s, 60/min predicted (2 hitches): 5 agree, 6 do not.
+        // 30 + √(15² + 84.85²) = 116.2.
+        let predicted = run("lockstep", 0.0, 60.0, 0.5, 3.3);
+        let five = run("lockstep", 0.0, 150.0, 0.5, 3.3).with(&SYSTEM_TIME_S, 2.0);
+        let six = five.clone().with(&HITCHES_PER_MIN, 180.0);
+        assert_eq!(agreement(&[&five], &[&predicted], &[], Some(240.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
+        assert_eq!(agreement(&[&six], &[&predicted], &[], Some(240.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
+        // Many predicted: 1028/min in 2 s is 34.3 hitches, 2·√34.3 = 11.7 =
+        // 351.2/min; 30 + √(257² + 351.2²) = 465.2. 124 measured is far out.
+        let many = run("catch-up", 0.0, 1028.0, 8.0, 17.0);
+        let few = run("catch-up", 0.0, 124.0, 8.0, 17.0).with(&SYSTEM_TIME_S, 2.0);
+        assert_eq!(agreement(&[&few], &[&many], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
+        let tol = tolerance_for(Metric::Hitches, Some(60.0), &few);
+        assert!(within(1028.0 - 465.0, 1028.0, tol) && !within(1028.0 - 466.0, 1028.0, tol));
     }
 
     #[test]

@@ -374,6 +374,8 @@ impl PresentHold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const MS: Nanos = 1_000_000;
     const PERIOD: Nanos = 16_666_667;

@@ -341,6 +341,21 @@ impl MeasuredSetup {
 /// machine does not keep up: one frame in 20.
 pub(crate) const MISSED_SHARE: f64 = 0.05;
 
+/// The 10th and 90th percentile of `values` (in any order), ms: the middle
+/// 80 % that a model draws uniformly.
+fn middle_ms(values: &[Nanos]) -> [f64; 2] {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    [micros_as_ms(percentile(&sorted, 10)), micros_as_ms(percentile(&sorted, 90))]
+}
+
+/// How late each sleep ended, from `(late, held)` samples: where the
+/// compositor held the window (`holding`), a sleep that then waited for the
+/// repaint is late by its lateness less that wait, which is the hold.
+fn sleep_lateness(samples: &[(Nanos, Nanos)], holding: Option<Compositor>) -> Vec<Nanos> {
+    samples.iter().map(|&(late, held)| if holding.is_some() { late.saturating_sub(held) } else { late }).collect()
+}
+
 /// A card's `[lo, hi]` ms as a uniform [`Cost`].
 fn between([lo, hi]: [f64; 2]) -> Cost {
     Cost::between(ms_to_ns(lo), ms_to_ns(hi))
@@ -640,11 +655,6 @@ impl SetupSampler {
         if self.work.len() < MIN_FRAMES || period == 0 {
             return None;
         }
-        let middle = |values: &[Nanos]| {
-            let mut sorted = values.to_vec();
-            sorted.sort_unstable();
-            [micros_as_ms(percentile(&sorted, 10)), micros_as_ms(percentile(&sorted, 90))]
-        };
         let mut latency: Vec<Nanos> = self.latency.iter().map(|&l| l.saturating_sub(lag)).collect();
         latency.sort_unstable();
         let lag_signed = i64::try_from(lag).unwrap_or(i64::MAX);
@@ -705,24 +715,20 @@ impl SetupSampler {
         let covered = self.vsynced_time;
         let every =
             |time: Nanos, events: &[Nanos]| (!events.is_empty()).then(|| micros_as_ms(time / events.len() as u64));
-        let lengths = |events: &[Nanos]| (!events.is_empty()).then(|| middle(events));
+        let lengths = |events: &[Nanos]| (!events.is_empty()).then(|| middle_ms(events));
         let missed = self.probe_intervals.iter().filter(|&&i| i > period + period / 2).count();
         // Where the compositor held the window, a frame that slept then waited
         // for the repaint: that wait is the hold, not a late wake-up (Weston,
         // repaint-window 15 ms: 0.4 to 7.1 ms "late" with it, and `paced`
         // predicted to miss its repaints from it).
         let holding = self.holding_compositor(period);
-        let sleep_late: Vec<Nanos> = self
-            .sleep_late
-            .iter()
-            .map(|&(late, held)| if holding.is_some() { late.saturating_sub(held) } else { late })
-            .collect();
+        let sleep_late = sleep_lateness(&self.sleep_late, holding);
         Some(MeasuredSetup {
             frames: self.work.len() as u64,
             queue_depth: depth,
-            work_ms: middle(&self.work),
-            wake_ms: middle(&wake),
-            sleep_late_ms: (!sleep_late.is_empty()).then(|| middle(&sleep_late)),
+            work_ms: middle_ms(&self.work),
+            wake_ms: middle_ms(&wake),
+            sleep_late_ms: (!sleep_late.is_empty()).then(|| middle_ms(&sleep_late)),
             stall_every_ms: every(covered, &stalls),
             stall_ms: lengths(&stalls),
             stall_deciles_ms: deciles_ms(&stalls),
@@ -840,18 +846,12 @@ fn run_costs(
     if run.work.len() < MIN_FRAMES {
         return None;
     }
-    let middle = |sorted: &[Nanos]| [micros_as_ms(percentile(sorted, 10)), micros_as_ms(percentile(sorted, 90))];
-    let mut late: Vec<Nanos> = run
-        .sleep_late
-        .iter()
-        .map(|&(late, held)| if holding.is_some() { late.saturating_sub(held) } else { late })
-        .collect();
-    late.sort_unstable();
+    let late = sleep_lateness(&run.sleep_late, holding);
     let mut costs = RunCosts {
         strategy: run.strategy.clone(),
         vsync: run.vsync,
         frames: run.work.len() as u64,
-        sleep_late_ms: (late.len() >= MIN_FRAMES).then(|| middle(&late)),
+        sleep_late_ms: (late.len() >= MIN_FRAMES).then(|| middle_ms(&late)),
         ..RunCosts::default()
     };
     if run.vsync {
@@ -860,17 +860,17 @@ fn run_costs(
         let usual = percentile(&work, 50);
         let mut stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= deadline).map(|&w| w - usual).collect();
         stalls.sort_unstable();
-        costs.work_ms = Some(middle(&work));
+        costs.work_ms = Some(middle_ms(&work));
         costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
-        costs.stall_ms = (!stalls.is_empty()).then(|| middle(&stalls));
+        costs.stall_ms = (!stalls.is_empty()).then(|| middle_ms(&stalls));
         costs.stall_deciles_ms = deciles_ms(&stalls);
         let mut wake: Vec<Nanos> = run.wake.iter().filter_map(|&w| read_wake(w)).collect();
         if wake.len() >= MIN_FRAMES {
             wake.sort_unstable();
             let late = beyond_p90(&wake);
-            costs.wake_ms = Some(middle(&wake));
+            costs.wake_ms = Some(middle_ms(&wake));
             costs.late_wake_every_ms = (!late.is_empty()).then(|| micros_as_ms(run.time / late.len() as u64));
-            costs.late_wake_ms = (!late.is_empty()).then(|| middle(&late));
+            costs.late_wake_ms = (!late.is_empty()).then(|| middle_ms(&late));
             costs.late_wake_deciles_ms = deciles_ms(&late);
         }
     } else {
@@ -916,13 +916,12 @@ fn unpaced_setup(unpaced: &[Unpaced], segments: &[usize], holding: Option<Compos
     let span = |centre: Nanos| [micros_as_ms(centre.saturating_sub(a)), micros_as_ms(centre + a)];
     let reach = i64::try_from(2 * a).unwrap_or(i64::MAX);
     let slow: Vec<Nanos> = deviations.iter().filter(|&&d| d > reach).map(|&d| u64::try_from(d).unwrap_or(0)).collect();
-    let middle = |values: &[Nanos]| [micros_as_ms(percentile(values, 10)), micros_as_ms(percentile(values, 90))];
     Some(UnpacedSetup {
         frames: unpaced.len() as u64,
         work_ms: span(usual_work),
         present_ms: span(usual_present),
         slow_every_ms: (!slow.is_empty()).then(|| micros_as_ms(covered / slow.len() as u64)),
-        slow_ms: (!slow.is_empty()).then(|| middle(&slow)),
+        slow_ms: (!slow.is_empty()).then(|| middle_ms(&slow)),
         slow_deciles_ms: deciles_ms(&slow),
         compositor: holding,
     })

@@ -5,6 +5,8 @@
 //!   simulated frames. Target ≥ 2 million frames/s on one core, i.e. the
 //!   whole 10 000-update run in about 5 ms.
 //! - `simulator_article/<run>`: the article's three table rows (A, B, C).
+//! - `simulator_desktop_144_vsync_{on,off}/<strategy>`: 10 s of the desktop
+//!   model at 144 Hz, each strategy, with vsync on and off.
 //! - `simulator_null_world/catch-up`: the driver, strategy, virtual display
 //!   and metrics alone.
 //! - `metrics/record`: [`Metrics::record`] alone, per frame (a 59.94 Hz run
@@ -19,7 +21,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::hint::black_box;
 use timestep_lab::host::Simulation;
 use timestep_lab::metrics::{FrameSample, Metrics};
-use timestep_lab::monitor::{Preset, RunSpec, simulate_world};
+use timestep_lab::monitor::{Preset, RunSpec, Stop, simulate_world};
 use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
 use timestep_lab::time::Rate;
@@ -57,7 +59,23 @@ fn bench_simulator(c: &mut Criterion) {
     for (name, spec) in &article {
         bench_strategy(c, "simulator_article", name, spec);
     }
+    // The desktop model at 144 Hz, 10 s, with vsync on and off: off is
+    // where the virtual monitor holds a self-paced present (`fixed-fps`,
+    // `paced`) and checks every frame for one.
+    let hz144 = Rate::from_hz(144);
+    for vsync in [true, false] {
+        let group = if vsync { "simulator_desktop_144_vsync_on" } else { "simulator_desktop_144_vsync_off" };
+        for id in StrategyId::ALL {
+            let spec = RunSpec::new(id, Preset::Desktop)
+                .with_refresh(hz144)
+                .with_vsync(vsync)
+                .with_stop(Stop::Duration(10 * SECOND));
+            bench_strategy(c, group, id.name(), &spec);
+        }
+    }
 }
+
+const SECOND: timestep_lab::time::Nanos = 1_000_000_000;
 
 /// A world that costs nothing: what the driver, strategy, virtual display and metrics cost alone.
 struct NullWorld(u64);

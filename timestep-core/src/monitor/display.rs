@@ -184,7 +184,7 @@ impl<'t> VirtualDisplay<'t> {
             held_until: None,
             jitter_seed: seed,
             special: false,
-            present_hold: PresentHold::new(),
+            present_hold: PresentHold::lead_only(),
             next_planned: None,
             planned: None,
             hold_target: None,
@@ -319,7 +319,9 @@ impl<'t> VirtualDisplay<'t> {
     /// `fixed-fps` with vsync off at 240 Hz had 2 ms of judder where the held
     /// window measured 0.55).
     pub fn begin_frame(&mut self, game_time: Nanos, updates: u64, tick: Rate) {
-        if !self.vsync && self.trace.is_none() {
+        // A hold is measuring only after a planned frame (`record`), so a
+        // loop that never sleeps (`variable`, `catch-up`) pays two checks.
+        if !self.vsync && self.trace.is_none() && (self.planned.is_some() || self.next_planned.is_some()) {
             self.plan_present();
         }
         self.frame_start = self.clock.now();

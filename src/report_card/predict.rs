@@ -98,7 +98,9 @@ pub(crate) fn prediction_spec(
     };
     let Some(setup) = setup else { return spec };
     let model = setup.model_for(strategy.name(), refresh, vsync);
-    let wake = model.vblank_wake;
+    // The start phases hang on the probe's wake-up, whatever the run's own
+    // (which the model draws): see `RunCosts`.
+    let wake = setup.model(refresh, vsync).vblank_wake;
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
     let period = refresh.period().max(1);
     let phase = lo.midpoint(hi) + period * (2 * k + 1) / (2 * SETUP_STARTS);
@@ -225,5 +227,82 @@ mod tests {
             )
         };
         assert_eq!(run(), run());
+    }
+}
+
+/// Re-predicts saved cards with this build's model, to try a model change
+/// on cards measured before it without measuring again:
+/// `TIMESTEP_LAB_REPREDICT=a.json:b.json cargo test --lib repredict -- --ignored --nocapture`.
+/// Each Xvfb (emulated grid) monitor's runs are judged against the card's own
+/// predictions and against this build's, vsync on and off.
+#[cfg(test)]
+mod repredict {
+    use super::*;
+    use crate::report_card::judge;
+    use crate::report_card::schema::ReportCard;
+
+    #[test]
+    #[ignore = "a tool: reads the cards named in TIMESTEP_LAB_REPREDICT"]
+    fn repredict_saved_cards() {
+        let Ok(paths) = std::env::var("TIMESTEP_LAB_REPREDICT") else { return };
+        let length = 2 * NANOS_PER_SEC;
+        let (mut before, mut after) = ([0usize; 2], [0usize; 2]);
+        for path in paths.split(':').filter(|p| !p.is_empty()) {
+            let text = std::fs::read_to_string(path).expect("a card");
+            let card: ReportCard = serde_json::from_str(&text).expect("a card's JSON");
+            for m in &card.monitors {
+                let (Some(hz), Some(setup)) = (m.emulated_refresh_hz, m.setup.as_ref()) else { continue };
+                let Some(rate) = Rate::new((hz * 1000.0).round() as u64, 1000).ok() else { continue };
+                let display = PredictedDisplay::reporting(rate);
+                for (i, vsync) in [true, false].into_iter().enumerate() {
+                    let runs: Vec<&RunRecord> = m.runs.iter().filter(|r| r.vsync_requested == Some(vsync)).collect();
+                    let ran: Vec<StrategyId> =
+                        StrategyId::ALL.into_iter().filter(|s| runs.iter().any(|r| r.strategy == s.name())).collect();
+                    let old: Vec<&RunRecord> =
+                        m.predictions.iter().filter(|r| r.vsync_requested == Some(vsync)).collect();
+                    let old_ranges: Vec<&PredictionRange> =
+                        m.prediction_ranges.iter().filter(|r| r.vsync_requested == Some(vsync)).collect();
+                    let (records, ranges) = predict(
+                        display,
+                        vsync,
+                        StrategyConfig::default(),
+                        &ran,
+                        Some(setup),
+                        length,
+                        crate::app::tour::SETTLE,
+                    );
+                    let new: Vec<&RunRecord> = records.iter().collect();
+                    let new_ranges: Vec<&PredictionRange> = ranges.iter().collect();
+                    let a = judge::agreement(&runs, &old, &old_ranges, Some(hz), 120.0);
+                    let b = judge::agreement(&runs, &new, &new_ranges, Some(hz), 120.0);
+                    before[i] += a.agreeing;
+                    after[i] += b.agreeing;
+                    let differs = |g: &judge::Agreement| {
+                        g.differences.iter().map(|d| d.strategy.clone()).collect::<Vec<_>>().join(",")
+                    };
+                    println!(
+                        "{path} {hz} Hz vsync {}: card {}/{} [{}] -> now {}/{} [{}]",
+                        if vsync { "on" } else { "off" },
+                        a.agreeing,
+                        a.compared,
+                        differs(&a),
+                        b.agreeing,
+                        b.compared,
+                        differs(&b)
+                    );
+                    for (p, r) in new.iter().zip(&new_ranges) {
+                        let meas = runs.iter().find(|m| m.strategy == p.strategy);
+                        println!(
+                            "    {:<12} hitches measured {:>8.1} predicted {:>8.1} range {:?}",
+                            p.strategy,
+                            meas.and_then(|m| m.hitches_per_min()).unwrap_or(f64::NAN),
+                            p.hitches_per_min().unwrap_or(f64::NAN),
+                            r.hitches_per_min
+                        );
+                    }
+                }
+            }
+        }
+        println!("total agreeing: card on {} off {} -> now on {} off {}", before[0], before[1], after[0], after[1]);
     }
 }

@@ -21,8 +21,9 @@
 //!   late   = start − t                           (how precisely a sleep ends)
 //! the probe and every run with vsync on (all the tour's vsynced frames):
 //!   stall  = a frame whose own work took a refresh or more (it cannot make
-//!            its vblank, whatever the strategy): work − the median work
-//!            long, one every (time covered / stalls)
+//!            its vblank, whatever the strategy), or lay beyond the 90th
+//!            percentile (the tail the middle 80 % leaves out): work − the
+//!            median work long, one every (time covered / stalls)
 //! ```
 //!
 //! Stalls are counted over every vsynced frame of the tour, not the probe
@@ -149,21 +150,30 @@ pub struct MeasuredSetup {
 /// none and too few for the run that met the burst. A prediction is the
 /// model's answer to "what does this strategy do on a machine with these
 /// costs", and the costs each run met are the ones its measurement shows.
-/// How promptly the loop wakes after a vblank stays the probe's, and so
-/// do the queue and the display: the prediction's start phases are set from
-/// that wake-up, and catch-up at an emulated 60 Hz, where a tick's boundary
-/// lies within the wake-ups' spread, went from agreeing (121 to 1906 hitches
-/// a minute over the phases, 124 to 246 measured) to not (854 to 2338) on
-/// its run's own.
+/// How promptly the loop wakes after a vblank is the run's too, but the
+/// prediction's start phases stay set from the probe's wake-up, and the
+/// queue and the display are the probe's: catch-up at an emulated 60 Hz,
+/// where a tick's boundary lies within the wake-ups' spread, went from
+/// agreeing (121 to 1906 hitches a minute over the phases, 124 to 246
+/// measured) to not (854 to 2338) when its run's wake-up set its phases as
+/// well as its draws.
+///
+/// A frame's work beyond the 90th percentile is a stall too: the middle
+/// 80 % drawn uniformly never reaches the tenth between the 90th percentile
+/// and a refresh, and at 144 Hz that tenth makes the hitches (`variable`
+/// measured 2 in 2 s, predicted none: its run met no stall, no wake-up
+/// later than 1.6 ms, and its work's 90th percentile was 2.0 ms against a
+/// 6.9 ms refresh).
 ///
 /// ```text
 /// vsync on:  work  = each frame's own work, 10th–90th percentile
 ///            stall = a frame whose own work reached the tour's deadline
-///                    (a refresh less the usual wake-up): its excess over the
-///                    run's median work, one every (the run's time / stalls)
+///                    (a refresh less the usual wake-up) or lay beyond the
+///                    90th percentile: its excess over the run's median work,
+///                    one every (the run's time / stalls)
 ///            wake  = a frame that followed one that did not sleep: its start
 ///                    less the display of the one before (as the probe's), its
-///                    10th–90th percentile kept for the record, and those beyond
+///                    10th–90th percentile drawn as the run's wake-up, and those beyond
 ///                    the 90th drawn as late wake-ups at their rate in the run's
 ///                    time. A wake-up a refresh or more late is one too (the
 ///                    probe leaves them out, as it reads how promptly the loop
@@ -195,8 +205,8 @@ pub struct RunCosts {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stall_deciles_ms: Option<[f64; 11]>,
     /// With vsync on, how long after a vblank its frames that did not sleep
-    /// started, ms: 10th and 90th percentile, for the record (the prediction
-    /// wakes as the probe did); null where too few did.
+    /// started, ms: 10th and 90th percentile, which the prediction draws (its
+    /// start phases stay the probe's); null where too few did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) wake_ms: Option<[f64; 2]>,
     /// With vsync on, time between its late wake-ups (beyond the 90th percentile), ms.
@@ -301,7 +311,8 @@ impl MeasuredSetup {
             (true, Some(work), _) => {
                 model.render = between(work);
                 model.stall = occasional(run.stall_every_ms, run.stall_ms, run.stall_deciles_ms);
-                if run.wake_ms.is_some() {
+                if let Some(wake) = run.wake_ms {
+                    model.vblank_wake = between(wake);
                     model.late_wake = occasional(run.late_wake_every_ms, run.late_wake_ms, run.late_wake_deciles_ms);
                 }
             }
@@ -707,11 +718,13 @@ impl SetupSampler {
         let late = beyond_p90(&wake);
         let mut work = self.vsynced_work.clone();
         work.sort_unstable();
-        let usual = percentile(&work, 50);
+        let (usual, p90) = (percentile(&work, 50), percentile(&work, 90));
         // A frame that, begun at the usual wake-up, ends after the next vblank
-        // misses it whatever the strategy.
+        // misses it whatever the strategy; one beyond the 90th percentile is
+        // the tail that the middle 80 % leaves out.
         let deadline = period.saturating_sub(usual_wake);
-        let stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= deadline).map(|&w| w.saturating_sub(usual)).collect();
+        let stalls: Vec<Nanos> =
+            work.iter().filter(|&&w| w > p90 || w >= deadline).map(|&w| w.saturating_sub(usual)).collect();
         let covered = self.vsynced_time;
         let every =
             |time: Nanos, events: &[Nanos]| (!events.is_empty()).then(|| micros_as_ms(time / events.len() as u64));
@@ -857,8 +870,8 @@ fn run_costs(
     if run.vsync {
         let mut work = run.work.clone();
         work.sort_unstable();
-        let usual = percentile(&work, 50);
-        let mut stalls: Vec<Nanos> = work.iter().filter(|&&w| w >= deadline).map(|&w| w - usual).collect();
+        let (usual, p90) = (percentile(&work, 50), percentile(&work, 90));
+        let mut stalls: Vec<Nanos> = work.iter().filter(|&&w| w > p90 || w >= deadline).map(|&w| w - usual).collect();
         stalls.sort_unstable();
         costs.work_ms = Some(middle_ms(&work));
         costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
@@ -1019,6 +1032,46 @@ mod tests {
     }
 
     #[test]
+    fn a_run_s_work_beyond_its_90th_percentile_is_drawn_as_stalls() {
+        // At 144 Hz (6.944 ms), a probe of 60 frames of 2 ms; then variable's
+        // run: 61 frames waking 0.1 ms after their vblank, every tenth from
+        // the 5th working 6 ms, the rest 2 ms. None reaches the deadline
+        // (6.944 − 0.1 ms), but the six of 6 ms lie beyond the 90th
+        // percentile (2 ms): six stalls of 4 ms over the median in its 60
+        // refreshes, one every 10. The middle 80 % alone is 2 ms, so before
+        // they were stalls its prediction never drew a frame of more than
+        // 2.1 ms from start to end, where the run had six of 6.1.
+        const P144: Nanos = 6_944_444;
+        let mut s = SetupSampler::new();
+        for n in 0..60u64 {
+            s.probe_frame(frame(n * P144 + 100_000, 2_000_000, (n + 1) * P144, None), 0);
+        }
+        s.begin_run("variable", true);
+        for n in 0..61u64 {
+            let work = if n % 10 == 4 { 6_000_000 } else { 2_000_000 };
+            s.frame(frame(n * P144 + 100_000, work, (n + 1) * P144, None), 0, true);
+        }
+        let setup = s.finish(P144).expect("enough frames");
+        let [run] = &setup.runs[..] else { panic!("one run: {:?}", setup.runs) };
+        assert_eq!(run.work_ms, Some([2.0, 2.0]));
+        assert_eq!(run.stall_every_ms, Some(micros_as_ms(10 * P144)));
+        assert_eq!((run.stall_ms, run.stall_deciles_ms), (Some([4.0, 4.0]), Some([4.0; 11])));
+        let model = setup.model_for("variable", Rate::from_hz(144), true);
+        let every = ms_to_ns(micros_as_ms(10 * P144));
+        assert_eq!(
+            (model.render, model.stall),
+            (
+                Cost::fixed(2_000_000),
+                Some(Stall::skewed(
+                    Cost::between(every / 2, every + every / 2),
+                    Cost::fixed(4_000_000),
+                    [4_000_000; 9]
+                ))
+            )
+        );
+    }
+
+    #[test]
     fn each_run_s_prediction_draws_the_costs_that_run_met() {
         // A probe of 60 frames of 2 ms. Then lockstep's run: 61 frames of 2 ms
         // but its 31st works 27 ms (25 ms over), in 60 refreshes; snapped's: 61
@@ -1029,7 +1082,7 @@ mod tests {
         // frames start 0.3 ms after their vblank, the others' 0.1 ms, but its
         // 41st wakes 17 ms late, past the next vblank: a late wake-up of
         // 16.7 ms over the median in its 61 refreshes. Each run's prediction
-        // wakes late as its run did; the usual wake-up stays the probe's.
+        // wakes, and wakes late, as its run did (snapped 0.3 ms after its vblank).
         let mut s = SetupSampler::new();
         for n in 0..60u64 {
             s.probe_frame(frame(n * PERIOD + 100_000, 2_000_000, (n + 1) * PERIOD, None), 0);
@@ -1085,7 +1138,7 @@ mod tests {
         assert_eq!(
             (quiet.vblank_wake, quiet.late_wake),
             (
-                Cost::fixed(100_000),
+                Cost::fixed(300_000),
                 Some(Stall::skewed(
                     Cost::between(every / 2, every + every / 2),
                     Cost::fixed(16_700_000),

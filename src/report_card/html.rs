@@ -294,8 +294,8 @@ fn own_costs_sentence(setup: &MeasuredSetup) -> Option<String> {
         return None;
     }
     let mut s = format!(
-        "Each strategy's prediction draws the costs its own run met ({} runs): its frames' work, stalls and sleeps, \
-         and with vsync off its frames",
+        "Each strategy's prediction draws the costs its own run met ({} runs): its frames' work, its slow frames \
+         (beyond the 90th percentile of its work, or a refresh long) and its sleeps, and with vsync off its frames",
         setup.runs.len()
     );
     let by_stalls =
@@ -312,7 +312,7 @@ fn own_costs_sentence(setup: &MeasuredSetup) -> Option<String> {
     if let (Some(most), Some(least)) = (most, least)
         && most.0 < least.0
     {
-        let _ = write!(s, "; with vsync on, stalls came {} and {}", said(most), said(least));
+        let _ = write!(s, "; with vsync on, slow frames came {} and {}", said(most), said(least));
     }
     s.push('.');
     Some(s)
@@ -558,7 +558,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_card_with_each_run_s_costs_says_so_and_how_far_its_stalls_spread() {
+    fn a_card_with_each_run_s_costs_says_so_and_how_far_its_slow_frames_spread() {
         let run = |strategy: &str, vsync: bool, every: Option<f64>| super::super::setup::RunCosts {
             strategy: strategy.to_owned(),
             vsync,
@@ -577,9 +577,10 @@ mod tests {
         assert_eq!(
             own_costs_sentence(&setup).as_deref(),
             Some(
-                "Each strategy's prediction draws the costs its own run met (4 runs): its frames' work, stalls and \
-                 sleeps, and with vsync off its frames; with vsync on, stalls came one every 0.17 s in \
-                 extrapolated's and none in snapped's."
+                "Each strategy's prediction draws the costs its own run met (4 runs): its frames' work, its slow \
+                 frames (beyond the 90th percentile of its work, or a refresh long) and its sleeps, and with vsync \
+                 off its frames; with vsync on, slow frames came one every 0.17 s in extrapolated's and none in \
+                 snapped's."
             )
         );
         setup.runs.truncate(1);

@@ -24,7 +24,7 @@ use timestep_lab::metrics::{FrameSample, Metrics};
 use timestep_lab::monitor::{Preset, RunSpec, Stop, simulate_world};
 use timestep_lab::sim::simulate;
 use timestep_lab::strategy::{FuzzyVariant, StrategyConfig, StrategyId};
-use timestep_lab::time::Rate;
+use timestep_lab::time::{NANOS_PER_SEC, Rate};
 
 fn bench_strategy(c: &mut Criterion, group: &str, name: &str, spec: &RunSpec) {
     let frames = simulate(spec).frames;
@@ -69,13 +69,11 @@ fn bench_simulator(c: &mut Criterion) {
             let spec = RunSpec::new(id, Preset::Desktop)
                 .with_refresh(hz144)
                 .with_vsync(vsync)
-                .with_stop(Stop::Duration(10 * SECOND));
+                .with_stop(Stop::Duration(10 * NANOS_PER_SEC));
             bench_strategy(c, group, id.name(), &spec);
         }
     }
 }
-
-const SECOND: timestep_lab::time::Nanos = 1_000_000_000;
 
 /// A world that costs nothing: what the driver, strategy, virtual display and metrics cost alone.
 struct NullWorld(u64);

@@ -783,7 +783,7 @@ fn setup_label(setup: PresentSetup, emulated_hz: Option<f64>) -> String {
 }
 
 /// An exact rate from a measured rate in Hz, to the millihertz (59.94 snaps to 60000/1001).
-fn rate_of_hz(hz: f64) -> Option<Rate> {
+pub(crate) fn rate_of_hz(hz: f64) -> Option<Rate> {
     let mhz = (hz * 1000.0).round();
     (mhz >= 1.0 && mhz <= f64::from(u32::MAX)).then(|| refresh_rate_from_millihertz(mhz as u32)).flatten()
 }

@@ -100,7 +100,7 @@ pub(crate) fn prediction_spec(
     let model = setup.model_for(strategy.name(), refresh, vsync);
     // The start phases hang on the probe's wake-up, whatever the run's own
     // (which the model draws): see `RunCosts`.
-    let wake = setup.model(refresh, vsync).vblank_wake;
+    let wake = setup.usual_wake();
     let (lo, hi) = (u64::try_from(wake.lo).unwrap_or(0), u64::try_from(wake.hi).unwrap_or(0));
     let period = refresh.period().max(1);
     let phase = lo.midpoint(hi) + period * (2 * k + 1) / (2 * SETUP_STARTS);
@@ -252,7 +252,7 @@ mod repredict {
             let card: ReportCard = serde_json::from_str(&text).expect("a card's JSON");
             for m in &card.monitors {
                 let (Some(hz), Some(setup)) = (m.emulated_refresh_hz, m.setup.as_ref()) else { continue };
-                let Some(rate) = Rate::new((hz * 1000.0).round() as u64, 1000).ok() else { continue };
+                let Some(rate) = crate::app::tour::rate_of_hz(hz) else { continue };
                 let display = PredictedDisplay::reporting(rate);
                 for (i, vsync) in [true, false].into_iter().enumerate() {
                     let runs: Vec<&RunRecord> = m.runs.iter().filter(|r| r.vsync_requested == Some(vsync)).collect();
@@ -273,8 +273,9 @@ mod repredict {
                     );
                     let new: Vec<&RunRecord> = records.iter().collect();
                     let new_ranges: Vec<&PredictionRange> = ranges.iter().collect();
-                    let a = judge::agreement(&runs, &old, &old_ranges, Some(hz), 120.0);
-                    let b = judge::agreement(&runs, &new, &new_ranges, Some(hz), 120.0);
+                    let drift = judge::MAX_DRIFT_MS_PER_MIN;
+                    let a = judge::agreement(&runs, &old, &old_ranges, Some(hz), drift);
+                    let b = judge::agreement(&runs, &new, &new_ranges, Some(hz), drift);
                     before[i] += a.agreeing;
                     after[i] += b.agreeing;
                     let differs = |g: &judge::Agreement| {

@@ -285,7 +285,7 @@ impl MeasuredSetup {
         model.late_wake = occasional(self.late_wake_every_ms, self.late_wake_ms, self.late_wake_deciles_ms);
         model.update = Cost::ZERO;
         model.render = between(self.work_ms);
-        model.vblank_wake = between(self.wake_ms);
+        model.vblank_wake = self.usual_wake();
         model.sleep_overshoot = self.sleep_late_ms.map_or(desktop.sleep_overshoot, between);
         model.presentation = Presentation::Queued { depth: self.queue_depth.clamp(1, MAX_DEPTH) };
         model.default_refresh = refresh;
@@ -297,6 +297,12 @@ impl MeasuredSetup {
             model.stall = occasional(off.slow_every_ms, off.slow_ms, off.slow_deciles_ms);
         }
         model
+    }
+
+    /// How long after a vblank the probe's loop woke: the model's wake-up,
+    /// and where every prediction's start phases are set, whatever its run's own.
+    pub(crate) fn usual_wake(&self) -> Cost {
+        between(self.wake_ms)
     }
 
     /// [`MeasuredSetup::model`] for `strategy`'s run of the pass with vsync
@@ -415,8 +421,16 @@ fn own_work(report: FrameTimes, display_wait: Nanos) -> Nanos {
 
 /// The values of `sorted` beyond its 90th percentile, as their excess over its median.
 fn beyond_p90(sorted: &[Nanos]) -> Vec<Nanos> {
+    beyond_p90_or(sorted, Nanos::MAX)
+}
+
+/// The values of `sorted` beyond its 90th percentile or at least `deadline`
+/// (the stalls of a frame's work), in order, as their excess over its median, or 0
+/// where a value at the deadline is under the median (a machine that does
+/// not keep up: its usual work already misses the deadline).
+fn beyond_p90_or(sorted: &[Nanos], deadline: Nanos) -> Vec<Nanos> {
     let (p50, p90) = (percentile(sorted, 50), percentile(sorted, 90));
-    sorted.iter().filter(|&&v| v > p90).map(|&v| v - p50).collect()
+    sorted.iter().filter(|&&v| v > p90 || v >= deadline).map(|&v| v.saturating_sub(p50)).collect()
 }
 
 /// `a − b`, signed.
@@ -718,13 +732,11 @@ impl SetupSampler {
         let late = beyond_p90(&wake);
         let mut work = self.vsynced_work.clone();
         work.sort_unstable();
-        let (usual, p90) = (percentile(&work, 50), percentile(&work, 90));
         // A frame that, begun at the usual wake-up, ends after the next vblank
         // misses it whatever the strategy; one beyond the 90th percentile is
         // the tail that the middle 80 % leaves out.
         let deadline = period.saturating_sub(usual_wake);
-        let stalls: Vec<Nanos> =
-            work.iter().filter(|&&w| w > p90 || w >= deadline).map(|&w| w.saturating_sub(usual)).collect();
+        let stalls = beyond_p90_or(&work, deadline);
         let covered = self.vsynced_time;
         let every =
             |time: Nanos, events: &[Nanos]| (!events.is_empty()).then(|| micros_as_ms(time / events.len() as u64));
@@ -870,9 +882,7 @@ fn run_costs(
     if run.vsync {
         let mut work = run.work.clone();
         work.sort_unstable();
-        let (usual, p90) = (percentile(&work, 50), percentile(&work, 90));
-        let mut stalls: Vec<Nanos> = work.iter().filter(|&&w| w > p90 || w >= deadline).map(|&w| w - usual).collect();
-        stalls.sort_unstable();
+        let stalls = beyond_p90_or(&work, deadline);
         costs.work_ms = Some(middle_ms(&work));
         costs.stall_every_ms = (!stalls.is_empty()).then(|| micros_as_ms(run.time / stalls.len() as u64));
         costs.stall_ms = (!stalls.is_empty()).then(|| middle_ms(&stalls));
@@ -1029,6 +1039,19 @@ mod tests {
             model.stall,
             Some(Stall::skewed(Cost::between(every / 2, every + every / 2), Cost::fixed(25_000_000), [25_000_000; 9]))
         );
+    }
+
+    #[test]
+    fn work_at_the_deadline_under_the_median_is_a_stall_of_nothing_more() {
+        // A machine that does not keep up: ten frames of 3.0 to 3.9 ms, the
+        // deadline 2.9 ms (240 Hz less a 1.3 ms wake-up). Every frame is a
+        // stall, as its excess over the median (3.4 ms, nearest rank): the
+        // five at or under it none (a run's stalls once subtracted the median
+        // and overflowed).
+        let work: Vec<Nanos> = (0..10).map(|k| 3_000_000 + k * 100_000).collect();
+        assert_eq!(percentile(&work, 50), 3_400_000);
+        assert_eq!(beyond_p90_or(&work, 2_900_000), [0, 0, 0, 0, 0, 100_000, 200_000, 300_000, 400_000, 500_000]);
+        assert_eq!(beyond_p90_or(&work, Nanos::MAX), [500_000], "without a deadline: the 90th percentile's tail");
     }
 
     #[test]

@@ -68,6 +68,7 @@ pub mod error;
 pub mod hud_data;
 pub(crate) mod output;
 pub mod platform;
+pub mod registry;
 pub mod render;
 pub mod report_card;
 pub(crate) mod run_chart;

@@ -525,13 +525,8 @@ impl Tour {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
                 // The strategies that present every refresh (not those that pace frames themselves).
-                let every_refresh: Vec<&str> = self
-                    .plan
-                    .strategies
-                    .iter()
-                    .filter(|s| !matches!(s, StrategyId::FixedFps | StrategyId::Paced))
-                    .map(|s| s.name())
-                    .collect();
+                let every_refresh: Vec<&str> =
+                    self.plan.strategies.iter().filter(|s| !s.paces_itself()).map(|s| s.name()).collect();
                 if let Some(note) = m.setup.as_ref().and_then(|s| s.keeping_up(rate.hz(), &every_refresh)) {
                     log::warn!("{note}");
                     m.notes.push(note);

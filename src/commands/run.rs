@@ -25,7 +25,7 @@ pub(crate) const EXIT_AFTER: Bounds = Bounds { min: 0.0, min_inclusive: false, m
 pub struct RunArgs {
     /// Loop strategy at start (keys 1–0 switch later)
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "ID", default_value = "interpolated",
-          value_parser = cli::one_of(&StrategyId::ALL, StrategyId::name))]
+          value_parser = cli::one_strategy())]
     pub(crate) strategy: StrategyId,
 
     /// Simulation tick rate in Hz.

@@ -235,7 +235,7 @@ fn preset() -> impl clap::builder::TypedValueParser<Value = Preset> {
 }
 
 fn strategies_help() -> String {
-    let names: Vec<&str> = StrategyId::ALL.iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = crate::registry::all().iter().map(|s| s.name()).collect();
     format!("Strategies to run: comma-separated ids or `all` ({})", names.join(", "))
 }
 

@@ -13,8 +13,8 @@ use clap::Parser;
 use timestep_lab::commands::simulate::{SimulateArgs, output};
 use timestep_lab::registry;
 use timestep_lab::strategy::{FrameContext, Order, Plan, Steps, Strategy, StrategyRow};
-use timestep_lab::time::Nanos;
 use timestep_lab::strategy::{StrategyConfig, StrategyId, View};
+use timestep_lab::time::Nanos;
 
 /// Your loop: fixed steps from an accumulator that forgets a frame longer
 /// than a quarter second, drawn between the last two states.

@@ -240,6 +240,22 @@ pub(crate) fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
         .filter(|action| action.applies_here())
 }
 
+/// The strategy bound to `key` with exactly `mods` held, if any.
+pub fn strategy_for_key(key: KeyCode, mods: ModifiersState) -> Option<StrategyId> {
+    match action_for(key, mods) {
+        Some(Action::Strategy(id)) => Some(id),
+        _ => None,
+    }
+}
+
+/// Every strategy that has a key, with the key as the help writes it
+/// (`1`, `0`, `Shift+1`), in key order.
+pub fn strategy_keys() -> Vec<(String, StrategyId)> {
+    let all = crate::registry::all().into_iter().enumerate();
+    all.filter_map(|(i, id)| strategy_key(i).map(|(key, mods)| (format!("{}{}", mods_label(mods), key_label(key)), id)))
+        .collect()
+}
+
 /// How a key is written in the help (`1`, `V`, `Up`, `Space`).
 pub(crate) fn key_label(key: KeyCode) -> String {
     let name = format!("{key:?}");

@@ -37,7 +37,7 @@ impl Strategy for EveryOther {
     fn begin(&mut self, ctx: &FrameContext) -> Plan {
         let origin = *self.origin.get_or_insert(ctx.now);
         self.frames += 1;
-        let step = u32::from(self.frames % 2 == 0);
+        let step = u32::from(self.frames.is_multiple_of(2));
         Plan {
             order: Order::StepsThenRender(Steps::Fixed(step)),
             view: View::Latest,

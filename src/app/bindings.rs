@@ -108,7 +108,7 @@ impl Action {
                 "exclusive fullscreen (video mode), where the platform offers one".to_owned()
             }
             Action::ToggleLanes => "compare: lanes of strategies side by side, fed the same frames".to_owned(),
-            Action::NextLane => "lanes: select the lane below (or click a lane; 1–0 pick by strategy)".to_owned(),
+            Action::NextLane => "lanes: select the lane below (or click a lane, or press its strategy's key)".to_owned(),
             Action::PreviousLane => "lanes: select the lane above".to_owned(),
             Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
             Action::StartTour if crate::platform::PUBLISHES_FIGURES => {

@@ -154,12 +154,23 @@ fn every_strategy_table_lists_the_registry() {
             tables += 1;
             // The header and its rule stay as written; the rows are the registry's.
             let header = i + 1..(i + 3).min(lines.len());
-            assert!(lines[header.clone()].iter().all(|l| l.starts_with('|')), "{}:{}: a table follows", path.display(), i + 2);
+            assert!(
+                lines[header.clone()].iter().all(|l| l.starts_with('|')),
+                "{}:{}: a table follows",
+                path.display(),
+                i + 2
+            );
             rebuilt.extend(lines[header.clone()].iter().map(|l| (*l).to_owned()));
             let end = (header.end..lines.len()).find(|&j| !lines[j].starts_with('|')).unwrap_or(lines.len());
             let written: Vec<&str> = lines[header.end..end].to_vec();
             if !update {
-                assert_eq!(written, rows, "{}: the table after line {} is not the registry's (README_UPDATE=1 rewrites it)", path.display(), i + 1);
+                assert_eq!(
+                    written,
+                    rows,
+                    "{}: the table after line {} is not the registry's (README_UPDATE=1 rewrites it)",
+                    path.display(),
+                    i + 1
+                );
             }
             rebuilt.extend(rows.iter().cloned());
             i = end;

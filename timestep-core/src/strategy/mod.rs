@@ -55,7 +55,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
-/// The lab's strategies, in key order (`1`–`9`, `0`, then `Shift+1`…): the
+/// The built-in strategies, in key order (`1`–`9`, `0`, then `Shift+1`…): the
 /// registry. Each strategy's name, summary, trades and traits are a `const`
 /// row in its own file; this list and [`StrategyId::row`] are the only places
 /// that name them. A new strategy is its file, its `mod` line above and one
@@ -492,7 +492,7 @@ impl Wake {
 }
 
 /// A loop strategy: a state machine fed the time at three points of a
-/// frame (see the module docs for the call order). The ten of the lab
+/// frame (see the module docs for the call order). The ten of the crate
 /// implement it, and so can a game's own loop outside this crate: give it a
 /// [`StrategyRow`] and run [`StrategyId::Custom`] of that row anywhere a
 /// strategy id goes (a [`crate::Pacer`], the virtual monitor, a trace's
@@ -769,6 +769,56 @@ mod tests {
             "unknown strategy 'catchup' (expected one of: lockstep, fixed-fps, variable, catch-up, interpolated, \
              extrapolated, fuzzy, snapped, paced, auto)"
         );
+    }
+
+    /// Two steps on every frame, the latest state drawn: a strategy from outside the ten.
+    #[derive(Clone, Debug)]
+    struct Twice {
+        frames: u64,
+    }
+
+    impl Strategy for Twice {
+        fn begin(&mut self, ctx: &FrameContext) -> Plan {
+            self.frames += 1;
+            Plan { order: Order::StepsThenRender(Steps::Fixed(2)), view: View::Latest, content_time: ctx.now }
+        }
+
+        fn reset(&mut self, _config: &StrategyConfig) {
+            self.frames = 0;
+        }
+
+        fn status(&self) -> String {
+            alloc::format!("{} frames", self.frames)
+        }
+    }
+
+    const TWICE: StrategyRow = StrategyRow::new("twice", "two steps a frame", |_| Box::new(Twice { frames: 0 }))
+        .with_trades("the right speed")
+        .with_startup(Startup::Moves);
+
+    #[test]
+    fn a_custom_strategy_runs_in_a_pacer_clones_with_it_and_is_switched_to_as_the_ten_are() {
+        let id = StrategyId::Custom(&TWICE);
+        assert_eq!(
+            (id.name(), id.info().trades, id.paces_itself(), id.keeps_a_fixed_step()),
+            ("twice", "the right speed", false, true)
+        );
+        assert_eq!(StrategyId::parse_among(&[StrategyId::CatchUp, id], "TWICE"), Ok(id));
+        assert!(StrategyId::parse("twice").is_err(), "the registry does not know it");
+        let mut pacer = crate::Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        assert_eq!(pacer.advance_at(0).updates().len(), 0, "catch-up runs none on its first frame");
+        pacer.set_strategy(id);
+        assert_eq!(pacer.strategy(), id);
+        assert_eq!(pacer.advance_at(1_000).updates().len(), 2);
+        let mut copy = pacer.clone();
+        assert_eq!(
+            (pacer.status(), copy.status()),
+            ("1 frames".to_owned(), "1 frames".to_owned()),
+            "the copy keeps its state"
+        );
+        assert_eq!(copy.advance_at(2_000).updates().len(), 2);
+        assert_eq!((pacer.status(), copy.status()), ("1 frames".to_owned(), "2 frames".to_owned()), "and is its own");
+        assert_eq!(copy.total_updates(), 4, "catch-up's first frame ran none, then two and two");
     }
 
     #[test]

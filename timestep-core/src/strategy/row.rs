@@ -1,5 +1,5 @@
-//! A strategy's row in the registry: what the lab, its reports and its
-//! keys say about it, and how to build it. Each strategy's file holds its
+//! A strategy's row in the registry: what a HUD, a report and a key table
+//! say about it, and how to build it. Each strategy's file holds its
 //! own `const` row; [`super::REGISTRY`] lists them in key order.
 
 use super::{AnyStrategy, Startup, Strategy, StrategyConfig};

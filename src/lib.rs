@@ -66,6 +66,8 @@ pub(crate) mod cli;
 pub mod commands;
 pub mod error;
 pub mod hud_data;
+#[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "a page serves nothing"))]
+pub(crate) mod http_message;
 pub(crate) mod output;
 pub mod platform;
 pub mod render;

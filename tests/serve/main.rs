@@ -6,7 +6,10 @@
 //! network address is checked to be printed, never connected to. The page
 //! itself in Chromium is `tests/web/serve.rs`.
 
+mod access;
+mod archive;
 mod client;
+mod limits;
 
 use std::path::Path;
 use std::time::Duration;
@@ -115,7 +118,7 @@ fn bad_requests_are_refused_with_a_one_line_4xx_and_the_server_answers_after_eac
         ("a card with 1e308", served.raw("POST", "/api/cards", Some(&token), huge.as_bytes()), 400, "judder_ms"),
         (
             "a path as a card id",
-            served.raw("GET", "/api/cards/..%2F..%2FCargo.toml", None, b""),
+            served.raw("GET", "/api/cards/..%2F..%2FCargo.toml", Some(&token), b""),
             404,
             "no card '..%2F..%2FCargo.toml'",
         ),

@@ -212,7 +212,7 @@ pub(crate) fn browser() -> Option<String> {
 /// Always: not on a page.
 pub(crate) fn run_http_server(
     _listener: std::net::TcpListener,
-    _gallery: std::sync::Arc<dyn super::http_message::HttpService>,
+    _gallery: std::sync::Arc<dyn crate::http_message::HttpService>,
 ) -> Result<(), String> {
     Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
 }

@@ -487,3 +487,51 @@ impl HttpService for Gallery {
         too_large()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access() -> Access {
+        let printed: Vec<std::net::IpAddr> = vec!["192.168.1.20".parse().expect("an ip"), "fe80::1".parse().expect("an ip")];
+        Access::new("0123abcd".to_owned(), 8000, &printed, &["Desk.Local.".to_owned()])
+    }
+
+    #[test]
+    fn the_host_is_a_loopback_name_a_printed_address_or_a_host_flag_s_with_no_port_or_the_server_s() {
+        let access = access();
+        for host in
+            ["localhost:8000", "LOCALHOST", "127.0.0.1:8000", "[::1]:8000", "192.168.1.20:8000", "[FE80::1]:8000", "desk.local"]
+        {
+            assert!(access.serves(Some(host)), "{host}");
+        }
+        for host in ["evil.example:8000", "127.0.0.1:8001", "192.168.1.21:8000", "desk.local.evil", "[::2]:8000", ""] {
+            assert!(!access.serves(Some(host)), "{host}");
+        }
+        assert!(!access.serves(None), "no Host, no answer");
+        assert_eq!(split_host("[::1]:8000"), ("[::1]".to_owned(), Some("8000")));
+        assert_eq!(split_host("Desk.Local.:80"), ("desk.local".to_owned(), Some("80")));
+    }
+
+    #[test]
+    fn a_read_of_the_cards_takes_the_token_or_its_cookie_and_a_write_never_the_cookie() {
+        let dir = std::env::temp_dir().join(format!("timestep-lab-api-{}", std::process::id()));
+        let gallery = Gallery::new(Store::open(&dir).expect("a store"), Site::default(), access());
+        let ask = |method, path, query, cookie| {
+            gallery.handle(&Request { method, path, query, cookie, host: Some("127.0.0.1:8000"), ..Request::default() })
+        };
+        assert_eq!(ask("GET", "/api/cards", "", None).status, 401);
+        assert_eq!(ask("GET", "/api/cards", "token=0123abcd", None).status, 200);
+        assert_eq!(ask("GET", "/api/cards", "", Some("a=b; timestep-lab-8000=0123abcd")).status, 200);
+        assert_eq!(ask("GET", "/api/cards", "", Some("timestep-lab-8001=0123abcd")).status, 401, "another port's");
+        assert_eq!(ask("DELETE", "/api/cards/x", "", Some("timestep-lab-8000=0123abcd")).status, 401);
+        let knock = ask("GET", "/cards", "", None);
+        assert_eq!(knock.status, 401);
+        let page = String::from_utf8_lossy(knock.bytes().expect("a page"));
+        assert!(page.contains("needs its token (no token)") && page.contains("/cards?token="), "{page}");
+        let set = ask("GET", "/cards", "token=0123abcd", None);
+        let cookie = set.headers.iter().find(|(n, _)| *n == "set-cookie").map(|(_, v)| v.as_str());
+        assert_eq!(cookie, Some("timestep-lab-8000=0123abcd; Path=/; HttpOnly; SameSite=Strict"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -22,16 +22,16 @@
 //! never take the cookie: another site on this machine could send it. Every
 //! answer that is not a page is JSON, an error one line: `{"error": "…"}`.
 
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use bytes::Bytes;
 
 use super::site::Site;
 use super::store::{AddError, EditError, Store};
-use crate::platform::read_limited::MAX_JSON_BYTES;
 use crate::http_message::{HttpService, Request, Response};
+use crate::platform::read_limited::MAX_JSON_BYTES;
 use crate::report_card::comparison::{Source, compare_html};
 use crate::report_card::judge::MAX_DRIFT_MS_PER_MIN;
 
@@ -170,7 +170,9 @@ impl Gallery {
                 let what = if matches!(request.method, "GET" | "HEAD") { "reading the cards" } else { "writing" };
                 Response::error(
                     401,
-                    format!("{why}: {what} needs the token in the address serve printed (?token=… or Authorization: Bearer …)"),
+                    format!(
+                        "{why}: {what} needs the token in the address serve printed (?token=… or Authorization: Bearer …)"
+                    ),
                 )
             };
             return Some(refused.with("www-authenticate", "Bearer"));
@@ -183,7 +185,8 @@ impl Gallery {
         let token = self.access.token.as_bytes();
         let read = matches!(request.method, "GET" | "HEAD");
         token_of(request).is_some_and(|given| same(given.as_bytes(), token))
-            || (read && cookie_of(request, &self.access.cookie_name()).is_some_and(|given| same(given.as_bytes(), token)))
+            || (read
+                && cookie_of(request, &self.access.cookie_name()).is_some_and(|given| same(given.as_bytes(), token)))
     }
 
     /// The answer to `request`.
@@ -197,7 +200,8 @@ impl Gallery {
         if matches!(request.method, "GET" | "HEAD")
             && query_token.is_some_and(|given| same(given.as_bytes(), self.access.token.as_bytes()))
         {
-            let cookie = format!("{}={}; Path=/; HttpOnly; SameSite=Strict", self.access.cookie_name(), self.access.token);
+            let cookie =
+                format!("{}={}; Path=/; HttpOnly; SameSite=Strict", self.access.cookie_name(), self.access.token);
             answer.headers.push(("set-cookie", cookie));
         }
         answer
@@ -493,16 +497,23 @@ mod tests {
     use super::*;
 
     fn access() -> Access {
-        let printed: Vec<std::net::IpAddr> = vec!["192.168.1.20".parse().expect("an ip"), "fe80::1".parse().expect("an ip")];
+        let printed: Vec<std::net::IpAddr> =
+            vec!["192.168.1.20".parse().expect("an ip"), "fe80::1".parse().expect("an ip")];
         Access::new("0123abcd".to_owned(), 8000, &printed, &["Desk.Local.".to_owned()])
     }
 
     #[test]
     fn the_host_is_a_loopback_name_a_printed_address_or_a_host_flag_s_with_no_port_or_the_server_s() {
         let access = access();
-        for host in
-            ["localhost:8000", "LOCALHOST", "127.0.0.1:8000", "[::1]:8000", "192.168.1.20:8000", "[FE80::1]:8000", "desk.local"]
-        {
+        for host in [
+            "localhost:8000",
+            "LOCALHOST",
+            "127.0.0.1:8000",
+            "[::1]:8000",
+            "192.168.1.20:8000",
+            "[FE80::1]:8000",
+            "desk.local",
+        ] {
             assert!(access.serves(Some(host)), "{host}");
         }
         for host in ["evil.example:8000", "127.0.0.1:8001", "192.168.1.21:8000", "desk.local.evil", "[::2]:8000", ""] {

@@ -141,7 +141,11 @@ fn serve_commands() -> Vec<String> {
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("timestep-lab serve"))
         .expect("a block with `timestep-lab serve` in section 2");
-    block.lines().map(|l| l.split(" #").next().unwrap_or_default().trim().to_owned()).filter(|l| !l.is_empty()).collect()
+    block
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or_default().trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// A free directory for one of these tests.
@@ -171,7 +175,11 @@ fn serve_without_a_page_says_in_one_line_the_readme_s_steps_that_build_it() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "a usage error: {stderr}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(10), "at once, building nothing: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "at once, building nothing: {:?}",
+        started.elapsed()
+    );
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     let asked = stderr.split('`').nth(1).unwrap_or_else(|| panic!("a command in backquotes: {stderr}"));
     assert_eq!(asked, commands[..serve].join(" && "), "serve asks for exactly the README's steps before it");
@@ -243,18 +251,20 @@ fn serve_as_written(root: &Path, commands: &[String]) {
         }
     }
     let url = banner.lines().find_map(|l| l.trim().strip_prefix("on this machine")).map(|u| u.trim().to_owned());
-    let page = url.as_deref().and_then(|u| u.strip_prefix("http://")).and_then(|u| u.split_once('/')).map(|(host, _)| {
-        let mut stream = std::net::TcpStream::connect(host).expect("connects to the loopback");
-        stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).expect("a timeout");
-        let _ = write!(stream, "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer
-    });
+    let page =
+        url.as_deref().and_then(|u| u.strip_prefix("http://")).and_then(|u| u.split_once('/')).map(|(host, _)| {
+            let mut stream = std::net::TcpStream::connect(host).expect("connects to the loopback");
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).expect("a timeout");
+            let _ = write!(stream, "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            answer
+        });
     let sent = url.as_deref().map(|url| {
         let card = root.join("tests/data/report_card/60hz.json");
         let send = commands.iter().find(|c| c.starts_with("timestep-lab measure --send")).expect("measure --send");
-        let mut words: Vec<String> = send.split_whitespace().skip(1).map(|w| if w == "URL" { url.to_owned() } else { w.to_owned() }).collect();
+        let mut words: Vec<String> =
+            send.split_whitespace().skip(1).map(|w| if w == "URL" { url.to_owned() } else { w.to_owned() }).collect();
         words.extend(["--card".to_owned(), card.display().to_string()]);
         Command::new(env!("CARGO_BIN_EXE_timestep-lab")).args(&words).output().expect("measure runs")
     });
@@ -263,7 +273,10 @@ fn serve_as_written(root: &Path, commands: &[String]) {
     let _ = std::fs::remove_dir_all(&cards);
     assert!(url.is_some(), "serve printed the address for this machine: {banner}");
     let page = page.unwrap_or_default();
-    assert!(page.starts_with("HTTP/1.1 200") && page.contains("<html"), "the page built by `cargo xtask web` is served");
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.contains("<html"),
+        "the page built by `cargo xtask web` is served"
+    );
     let sent = sent.expect("measure ran");
     assert!(sent.status.success(), "measure --send URL: {}", String::from_utf8_lossy(&sent.stderr));
 }

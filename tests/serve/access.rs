@@ -76,7 +76,13 @@ fn reads_of_the_cards_need_the_token_as_writes_do_and_the_page_and_its_files_do_
     let (code, body) = client::status_and_body(&posted);
     assert_eq!(code, 201, "{body}");
     let id = serde_json::from_str::<serde_json::Value>(&body).expect("JSON")["id"].as_str().expect("an id").to_owned();
-    let reads = ["/api/cards".to_owned(), format!("/api/cards/{id}"), "/cards".to_owned(), "/cards/compare".to_owned(), "/cards.tar.gz".to_owned()];
+    let reads = [
+        "/api/cards".to_owned(),
+        format!("/api/cards/{id}"),
+        "/cards".to_owned(),
+        "/cards/compare".to_owned(),
+        "/cards.tar.gz".to_owned(),
+    ];
     let cookie = format!("Cookie: other=1; timestep-lab-{}={}", served.port, served.token);
     let wrong_cookie = format!("Cookie: timestep-lab-{}=0000", served.port);
     let bearer = format!("Authorization: Bearer {}", served.token);
@@ -86,7 +92,10 @@ fn reads_of_the_cards_need_the_token_as_writes_do_and_the_page_and_its_files_do_
         assert_eq!(code, 401, "{path} without the token: {none}");
         assert!(!body.contains("report-") || path == "/cards", "{path}: nothing of the cards: {body}");
         if path == "/cards" {
-            assert!(body.contains("needs its token") && body.contains("/cards?token="), "the gallery says how to get in: {body}");
+            assert!(
+                body.contains("needs its token") && body.contains("/cards?token="),
+                "the gallery says how to get in: {body}"
+            );
         } else {
             assert!(body.contains("no token: reading the cards needs the token"), "{path}: {body}");
         }
@@ -99,7 +108,10 @@ fn reads_of_the_cards_need_the_token_as_writes_do_and_the_page_and_its_files_do_
         assert_eq!(status(&answer), 200, "{path} with ?token=");
         let head = answer.split("\r\n\r\n").next().unwrap_or_default().to_ascii_lowercase();
         assert!(
-            head.contains(&format!("set-cookie: timestep-lab-{}={}; path=/; httponly; samesite=strict", served.port, served.token)),
+            head.contains(&format!(
+                "set-cookie: timestep-lab-{}={}; path=/; httponly; samesite=strict",
+                served.port, served.token
+            )),
             "an address with the token leaves the cookie for the reads that follow: {head}"
         );
         assert!(head.contains("referrer-policy: no-referrer"), "{head}");

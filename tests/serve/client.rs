@@ -143,10 +143,8 @@ impl Served {
         } else {
             format!("Host: {}\r\n", self.ip)
         };
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\n{host}Connection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
+        let mut head =
+            format!("{method} {path} HTTP/1.1\r\n{host}Connection: close\r\nContent-Length: {}\r\n", body.len());
         for header in headers {
             head += header;
             head += "\r\n";
@@ -268,8 +266,11 @@ pub fn connect_from(from: [u8; 4], to: std::net::SocketAddr) -> std::io::Result<
 
 /// A GET of `path` from `stream` with `token` as a bearer; the status, or why none came.
 pub fn get_on(stream: &mut TcpStream, path: &str, token: &str) -> Result<u16, String> {
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n")
-        .map_err(|e| format!("cannot send: {e}"))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| format!("cannot send: {e}"))?;
     let answer = read_answer(stream);
     match status_and_body(&answer).0 {
         0 => Err(format!("no answer: '{answer}'")),
@@ -292,7 +293,8 @@ pub fn dechunk(mut chunked: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     loop {
         let Some(line_end) = chunked.windows(2).position(|w| w == b"\r\n") else { return body };
-        let size = std::str::from_utf8(&chunked[..line_end]).ok().and_then(|s| usize::from_str_radix(s.trim(), 16).ok());
+        let size =
+            std::str::from_utf8(&chunked[..line_end]).ok().and_then(|s| usize::from_str_radix(s.trim(), 16).ok());
         chunked = &chunked[line_end + 2..];
         match size {
             Some(n) if n > 0 && n <= chunked.len() => {

@@ -95,7 +95,12 @@ fn flood_against_another_address(what: &str, from: &[[u8; 4]]) {
     all_answered_within_bound(what, &answers);
     std::thread::sleep(Duration::from_secs(3));
     let still = left.iter_mut().map(closed).filter(|gone| !gone).count();
-    assert_eq!(still, 0, "{what}: {still} of the flood's last {} connections outlived the first byte's time", left.len());
+    assert_eq!(
+        still,
+        0,
+        "{what}: {still} of the flood's last {} connections outlived the first byte's time",
+        left.len()
+    );
     assert_eq!(served.get("/api/cards").0, 200, "{what}: the server answers after the flood");
     let _ = std::fs::remove_dir_all(&cards);
 }
@@ -120,7 +125,8 @@ fn slow_headers_from_one_address_hold_its_share_only_and_are_cut_off_by_the_head
     let running = std::sync::atomic::AtomicBool::new(true);
     // 40 connections from 127.0.0.2, each sending its headers a byte every 400 ms (never idle,
     // never done), for at most 16 s: past its share (32) the address's newcomers are closed.
-    let head = b"GET /api/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+    let head =
+        b"GET /api/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
     let (lasted, answers) = std::thread::scope(|scope| {
         let slow = scope.spawn(|| {
             let started = Instant::now();

@@ -371,7 +371,12 @@ struct Activity {
 
 impl Activity {
     fn new(now: u64) -> Activity {
-        Activity { opened: now, spoke: AtomicBool::new(false), in_flight: AtomicUsize::new(0), last: AtomicU64::new(now) }
+        Activity {
+            opened: now,
+            spoke: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            last: AtomicU64::new(now),
+        }
     }
 
     fn touch(&self, now: u64) {
@@ -541,7 +546,11 @@ struct Refusals {
 
 impl Refusals {
     fn note(&mut self, evicted: bool, ip: IpAddr) {
-        if evicted { self.evicted += 1 } else { self.refused += 1 }
+        if evicted {
+            self.evicted += 1
+        } else {
+            self.refused += 1
+        }
         if self.last_logged.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
             return;
         }
@@ -612,9 +621,7 @@ mod tests {
 
     /// A table slot for `ip`, opened at `opened` ms; its task is a no-op on a test runtime.
     fn slot(runtime: &tokio::runtime::Runtime, slots: &mut Slots, ip: [u8; 4], opened: u64) -> Arc<Activity> {
-        let Admit::Yes { id, evict: None } = slots.admit(IpAddr::from(ip), opened) else {
-            panic!("room for {ip:?}")
-        };
+        let Admit::Yes { id, evict: None } = slots.admit(IpAddr::from(ip), opened) else { panic!("room for {ip:?}") };
         let activity = Arc::new(Activity::new(opened));
         let abort = runtime.spawn(async {}).abort_handle();
         slots.insert(Slot { id, ip: IpAddr::from(ip), activity: Arc::clone(&activity), abort });
@@ -645,7 +652,12 @@ mod tests {
         drop(a1);
         slots.remove(1);
         let a3 = Arc::new(Activity::new(200));
-        slots.insert(Slot { id: 3, ip: IpAddr::from([10, 0, 0, 1]), activity: Arc::clone(&a3), abort: rt.spawn(async {}).abort_handle() });
+        slots.insert(Slot {
+            id: 3,
+            ip: IpAddr::from([10, 0, 0, 1]),
+            activity: Arc::clone(&a3),
+            abort: rt.spawn(async {}).abort_handle(),
+        });
         let b_busy = slot(&rt, &mut slots, [10, 0, 0, 2], 250);
         b_busy.spoke.store(true, Ordering::Relaxed);
         b_busy.in_flight.store(1, Ordering::Relaxed);

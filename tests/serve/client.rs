@@ -135,9 +135,20 @@ impl Served {
         self.raw_with(method, path, &bearer.iter().map(String::as_str).collect::<Vec<_>>(), body)
     }
 
+    /// [`Served::raw`] from the loopback address `from`.
+    pub fn raw_from(&self, from: [u8; 4], method: &str, path: &str, token: Option<&str>, body: &[u8]) -> String {
+        let stream = self.connect_from(from).expect("connects from another loopback address");
+        let bearer = token.map(|t| format!("Authorization: Bearer {t}"));
+        self.raw_on(stream, method, path, &bearer.iter().map(String::as_str).collect::<Vec<_>>(), body)
+    }
+
     /// A request with `headers`; the whole answer as text (what the server sent before it closed).
     pub fn raw_with(&self, method: &str, path: &str, headers: &[&str], body: &[u8]) -> String {
-        let mut stream = self.connect();
+        self.raw_on(self.connect(), method, path, headers, body)
+    }
+
+    fn raw_on(&self, mut stream: TcpStream, method: &str, path: &str, headers: &[&str], body: &[u8]) -> String {
+        stream.set_read_timeout(Some(Duration::from_secs(60))).expect("a timeout");
         let host = if headers.iter().any(|h| h.to_ascii_lowercase().starts_with("host:")) {
             String::new()
         } else {

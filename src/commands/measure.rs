@@ -170,7 +170,7 @@ fn send(path: &std::path::Path, url: &str) -> Result<(), CliError> {
         .map_err(|e| usage("card", format!("{}: {e}", path.display())))?;
     let id = crate::platform::post_card(url, &text).map_err(|e| CliError::Runtime(format!("--send: {e}")))?;
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "measure: sent {} to the gallery as {id} (the card stays in {})", path.display(), path.display())
+    writeln!(stdout, "measure: sent {} to the gallery as {id}", path.display())
         .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
 }
 

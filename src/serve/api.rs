@@ -545,4 +545,33 @@ mod tests {
         assert_eq!(cookie, Some("timestep-lab-8000=0123abcd; Path=/; HttpOnly; SameSite=Strict"));
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn a_ninth_archive_while_eight_stream_is_asked_to_come_back_and_one_ended_makes_room() {
+        let dir = std::env::temp_dir().join(format!("timestep-lab-api-archives-{}", std::process::id()));
+        let gallery = Gallery::new(Store::open(&dir).expect("a store"), Site::default(), access());
+        let ask = || {
+            gallery.handle(&Request {
+                method: "GET",
+                path: "/cards.tar.gz",
+                query: "token=0123abcd",
+                host: Some("localhost:8000"),
+                ..Request::default()
+            })
+        };
+        let mut streaming: Vec<Response> = (0..MAX_ARCHIVES).map(|_| ask()).collect();
+        assert!(streaming.iter().all(|r| r.status == 200 && r.bytes().is_none()), "eight streams");
+        let ninth = ask();
+        assert_eq!(ninth.status, 503);
+        assert!(ninth.headers.contains(&("retry-after", "30".to_owned())));
+        let Some(Response { body: crate::http_message::Body::Stream(write), .. }) = streaming.pop() else {
+            panic!("a stream")
+        };
+        let mut archive = Vec::new();
+        write(&mut archive).expect("an empty gallery's archive");
+        let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(&archive[..]));
+        assert_eq!(tar.entries().expect("a tar.gz").count(), 0, "no card, no entry");
+        assert_eq!(ask().status, 200, "the one written gave its place back");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -72,8 +72,8 @@ fn parse_addr(text: &str) -> Result<SocketAddr, String> {
 pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     let site = load_site(&args.site)?;
     let store = Store::open(&args.cards).map_err(|e| CliError::Usage(format!("--cards: {e}")))?;
-    let listener =
-        listen(args.addr).map_err(|e| CliError::Usage(format!("--addr: cannot listen on {}: {e}", args.addr)))?;
+    let listener = crate::platform::listen(args.addr)
+        .map_err(|e| CliError::Usage(format!("--addr: cannot listen on {}: {e}", args.addr)))?;
     let bound = listener.local_addr().map_err(CliError::runtime)?;
     let token = new_token();
     let cards = store.entries().len();
@@ -84,22 +84,6 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     printed.map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
     drop(out);
     crate::platform::run_http_server(listener, Arc::new(Gallery::new(store, site, access))).map_err(CliError::Runtime)
-}
-
-/// How many connections the kernel holds for `serve` to accept: a flood of connects, each turned
-/// away at once, must not fill the queue before another client's (a SYN dropped there waits a
-/// second for its retry); 1024, as the kernel's usual somaxconn allows.
-const ACCEPT_QUEUE: i32 = 1024;
-
-/// A listener on `addr` with an accept queue of [`ACCEPT_QUEUE`].
-fn listen(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
-    let socket = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, None)?;
-    // As std's bind does on Unix: a restart does not wait for the old connections' TIME_WAIT.
-    #[cfg(unix)]
-    socket.set_reuse_address(true)?;
-    socket.bind(&addr.into())?;
-    socket.listen(ACCEPT_QUEUE)?;
-    Ok(socket.into())
 }
 
 /// The command that builds the page into `dir`, as one line: the README's first steps.

@@ -80,6 +80,22 @@ const CHUNKS: usize = 4;
 /// How long a streamed answer waits for the client to take a chunk before it gives up.
 const SEND_TIME: Duration = Duration::from_secs(30);
 
+/// How many connections the kernel holds for `serve` to accept: a flood of connects, each turned
+/// away at once, must not fill the queue before another client's (a SYN dropped there waits a
+/// second for its retry); 1024, as the kernel's usual somaxconn allows.
+const ACCEPT_QUEUE: i32 = 1024;
+
+/// A listener on `addr` with an accept queue of [`ACCEPT_QUEUE`].
+pub(crate) fn listen(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, None)?;
+    // As std's bind does on Unix: a restart does not wait for the old connections' TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(ACCEPT_QUEUE)?;
+    Ok(socket.into())
+}
+
 /// Serves `gallery` on `listener` until the process ends.
 ///
 /// # Errors

@@ -217,6 +217,14 @@ pub(crate) fn run_http_server(
     Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
 }
 
+/// A page listens on nothing: `serve` is the command line's.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn listen(_addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "not on a page: run `timestep-lab serve` on a computer"))
+}
+
 /// A page lists no network addresses.
 pub(crate) fn network_addresses() -> Vec<std::net::IpAddr> {
     Vec::new()

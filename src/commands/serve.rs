@@ -133,7 +133,7 @@ impl Banner {
     fn served(&self) -> Vec<IpAddr> {
         let mut served = self.for_others();
         served.extend(self.local());
-        served.push(self.bound.ip());
+        served.extend(Some(self.bound.ip()).filter(|ip| !ip.is_unspecified()));
         served
     }
 
@@ -246,6 +246,18 @@ mod tests {
         assert!(text.contains("on this machine      http://127.0.0.1:4000/?token=0123abcd\n"), "{text}");
         assert!(text.contains("network address 192.168.1.20 is not served: --addr binds 127.0.0.1 only"), "{text}");
         assert!(!text.contains('▀'), "no QR code of an address no phone can open: {text}");
+    }
+
+    #[test]
+    fn the_names_served_are_the_printed_addresses_never_the_unspecified_one() {
+        let ip = |text: &str| text.parse::<IpAddr>().expect("an ip");
+        assert_eq!(banner("0.0.0.0:8000").served(), [ip("192.168.1.20"), ip("127.0.0.1")]);
+        assert_eq!(banner("127.0.0.5:4000").served(), [ip("127.0.0.5"), ip("127.0.0.5")], "not 127.0.0.1");
+        let text = banner("127.0.0.5:4000").text(Path::new("cards"), 0, 0);
+        assert!(text.contains("on this machine      http://127.0.0.5:4000/?token=0123abcd\n"), "{text}");
+        assert_eq!(parse_host("[FD00::20]"), Ok("[fd00::20]".to_owned()));
+        assert_eq!(parse_host("Desk.Local"), Ok("desk.local".to_owned()));
+        assert!(parse_host("desk.local:8000").is_err() && parse_host("http://desk").is_err());
     }
 
     #[test]

@@ -218,3 +218,156 @@ fn the_readme_s_first_lines_give_exactly_the_two_commands() {
         .collect();
     assert_eq!(commands, ["cargo run --release", "cargo test"], "the demo and every test, nothing else");
 }
+
+#[path = "../../xtask/src/wasm_target.rs"]
+mod wasm_target;
+
+/// The commands of README.md's section 2 block that runs `serve`, comments left out, as written.
+fn serve_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
+    let section = readme.split("\n## 2. ").nth(1).and_then(|s| s.split("\n## ").next()).expect("section 2");
+    let block = section
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("timestep-lab serve"))
+        .expect("a block with `timestep-lab serve` in section 2");
+    block
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or_default().trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// A free directory for one of these tests.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("timestep-lab-readme-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+#[test]
+fn serve_without_a_page_says_in_one_line_the_readme_s_steps_that_build_it() {
+    let commands = serve_commands();
+    let serve = commands.iter().position(|c| c == "timestep-lab serve").expect("`timestep-lab serve` as written");
+    assert!(serve >= 1, "the steps that build the page come before serve: {commands:?}");
+    assert!(
+        commands.iter().any(|c| c == "timestep-lab measure --send URL"),
+        "this machine's card, sent without --out: {commands:?}"
+    );
+    // A fresh clone: no page built. Tests listen on loopback only, hence --addr.
+    let clone = scratch("no-page");
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .current_dir(&clone)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "a usage error: {stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "at once, building nothing: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    let asked = stderr.split('`').nth(1).unwrap_or_else(|| panic!("a command in backquotes: {stderr}"));
+    assert_eq!(asked, commands[..serve].join(" && "), "serve asks for exactly the README's steps before it");
+    assert!(!clone.join("target").exists(), "the product ran no build");
+    let _ = std::fs::remove_dir_all(&clone);
+}
+
+/// Whether `tool` runs.
+fn runs(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_readme_s_serve_commands_run_as_written_in_the_checkout() {
+    let commands = serve_commands();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if !runs("rustup") {
+        eprintln!("skipped: no rustup, the section's first step (`{}`)", commands[0]);
+        return;
+    }
+    for command in &commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        match words.as_slice() {
+            ["rustup", "target", "add", target] => {
+                assert_eq!(*target, wasm_target::TARGET);
+                // As the web tests do: rustup downloads the target only where it is missing.
+                if !wasm_target::installed() {
+                    let added = Command::new("rustup").args(&words[1..]).status();
+                    if !added.is_ok_and(|s| s.success()) || !wasm_target::installed() {
+                        eprintln!("skipped: `{command}` failed (offline?): the page cannot be built here");
+                        return;
+                    }
+                }
+            }
+            ["cargo", "xtask", "web"] => {
+                // Minutes the first time; the web tests' build (same profile, same target dir) shares it.
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let built = Command::new(cargo).args(&words[1..]).current_dir(root).output().expect("cargo runs");
+                assert!(built.status.success(), "`{command}`: {}", String::from_utf8_lossy(&built.stderr));
+                assert!(root.join("target/site/index.html").is_file(), "`{command}` leaves the page in target/site");
+            }
+            ["timestep-lab", "serve"] => serve_as_written(root, &commands),
+            ["timestep-lab", "measure", "--send", "URL"] => {} // with serve, above
+            _ => panic!("a command this test does not know how to run: `{command}`"),
+        }
+    }
+}
+
+/// `timestep-lab serve` in the checkout (on loopback, cards in a scratch directory: tests write
+/// nowhere else), the page from where `cargo xtask web` put it, and a card sent to the printed
+/// address with `measure --send URL` (a measured card: a tour needs a window, tests/window's).
+fn serve_as_written(root: &Path, commands: &[String]) {
+    use std::io::{Read as _, Write as _};
+    let cards = scratch("cards");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--cards"])
+        .arg(&cards)
+        .current_dir(root)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut stdout = child.stdout.take().expect("its stdout");
+    let mut banner = String::new();
+    let mut byte = [0u8; 1];
+    while !banner.contains("Ctrl+C stops the server.\n") {
+        match stdout.read(&mut byte) {
+            Ok(1) => banner.push(char::from(byte[0])),
+            _ => break,
+        }
+    }
+    let url = banner.lines().find_map(|l| l.trim().strip_prefix("on this machine")).map(|u| u.trim().to_owned());
+    let page =
+        url.as_deref().and_then(|u| u.strip_prefix("http://")).and_then(|u| u.split_once('/')).map(|(host, _)| {
+            let mut stream = std::net::TcpStream::connect(host).expect("connects to the loopback");
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).expect("a timeout");
+            let _ = write!(stream, "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            answer
+        });
+    let sent = url.as_deref().map(|url| {
+        let card = root.join("tests/data/report_card/60hz.json");
+        let send = commands.iter().find(|c| c.starts_with("timestep-lab measure --send")).expect("measure --send");
+        let mut words: Vec<String> =
+            send.split_whitespace().skip(1).map(|w| if w == "URL" { url.to_owned() } else { w.to_owned() }).collect();
+        words.extend(["--card".to_owned(), card.display().to_string()]);
+        Command::new(env!("CARGO_BIN_EXE_timestep-lab")).args(&words).output().expect("measure runs")
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&cards);
+    assert!(url.is_some(), "serve printed the address for this machine: {banner}");
+    let page = page.unwrap_or_default();
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.contains("<html"),
+        "the page built by `cargo xtask web` is served"
+    );
+    let sent = sent.expect("measure ran");
+    assert!(sent.status.success(), "measure --send URL: {}", String::from_utf8_lossy(&sent.stderr));
+}

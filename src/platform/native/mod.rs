@@ -16,7 +16,7 @@ use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
-pub(crate) use http_server::{network_addresses, post_card, random_bytes, run_http_server};
+pub(crate) use http_server::{listen, network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
 pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;

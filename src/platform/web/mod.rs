@@ -212,9 +212,17 @@ pub(crate) fn browser() -> Option<String> {
 /// Always: not on a page.
 pub(crate) fn run_http_server(
     _listener: std::net::TcpListener,
-    _gallery: std::sync::Arc<dyn super::http_message::HttpService>,
+    _gallery: std::sync::Arc<dyn crate::http_message::HttpService>,
 ) -> Result<(), String> {
     Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
+}
+
+/// A page listens on nothing: `serve` is the command line's.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn listen(_addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "not on a page: run `timestep-lab serve` on a computer"))
 }
 
 /// A page lists no network addresses.

@@ -41,7 +41,7 @@ use super::reasons;
 use super::schema::{FigureError, MonitorCard, PredictionRange, ReportCard, RunRecord, SCHEMA, check_numbers};
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::RunOrigin;
-use crate::report::registry::STRATEGY;
+use crate::report::registry::{HITCHES_PER_MIN, SHOWN_FPS, STRATEGY};
 use crate::report::trim_number;
 use crate::run_chart::PlotError;
 use std::fmt::Write as _;
@@ -254,7 +254,45 @@ impl Column {
     }
 
     fn best_run(&self, max_drift: f64) -> Option<&RunRecord> {
-        judge::best(&self.runs, max_drift).filter(|_| self.evidence.supports_verdict())
+        self.choice(max_drift).map(|(runs, choice)| runs[choice.best])
+    }
+
+    /// The rule's choice among the runs, the machine's own misses as the hitches' floor;
+    /// none where the evidence cannot support one.
+    pub(crate) fn choice(&self, max_drift: f64) -> Option<(Vec<&RunRecord>, crate::report_card::choice::Choice)> {
+        if !self.evidence.supports_verdict() {
+            return None;
+        }
+        judge::choose(&self.runs, max_drift, self.refresh_hz, self.evidence.machine.map(|m| m.per_min))
+    }
+
+    /// "machine: this machine missed 2.5 % of refreshes before any strategy ran (216/min): variable's 220/min are
+    /// the machine's, not the loop's", for the runs whose hitches are at or within noise of that floor.
+    pub(crate) fn machine_line(&self) -> Option<String> {
+        let misses = self.evidence.machine?;
+        let theirs: Vec<String> = self
+            .runs
+            .iter()
+            .filter_map(|r| {
+                let h = Metric::Hitches.value(r)?;
+                let tol = judge::tolerance_for(Metric::Hitches, self.refresh_hz, r);
+                (h <= misses.per_min || judge::within(h, misses.per_min, tol))
+                    .then(|| format!("{}'s {}", r.strategy, HITCHES_PER_MIN.with_unit(&trim_number(h, 0))))
+            })
+            .collect();
+        let before = format!(
+            "machine: this machine missed {} % of refreshes before any strategy ran ({})",
+            trim_number(misses.share * 100.0, 1),
+            HITCHES_PER_MIN.with_unit(&trim_number(misses.per_min, 0))
+        );
+        Some(match theirs.len() {
+            0 => format!("{before}: every run's hitches are beyond it, the loops' own"),
+            n if n == self.runs.len() && n > 1 => {
+                format!("{before}: every strategy's hitches are the machine's, within the counting noise of it")
+            }
+            1 => format!("{before}: {} are the machine's, not the loop's", reasons::and_list(&theirs)),
+            _ => format!("{before}: {} are the machine's, not the loops'", reasons::and_list(&theirs)),
+        })
     }
 
     /// The column's evidence and reasons, one line each, indented under its verdict:
@@ -267,11 +305,9 @@ impl Column {
             lines.push(format!("frames: {}", e.footing_line()));
         }
         lines.extend(e.refresh_conflict.iter().map(|c| format!("refresh: {c}")));
-        if let Some(best) = self.best_run(max_drift) {
-            lines.push(format!("why {}: {}", best.strategy, reasons::best_reason(best)));
-            for run in self.runs.iter().filter(|r| r.strategy != best.strategy) {
-                lines.push(format!("not {}: {}", run.strategy, reasons::miss_reason(run, best, max_drift)));
-            }
+        lines.extend(self.machine_line());
+        if let Some(chosen) = self.choice(max_drift) {
+            lines.extend(reasons::column_lines(&self.runs, &chosen, self.refresh_hz, max_drift));
         }
         lines
     }
@@ -286,7 +322,7 @@ impl Column {
         let verdict = match self.agreement(max_drift) {
             Some(a) => {
                 let predicted = a.best_predicted.as_deref().unwrap_or("none");
-                format!("{}: best {best} (predicted: {predicted}); {}", self.label, a.sentence())
+                format!("{}: best {best}, predicted {predicted}; {}", self.label, a.sentence())
             }
             None => format!("{}: best {best}", self.label),
         };
@@ -380,6 +416,13 @@ fn groups_of(file: &str, source: &Source) -> Vec<Group> {
                     .map(|[min, max]| [min, m.reported_refresh_hz.unwrap_or(max).max(max)]);
                 let monitor = format!("monitor {} ({}{emulated})", m.index, refresh_label(m.refresh_hz(), vrr));
                 // Cards are told apart by name, else by browser and device, else by adapter and system.
+                // A native card without --name: the monitor's own name (its connector or model, as the
+                // platform gives it) beside the adapter, so that two screens of one machine differ.
+                let native_unnamed = card.machine.name.is_none() && card.machine.browser.is_none();
+                let monitor = match m.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                    Some(name) if native_unnamed => format!("{monitor} \"{name}\""),
+                    _ => monitor,
+                };
                 let label = format!("{} · {monitor}", card.machine.in_words());
                 Group {
                     file: file.to_owned(),
@@ -512,9 +555,10 @@ pub fn compare(sources: &[(String, Source)], max_drift: f64) -> Comparison {
     Comparison { files, tables, max_drift, warnings }
 }
 
-/// The cell's three figures, formatted.
-fn cell_figures(run: &RunRecord) -> [String; 3] {
-    Metric::ALL.map(|m| m.format(m.value(run)))
+/// The cell's four figures, formatted: the judged three and the shown frame rate.
+fn cell_figures(run: &RunRecord) -> [String; 4] {
+    let [j, h, l] = Metric::ALL.map(|m| m.format(m.value(run)));
+    [j, h, l, run.value(&SHOWN_FPS).map_or_else(|| "n/a".to_owned(), |v| SHOWN_FPS.number(v))]
 }
 
 /// `*` for the column's best, `!` for a run too far off speed, blank otherwise.
@@ -528,9 +572,11 @@ fn mark(run: &RunRecord, best: Option<&str>, max_drift: f64) -> &'static str {
     }
 }
 
-/// The three figures of a cell, by their labels: `judder ms, hitches/min, latency ms`.
+/// The four figures of a cell, by their labels: `judder ms, hitches/min, latency ms, shown fps`.
 fn cell_labels() -> String {
-    Metric::ALL.map(Metric::label).join(", ")
+    let mut labels = Metric::ALL.map(Metric::label).to_vec();
+    labels.push(SHOWN_FPS.label());
+    labels.join(", ")
 }
 
 /// The rule and tolerances, one line each.
@@ -539,19 +585,32 @@ fn rule_lines(max_drift: f64) -> [String; 2] {
 }
 
 impl Comparison {
-    /// "Ship this": the one strategy for every screen of the vsync-on pass
-    /// (else the first pass) whose column supports a verdict ([`reasons::ship_lines`]).
+    /// "Ship this": the one strategy for every screen of each vsync pass whose
+    /// column supports a verdict ([`reasons::ship_lines`]), the vsync-on pass first;
+    /// a pass no screen ran says so.
     pub fn ship_lines(&self) -> Vec<String> {
-        let Some(table) = self.tables.iter().find(|t| t.pass == Some(true)).or(self.tables.first()) else {
-            return Vec::new();
-        };
-        let screens: Vec<reasons::Screen<'_>> = table
-            .columns
-            .iter()
-            .filter(|c| c.evidence.supports_verdict())
-            .map(|c| reasons::Screen { label: &c.label, runs: &c.runs })
-            .collect();
-        reasons::ship_lines(&table.rows, &screens, table.columns.len(), self.max_drift)
+        let mut lines = Vec::new();
+        for table in &self.tables {
+            let screens: Vec<reasons::Screen<'_>> = table
+                .columns
+                .iter()
+                .filter(|c| c.evidence.supports_verdict())
+                .map(|c| reasons::Screen {
+                    label: &c.label,
+                    runs: &c.runs,
+                    refresh_hz: c.refresh_hz,
+                    floor: c.evidence.machine.map(|m| m.per_min),
+                })
+                .collect();
+            let pass = pass_label(table.pass);
+            lines.extend(reasons::ship_lines(&pass, &table.rows, &screens, table.columns.len(), self.max_drift));
+        }
+        for (pass, label) in [(Some(true), pass_label(Some(true))), (Some(false), pass_label(Some(false)))] {
+            if !self.tables.is_empty() && !self.tables.iter().any(|t| t.pass == pass) {
+                lines.push(format!("ship this ({label}): no pick: no screen ran with {label}"));
+            }
+        }
+        lines
     }
 
     /// The terminal tables.
@@ -570,7 +629,7 @@ impl Comparison {
             );
             let name_width = table.rows.iter().map(|r| r.chars().count()).chain([8]).max().unwrap_or(8);
             // Each figure right-aligned to the widest of its kind in the table.
-            let mut figure_widths = [4_usize; 3];
+            let mut figure_widths = [4_usize; 4];
             for c in &table.columns {
                 for r in &c.runs {
                     for (w, f) in figure_widths.iter_mut().zip(cell_figures(r)) {
@@ -578,8 +637,8 @@ impl Comparison {
                     }
                 }
             }
-            let [wj, wh, wl] = figure_widths;
-            let cell_width = wj + wh + wl + 4;
+            let [wj, wh, wl, ws] = figure_widths;
+            let cell_width = wj + wh + wl + ws + 5;
             let widths: Vec<usize> = table.columns.iter().map(|c| c.label.chars().count().max(cell_width)).collect();
             let mut header = format!("{:<name_width$}", STRATEGY.name);
             for (c, w) in table.columns.iter().zip(&widths) {
@@ -597,8 +656,8 @@ impl Comparison {
                 for ((c, w), best) in table.columns.iter().zip(&widths).zip(&bests) {
                     let cell = match c.run(row) {
                         Some(r) => {
-                            let [j, h, l] = cell_figures(r);
-                            format!("{j:>wj$} {h:>wh$} {l:>wl$} {}", mark(r, *best, self.max_drift))
+                            let [j, h, l, f] = cell_figures(r);
+                            format!("{j:>wj$} {h:>wh$} {l:>wl$} {f:>ws$} {}", mark(r, *best, self.max_drift))
                         }
                         None => format!("{:>wj$}", "-"),
                     };
@@ -674,7 +733,7 @@ impl Comparison {
         let _ = writeln!(body, "<section class=\"card\"><h2>{}</h2>", pass_label(table.pass));
         body.push_str("<div class=\"tablewrap\"><table><tr><th class=\"l\">strategy</th>");
         for c in &table.columns {
-            let _ = write!(body, "<th class=\"grp s\" colspan=\"3\">{}</th>", escape(&c.label));
+            let _ = write!(body, "<th class=\"grp s\" colspan=\"4\">{}</th>", escape(&c.label));
         }
         body.push_str("</tr>\n<tr><th></th>");
         for _ in &table.columns {
@@ -684,6 +743,7 @@ impl Comparison {
                 let _ =
                     write!(body, "<th{class} title=\"{}\">{}</th>", escape(field.definition), escape(&field.label()));
             }
+            let _ = write!(body, "<th title=\"{}\">{}</th>", escape(SHOWN_FPS.definition), escape(&SHOWN_FPS.label()));
         }
         body.push_str("</tr>\n");
         let bests: Vec<Option<&str>> = table.columns.iter().map(|c| c.best(self.max_drift)).collect();
@@ -711,8 +771,10 @@ impl Comparison {
                             };
                             let _ = write!(body, "<td{class}>{text}{suffix}</td>");
                         }
+                        let [.., shown] = cell_figures(r);
+                        let _ = write!(body, "<td>{shown}</td>");
                     }
-                    None => body.push_str("<td class=\"s\" colspan=\"3\"><span class=\"na\">–</span></td>"),
+                    None => body.push_str("<td class=\"s\" colspan=\"4\"><span class=\"na\">–</span></td>"),
                 }
             }
             body.push_str("</tr>\n");

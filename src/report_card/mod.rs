@@ -32,6 +32,7 @@
 //! - [`file_name`]: a card's file name, `report-<screen>-<yyyymmdd-hhmm>.json`, from its own data.
 
 pub(crate) mod agent;
+pub(crate) mod choice;
 pub mod comparison;
 pub mod diagnosis;
 pub mod evidence;

@@ -34,7 +34,7 @@ use super::stats::micros_as_ms;
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
     self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, SPEED_RATIO,
-    SYSTEM_TIME_S,
+    REPEATED_FRAMES, SHOWN_FPS, SKIPPED_RENDERS, SYSTEM_TIME_S, VSYNCS,
 };
 use crate::report::{FIELDS, Field, IntervalHistogram, RunOrigin, RunReport, Section};
 use crate::time::Nanos;
@@ -575,6 +575,8 @@ impl RunRecord {
             self.hitches_per_min()
         } else if *field == DRIFT_MS_PER_MIN {
             self.drift_ms_per_min()
+        } else if *field == SHOWN_FPS {
+            self.shown_fps()
         } else {
             self.figure(field)
         }
@@ -598,6 +600,19 @@ impl RunRecord {
         self.figure(&DRIFT_MS_PER_MIN)
             .or_else(|| self.figure(&SPEED_RATIO).map(|s| (s - 1.0) * 60_000.0))
             .and_then(defined)
+    }
+
+    /// New pictures a second, from the counts by the core's one definition
+    /// ([`crate::metrics::shown_fps`]): every card has them, older ones too.
+    pub fn shown_fps(&self) -> Option<f64> {
+        let count = |field: &Field| self.figure(field).filter(|v| *v >= 0.0).map(|v| v as u64);
+        let shown = crate::metrics::shown_fps(
+            count(&VSYNCS)?,
+            count(&SKIPPED_RENDERS)?,
+            count(&REPEATED_FRAMES)?,
+            self.figure(&SYSTEM_TIME_S)?,
+        );
+        defined(shown)
     }
 
     /// Hitches per minute: the recorded figure, else hitches over the display time covered.

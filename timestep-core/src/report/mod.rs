@@ -31,7 +31,7 @@ mod text;
 pub use cell::Cell;
 pub use origin::{Preset, RunOrigin};
 pub use registry::{
-    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields,
+    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, DERIVED_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields,
     definition, definitions_markdown, field, table_fields,
 };
 pub use run_report::{CompositorInfo, DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};

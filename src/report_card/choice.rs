@@ -302,7 +302,11 @@ mod tests {
     #[test]
     fn eleven_and_thirteen_hitches_in_three_seconds_tie() {
         // The module docs' example: 260 − 220 = 40 ≤ 163.6.
-        let c = [cand("variable", 11.0, 3.0, 0.5, 1.0, 12.0), cand("auto", 13.0, 3.0, 0.5, 1.0, 13.0)];
+        let mut c = [cand("variable", 11.0, 3.0, 0.5, 1.0, 12.0), cand("auto", 13.0, 3.0, 0.5, 1.0, 13.0)];
+        // Latency 12 and 13 ms, each known to ±1 ms: 2·√2 = 2.83 > 1, within noise too.
+        for (c, l) in c.iter_mut().zip([12.0, 13.0]) {
+            c.latency = Some(Spread { value: l, error: 1.0 });
+        }
         let choice = choose(&c, None).expect("a pick");
         assert_eq!(choice.hitch_tie(), Some(&[0, 1][..]), "a tie on hitches");
         assert_eq!(choice.tie_breaker().map(|o| o.kept.clone()), Some(vec![0]), "latency 12 breaks it: a tie-breaker");

@@ -893,10 +893,10 @@ mod tests {
         assert_eq!(on.columns[0].best(MAX_DRIFT_MS_PER_MIN), Some("snapped"));
         assert_eq!(c.tables[1].columns.len(), 1, "only 60 Hz ran with vsync off");
         let text = c.to_text();
-        assert!(text.contains("catch-up | 4.800  n/a 20.000"), "{text}");
-        assert!(text.contains("snapped  | 0.300  n/a 20.000 *"), "{text}");
+        assert!(text.contains("catch-up | 4.800  n/a 20.000  n/a"), "{text}");
+        assert!(text.contains("snapped  | 0.300  n/a 20.000  n/a *"), "{text}");
         assert!(
-            text.contains("vsync on: judder ms, hitches/min, latency ms; * best in column, ! |drift| > 120 ms/min")
+            text.contains("vsync on: judder ms, hitches/min, latency ms, shown fps; * best in column, ! |drift| > 120 ms/min")
         );
     }
 
@@ -994,7 +994,7 @@ mod tests {
         assert!(text.contains("  frames: lockstep 23 (3 s),"), "frames and seconds per strategy: {text}");
         assert!(text.contains("  note: the page drew 21.5 fps on a 60.0 Hz screen: it missed refreshes"), "{text}");
         assert_eq!(text.matches("agrees on").count(), 4, "the two simulated cards' columns, two passes: {text}");
-        let ship = text.lines().find(|l| l.starts_with("ship this:")).expect("a ship line");
+        let ship = text.lines().find(|l| l.starts_with("ship this (vsync on):")).expect("a ship line");
         assert!(ship.contains("holds up on the 2 of 3 screens that support a verdict"), "not the phone: {ship}");
         let html = c.to_html().expect("the page renders");
         assert!(html.contains("no verdict: too few frames") && html.contains("Ship this"), "the page says it too");

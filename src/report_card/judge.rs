@@ -598,4 +598,40 @@ mod tests {
         assert_eq!(agreement(&[&one], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
         assert_eq!(agreement(&[&two], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
     }
+
+    /// The issue's 60 Hz card: measured fixed-fps ran at −477.7 ms/min, off
+    /// speed; predicted at 0. It used to agree (drift was not compared); now
+    /// the speed differs, and the picks (predicted fixed-fps, measured
+    /// lockstep) differ too: 8 of 10 at most, never 10 of 10.
+    #[test]
+    fn a_run_off_speed_can_no_longer_agree_and_a_different_pick_is_never_all_agreeing() {
+        let names = ["lockstep", "fixed-fps", "variable"];
+        let predicted: Vec<RunRecord> = names.iter().map(|n| run(n, 0.0, 0.0, 0.0, 16.0)).collect();
+        let mut measured = predicted.clone();
+        measured[0] = run("lockstep", 0.0, 0.0, 0.0, 15.0);
+        measured[1] = run("fixed-fps", -477.7, 0.0, 0.0, 16.0);
+        measured[2] = run("variable", 0.0, 0.0, 1.0, 16.0);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!((a.best_measured.as_deref(), a.best_predicted.as_deref()), (Some("lockstep"), Some("lockstep")));
+        assert_eq!((a.compared, a.agreeing), (3, 1), "fixed-fps off speed, variable's judder 1.0 vs 0.0");
+        assert_eq!(
+            a.sentence(),
+            "the simulator agrees on 1 of 3 strategies; differs: fixed-fps drift -477.70 vs 0.00 ms/min (off speed \
+             on one side), variable judder 1.000 vs 0.000 ms"
+        );
+        // A prediction whose pick, fixed-fps, is beaten outside the noise: every figure agrees, the pick does not.
+        let mut predicted = measured.clone();
+        predicted[1] = run("fixed-fps", 0.0, 0.0, 0.0, 14.0);
+        let mut measured = predicted.clone();
+        measured[1] = run("fixed-fps", 0.0, 0.0, 0.0, 19.0);
+        measured[0] = run("lockstep", 0.0, 0.0, 0.0, 16.0);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert!(a.differences.is_empty(), "19 is within 16.7 + 25 % of 14: {:?}", a.differences);
+        assert_eq!((a.compared, a.agreeing), (3, 2), "the predicted pick's strategy does not agree");
+        assert!(a.sentence().contains("the picks differ: predicted fixed-fps, measured lockstep"), "{}", a.sentence());
+    }
 }

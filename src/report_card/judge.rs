@@ -169,13 +169,13 @@ pub fn best_rule(max_drift_ms_per_min: f64) -> String {
     let [judder, hitches, latency] = Metric::ALL.map(Metric::field);
     format!(
         "among runs with {}, fewest {} (ties within the agreement's counting noise, and at or within noise of the \
-         machine's own missed refreshes), then least {} (ties within {} or its noise), then most {} (ties within \
-         {} % of the most), then lowest {} (ties within its noise); a tie left is broken by the lowest {}, and said",
+         machine's own missed refreshes), then least {} (ties within {} or its noise), then most new pictures ({}, ties \
+         within {} % of the most), then lowest {} (ties within its noise); a tie left is broken by the lowest {}, and said",
         drift_rule("<=", max_drift_ms_per_min),
         hitches.label(),
         judder.words(),
         judder.with_unit(&trim_number(JUDDER_TIE_MS, 3)),
-        SHOWN_FPS.words(),
+        SHOWN_FPS.label(),
         trim_number(super::evidence::MISSING_SHARE * 100.0, 3),
         latency.words(),
         latency.words()

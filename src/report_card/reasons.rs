@@ -161,7 +161,7 @@ pub(crate) fn column_lines(
                 );
             }
             Some(step) => {
-                let _ = write!(line, "; {} decides, beyond its noise", step_name(step));
+                let _ = write!(line, "; the tie is decided by {}, beyond its noise", step_name(step));
             }
             None => {}
         }
@@ -199,7 +199,7 @@ fn step_name(step: Step) -> String {
     match step {
         Step::Hitches => HITCHES.words(),
         Step::Judder => JUDDER_MS.words(),
-        Step::Shown => format!("{} ({})", SHOWN_FPS.words(), "new pictures"),
+        Step::Shown => format!("new pictures ({})", SHOWN_FPS.label()),
         Step::Latency | Step::TieBreaker => LATENCY_MS.words(),
     }
 }
@@ -382,7 +382,7 @@ pub(crate) fn ship_lines(
             Some(o) if o.step == Step::TieBreaker => {
                 format!("the tie-breaker (lowest worst {}) names {}", LATENCY_MS.words(), all[first.best].worst.name)
             }
-            Some(o) => format!("{} decides, beyond its noise", step_name(o.step)),
+            Some(o) => format!("the tie is decided by {}, beyond its noise", step_name(o.step)),
             None => String::new(),
         };
         lines.push(format!(
@@ -453,7 +453,7 @@ mod tests {
                  latency 30.000 ms, new pictures not counted); trades away: a fixed step: physics and replays change \
                  with the frame rate; weakest on 60 Hz",
                 "  tie: variable and interpolated tie on their worst screens: 0.00 and 2.00/min, within the counting \
-                 noise; latency decides, beyond its noise",
+                 noise; the tie is decided by latency, beyond its noise",
                 "  with a fixed step: interpolated: holds up on all 3 screens (worst hitches 2.00/min, judder 0.300 ms, \
                  latency 40.000 ms, new pictures not counted); trades away: one tick of latency; weakest on phone 60 Hz",
             ]
@@ -512,8 +512,8 @@ mod tests {
         let lines = column_lines(&runs, &chosen, Some(240.0), 120.0);
         assert_eq!(
             lines[0],
-            "tie: fixed-fps and interpolated tie: 2 and 8 hitches in 3 s, within the counting noise; shown (new pictures) \
-             decides, beyond its noise"
+            "tie: fixed-fps and interpolated tie: 2 and 8 hitches in 3 s, within the counting noise; the tie is decided \
+             by new pictures (shown fps), beyond its noise"
         );
         assert!(
             lines[2].starts_with(

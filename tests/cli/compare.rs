@@ -250,7 +250,8 @@ fn every_column_that_supports_a_verdict_says_why_and_one_strategy_ships() {
     assert!(text.contains("\n  why "), "a reason for the best: {text}");
     assert!(text.contains("\n  not lockstep: "), "a reason for each miss: {text}");
     assert!(text.contains("\n  frames: lockstep "), "the frames each figure rests on: {text}");
-    let ship: Vec<&str> = text.lines().filter(|l| l.starts_with("ship this: ")).collect();
-    assert_eq!(ship.len(), 1, "one line to ship: {text}");
+    let ship: Vec<&str> = text.lines().filter(|l| l.starts_with("ship this (")).collect();
+    assert_eq!(ship.len(), 2, "one line to ship a pass, vsync on first: {text}");
+    assert!(ship[0].starts_with("ship this (vsync on): ") && ship[1].starts_with("ship this (vsync off): "), "{ship:?}");
     assert!(ship[0].contains("holds up on all 2 screens") && ship[0].contains("; weakest on "), "{}", ship[0]);
 }

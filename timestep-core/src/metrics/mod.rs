@@ -131,8 +131,11 @@
 //!
 //! An interpolating loop presenting every refresh (711 frames, 9 refreshes
 //! skipped, each frame a new α) shows (720 − 9 − 0) / 3 = 237 of 240. With
-//! vsync off several presents may land in one refresh; the digit counts
-//! once, so the figure still counts refreshes, not presents.
+//! vsync off several presents may land in one refresh: the refreshes with a
+//! present are counted once each, but a repeat may share its refresh with a
+//! new picture, so where the repeats are as many as those refreshes (catch-up
+//! presenting three times a tick) the counts cannot tell, and the figure is
+//! not given (NaN).
 //!
 //! # How it is computed
 //!
@@ -168,13 +171,17 @@ pub use motion::{FrameStats, WARMUP_LEN};
 /// The shown frame rate, new pictures a second (module docs, "What the
 /// player sees"): refreshes covered less those without a new frame and
 /// those repeating the picture before, over the display time covered, s;
-/// NaN when no time was covered.
+/// NaN when no time was covered, or when the repeats are as many as the
+/// refreshes with a present (several presents a refresh: the counts cannot tell).
 pub fn shown_fps(vsyncs: u64, skipped_renders: u64, repeated_frames: u64, system_time_s: f64) -> f64 {
     if system_time_s.is_nan() || system_time_s <= 0.0 {
         return f64::NAN;
     }
-    let new_pictures = vsyncs.saturating_sub(skipped_renders).saturating_sub(repeated_frames);
-    new_pictures as f64 / system_time_s
+    let presented = vsyncs.saturating_sub(skipped_renders);
+    if repeated_frames > 0 && repeated_frames >= presented {
+        return f64::NAN;
+    }
+    (presented - repeated_frames) as f64 / system_time_s
 }
 
 use crate::host::FrameReport;
@@ -525,7 +532,7 @@ mod tests {
         assert_eq!(shown_fps(720, 540, 0, 3.0), 60.0);
         assert_eq!(shown_fps(720, 9, 0, 3.0), 237.0, "an interpolating loop, a new alpha each refresh");
         assert_eq!(shown_fps(720, 0, 360, 3.0), 120.0, "a repeated picture is not a new one");
-        assert_eq!(shown_fps(10, 8, 5, 1.0), 0.0, "at least 0");
+        assert!(shown_fps(1200, 0, 2695, 20.0).is_nan(), "catch-up with vsync off: more repeats than refreshes");
         assert!(shown_fps(10, 0, 0, 0.0).is_nan(), "no time covered, no rate");
     }
     use crate::rng::SplitMix64;

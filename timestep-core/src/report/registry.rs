@@ -675,7 +675,9 @@ pub static SHOWN_FPS: Field = field!(
         r.system_time_s
     ))),
     "shown frame rate: new pictures a second, (vsyncs − skipped_renders − repeated_frames) / system_time_s; at most \
-     the refresh rate, against which it says how often the picture changes (60 of 240: a new picture every 4th refresh)"
+     the refresh rate, against which it says how often the picture changes (60 of 240: a new picture every 4th \
+     refresh); not given where the repeats are as many as the refreshes with a present (vsync off, several presents \
+     a refresh)"
 );
 
 /// Every field of a run's report, in column order: what the run was,

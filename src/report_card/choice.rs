@@ -196,9 +196,7 @@ pub(crate) fn choose(candidates: &[Candidate], floor: Option<f64>) -> Option<Cho
         set,
         Step::Hitches,
         |i| c[i].hitches,
-        |known| {
-            extreme(known, |h| h.0, false).map(|(i, (v, tol))| (i, (v.max(floor.unwrap_or(0.0)), tol)))
-        },
+        |known| extreme(known, |h| h.0, false).map(|(i, (v, tol))| (i, (v.max(floor.unwrap_or(0.0)), tol))),
         |(v, tol), (lead, _)| v <= lead || within(v, lead, tol),
         &mut steps,
     );
@@ -227,13 +225,9 @@ pub(crate) fn choose(candidates: &[Candidate], floor: Option<f64>) -> Option<Cho
         &mut steps,
     );
     let best = if set.len() > 1 {
-        let by_latency =
-            |i: &usize| c[*i].latency.map_or(f64::INFINITY, |l| l.value);
-        let best = set
-            .iter()
-            .copied()
-            .reduce(|a, b| if by_latency(&b) < by_latency(&a) { b } else { a })
-            .unwrap_or(set[0]);
+        let by_latency = |i: &usize| c[*i].latency.map_or(f64::INFINITY, |l| l.value);
+        let best =
+            set.iter().copied().reduce(|a, b| if by_latency(&b) < by_latency(&a) { b } else { a }).unwrap_or(set[0]);
         let dropped = set.iter().copied().filter(|&i| i != best).collect();
         steps.push(Outcome { step: Step::TieBreaker, kept: vec![best], dropped });
         best
@@ -266,7 +260,8 @@ pub(crate) fn picture_rate_words(shown_fps: f64, refresh_hz: f64) -> Option<Stri
     if shown_fps >= MISSING_SHARE * refresh_hz {
         return None;
     }
-    let (shown, refresh) = (crate::report::trim_number(shown_fps.round(), 0), crate::report::trim_number(refresh_hz, 2));
+    let (shown, refresh) =
+        (crate::report::trim_number(shown_fps.round(), 0), crate::report::trim_number(refresh_hz, 2));
     let every = refresh_hz / shown_fps;
     let n = every.round();
     if n >= 2.0 && (every - n).abs() <= 0.1 * n {
@@ -285,7 +280,8 @@ mod tests {
     fn cand(name: &str, hitches: f64, seconds: f64, judder: f64, shown: f64, latency: f64) -> Candidate {
         let minutes = seconds / 60.0;
         let per_min = hitches / minutes;
-        let tol = Tolerance { abs: HITCH_TOLERANCE.abs.max(1.0 / minutes), counted_minutes: minutes, ..HITCH_TOLERANCE };
+        let tol =
+            Tolerance { abs: HITCH_TOLERANCE.abs.max(1.0 / minutes), counted_minutes: minutes, ..HITCH_TOLERANCE };
         Candidate {
             name: name.to_owned(),
             hitches: Some((per_min, tol)),

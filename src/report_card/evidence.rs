@@ -58,7 +58,8 @@ pub fn keeps_up(drawn_share: f64) -> bool {
 /// not keep up with 144 Hz" when a window's probe missed more than
 /// [`keeps_up`] allows; `None` when it kept up.
 pub fn machine_missed_refreshes(missed_share: f64, screen_hz: Option<f64>) -> Option<String> {
-    let screen = screen_hz.filter(|hz| hz.is_finite() && *hz > 0.0).map(|hz| format!(" with {} Hz", trim_number(hz, 2)));
+    let screen =
+        screen_hz.filter(|hz| hz.is_finite() && *hz > 0.0).map(|hz| format!(" with {} Hz", trim_number(hz, 2)));
     (missed_share.is_finite() && !keeps_up(1.0 - missed_share)).then(|| {
         format!(
             "this machine missed {} % of refreshes before any strategy ran: it does not keep up{}",

@@ -347,7 +347,9 @@ pub fn agreement(
     };
     // The predicted pick agrees where it is the measured one or tied with it until the tie-breaker.
     let pick_agrees = match (&measured_choice, &result.best_predicted) {
-        (Some((runs, choice)), Some(p)) => runs.iter().position(|r| &r.strategy == p).is_some_and(|i| choice.ties_with_best(i)),
+        (Some((runs, choice)), Some(p)) => {
+            runs.iter().position(|r| &r.strategy == p).is_some_and(|i| choice.ties_with_best(i))
+        }
         (None, None) => true,
         _ => false,
     };
@@ -359,7 +361,12 @@ pub fn agreement(
         if let (Some(md), Some(pd)) = (m.drift_ms_per_min(), p.drift_ms_per_min())
             && (md.abs() <= max_drift_ms_per_min) != (pd.abs() <= max_drift_ms_per_min)
         {
-            result.differences.push(Difference { strategy: m.strategy.clone(), metric: None, measured: md, predicted: pd });
+            result.differences.push(Difference {
+                strategy: m.strategy.clone(),
+                metric: None,
+                measured: md,
+                predicted: pd,
+            });
         }
         for metric in Metric::ALL {
             if let (Some(mv), Some(pv)) = (metric.value(m), metric.value(p))

@@ -34,7 +34,9 @@
 use super::choice::{self, Candidate, Choice, Step};
 use super::judge::{self, Metric, within};
 use super::schema::RunRecord;
-use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SHOWN_FPS, SYSTEM_TIME_S};
+use crate::report::registry::{
+    DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SHOWN_FPS, SYSTEM_TIME_S,
+};
 use crate::report::trim_number;
 use crate::strategy::StrategyId;
 use std::fmt::Write as _;
@@ -92,8 +94,7 @@ pub(crate) fn and_list(items: &[String]) -> String {
 
 /// The hitches of a run as counted: `11` (with the run's seconds: `in 3 s`), else its rate.
 fn hitch_counts(runs: &[&RunRecord]) -> String {
-    let counts: Option<Vec<String>> =
-        runs.iter().map(|r| r.figure(&HITCHES).map(|h| trim_number(h, 0))).collect();
+    let counts: Option<Vec<String>> = runs.iter().map(|r| r.figure(&HITCHES).map(|h| trim_number(h, 0))).collect();
     let seconds = runs.first().and_then(|r| r.figure(&SYSTEM_TIME_S));
     match (counts, seconds) {
         (Some(c), Some(s)) => {
@@ -125,7 +126,9 @@ fn step_words(step: Step, run: &RunRecord, best: &RunRecord, refresh_hz: Option<
             words
         }
         Step::Latency => format!("later, beyond its noise: {}", against(Metric::Latency)),
-        Step::TieBreaker => format!("tied within noise; the tie-breaker, lowest {}: {}", LATENCY_MS.words(), against(Metric::Latency)),
+        Step::TieBreaker => {
+            format!("tied within noise; the tie-breaker, lowest {}: {}", LATENCY_MS.words(), against(Metric::Latency))
+        }
     }
 }
 
@@ -150,7 +153,8 @@ pub(crate) fn column_lines(
         let tied: Vec<&RunRecord> = tie.iter().map(|&i| eligible[i]).collect();
         let names: Vec<String> = tied.iter().map(|r| r.strategy.clone()).collect();
         let mut line = format!("tie: {} tie: {}, within the counting noise", and_list(&names), hitch_counts(&tied));
-        let decider = choice.steps.iter().find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)));
+        let decider =
+            choice.steps.iter().find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)));
         match decider.map(|o| o.step) {
             Some(Step::TieBreaker) => {
                 let _ = write!(
@@ -181,7 +185,8 @@ pub(crate) fn column_lines(
         && shown < super::evidence::MISSING_SHARE * most
         && let Some(rate) = gives_up_pictures(best, refresh_hz)
     {
-        let _ = write!(why, "; gives up: {rate}, where others show up to {}", SHOWN_FPS.with_unit(&SHOWN_FPS.number(most)));
+        let _ =
+            write!(why, "; gives up: {rate}, where others show up to {}", SHOWN_FPS.with_unit(&SHOWN_FPS.number(most)));
     }
     lines.push(format!("why {}: {why}", best.strategy));
     for run in runs.iter().filter(|r| r.strategy != best.strategy) {
@@ -312,6 +317,7 @@ fn keeps_a_fixed_step(strategy: &str) -> bool {
 fn screens_words(judged: usize, compared: usize) -> String {
     match (judged, compared) {
         (1, 1) => "the one screen".to_owned(),
+        (2, 2) => "both screens".to_owned(),
         (j, c) if j == c => format!("all {j} screens"),
         (j, c) => format!("the {j} of {c} screens that support a verdict"),
     }
@@ -355,7 +361,7 @@ pub(crate) fn ship_lines(
     let all = standings(order, screens, max_drift);
     let line = |label: &str, s: &Standing| {
         format!(
-            "{label} {}: holds up on {} ({}); trades away: {}; weakest on {}",
+            "{label} {}: the best on {} ({}); trades away: {}; weakest on {}",
             s.worst.name,
             screens_words(screens.len(), compared),
             worst_words(s),
@@ -378,7 +384,11 @@ pub(crate) fn ship_lines(
         let names: Vec<String> = tie.iter().map(|&i| all[i].worst.name.clone()).collect();
         let rates: Vec<String> =
             tie.iter().map(|&i| Metric::Hitches.format(all[i].worst.hitches.map(|h| h.0))).collect();
-        let broken = match first.steps.iter().find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i))) {
+        let broken = match first
+            .steps
+            .iter()
+            .find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)))
+        {
             Some(o) if o.step == Step::TieBreaker => {
                 format!("the tie-breaker (lowest worst {}) names {}", LATENCY_MS.words(), all[first.best].worst.name)
             }
@@ -395,7 +405,7 @@ pub(crate) fn ship_lines(
         let fixed: Vec<Standing> = all.iter().filter(|s| keeps_a_fixed_step(&s.worst.name)).cloned().collect();
         match pick_among(&fixed) {
             Some(second) => lines.push(line("  with a fixed step:", &fixed[second.best])),
-            None => lines.push("  with a fixed step: none held up on every screen".to_owned()),
+            None => lines.push("  with a fixed step: none ran at the right speed on every screen".to_owned()),
         }
     }
     lines
@@ -449,12 +459,12 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "ship this (vsync on): variable: holds up on all 3 screens (worst hitches 0.00/min, judder 0.100 ms, \
+                "ship this (vsync on): variable: the best on all 3 screens (worst hitches 0.00/min, judder 0.100 ms, \
                  latency 30.000 ms, new pictures not counted); trades away: a fixed step: physics and replays change \
                  with the frame rate; weakest on 60 Hz",
                 "  tie: variable and interpolated tie on their worst screens: 0.00 and 2.00/min, within the counting \
                  noise; the tie is decided by latency, beyond its noise",
-                "  with a fixed step: interpolated: holds up on all 3 screens (worst hitches 2.00/min, judder 0.300 ms, \
+                "  with a fixed step: interpolated: the best on all 3 screens (worst hitches 2.00/min, judder 0.300 ms, \
                  latency 40.000 ms, new pictures not counted); trades away: one tick of latency; weakest on phone 60 Hz",
             ]
         );
@@ -475,7 +485,7 @@ mod tests {
         let lines = ship_lines("vsync on", &order, &screens, 1, 120.0);
         assert!(
             lines[0].starts_with(
-                "ship this (vsync on): variable: holds up on the one screen (worst hitches 216.00/min (the machine's \
+                "ship this (vsync on): variable: the best on the one screen (worst hitches 216.00/min (the machine's \
                  own on 144 Hz)"
             ),
             "{lines:?}"
@@ -503,10 +513,16 @@ mod tests {
         let lines = column_lines(&runs, &chosen, Some(240.0), 120.0);
         assert!(lines[0].starts_with("why fixed-fps: "), "{lines:?}");
         assert!(
-            lines[0].contains("; gives up: a new picture every 4th refresh: 60 of 240, where others show up to 237.0 fps"),
+            lines[0]
+                .contains("; gives up: a new picture every 4th refresh: 60 of 240, where others show up to 237.0 fps"),
             "{lines:?}"
         );
-        assert!(lines[1].starts_with("not interpolated: more hitches, beyond the counting noise: hitches 160.00/min against 40.00"), "{lines:?}");
+        assert!(
+            lines[1].starts_with(
+                "not interpolated: more hitches, beyond the counting noise: hitches 160.00/min against 40.00"
+            ),
+            "{lines:?}"
+        );
         // With the machine's floor at 1.25 % of 240 Hz (180/min) both are the machine's: interpolated wins.
         let chosen = judge::choose(&runs, 120.0, Some(240.0), Some(180.0)).expect("a pick");
         let lines = column_lines(&runs, &chosen, Some(240.0), 120.0);

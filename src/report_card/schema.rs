@@ -33,8 +33,8 @@ pub use super::stats::IntervalStats;
 use super::stats::micros_as_ms;
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
-    self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, SPEED_RATIO,
-    REPEATED_FRAMES, SHOWN_FPS, SKIPPED_RENDERS, SYSTEM_TIME_S, VSYNCS,
+    self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, REPEATED_FRAMES,
+    SHOWN_FPS, SKIPPED_RENDERS, SPEED_RATIO, SYSTEM_TIME_S, VSYNCS,
 };
 use crate::report::{FIELDS, Field, IntervalHistogram, RunOrigin, RunReport, Section};
 use crate::time::Nanos;

@@ -733,7 +733,13 @@ pub static COMPOSITOR_TABLE_FIELDS: [&Field; 2] = [&COMPOSITOR, &FRAMES_REPLACED
 
 /// Every field: the run's, the derived, then the trace's, the VRR panel's and the compositor's.
 pub fn all_fields() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().chain(DERIVED_FIELDS.iter()).chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).chain(COMPOSITOR_FIELDS.iter()).copied()
+    FIELDS
+        .iter()
+        .chain(DERIVED_FIELDS.iter())
+        .chain(TRACE_FIELDS.iter())
+        .chain(VRR_FIELDS.iter())
+        .chain(COMPOSITOR_FIELDS.iter())
+        .copied()
 }
 
 /// The fields the table shows: what the run was, the article's counts, and

@@ -437,6 +437,7 @@ impl Tour {
             self.probe_modes.push(setup);
             m.present_modes.push(PresentModeCheck {
                 mode: setup_label(setup, emulated),
+                present_kind: Some(present_kind(setup)),
                 vsync: verdict.vsync,
                 verdict: slow_page.unwrap_or(verdict.text),
                 present_cadence_hz: measured,
@@ -783,6 +784,19 @@ fn apply(
 }
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.
+/// The card's type for `setup`'s presents.
+fn present_kind(setup: PresentSetup) -> crate::report_card::PresentKind {
+    use crate::report_card::PresentKind;
+    match setup.present {
+        _ if setup.emulated => PresentKind::EmulatedGrid,
+        wgpu::PresentMode::Fifo => PresentKind::Fifo,
+        wgpu::PresentMode::FifoRelaxed => PresentKind::FifoRelaxed,
+        wgpu::PresentMode::Mailbox => PresentKind::Mailbox,
+        wgpu::PresentMode::Immediate => PresentKind::Immediate,
+        _ => PresentKind::Other,
+    }
+}
+
 fn setup_label(setup: PresentSetup, emulated_hz: Option<f64>) -> String {
     let name = crate::render::surface::present_mode_title(setup.present);
     match (setup.emulated, emulated_hz) {

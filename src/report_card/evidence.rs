@@ -190,7 +190,7 @@ impl Evidence {
                     .to_owned(),
             );
         }
-        for probe in monitor.present_modes.iter().filter(|p| p.vsync.is_none() && asks_for_vsync(&p.mode)) {
+        for probe in monitor.present_modes.iter().filter(|p| p.vsync.is_none() && p.kind().asks_for_vsync()) {
             evidence.doubts.push(format!("the vsync verdict was unfinished: \"{}\"", probe.verdict));
         }
         if from_a_page {
@@ -216,16 +216,11 @@ impl Evidence {
     }
 }
 
-/// Whether a present mode asks for vsync (`Fifo`, `FifoRelaxed`, an emulated grid).
-fn asks_for_vsync(mode: &str) -> bool {
-    mode.starts_with("Fifo") || mode.contains("emulated")
-}
-
 /// The page's slow-page sentence from the card's own figures: the first
 /// probe of a real present mode (its mean interval) against the screen's
 /// refresh the frame clock measured.
 pub fn page_missed_refreshes(monitor: &MonitorCard) -> Option<String> {
-    let probe = monitor.present_modes.iter().find(|p| !p.mode.contains("emulated"))?;
+    let probe = monitor.present_modes.iter().find(|p| p.kind() != super::schema::PresentKind::EmulatedGrid)?;
     let mean = probe.intervals.as_ref()?.mean_ms;
     let screen = monitor.present_cadence_hz?;
     (mean > 0.0).then(|| missed_refreshes(1000.0 / mean, screen)).flatten()

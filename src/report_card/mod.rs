@@ -39,6 +39,7 @@ pub mod evidence;
 pub mod file_name;
 pub(crate) mod html;
 pub mod judge;
+pub(crate) mod load;
 mod markup;
 pub(crate) mod plots;
 pub(crate) mod predict;
@@ -52,7 +53,8 @@ pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
 pub use schema::{
-    FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
+    FigureError, Machine, MonitorCard, PresentKind, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError,
+    VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
 pub(crate) use setup::{FrameTimes, SetupSampler};

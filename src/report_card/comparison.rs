@@ -440,7 +440,7 @@ impl Comparison {
                 })
                 .collect();
             let pass = pass_label(table.pass);
-            lines.extend(reasons::ship_lines(&pass, &table.rows, &screens, table.columns.len(), self.max_drift));
+            lines.extend(reasons::ship_lines(pass, &table.rows, &screens, table.columns.len(), self.max_drift));
         }
         for (pass, label) in [(Some(true), pass_label(Some(true))), (Some(false), pass_label(Some(false)))] {
             if !self.tables.is_empty() && !self.tables.iter().any(|t| t.pass == pass) {

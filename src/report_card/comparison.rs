@@ -830,4 +830,51 @@ mod tests {
         );
         assert_eq!(verdict("simulated"), "monitor 1 (60 Hz): best lockstep", "the simulator's own need no word");
     }
+
+    /// The issue's 144 Hz card: the probe missed 2.5 % of refreshes before any
+    /// strategy ran, 216 a minute. Variable's 11 hitches in 3 s (220/min) and
+    /// auto's 13 (260/min) are within the counting noise of 216 (20 +
+    /// √(54² + 131.5²) = 162.1): both are the machine's, they tie, and the
+    /// column says so in words.
+    #[test]
+    fn hitches_within_noise_of_the_probes_misses_are_the_machines() {
+        use crate::report::registry::{HITCHES, HITCHES_PER_MIN, SYSTEM_TIME_S};
+        let run = |name: &str, hitches: f64, latency: f64| {
+            RunRecord { vsync_requested: Some(true), ..sim(name, 144.0, true, 0.1) }
+                .with(&HITCHES, hitches)
+                .with(&HITCHES_PER_MIN, hitches * 20.0)
+                .with(&SYSTEM_TIME_S, 3.0)
+                .with(&LATENCY_MS, latency)
+        };
+        let runs = vec![run("variable", 11.0, 12.0), run("auto", 13.0, 13.0)];
+        let misses = evidence::MachineMisses { share: 0.025, per_min: 216.0 };
+        let column = Column {
+            label: "144 Hz".to_owned(),
+            refresh_hz: Some(144.0),
+            runs,
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
+        };
+        assert_eq!(
+            column.machine_line().as_deref(),
+            Some(
+                "machine: this machine missed 2.5 % of refreshes before any strategy ran (216/min): every strategy's \
+                 hitches are the machine's, within the counting noise of it"
+            )
+        );
+        let lines = column.reason_lines(MAX_DRIFT_MS_PER_MIN);
+        assert!(
+            lines.iter().any(|l| l.starts_with("tie: variable and auto tie: 11 and 13 hitches in 3 s, within the counting noise")),
+            "{lines:?}"
+        );
+        let one = Column { runs: vec![run("variable", 11.0, 12.0), run("catch-up", 60.0, 12.0)], ..column };
+        assert_eq!(
+            one.machine_line().as_deref(),
+            Some(
+                "machine: this machine missed 2.5 % of refreshes before any strategy ran (216/min): variable's 220/min \
+                 are the machine's, not the loop's"
+            )
+        );
+    }
 }

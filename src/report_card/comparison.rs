@@ -865,7 +865,10 @@ mod tests {
         );
         let lines = column.reason_lines(MAX_DRIFT_MS_PER_MIN);
         assert!(
-            lines.iter().any(|l| l.starts_with("tie: variable and auto tie: 11 and 13 hitches in 3 s, within the counting noise")),
+            lines
+                .iter()
+                .any(|l| l
+                    .starts_with("tie: variable and auto tie: 11 and 13 hitches in 3 s, within the counting noise")),
             "{lines:?}"
         );
         let one = Column { runs: vec![run("variable", 11.0, 12.0), run("catch-up", 60.0, 12.0)], ..column };

@@ -44,6 +44,7 @@ mod markup;
 pub(crate) mod plots;
 pub(crate) mod predict;
 pub(crate) mod reasons;
+pub(crate) mod sampler;
 pub(crate) mod schema;
 pub(crate) mod setup;
 pub(crate) mod stats;
@@ -52,12 +53,12 @@ pub(crate) mod synthetic;
 pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
+pub(crate) use sampler::{FrameTimes, SetupSampler};
 pub use schema::{
     FigureError, Machine, MonitorCard, PresentKind, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError,
     VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
-pub(crate) use setup::{FrameTimes, SetupSampler};
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 
 /// Why a report card, a page or a comparison could not be read or written.

@@ -43,8 +43,8 @@
 //!   machine's), judder 0.000 and 0.050 tie (< 0.25), shown 60 < 0.9 · 237: interpolated
 //! ```
 
-use super::evidence::MISSING_SHARE;
-use super::judge::{JUDDER_TIE_MS, Tolerance, within};
+use super::keep_up::MISSING_SHARE;
+use super::noise::{JUDDER_TIE_MS, Tolerance, within};
 
 /// Standard errors between two figures' difference that still count as noise.
 const NOISE_SIGMAS: f64 = 2.0;

@@ -30,6 +30,7 @@
 //! at 21.5 fps on 60 Hz (0.36) or one that misses every other refresh (0.5)
 //! is far below it. Its frames then measure the page, not the strategy.
 
+pub use super::keep_up::{MISSING_SHARE, keeps_up};
 use super::schema::{MonitorCard, ReportCard, RunRecord};
 pub use crate::refresh::MIN_SAMPLES;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
@@ -39,20 +40,9 @@ use crate::report::trim_number;
 /// [`MIN_SAMPLES`] intervals, plus the frame they start from (module docs).
 pub const MIN_FRAMES: u64 = MIN_SAMPLES as u64 + 1;
 
-/// A page that draws less than this share of the screen's refreshes is said
-/// to miss them (module docs).
-pub const MISSING_SHARE: f64 = 0.9;
-
 /// How far above the screen's refresh a seen VRR range may reach and still
 /// be the screen's own frames: the frame clock's measurement is within 1 %.
 const SCREEN_TOLERANCE: f64 = 0.01;
-
-/// Whether a loop that drew `drawn_share` of the screen's refreshes keeps up:
-/// at least [`MISSING_SHARE`] of them. One rule for the page (its probe's frames
-/// against the screen's refresh) and the window (its probe's missed share).
-pub fn keeps_up(drawn_share: f64) -> bool {
-    drawn_share >= MISSING_SHARE
-}
 
 /// "this machine missed 12.5 % of refreshes before any strategy ran: it does
 /// not keep up with 144 Hz" when a window's probe missed more than

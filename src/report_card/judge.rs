@@ -56,6 +56,7 @@
 //! ```
 
 use super::choice::{Candidate, Choice, Spread};
+pub(crate) use super::noise::{JUDDER_TIE_MS, Tolerance, within};
 use super::schema::{MonitorCard, PredictionRange, RunRecord};
 use crate::report::Field;
 use crate::report::registry::{
@@ -71,24 +72,6 @@ pub const MAX_DRIFT_MS_PER_MIN: f64 = match crate::report::registry::DRIFT_MS_PE
     Some(bound) => bound,
     None => f64::INFINITY,
 };
-
-/// Judder this close counts as equal, ms: a quarter pixel for an object
-/// moving 1000 px/s, below what anyone sees.
-pub(crate) const JUDDER_TIE_MS: f64 = 0.25;
-
-/// How far a measurement may lie from its prediction and still agree: `abs + rel · |predicted|`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Tolerance {
-    /// The absolute part, in the metric's unit.
-    pub(crate) abs: f64,
-    /// The relative part, a fraction of the prediction.
-    pub(crate) rel: f64,
-    /// For a rate of events counted over this many minutes (0: not a
-    /// count), the count's own noise, two standard deviations of a Poisson
-    /// count, 2·√(predicted events) as a rate, joins the relative part (the
-    /// two are independent: their sum of squares).
-    pub(crate) counted_minutes: f64,
-}
 
 /// Judder agrees within 0.5 ms + 25 %.
 pub(crate) const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25, counted_minutes: 0.0 };
@@ -265,16 +248,6 @@ pub struct Agreement {
     /// Whether the predicted pick is neither the measured one nor tied with it
     /// (its strategy then does not count as agreeing).
     pub(crate) pick_differs: bool,
-}
-
-/// Whether `measured` lies within `tol` of `predicted`.
-pub(crate) fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
-    let noise = if tol.counted_minutes > 0.0 {
-        2.0 * (predicted.max(0.0) * tol.counted_minutes).sqrt() / tol.counted_minutes
-    } else {
-        0.0
-    };
-    (measured - predicted).abs() <= tol.abs + (tol.rel * predicted.abs()).hypot(noise)
 }
 
 /// The tolerance for `metric` on a display of `refresh_hz`.

@@ -291,10 +291,10 @@ impl MeasuredSetup {
 
     /// Whether the machine kept up with the refresh in the probe: a sentence
     /// saying it did not when its frames missed more refreshes than
-    /// [`super::evidence::keeps_up`] allows (the page's rule, one for both),
+    /// [`super::keep_up::keeps_up`] allows (the page's rule, one for both),
     /// naming the strategies that render every refresh.
     pub(crate) fn keeping_up(&self, refresh_hz: f64, every_refresh: &[&str]) -> Option<String> {
-        let missed = self.missed_share.filter(|m| !super::evidence::keeps_up(1.0 - m))?;
+        let missed = self.missed_share.filter(|m| !super::keep_up::keeps_up(1.0 - m))?;
         let period = 1000.0 / refresh_hz;
         let strategies =
             if every_refresh.is_empty() { String::new() } else { format!(": {}", every_refresh.join(", ")) };

@@ -153,22 +153,7 @@ pub(crate) fn column_lines(
         let tied: Vec<&RunRecord> = tie.iter().map(|&i| eligible[i]).collect();
         let names: Vec<String> = tied.iter().map(|r| r.strategy.clone()).collect();
         let mut line = format!("tie: {} tie: {}, within the counting noise", and_list(&names), hitch_counts(&tied));
-        let decider =
-            choice.steps.iter().find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)));
-        match decider.map(|o| o.step) {
-            Some(Step::TieBreaker) => {
-                let _ = write!(
-                    line,
-                    "; judder, new pictures and latency within noise too: the tie-breaker (lowest {}) names {}",
-                    LATENCY_MS.words(),
-                    best.strategy
-                );
-            }
-            Some(step) => {
-                let _ = write!(line, "; the tie is decided by {}, beyond its noise", step_name(step));
-            }
-            None => {}
-        }
+        let _ = write!(line, "; {}", tie_decided(choice, tie, &best.strategy, ""));
         lines.push(line);
     } else if let Some(o) = choice.tie_breaker() {
         let names: Vec<String> = o.kept.iter().chain(&o.dropped).map(|&i| eligible[i].strategy.clone()).collect();
@@ -197,6 +182,29 @@ pub(crate) fn column_lines(
         lines.push(format!("not {}: {}", run.strategy, miss_reason(run, step, max_drift)));
     }
     lines
+}
+
+/// How a tie on hitches was decided: `the tie is decided by judder, then latency, beyond
+/// their noise`, ending with the tie-breaker where it ran (`worst` for the ship line's figures).
+fn tie_decided(choice: &Choice, tie: &[usize], best: &str, worst: &str) -> String {
+    let steps: Vec<Step> = choice
+        .steps
+        .iter()
+        .filter(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)))
+        .map(|o| o.step)
+        .collect();
+    let breaker = format!("the tie-breaker (lowest {worst}{}) names {best}", LATENCY_MS.words());
+    let decided: Vec<String> = steps.iter().filter(|s| **s != Step::TieBreaker).map(|s| step_name(*s)).collect();
+    let by = match decided.as_slice() {
+        [] => None,
+        [one] => Some(format!("the tie is decided by {one}, beyond its noise")),
+        more => Some(format!("the tie is decided by {}, beyond their noise", more.join(", then "))),
+    };
+    match (by, steps.contains(&Step::TieBreaker)) {
+        (Some(by), true) => format!("{by}; still tied: {breaker}"),
+        (Some(by), false) => by,
+        (None, _) => format!("judder, new pictures and latency within noise too: {breaker}"),
+    }
 }
 
 /// The rule's step in words: `judder`, `new pictures`.
@@ -384,17 +392,7 @@ pub(crate) fn ship_lines(
         let names: Vec<String> = tie.iter().map(|&i| all[i].worst.name.clone()).collect();
         let rates: Vec<String> =
             tie.iter().map(|&i| Metric::Hitches.format(all[i].worst.hitches.map(|h| h.0))).collect();
-        let broken = match first
-            .steps
-            .iter()
-            .find(|o| o.step != Step::Hitches && o.dropped.iter().any(|i| tie.contains(i)))
-        {
-            Some(o) if o.step == Step::TieBreaker => {
-                format!("the tie-breaker (lowest worst {}) names {}", LATENCY_MS.words(), all[first.best].worst.name)
-            }
-            Some(o) => format!("the tie is decided by {}, beyond its noise", step_name(o.step)),
-            None => String::new(),
-        };
+        let broken = tie_decided(&first, tie, &all[first.best].worst.name, "worst ");
         lines.push(format!(
             "  tie: {} tie on their worst screens: {}, within the counting noise; {broken}",
             and_list(&names),

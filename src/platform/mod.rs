@@ -18,6 +18,7 @@
 //! A port to another platform adds its half here and its dependencies in
 //! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
 
+pub mod display_time;
 #[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
 mod frame_clock;
 #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "a page serves nothing"))]
@@ -39,6 +40,7 @@ mod web;
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
 
+pub(crate) use display_time::DisplayTimer;
 pub(crate) use http_message::{HttpService, Request, Response};
 
 /// One touch control of a page: a key's action as a button (natively there are none).

@@ -57,7 +57,9 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("timestep-lab device"),
                 // Timestamps only where offered: they time the passes for the overlay.
-                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                // Vulkan's display timing where offered: it says when each frame was shown.
+                required_features: adapter.features()
+                    & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::VULKAN_GOOGLE_DISPLAY_TIMING),
                 required_limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,

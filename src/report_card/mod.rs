@@ -51,7 +51,8 @@ pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
 pub use schema::{
-    FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
+    DisplayTiming, FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError,
+    VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
 pub(crate) use setup::{FrameTimes, SetupSampler};

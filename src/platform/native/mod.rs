@@ -5,7 +5,6 @@ mod cpu_ticks;
 mod heap;
 mod http_server;
 mod spin;
-mod wayland;
 mod x11;
 
 use std::fs::OpenOptions;
@@ -18,7 +17,6 @@ pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
 pub(crate) use http_server::{network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
-pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say.
@@ -161,8 +159,8 @@ pub(crate) fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> 
 }
 
 /// Where [`display_time`]'s times come from natively: the present call's
-/// return, an estimate, unless the compositor's feedback replaces it
-/// ([`PresentationFeedback`]).
+/// return, an estimate, unless a display-time source replaces it
+/// ([`DisplayTimer`](crate::platform::DisplayTimer)).
 pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
     timestep_core::feedback::DisplayTimeSource::PresentReturn;
 

@@ -37,9 +37,7 @@ mod webgl;
 
 use crate::time::{Nanos, RealClock};
 
-pub(crate) use animation_frame::{
-    DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
-};
+pub(crate) use animation_frame::{DISPLAY_TIME_SOURCE, display_time, frame_timestamp, next_refresh, screen_refresh};
 pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
 pub use logging::{init_logger, init_quiet_logger};
 pub(crate) use message_box::{notify, report_error, show_ending};

@@ -315,7 +315,9 @@ impl Demo {
         }
         self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
         self.screen.hud.display_times = self.screen.feedback.line();
-        self.screen.hud.display_times_fell_back = self.screen.feedback.fallback().is_some();
+        let note = self.screen.feedback.fallback_note();
+        self.screen.hud.display_times_fell_back = note.is_some();
+        self.screen.hud.notes.extend(note);
         let gate = self.loops.session.display().emulated_vrr();
         if let Some(note) = gate.zip(screen).and_then(|(range, hz)| life::vrr_ceiling_note(range, hz)) {
             self.screen.hud.notes.push(note);

@@ -150,6 +150,8 @@ pub(crate) struct DisplayTimer {
     fallback: Option<String>,
     /// Copy/flip/skip counts of the source, kept after a fallback.
     kinds: Option<PresentKinds>,
+    /// A source was in use and was given up (not: none opened).
+    gave_up: bool,
 }
 
 impl std::fmt::Debug for DisplayTimer {
@@ -171,6 +173,7 @@ impl DisplayTimer {
                     watch: Watch::default(),
                     fallback: None,
                     kinds: None,
+                    gave_up: false,
                 }
             }
             Err(why) => {
@@ -181,6 +184,7 @@ impl DisplayTimer {
                     watch: Watch::default(),
                     fallback: Some(why),
                     kinds: None,
+                    gave_up: false,
                 }
             }
         }
@@ -225,12 +229,13 @@ impl DisplayTimer {
 
     /// Gives the source up: the present's return times the frames from now on, said once.
     fn fall_back(&mut self, why: String) {
-        log::warn!("display times: falling back to {}: {why}", present_return::NAME);
+        log::warn!("display times fell back to {}: {why}", present_return::NAME);
         if let Some(source) = self.source.take() {
             self.kinds = source.kinds();
         }
         self.name = present_return::NAME;
         self.fallback = Some(why);
+        self.gave_up = true;
     }
 
     /// The name of the source that times the frames now (`x11-present`, `present-return`).
@@ -248,16 +253,18 @@ impl DisplayTimer {
         self.kinds
     }
 
-    /// The overlay's line: the source and its counts, or the fallback and why.
+    /// The overlay's line: the source and its counts (`x11-present: 58 flip, 2 copy, 0 skip`).
     pub(crate) fn line(&self) -> String {
-        let mut line = self.name.to_owned();
-        if let Some(k) = self.kinds {
-            line.push_str(&format!(": {} flip, {} copy, {} skip", k.flip, k.copy, k.skip));
+        match self.kinds {
+            Some(k) => format!("{}: {} flip, {} copy, {} skip", self.name, k.flip, k.copy, k.skip),
+            None => self.name.to_owned(),
         }
-        if let Some(why) = &self.fallback {
-            line.push_str(&format!(" ({why})"));
-        }
-        line
+    }
+
+    /// The overlay's note where a source was given up: the present's return times the frames, and why.
+    pub(crate) fn fallback_note(&self) -> Option<String> {
+        let why = self.fallback.as_ref().filter(|_| self.gave_up)?;
+        Some(format!("display times fell back to {}: {why}", present_return::NAME))
     }
 }
 
@@ -347,7 +354,10 @@ mod tests {
         assert!(awaited[59..].iter().all(|a| !*a), "from the 60th on nothing is awaited");
         assert_eq!(timer.name(), "present-return");
         assert_eq!(timer.fallback(), Some("scripted answered none of the window's 60 presents"));
-        assert_eq!(timer.line(), "present-return (scripted answered none of the window's 60 presents)");
+        assert_eq!(
+            timer.fallback_note().as_deref(),
+            Some("display times fell back to present-return: scripted answered none of the window's 60 presents")
+        );
     }
 
     #[test]
@@ -375,6 +385,8 @@ mod tests {
     #[test]
     fn no_source_says_why_from_the_start() {
         let timer = DisplayTimer::new(Err("x11-present: not an X11 window".to_owned()));
-        assert_eq!(timer.line(), "present-return (x11-present: not an X11 window)");
+        assert_eq!(timer.line(), "present-return");
+        assert_eq!(timer.fallback(), Some("x11-present: not an X11 window"), "for the log and the card");
+        assert_eq!(timer.fallback_note(), None, "the overlay's estimate row says enough");
     }
 }

@@ -56,7 +56,7 @@ const PENDING: usize = 64;
 
 /// Matches completions to the window's presents and turns them into feedback.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Matcher {
+pub struct Matcher {
     /// Frames presented, oldest first, not yet completed.
     pending: VecDeque<u64>,
     last_serial: Option<u32>,
@@ -69,12 +69,12 @@ pub(crate) struct Matcher {
 
 impl Matcher {
     /// A matcher for a lab clock whose zero is `zero` ns on the server's clock.
-    pub(crate) fn new(zero: Nanos) -> Matcher {
+    pub fn new(zero: Nanos) -> Matcher {
         Matcher { pending: VecDeque::with_capacity(PENDING), zero, ..Matcher::default() }
     }
 
     /// Frame `frame` is about to be presented.
-    pub(crate) fn presenting(&mut self, frame: u64) {
+    pub fn presenting(&mut self, frame: u64) {
         if self.pending.len() == PENDING {
             self.pending.pop_front();
         }
@@ -82,7 +82,7 @@ impl Matcher {
     }
 
     /// Copy, flip and skip counts so far.
-    pub(crate) fn kinds(&self) -> PresentKinds {
+    pub fn kinds(&self) -> PresentKinds {
         self.kinds
     }
 
@@ -94,7 +94,7 @@ impl Matcher {
     /// display (one pair of Xvfb's fake vblanks is 16 667 µs ± its timer's
     /// lateness). A counter that goes back (another monitor's CRTC) starts
     /// the average over.
-    pub(crate) fn complete(&mut self, c: Complete) -> Option<Feedback> {
+    pub fn complete(&mut self, c: Complete) -> Option<Feedback> {
         if let Some(last) = self.last_serial {
             // Presents between the last seen and this one completed unseen: their frames stay estimates.
             let unseen = c.serial.wrapping_sub(last).saturating_sub(1) as usize;

@@ -85,6 +85,9 @@ async fn request_adapter(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'static>>,
 ) -> Result<wgpu::Adapter, RenderError> {
+    if let Some(adapter) = crate::platform::preferred_adapter(instance, surface).await {
+        return Ok(adapter);
+    }
     let mut options = wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
         force_fallback_adapter: false,

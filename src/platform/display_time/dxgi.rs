@@ -184,6 +184,114 @@ impl Converter {
     }
 }
 
+/// The source on Windows: the statistics of the swap chain wgpu's DX12 back-end made.
+#[cfg(windows)]
+mod imp {
+    use timestep_core::feedback::Feedback;
+    use wgpu::hal::api::Dx12;
+    use windows::Win32::Graphics::Dxgi::{
+        DXGI_ERROR_FRAME_STATISTICS_DISJOINT, DXGI_FRAME_STATISTICS, IDXGISwapChain3,
+    };
+    use windows::Win32::System::Performance::{QueryPerformanceCounter, QueryPerformanceFrequency};
+
+    use super::{Converter, FrameStatistics, Sample};
+    use crate::platform::display_time::{DisplayTimes, Gives, Gpu, PresentKinds};
+    use crate::time::{Clock as _, NANOS_PER_SEC, RealClock};
+
+    /// Frame statistics, matched to the window's presents by their counts.
+    struct DxgiFrameStatistics {
+        converter: Converter,
+    }
+
+    /// The swap chain behind `gpu`'s surface, fetched again each time (a
+    /// reconfigure may make another); `None` before the first configure or on another back-end.
+    #[expect(unsafe_code, reason = "wgpu-hal's DX12 surface gives its swap chain through as_hal")]
+    fn swap_chain(gpu: Gpu<'_>) -> Option<IDXGISwapChain3> {
+        // SAFETY: the swap chain is only read (counts and statistics); wgpu keeps owning it.
+        unsafe { gpu.surface.as_hal::<Dx12>() }.and_then(|surface| surface.swap_chain())
+    }
+
+    /// The source, where the window's surface is DX12's.
+    ///
+    /// # Errors
+    /// Another back-end, or no performance counter.
+    #[expect(unsafe_code, reason = "QueryPerformanceCounter and QueryPerformanceFrequency write through pointers")]
+    pub(crate) fn open(gpu: Gpu<'_>, clock: &RealClock) -> Result<Box<dyn DisplayTimes>, String> {
+        // SAFETY: as in `swap_chain`.
+        if unsafe { gpu.surface.as_hal::<Dx12>() }.is_none() {
+            return Err("not a DX12 surface".to_owned());
+        }
+        let mut hz = 0i64;
+        let mut qpc = 0i64;
+        let before = clock.now();
+        // SAFETY: both write one i64 each, to locals.
+        unsafe {
+            QueryPerformanceFrequency(&mut hz).map_err(|e| format!("QueryPerformanceFrequency: {e}"))?;
+            QueryPerformanceCounter(&mut qpc).map_err(|e| format!("QueryPerformanceCounter: {e}"))?;
+        }
+        let after = clock.now();
+        let hz = u64::try_from(hz).ok().filter(|hz| *hz > 0).ok_or("no performance counter")?;
+        // The lab's zero, in ticks: now less the lab time elapsed, converted.
+        let since_zero = u128::from(before + (after - before) / 2) * u128::from(hz) / u128::from(NANOS_PER_SEC);
+        let qpc_zero = qpc.saturating_sub(i64::try_from(since_zero).unwrap_or(i64::MAX));
+        Ok(Box::new(DxgiFrameStatistics { converter: Converter::new(qpc_zero, hz) }))
+    }
+
+    impl DisplayTimes for DxgiFrameStatistics {
+        fn name(&self) -> &'static str {
+            "dxgi-frame-statistics"
+        }
+
+        fn gives(&self) -> Gives {
+            Gives { display_time: true, refresh: true, skipped: true, copied: false }
+        }
+
+        fn presenting(&mut self, _frame: u64, _gpu: Gpu<'_>) {}
+
+        #[expect(unsafe_code, reason = "IDXGISwapChain::GetLastPresentCount")]
+        fn presented(&mut self, frame: u64, gpu: Gpu<'_>) {
+            // SAFETY: a read of the swap chain's count, on the thread that presents.
+            if let Some(count) = swap_chain(gpu).and_then(|chain| unsafe { chain.GetLastPresentCount() }.ok()) {
+                self.converter.presented(frame, count);
+            }
+        }
+
+        #[expect(unsafe_code, reason = "IDXGISwapChain::GetFrameStatistics writes the statistics through a pointer")]
+        fn poll(&mut self, gpu: Gpu<'_>, take: &mut dyn FnMut(Feedback)) -> u64 {
+            let Some(chain) = swap_chain(gpu) else { return 0 };
+            let mut stats = DXGI_FRAME_STATISTICS::default();
+            // SAFETY: writes one DXGI_FRAME_STATISTICS, to a local.
+            let sample = match unsafe { chain.GetFrameStatistics(&mut stats) } {
+                Ok(()) => Sample::Stats(FrameStatistics {
+                    present_count: stats.PresentCount,
+                    present_refresh_count: stats.PresentRefreshCount,
+                    sync_refresh_count: stats.SyncRefreshCount,
+                    sync_qpc_time: stats.SyncQPCTime,
+                }),
+                Err(e) if e.code() == DXGI_ERROR_FRAME_STATISTICS_DISJOINT => Sample::Disjoint,
+                Err(_) => Sample::Missing,
+            };
+            let n = self.converter.sample(sample, take);
+            log::trace!("dxgi: {} refreshes so far repeated a present", self.converter.repeated());
+            n
+        }
+
+        fn kinds(&self) -> Option<PresentKinds> {
+            Some(self.converter.kinds())
+        }
+
+        fn silence(&self, presents: u64) -> String {
+            format!(
+                "DXGI's frame statistics named none of the window's {presents} presents (a bitblt-model or \
+                 remote swap chain has none)"
+            )
+        }
+    }
+}
+
+#[cfg(windows)]
+pub(crate) use imp::open;
+
 /// Not Windows: no DXGI.
 ///
 /// # Errors

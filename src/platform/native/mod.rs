@@ -95,6 +95,28 @@ pub(crate) async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle)
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
 }
 
+/// The adapter to try before wgpu's own pick: on Windows a DX12 one that can
+/// present to `surface` (discrete before integrated), whose swap chain gives
+/// DXGI's frame statistics (wgpu may otherwise pick Vulkan, which gives none
+/// there); `None` elsewhere, or where `WGPU_BACKEND` chooses the back-end.
+pub(crate) async fn preferred_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'static>>,
+) -> Option<wgpu::Adapter> {
+    if !cfg!(windows) || std::env::var_os("WGPU_BACKEND").is_some() {
+        return None;
+    }
+    let surface = surface?;
+    let mut adapters: Vec<wgpu::Adapter> = instance
+        .enumerate_adapters(wgpu::Backends::DX12)
+        .await
+        .into_iter()
+        .filter(|a| a.is_surface_supported(surface) && a.get_info().device_type != wgpu::DeviceType::Cpu)
+        .collect();
+    adapters.sort_by_key(|a| a.get_info().device_type != wgpu::DeviceType::DiscreteGpu);
+    adapters.into_iter().next()
+}
+
 /// An error that ends the run after start-up: natively `main` prints it
 /// when the event loop returns, so there is nothing to do here.
 pub(crate) fn report_error(_message: &str) {}

@@ -141,6 +141,14 @@ pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventL
     true
 }
 
+/// A page takes the adapter its back-end gives: no preference.
+pub(crate) async fn preferred_adapter(
+    _instance: &wgpu::Instance,
+    _surface: Option<&wgpu::Surface<'static>>,
+) -> Option<wgpu::Adapter> {
+    None
+}
+
 /// The wgpu instance for the page: WebGPU where the browser offers an
 /// adapter, WebGL2 otherwise, on the lab's own back-end (`webgl/`: wgpu's
 /// own WebGL2 is wgpu-core, wgpu-hal and naga, 0.6 MB of gzipped wasm). The

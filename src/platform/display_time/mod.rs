@@ -26,6 +26,10 @@
 #[cfg_attr(all(not(windows), not(test)), expect(dead_code, reason = "read on Windows; its tests run everywhere"))]
 pub(crate) mod dxgi;
 mod present_return;
+#[cfg_attr(
+    all(not(target_os = "linux"), not(test)),
+    expect(dead_code, reason = "read on Linux; its tests run everywhere")
+)]
 pub(crate) mod vk_display_timing;
 #[cfg(not(target_arch = "wasm32"))]
 mod wayland;
@@ -62,8 +66,13 @@ pub struct PresentKinds {
 #[derive(Clone, Copy)]
 pub(crate) struct Gpu<'a> {
     /// The window's surface.
+    #[cfg_attr(
+        not(any(windows, target_os = "linux")),
+        expect(dead_code, reason = "read by DXGI (Windows) and Vulkan's display timing (Linux)")
+    )]
     pub(crate) surface: &'a wgpu::Surface<'static>,
     /// The device that presents on it.
+    #[cfg_attr(not(target_os = "linux"), expect(dead_code, reason = "read by Vulkan's display timing (Linux)"))]
     pub(crate) device: &'a wgpu::Device,
 }
 

@@ -666,6 +666,24 @@ mod tests {
     }
 
     #[test]
+    fn a_window_runs_display_timing_reads_back_and_a_simulated_run_writes_none() {
+        let timing = DisplayTiming {
+            source: "present-return".to_owned(),
+            fallback: Some("X11 Present completed none of the window's 60 presents".to_owned()),
+            presents_copied: Some(0),
+            presents_flipped: Some(0),
+            presents_skipped: Some(0),
+            backend: "Vulkan".to_owned(),
+        };
+        let run = RunRecord { display_timing: Some(timing), ..RunRecord::default() }.with(&HITCHES, 1.0);
+        let text = serde_json::to_string(&run).expect("JSON");
+        assert!(text.contains(r#""fallback":"X11 Present completed none of the window's 60 presents""#), "{text}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&text).expect("read back"), run);
+        let simulated = serde_json::to_string(&RunRecord::default()).expect("JSON");
+        assert!(!simulated.contains("display_timing"), "{simulated}");
+    }
+
+    #[test]
     fn drift_is_derived_from_the_speed_ratio_when_missing() {
         let run = RunRecord::default().with(&SPEED_RATIO, 1000.0 / 1001.0);
         let drift = run.drift_ms_per_min().expect("derived from the speed ratio");

@@ -33,6 +33,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_timestep-lab");
 /// Presents the test client makes: two seconds of Xvfb's fake vblank.
 const PRESENTS: u32 = 120;
 
+/// Vblanks between the counter's present and the first measured one.
+const LEAD: u64 = 10;
+
 /// Xvfb's fake refresh (`present_fake.c`: 16 667 µs, 60 Hz).
 const FAKE_VBLANK_US: u64 = 16_667;
 
@@ -128,12 +131,14 @@ fn the_observer_records_every_completion_the_presenting_client_receives() -> Res
     let client = Presenter::new(&xvfb.name)?;
     let observer = PresentObserver::watch(Some(&xvfb.name), client.window)?;
     // One present at the next vblank finds the counter; then every present
-    // is queued at once, each for its own vblank: the server paces them.
+    // is queued at once, each for its own vblank from ten on (time to queue
+    // them on a busy machine: a target already past completes at once, two
+    // on one vblank): the server paces them.
     client.present(0, 0)?;
     let first = client.completions(1, Duration::from_secs(2))?;
     let m0 = first.first().ok_or("the first present never completed")?.0.msc;
     for serial in 1..=PRESENTS {
-        client.present(serial, m0 + u64::from(serial))?;
+        client.present(serial, m0 + LEAD + u64::from(serial))?;
     }
     let received = client.completions(PRESENTS as usize, Duration::from_secs(10))?;
     // The observer saw the counter's present too: it is the client's, not one of the measured.
@@ -148,10 +153,20 @@ fn the_observer_records_every_completion_the_presenting_client_receives() -> Res
     // Layer 1: the client's own connection got every completion, in order, one a vblank.
     let serials: Vec<u32> = client_side.iter().map(|c| c.serial).collect();
     assert_eq!(serials, (1..=PRESENTS).collect::<Vec<_>>(), "every present completed, in order");
+    // One a vblank: Xvfb's fake vblank is a timer, and when the server runs
+    // late (a busy machine: 44 ms once) the presents queued for the vblanks
+    // it missed complete at the first one after, msc counting every vblank
+    // that passed. So msc never goes back and rises by the vblanks the ust
+    // step spans, within one.
+    let mut single = 0;
     for pair in client_side.windows(2) {
-        assert_eq!(pair[1].msc, pair[0].msc + 1, "msc advances one a vblank: {pair:?}");
-        let step = pair[1].ust_us - pair[0].ust_us;
-        assert!(step < 3 * FAKE_VBLANK_US, "one fake vblank apart, a timer's lateness aside: {step} µs, {pair:?}");
+        let (msc_step, ust_step) = (pair[1].msc.saturating_sub(pair[0].msc), pair[1].ust_us - pair[0].ust_us);
+        assert!(pair[1].msc >= pair[0].msc, "msc never goes back: {pair:?}");
+        assert!(
+            (msc_step * FAKE_VBLANK_US).abs_diff(ust_step) < FAKE_VBLANK_US,
+            "msc counts the vblanks between two completions: {msc_step} for {ust_step} µs, {pair:?}"
+        );
+        single += usize::from(msc_step == 1);
     }
     for (c, read_at) in &received {
         assert!(
@@ -189,10 +204,11 @@ fn the_observer_records_every_completion_the_presenting_client_receives() -> Res
     eprintln!(
         "x11 present: {PRESENTS} presents by the test client, {} completions recorded by the observer, largest \
          difference between the two connections' ust {largest} µs; {} msc over {span} µs ({} µs a vblank, steps \
-         {shortest}-{longest} µs); {kinds:?}",
+         {shortest}-{longest} µs, {single} of {} steps one vblank); {kinds:?}",
         recorded.len(),
         client_side[client_side.len() - 1].msc - client_side[0].msc,
         span / u64::from(PRESENTS - 1),
+        PRESENTS - 1,
     );
     Ok(Completion::Completed)
 }

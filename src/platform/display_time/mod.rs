@@ -50,6 +50,20 @@ pub(crate) struct Gives {
     pub(crate) copied: bool,
 }
 
+impl Gives {
+    /// What it gives, in words: `display time, refresh, skipped`.
+    pub(crate) fn words(self) -> String {
+        let named = [
+            (self.display_time, "display time"),
+            (self.refresh, "refresh"),
+            (self.skipped, "skipped"),
+            (self.copied, "copied or flipped"),
+        ];
+        let words: Vec<&str> = named.into_iter().filter_map(|(given, word)| given.then_some(word)).collect();
+        words.join(", ")
+    }
+}
+
 /// How a source's frames reached the screen: X11 Present's completion modes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PresentKinds {
@@ -175,7 +189,7 @@ impl DisplayTimer {
         match source {
             Ok(source) => {
                 let gives = source.gives();
-                log::info!("display times: {} (gives {gives:?})", source.name());
+                log::info!("display times: {} (gives {})", source.name(), gives.words());
                 DisplayTimer {
                     name: source.name(),
                     source: Some(source),
@@ -389,6 +403,12 @@ mod tests {
                 watch.answered(1);
             }
         }
+    }
+
+    #[test]
+    fn what_a_source_gives_reads_as_words() {
+        let gives = Gives { display_time: true, refresh: true, skipped: false, copied: true };
+        assert_eq!(gives.words(), "display time, refresh, copied or flipped");
     }
 
     #[test]

@@ -83,6 +83,11 @@ pub struct HudData {
     pub notes: Vec<String>,
     /// Points along the bottom the overlay leaves free (a page's own bar of buttons).
     pub reserved_bottom_points: f32,
+    /// The display-time source and its counts (`x11-present: 58 flip, 2 copy, 0 skip`),
+    /// or `present-return (why)`; empty where none was asked for.
+    pub display_times: String,
+    /// The frames are timed by their present's return because a source failed or stayed silent.
+    pub display_times_fell_back: bool,
 }
 
 impl Default for HudData {
@@ -104,6 +109,8 @@ impl Default for HudData {
             runner_lane: None,
             notes: Vec::new(),
             reserved_bottom_points: 0.0,
+            display_times: String::new(),
+            display_times_fell_back: false,
         }
     }
 }

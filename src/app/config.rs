@@ -118,8 +118,8 @@ pub(crate) struct RunConfig {
     pub(crate) frame_limit: Option<crate::time::Rate>,
     /// Where to log the loop's frame intervals.
     pub(crate) frame_log: Option<PathBuf>,
-    /// Ask the compositor when frames were shown, where it can say (Wayland's
-    /// `wp_presentation`); off: the present call's return, an estimate.
+    /// Ask the display when frames were shown, where the platform can say
+    /// (`platform::display_time`); off: the present call's return, an estimate.
     pub(crate) presentation_feedback: bool,
 }
 

@@ -61,6 +61,8 @@ pub(crate) struct StatsJson {
     /// capped buffer, missed refreshes); absent when there is nothing to say.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) notes: Vec<String>,
+    /// How the frames were timed: the display-time source, or the fallback and why.
+    pub(crate) display_timing: crate::report_card::DisplayTiming,
 }
 
 impl StatsJson {

@@ -462,6 +462,7 @@ impl Tour {
         let record = RunRecord {
             vsync_requested: Some(vsync),
             present_mode: Some(setup_label(setup, emulated)),
+            display_timing: Some(demo.display_timing()),
             ..RunRecord::from(&report)
         };
         let record = with_interval_stats(record, stats.as_ref());

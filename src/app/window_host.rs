@@ -29,6 +29,7 @@ use crate::app::window_state::WindowState;
 use crate::hold::HeldFrame;
 use crate::host::FrameHost;
 use crate::hud_data::HudData;
+use crate::platform::display_time::Gpu;
 use crate::render::overlay::{Input, Target};
 use crate::render::surface::{Acquire, SkipReason, SurfaceFrame};
 use crate::session::PresentOutcome;
@@ -61,7 +62,7 @@ pub(crate) struct HostOutcome {
     pub(crate) draw_calls: u32,
     /// How a held present went (see `app::hold`).
     pub(crate) held: Option<HeldFrame>,
-    /// The compositor was asked when the frame is shown (see `platform::PresentationFeedback`).
+    /// The display-time source was asked when the frame is shown (see `platform::DisplayTimer`).
     pub(crate) feedback_awaited: bool,
 }
 
@@ -92,9 +93,10 @@ pub(crate) struct SceneParams {
 /// What the window's frames draw with; the demo owns it and lends it to
 /// each frame's [`WindowHost`].
 pub(crate) struct Screen {
-    /// The compositor's word on when frames were shown, where it gives one.
-    /// First: dropped before the window whose surface it asks about.
-    pub(crate) feedback: Option<crate::platform::PresentationFeedback>,
+    /// The display's word on when frames were shown, where the platform gives
+    /// one, else the present's return and why. First: dropped before the
+    /// window whose surface it asks about.
+    pub(crate) feedback: crate::platform::DisplayTimer,
     /// The window.
     pub(crate) win: WindowState,
     /// The GPU side.
@@ -275,6 +277,7 @@ impl WindowHost<'_> {
         let before = self.clock.now();
         frame.present(queue);
         let after = self.clock.now();
+        self.presented_feedback();
         self.outcome.blocked += after.saturating_sub(before);
         self.outcome.display_wait += after.saturating_sub(before);
         // A page's frame whose refresh an earlier present of a burst took stands in for the
@@ -299,6 +302,7 @@ impl WindowHost<'_> {
         let call_start = self.clock.now();
         frame.present(&self.screen.gfx.gpu.queue);
         let call_end = self.clock.now();
+        self.presented_feedback();
         // The hold is the loop's own wait, not the display's: it is not "blocked".
         self.outcome.blocked += ready.saturating_sub(before) + call_end.saturating_sub(call_start);
         self.outcome.display_wait += call_end.saturating_sub(call_start);
@@ -316,9 +320,19 @@ impl WindowHost<'_> {
     /// Asks the compositor when the coming present's commit is shown (a
     /// strategy frame's, once). Under an emulated grid D is its vblank: no question.
     fn request_feedback(&mut self) {
-        if let (Some(feedback), Some(id)) = (self.screen.feedback.as_mut(), self.frame_id.take()) {
-            feedback.request(id);
-            self.outcome.feedback_awaited = true;
+        if let Some(id) = self.frame_id {
+            let screen = &mut *self.screen;
+            let gpu = Gpu { surface: screen.gfx.surface.raw(), device: &screen.gfx.gpu.device };
+            self.outcome.feedback_awaited = screen.feedback.presenting(id, gpu);
+        }
+    }
+
+    /// Tells the display-time source that the asked-about present returned (DXGI reads its count then).
+    fn presented_feedback(&mut self) {
+        if let Some(id) = self.frame_id.take() {
+            let screen = &mut *self.screen;
+            let gpu = Gpu { surface: screen.gfx.surface.raw(), device: &screen.gfx.gpu.device };
+            screen.feedback.presented(id, gpu);
         }
     }
 

@@ -120,8 +120,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", value_parser = cli::file_name)]
     pub(crate) frame_log: Option<PathBuf>,
 
-    /// Time frames by the present call's return (an estimate) even where the compositor says
-    /// when they were shown (Wayland's wp_presentation): to compare the two
+    /// Time frames by the present call's return (an estimate) even where the display says
+    /// when they were shown (Wayland's wp_presentation, X11's Present, DXGI's frame statistics,
+    /// VK_GOOGLE_display_timing): to compare the two
     #[arg(long)]
     pub(crate) no_presentation_feedback: bool,
 }

@@ -18,6 +18,7 @@
 //! A port to another platform adds its half here and its dependencies in
 //! `Cargo.toml`; this module is the only place with `cfg(target_arch)`.
 
+pub mod display_time;
 #[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
 mod frame_clock;
 pub(crate) mod read_limited;
@@ -36,6 +37,8 @@ pub use native::*;
 mod web;
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
+
+pub(crate) use display_time::DisplayTimer;
 
 /// One touch control of a page: a key's action as a button (natively there are none).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -57,7 +57,9 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("timestep-lab device"),
                 // Timestamps only where offered: they time the passes for the overlay.
-                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                // Vulkan's display timing where offered: it says when each frame was shown.
+                required_features: adapter.features()
+                    & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::VULKAN_GOOGLE_DISPLAY_TIMING),
                 required_limits,
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -83,6 +85,9 @@ async fn request_adapter(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'static>>,
 ) -> Result<wgpu::Adapter, RenderError> {
+    if let Some(adapter) = crate::platform::preferred_adapter(instance, surface).await {
+        return Ok(adapter);
+    }
     let mut options = wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
         force_fallback_adapter: false,

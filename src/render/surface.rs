@@ -154,6 +154,11 @@ pub(crate) struct WindowSurface {
 }
 
 impl WindowSurface {
+    /// The wgpu surface, for a display-time source that reads the platform's swap chain (DXGI).
+    pub(crate) fn raw(&self) -> &wgpu::Surface<'static> {
+        &self.surface
+    }
+
     /// Creates a surface for `window`. It is configured by [`WindowSurface::configure`]
     /// (after the device exists), so the adapter can be chosen compatible with it.
     ///

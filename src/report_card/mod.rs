@@ -57,8 +57,8 @@ pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
 pub(crate) use sampler::{FrameTimes, SetupSampler};
 pub use schema::{
-    FigureError, Machine, MonitorCard, PresentKind, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError,
-    VERSION,
+    DisplayTiming, FigureError, Machine, MonitorCard, PresentKind, PresentModeCheck, ReportCard, RunRecord, SCHEMA,
+    SchemaError, VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
 pub use synthetic::{SyntheticMonitor, synthetic_card};

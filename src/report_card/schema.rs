@@ -464,6 +464,34 @@ pub struct RunRecord {
     /// See [`RunRecord::vrr_min_hz`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vrr_max_hz: Option<f64>,
+    /// A window run's display-time source and back-end; absent for simulator runs and in older files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_timing: Option<DisplayTiming>,
+}
+
+/// How a window run's frames were timed: the platform's source (its name
+/// completes `display_time_source`, the core's kind of time), why the
+/// present's return timed them instead, and how the presents reached the screen.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DisplayTiming {
+    /// The source: `wp-presentation`, `x11-present`, `dxgi-frame-statistics`,
+    /// `vk-google-display-timing`, or `present-return`.
+    pub source: String,
+    /// Why the present's return timed the frames, where a source was tried or given up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// Presents copied into the window (X11 Present), where the source tells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presents_copied: Option<u64>,
+    /// Presents flipped (scanned out as they are), where the source tells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presents_flipped: Option<u64>,
+    /// Presents never shown (skipped for a newer one), where the source tells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presents_skipped: Option<u64>,
+    /// The graphics back-end that presented (`Vulkan`, `Dx12`, `Metal`).
+    pub backend: String,
 }
 
 /// The spread of a prediction made from several runs: the least and the
@@ -532,6 +560,7 @@ impl From<&RunReport> for RunRecord {
             pattern: Some(r.pattern.clone()),
             vrr_min_hz: r.vrr.as_ref().map(|v| v.min_hz),
             vrr_max_hz: r.vrr.as_ref().map(|v| v.max_hz),
+            display_timing: None,
         }
     }
 }
@@ -723,6 +752,24 @@ mod tests {
         let run: RunRecord = serde_json::from_str(old).expect("an older record loads");
         assert_eq!((run.figure(&STARTUP_MS), run.figure(&HITCHES)), (None, Some(2.0)));
         assert_eq!(run.figure(&JUDDER_MS), Some(0.5), "unknown keys (fps) are ignored");
+    }
+
+    #[test]
+    fn a_window_runs_display_timing_reads_back_and_a_simulated_run_writes_none() {
+        let timing = DisplayTiming {
+            source: "present-return".to_owned(),
+            fallback: Some("X11 Present completed none of the window's 60 presents".to_owned()),
+            presents_copied: Some(0),
+            presents_flipped: Some(0),
+            presents_skipped: Some(0),
+            backend: "Vulkan".to_owned(),
+        };
+        let run = RunRecord { display_timing: Some(timing), ..RunRecord::default() }.with(&HITCHES, 1.0);
+        let text = serde_json::to_string(&run).expect("JSON");
+        assert!(text.contains(r#""fallback":"X11 Present completed none of the window's 60 presents""#), "{text}");
+        assert_eq!(serde_json::from_str::<RunRecord>(&text).expect("read back"), run);
+        let simulated = serde_json::to_string(&RunRecord::default()).expect("JSON");
+        assert!(!simulated.contains("display_timing"), "{simulated}");
     }
 
     #[test]

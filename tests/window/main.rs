@@ -16,7 +16,13 @@ mod app;
 mod measure;
 mod readme;
 mod wayland;
+#[cfg(target_os = "linux")]
+mod x11_present;
 
 fn main() {
-    harness::run_one_at_a_time([app::trials(), wayland::trials(), measure::trials(), readme::trials()])
+    #[cfg_attr(not(target_os = "linux"), expect(unused_mut, reason = "X11 Present is read on Linux"))]
+    let mut modules = vec![app::trials(), wayland::trials(), measure::trials(), readme::trials()];
+    #[cfg(target_os = "linux")]
+    modules.push(x11_present::trials());
+    harness::run_one_at_a_time(modules)
 }

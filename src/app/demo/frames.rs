@@ -159,10 +159,11 @@ impl Demo {
     /// Hands the compositor's answers to the session, then takes the frames
     /// it settled: to the frame log, and, when shown, to [`Demo::frame`]'s answer.
     fn collect_settled(&mut self) {
-        if let Some(feedback) = self.screen.feedback.as_mut() {
-            let session = &mut self.loops.session;
-            feedback.poll(|word| session.feedback(word));
-        }
+        let session = &mut self.loops.session;
+        let screen = &mut self.screen;
+        let gpu =
+            crate::platform::display_time::Gpu { surface: screen.gfx.surface.raw(), device: &screen.gfx.gpu.device };
+        screen.feedback.poll(gpu, |word| session.feedback(word));
         let estimate = self.loops.session.estimate_source().id();
         for settled in self.loops.session.take_settled() {
             let report = settled.report;
@@ -313,6 +314,10 @@ impl Demo {
             self.screen.hud.figures.vsync_verdict = verdict;
         }
         self.life.notes(fps, screen_hz, &mut self.screen.hud.notes);
+        self.screen.hud.display_times = self.screen.feedback.line();
+        let note = self.screen.feedback.fallback_note();
+        self.screen.hud.display_times_fell_back = note.is_some();
+        self.screen.hud.notes.extend(note);
         let gate = self.loops.session.display().emulated_vrr();
         if let Some(note) = gate.zip(screen).and_then(|(range, hz)| life::vrr_ceiling_note(range, hz)) {
             self.screen.hud.notes.push(note);

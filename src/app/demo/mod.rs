@@ -22,6 +22,7 @@ mod keys;
 pub(crate) mod life;
 mod loops;
 
+use crate::report_card::DisplayTiming;
 use std::collections::VecDeque;
 use std::io::BufWriter;
 
@@ -174,7 +175,7 @@ impl Demo {
             .with_present_mode(gfx.present_mode())
             .with_present_mode_requested(config.present_mode.label())
             .with_display_time_source(crate::platform::DISPLAY_TIME_SOURCE);
-        let feedback = presentation_feedback(&win, config, clock);
+        let feedback = display_timer(&win, &gfx, config, clock);
         let frame_log = config.frame_log.as_deref().map(FrameLog::create).transpose()?;
         let now = clock.now();
         let world = world_config(config);
@@ -551,33 +552,36 @@ impl Demo {
             lanes: self.loops.lane_reports(now, self.seed),
             screen_refresh_hz: crate::platform::screen_refresh(),
             notes: self.screen.hud.notes.clone(),
+            display_timing: self.display_timing(),
+        }
+    }
+
+    /// How the run's frames are timed: the source (or the fallback and why), its counts, the back-end.
+    pub(crate) fn display_timing(&self) -> DisplayTiming {
+        let timer = &self.screen.feedback;
+        let kinds = timer.kinds();
+        DisplayTiming {
+            source: timer.name().to_owned(),
+            fallback: timer.fallback().map(str::to_owned),
+            presents_copied: kinds.map(|k| k.copy),
+            presents_flipped: kinds.map(|k| k.flip),
+            presents_skipped: kinds.map(|k| k.skip),
+            backend: format!("{:?}", self.screen.gfx.gpu.adapter.get_info().backend),
         }
     }
 }
 
-/// The compositor's word on when frames are shown, where it gives one and
-/// `--no-presentation-feedback` does not turn it down; the log says which
+/// The display's word on when frames are shown, where the platform gives one
+/// and `--no-presentation-feedback` does not turn it down; the log says which
 /// display times the run has.
-fn presentation_feedback(
-    win: &WindowState,
-    config: &RunConfig,
-    clock: &RealClock,
-) -> Option<crate::platform::PresentationFeedback> {
-    let asked = if config.presentation_feedback {
-        crate::platform::PresentationFeedback::new(&win.window, clock)
+fn display_timer(win: &WindowState, gfx: &Gfx, config: &RunConfig, clock: &RealClock) -> crate::platform::DisplayTimer {
+    let source = if config.presentation_feedback {
+        let gpu = crate::platform::display_time::Gpu { surface: gfx.surface.raw(), device: &gfx.gpu.device };
+        crate::platform::display_time::open(&win.window, gpu, clock)
     } else {
         Err("--no-presentation-feedback".to_owned())
     };
-    match asked {
-        Ok(feedback) => {
-            log::info!("display times: the compositor's presentation feedback (wp_presentation)");
-            Some(feedback)
-        }
-        Err(why) => {
-            log::info!("display times: {} ({why})", crate::platform::DISPLAY_TIME_SOURCE.blind_spot());
-            None
-        }
-    }
+    crate::platform::DisplayTimer::new(source)
 }
 
 /// The overlay's data before the first frame: the help (keys, monitors,

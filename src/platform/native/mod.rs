@@ -5,7 +5,6 @@ mod cpu_ticks;
 mod heap;
 mod http_server;
 mod spin;
-mod wayland;
 mod x11;
 
 use std::fs::OpenOptions;
@@ -18,7 +17,6 @@ pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
 pub(crate) use http_server::{listen, network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
-pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say;
@@ -101,6 +99,28 @@ pub(crate) async fn gpu_instance(display: winit::event_loop::OwnedDisplayHandle)
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)))
 }
 
+/// The adapter to try before wgpu's own pick: on Windows a DX12 one that can
+/// present to `surface` (discrete before integrated), whose swap chain gives
+/// DXGI's frame statistics (wgpu may otherwise pick Vulkan, which gives none
+/// there); `None` elsewhere, or where `WGPU_BACKEND` chooses the back-end.
+pub(crate) async fn preferred_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'static>>,
+) -> Option<wgpu::Adapter> {
+    if !cfg!(windows) || std::env::var_os("WGPU_BACKEND").is_some() {
+        return None;
+    }
+    let surface = surface?;
+    let mut adapters: Vec<wgpu::Adapter> = instance
+        .enumerate_adapters(wgpu::Backends::DX12)
+        .await
+        .into_iter()
+        .filter(|a| a.is_surface_supported(surface) && a.get_info().device_type != wgpu::DeviceType::Cpu)
+        .collect();
+    adapters.sort_by_key(|a| a.get_info().device_type != wgpu::DeviceType::DiscreteGpu);
+    adapters.into_iter().next()
+}
+
 /// An error that ends the run after start-up: natively `main` prints it
 /// when the event loop returns, so there is nothing to do here.
 pub(crate) fn report_error(_message: &str) {}
@@ -165,8 +185,8 @@ pub(crate) fn frame_timestamp(_clock: &crate::time::RealClock) -> Option<Nanos> 
 }
 
 /// Where [`display_time`]'s times come from natively: the present call's
-/// return, an estimate, unless the compositor's feedback replaces it
-/// ([`PresentationFeedback`]).
+/// return, an estimate, unless a display-time source replaces it
+/// ([`DisplayTimer`](crate::platform::DisplayTimer)).
 pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
     timestep_core::feedback::DisplayTimeSource::PresentReturn;
 

@@ -135,26 +135,6 @@ fn on_clock(clock: &RealClock, ms: f64) -> Option<Nanos> {
 pub(crate) const DISPLAY_TIME_SOURCE: timestep_core::feedback::DisplayTimeSource =
     timestep_core::feedback::DisplayTimeSource::AnimationFrame;
 
-/// A browser says nothing of when frames were shown: no feedback to ask for.
-#[derive(Debug)]
-pub(crate) struct PresentationFeedback;
-
-impl PresentationFeedback {
-    /// Never available in a page.
-    ///
-    /// # Errors
-    /// Always.
-    pub(crate) fn new(_window: &winit::window::Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
-        Err("a browser gives no presentation feedback".to_owned())
-    }
-
-    /// Nothing to ask.
-    pub(crate) fn request(&mut self, _frame: u64) {}
-
-    /// Nothing arrives.
-    pub(crate) fn poll(&mut self, _take: impl FnMut(timestep_core::feedback::Feedback)) {}
-}
-
 /// The screen's refresh rate in Hz, from requestAnimationFrame's stamps
 /// (however many refreshes the page itself missed); `None` until enough
 /// frames agree on one.

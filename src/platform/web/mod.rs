@@ -33,9 +33,7 @@ mod visibility;
 
 use crate::time::{Nanos, RealClock};
 
-pub(crate) use animation_frame::{
-    DISPLAY_TIME_SOURCE, PresentationFeedback, display_time, frame_timestamp, next_refresh, screen_refresh,
-};
+pub(crate) use animation_frame::{DISPLAY_TIME_SOURCE, display_time, frame_timestamp, next_refresh, screen_refresh};
 pub(crate) use files::{OutputFile, check_writable, create_file, prepare_output_dir, write_file};
 pub use logging::{init_logger, init_quiet_logger};
 pub(crate) use message_box::{notify, report_error, show_ending};
@@ -137,6 +135,14 @@ pub(crate) fn window_attributes(attributes: winit::window::WindowAttributes) -> 
 /// A page's canvas is where the page puts it: no client places a window here.
 pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventLoop) -> bool {
     true
+}
+
+/// A page takes the adapter its back-end gives: no preference.
+pub(crate) async fn preferred_adapter(
+    _instance: &wgpu::Instance,
+    _surface: Option<&wgpu::Surface<'static>>,
+) -> Option<wgpu::Adapter> {
+    None
 }
 
 /// The wgpu instance for the page: WebGPU where the browser offers an

@@ -242,6 +242,14 @@ fn display_section(ui: &mut Ui, hud: &HudData) {
             shown.on_hover_text(source.blind_spot());
         }
         ui.end_row();
+
+        // Which of the platform's sources timed the frames (copy/flip/skip counts), or why none does.
+        if !hud.display_times.is_empty() {
+            key(ui, "timed by");
+            let color = if hud.display_times_fell_back { WARN } else { VALUE };
+            ui.label(RichText::new(&hud.display_times).monospace().color(color));
+            ui.end_row();
+        }
     });
     if !hud.figures.vsync_verdict.is_empty() {
         ui.label(RichText::new(&hud.figures.vsync_verdict).italics().color(VALUE));

@@ -35,7 +35,8 @@ mod imp {
 
     use rustix::time::ClockId;
 
-    use crate::time::{Clock, NANOS_PER_SEC, Nanos, RealClock};
+    use super::super::{DisplayTimes, Gives, Gpu, clock_zero};
+    use crate::time::{NANOS_PER_SEC, Nanos, RealClock};
 
     /// The clocks a compositor may name in `wp_presentation.clock_id`, by
     /// their Linux ids: Weston 10 picks `CLOCK_MONOTONIC_RAW` (4) when the
@@ -140,9 +141,19 @@ mod imp {
             let zero = clock_zero(clock, compositor_clock);
             Ok(PresentationFeedback { _conn: conn, queue, handle, presentation, surface, state, zero })
         }
+    }
+
+    impl DisplayTimes for PresentationFeedback {
+        fn name(&self) -> &'static str {
+            "wp-presentation"
+        }
+
+        fn gives(&self) -> Gives {
+            Gives { display_time: true, refresh: true, skipped: true, copied: true }
+        }
 
         /// Asks when the next commit on the surface (frame `frame`'s present) is shown.
-        pub(crate) fn request(&mut self, frame: u64) {
+        fn presenting(&mut self, frame: u64, _gpu: Gpu<'_>) {
             self.presentation.feedback(&self.surface, &self.handle, frame);
         }
 
@@ -154,11 +165,13 @@ mod imp {
         /// blocks until every other reader has read, and winit holds a
         /// prepared read while it dispatches some events: the run hung at
         /// exit (2 s run, Weston 10) until that read was taken out.
-        pub(crate) fn poll(&mut self, mut take: impl FnMut(Feedback)) {
+        fn poll(&mut self, _gpu: Gpu<'_>, take: &mut dyn FnMut(Feedback)) -> u64 {
             if let Err(e) = self.queue.dispatch_pending(&mut self.state) {
                 log::debug!("presentation feedback: {e}");
             }
+            let mut n = 0;
             for (frame, presented) in self.state.answers.drain(..) {
+                n += 1;
                 take(match presented {
                     Some((at, refresh, flags)) => Feedback::displayed(frame, at.saturating_sub(self.zero))
                         .with_refresh(Nanos::from(refresh))
@@ -166,17 +179,8 @@ mod imp {
                     None => Feedback::discarded(frame),
                 });
             }
+            n
         }
-    }
-
-    /// The lab clock's zero on the compositor's clock: read between two
-    /// readings of the lab clock (they are a few tens of ns apart).
-    fn clock_zero(clock: &RealClock, compositor: ClockId) -> Nanos {
-        let before = clock.now();
-        let now = rustix::time::clock_gettime(compositor);
-        let after = clock.now();
-        let monotonic = timespec_nanos(u64::try_from(now.tv_sec).unwrap_or(0), u64::try_from(now.tv_nsec).unwrap_or(0));
-        monotonic.saturating_sub(before + (after - before) / 2)
     }
 
     fn timespec_nanos(secs: u64, nanos: u64) -> Nanos {
@@ -240,32 +244,44 @@ mod imp {
     }
 }
 
-/// Elsewhere no compositor gives feedback the lab can read.
+/// Elsewhere there is no Wayland.
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use timestep_core::feedback::Feedback;
     use winit::window::Window;
 
     use crate::time::RealClock;
 
-    /// No feedback on this platform.
+    /// No Wayland on this platform.
     #[derive(Debug)]
-    pub(crate) struct PresentationFeedback;
+    pub(crate) enum PresentationFeedback {}
 
     impl PresentationFeedback {
         /// Never available here.
         ///
         /// # Errors
-        /// Always: this platform's feedback is not read.
+        /// Always: this platform has no Wayland.
         pub(crate) fn new(_window: &Window, _clock: &RealClock) -> Result<PresentationFeedback, String> {
-            Err("presentation feedback is read on Wayland only".to_owned())
+            Err("not a Wayland platform".to_owned())
         }
+    }
 
-        /// Nothing to ask.
-        pub(crate) fn request(&mut self, _frame: u64) {}
-
-        /// Nothing arrives.
-        pub(crate) fn poll(&mut self, _take: impl FnMut(Feedback)) {}
+    impl super::super::DisplayTimes for PresentationFeedback {
+        fn name(&self) -> &'static str {
+            match *self {}
+        }
+        fn gives(&self) -> super::super::Gives {
+            match *self {}
+        }
+        fn presenting(&mut self, _frame: u64, _gpu: super::super::Gpu<'_>) {
+            match *self {}
+        }
+        fn poll(
+            &mut self,
+            _gpu: super::super::Gpu<'_>,
+            _take: &mut dyn FnMut(timestep_core::feedback::Feedback),
+        ) -> u64 {
+            match *self {}
+        }
     }
 }
 

@@ -66,7 +66,11 @@ fn main() {
         let ball = app.world().resource::<Ball>().position;
         println!("{:<13} {pattern}", strategy.name());
         println!("{:<13} first frames (updates alpha drawn): {}", "", first.join(" | "));
-        println!("{:<13} ball at {ball:.4} after {FRAMES} frames ({:.4} s)", "", nanos_secs(display.tick_time(FRAMES - 1)));
+        println!(
+            "{:<13} ball at {ball:.4} after {FRAMES} frames ({:.4} s)",
+            "",
+            nanos_secs(display.tick_time(FRAMES - 1))
+        );
     }
 }
 

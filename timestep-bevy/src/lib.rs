@@ -30,7 +30,7 @@ mod pacing;
 mod plugin;
 mod runner;
 
-pub use pacing::{Blend, FrameSteps, MeasuredRefresh, Pacing, TimestepStrategy, Vsync, STATUS_EVERY};
+pub use pacing::{Blend, FrameSteps, MeasuredRefresh, Pacing, STATUS_EVERY, TimestepStrategy, Vsync};
 pub use plugin::{TimestepPlugin, TimestepSystems};
 pub use runner::pacing_runner;
 pub use timestep_core::{Rate, StrategyId, View};

@@ -76,7 +76,8 @@ impl Plugin for TimestepPlugin {
 /// `start_frame` runs `FixedMain` instead, and two runners would double the steps.
 fn remove_bevy_fixed_loop(app: &mut App) {
     // `Err` where it is gone already: nothing to do.
-    let _ = app.remove_systems_in_set(RunFixedMainLoop, run_fixed_main_schedule, ScheduleCleanupPolicy::RemoveSystemsOnly);
+    let _ =
+        app.remove_systems_in_set(RunFixedMainLoop, run_fixed_main_schedule, ScheduleCleanupPolicy::RemoveSystemsOnly);
 }
 
 /// The pacer's clock: `Time<Real>`'s elapsed time in nanoseconds (0 at Bevy's first frame).

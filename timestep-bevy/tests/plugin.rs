@@ -184,3 +184,25 @@ fn paced_draws_first_its_steps_run_at_the_next_frames_start() {
         drawn_with += after_present[k];
     }
 }
+
+#[test]
+fn bevys_virtual_pause_stops_the_steps_and_its_speed_is_the_pacers_time_scale() {
+    use bevy_time::Virtual;
+    let start = Instant::now();
+    let mut app = app(StrategyId::CatchUp);
+    // 60 ms frames: 3.6 ticks each, so a step lost or doubled shows.
+    let runs: Vec<u64> = (0..10).map(|k| frame(&mut app, start, k * 60_000_000)).collect();
+    assert_eq!(runs.iter().sum::<u64>(), 32, "0.54 s: 32 ticks due at 60 Hz {runs:?}");
+    app.world_mut().resource_mut::<Time<Virtual>>().pause();
+    let paused: Vec<u64> = (10..20).map(|k| frame(&mut app, start, k * 60_000_000)).collect();
+    assert_eq!(paused, vec![0; 10], "no step while Time<Virtual> is paused");
+    app.world_mut().resource_mut::<Time<Virtual>>().unpause();
+    assert_eq!(frame(&mut app, start, 20 * 60_000_000), 0, "the first frame after the pause starts the clock afresh");
+    let after: u64 = (21..31).map(|k| frame(&mut app, start, k * 60_000_000)).sum();
+    assert_eq!(after, 36, "then 0.6 s: 36 ticks, none owed for the pause");
+    // At half speed, half the ticks: 0.6 s of wall time is 0.3 s of game time.
+    app.world_mut().resource_mut::<Time<Virtual>>().set_relative_speed_f64(0.5);
+    let slow: u64 = (31..41).map(|k| frame(&mut app, start, k * 60_000_000)).sum();
+    assert_eq!(slow, 18, "18 ticks in 0.6 s at half speed");
+    assert_eq!(app.world().resource::<Pacing>().pacer().time_scale(), 0.5);
+}

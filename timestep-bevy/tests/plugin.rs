@@ -128,8 +128,8 @@ fn a_strategy_switch_mid_run_is_a_resource_write_that_keeps_the_tick_phase() {
     // by frame k the 60 Hz grid of the first frame has floor(5k/12 + 0.03)
     // = floor(5k/12) ticks due, 0.03 of a tick clear of any frame. Kept, the
     // phase gives that count on every frame, as if no switch had happened; a
-    // switch that started the grid afresh (a resync) would run no tick at
-    // frame 50 and lag from there.
+    // switch that started the grid afresh (a resync) would put the next
+    // tick a period after frame 50, and be a tick behind from frame 51.
     let start = Instant::now();
     let mut app = app(StrategyId::CatchUp);
     let mut reference = Pacer::new(StrategyId::CatchUp, TICK);

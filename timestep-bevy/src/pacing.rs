@@ -6,7 +6,7 @@ use std::time::Duration;
 use bevy_ecs::resource::Resource;
 use timestep_core::refresh::Measured;
 use timestep_core::time::{duration_to_nanos, nanos_to_duration};
-use timestep_core::{Frame, Nanos, Pacer, StrategyId, Updates, View};
+use timestep_core::{EVENT_LOOP_EARLY, Frame, Nanos, Pacer, StrategyId, Updates, View};
 
 /// How often, in frames, [`Vsync`] and [`MeasuredRefresh`] are brought up to
 /// date: each look sorts the refresh meter's window and writes the verdict's
@@ -42,6 +42,10 @@ pub struct Pacing {
     paused: bool,
     /// `Time<Virtual>`'s relative speed the pacer's time scale was last set to.
     speed: f64,
+    /// The wake the plugin slept until before this frame (feature `winit`):
+    /// the frame started no earlier, whatever instant Bevy's clock took
+    /// (the render world's, at the last present).
+    slept_until: Option<Nanos>,
     /// How long this frame's present blocked, if the game's renderer measured
     /// it: what tells vsync from a fast loop ([`Vsync`]). Read and cleared at
     /// the frame's end; unknown (`None`) leaves the verdict "cannot tell".
@@ -59,6 +63,7 @@ impl Pacing {
             in_frame: false,
             paused: false,
             speed: 1.0,
+            slept_until: None,
             present_blocked: None,
         }
     }
@@ -79,6 +84,30 @@ impl Pacing {
     /// frame's end (`Last`) on; a runner sleeps until then ([`crate::pacing_runner`]).
     pub fn wake(&self) -> Option<Duration> {
         self.wake.map(nanos_to_duration)
+    }
+
+    /// How long an event loop should wait after the start of the frame that
+    /// began at `now` (`Time<Real>`'s elapsed time) before it runs the next:
+    /// `None` to run it at once (no wake, or one within `EVENT_LOOP_EARLY`),
+    /// else up to `EVENT_LOOP_EARLY` before the wake, since the event loop's
+    /// timer wakes late (it may round to whole milliseconds) and the frame
+    /// finishes the wait with `sleep_until`, as timestep-core's winit recipe does.
+    pub fn event_loop_wait(&self, now: Duration) -> Option<Duration> {
+        let wake = self.wake()?;
+        (wake > now + EVENT_LOOP_EARLY).then(|| wake - now - EVENT_LOOP_EARLY)
+    }
+
+    /// The wake on the pacer's clock (nanoseconds of `Time<Real>`'s elapsed time).
+    #[cfg_attr(not(feature = "winit"), expect(dead_code, reason = "only the winit systems sleep"))]
+    pub(crate) fn wake_nanos(&self) -> Option<Nanos> {
+        self.wake
+    }
+
+    /// The plugin slept until `wake` before the frame about to start: it
+    /// starts no earlier (Bevy's clock may read the last present's instant).
+    #[cfg_attr(not(any(feature = "winit", test)), expect(dead_code, reason = "only the winit systems sleep"))]
+    pub(crate) fn slept_until(&mut self, wake: Nanos) {
+        self.slept_until = Some(wake);
     }
 
     /// Frames finished so far.
@@ -117,6 +146,7 @@ impl Pacing {
             self.speed = speed;
         }
         self.in_frame = true;
+        let now = self.slept_until.take().map_or(now, |wake| now.max(wake));
         (pacer.advance_at(now), pacer.tick_period())
     }
 
@@ -265,5 +295,59 @@ impl MeasuredRefresh {
 
     pub(crate) fn set(&mut self, measured: Option<Measured>) {
         self.0 = measured;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use timestep_core::Rate;
+
+    const MS: Nanos = 1_000_000;
+
+    /// A pacer under a 100 Hz frame limit after one frame at `at`: its wake is the next 10 ms slot.
+    fn pacing_after_frame_at(at: Nanos) -> Pacing {
+        let mut pacer = Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        pacer.set_frame_limit(Some(Rate::from_hz(100)));
+        let mut pacing = Pacing::new(pacer);
+        let _ = pacing.start_frame(at, None, 1.0);
+        assert_eq!(pacing.finish_frame(at), Some(0));
+        pacing
+    }
+
+    #[test]
+    fn the_event_loop_waits_until_a_millisecond_before_the_wake() {
+        // A frame at 2 ms: the limit's next slot is 10 ms; the loop's timer
+        // is set for 9 ms, 7 ms after the frame's start.
+        let pacing = pacing_after_frame_at(2 * MS);
+        assert_eq!(pacing.wake(), Some(Duration::from_millis(10)));
+        assert_eq!(pacing.event_loop_wait(Duration::from_millis(2)), Some(Duration::from_millis(7)));
+    }
+
+    #[test]
+    fn a_wake_within_a_millisecond_or_none_runs_the_next_frame_at_once() {
+        // A frame at 9.5 ms: the wake at 10 ms is 0.5 ms away, within EVENT_LOOP_EARLY.
+        let pacing = pacing_after_frame_at(9_500_000);
+        assert_eq!(pacing.event_loop_wait(Duration::from_micros(9_500)), None);
+        // Exactly a millisecond away: not later than now + EVENT_LOOP_EARLY, at once.
+        assert_eq!(pacing.event_loop_wait(Duration::from_millis(9)), None);
+        let no_limit = Pacing::new(Pacer::new(StrategyId::CatchUp, Rate::from_hz(60)));
+        assert_eq!(no_limit.event_loop_wait(Duration::ZERO), None, "no frame, no wake");
+    }
+
+    #[test]
+    fn a_frame_after_a_sleep_to_its_wake_starts_no_earlier_than_the_wake() {
+        // Catch-up at 60 Hz from 0; the loop slept to 40 ms, but Bevy's clock
+        // read 30 ms (the last present's instant, from the render world):
+        // the ticks at 16.7 and 33.3 ms are due, not only the first.
+        let mut pacing = Pacing::new(Pacer::new(StrategyId::CatchUp, Rate::from_hz(60)));
+        let _ = pacing.start_frame(0, None, 1.0);
+        let _ = pacing.finish_frame(0);
+        pacing.slept_until(40 * MS);
+        let (frame, _) = pacing.start_frame(30 * MS, None, 1.0);
+        assert_eq!(frame.updates().len(), 2, "two ticks by 40 ms");
+        let _ = pacing.finish_frame(40 * MS);
+        let (frame, _) = pacing.start_frame(45 * MS, None, 1.0);
+        assert_eq!(frame.updates().len(), 0, "the sleep counts once: no tick between 40 and 45 ms");
     }
 }

@@ -63,6 +63,9 @@ impl Plugin for TimestepPlugin {
             start_frame.in_set(RunFixedMainLoopSystems::FixedMainLoop).in_set(TimestepSystems::Steps),
         )
         .add_systems(Last, end_frame.in_set(TimestepSystems::Present));
+        #[cfg(feature = "winit")]
+        app.add_systems(Last, crate::winit::schedule_next_frame.after(TimestepSystems::Present))
+            .add_systems(bevy_app::First, crate::winit::finish_wait.before(bevy_time::TimeSystems));
     }
 
     /// Again once every plugin is built: a `TimePlugin` added after this one

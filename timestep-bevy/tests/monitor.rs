@@ -1,4 +1,4 @@
-//! The same numbers as the lab: the plugin on Bevy's manual clock and the
+//! The same numbers as the virtual monitor: the plugin on Bevy's manual clock and the
 //! core's virtual monitor on the same frame times give the same updates
 //! between pictures and the same blend factor, frame by frame, for every
 //! strategy.

@@ -101,6 +101,9 @@ fn start_frame(world: &mut World) {
     if paused {
         pacing.pause();
         run_steps(world, pending);
+        if let Some(mut frame_steps) = world.get_resource_mut::<FrameSteps>() {
+            *frame_steps = FrameSteps::default();
+        }
         return;
     }
     let (frame, tick) = pacing.start_frame(now, wanted, speed);

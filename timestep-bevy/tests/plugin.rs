@@ -196,6 +196,7 @@ fn bevys_virtual_pause_stops_the_steps_and_its_speed_is_the_pacers_time_scale() 
     app.world_mut().resource_mut::<Time<Virtual>>().pause();
     let paused: Vec<u64> = (10..20).map(|k| frame(&mut app, start, k * 60_000_000)).collect();
     assert_eq!(paused, vec![0; 10], "no step while Time<Virtual> is paused");
+    assert_eq!(app.world().resource::<FrameSteps>().total(), 0, "and the frame says so");
     app.world_mut().resource_mut::<Time<Virtual>>().unpause();
     assert_eq!(frame(&mut app, start, 20 * 60_000_000), 0, "the first frame after the pause starts the clock afresh");
     let after: u64 = (21..31).map(|k| frame(&mut app, start, k * 60_000_000)).sum();

@@ -74,7 +74,9 @@ impl Pacing {
     }
 
     /// The pacer, to change its settings: tick rate, frame limit, refresh,
-    /// time scale, `resync` after a load. Switch strategies with [`TimestepStrategy`].
+    /// `resync` after a load. Switch strategies with [`TimestepStrategy`]
+    /// (the plugin sets the pacer to it each frame, so a `set_strategy` here
+    /// is undone) and scale time with `Time<Virtual>`'s relative speed.
     pub fn pacer_mut(&mut self) -> &mut Pacer {
         self.pacer.get_mut().unwrap_or_else(PoisonError::into_inner)
     }

@@ -10,6 +10,8 @@ use alloc::format;
 use alloc::string::String;
 
 use super::{CompositorWord, MIN_SAMPLES, MIN_SETTLE_SAMPLES, MIN_VSYNC_PERIOD, Measured, VrrSeen};
+#[cfg(not(any(feature = "std", test)))]
+use crate::float::Round as _;
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_to_ms};
 use crate::vrr::VrrRange;
 

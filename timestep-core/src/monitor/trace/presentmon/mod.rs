@@ -48,7 +48,7 @@ mod parse;
 mod write;
 
 pub use metrics::{CaptureFigures, display_cycle, frame_metrics};
-pub use parse::{parse_capture, read_capture};
+pub use parse::{parse_capture, parse_capture_of, read_capture, read_capture_of};
 pub use write::{FRAMES_HEADER, frames_csv};
 
 use crate::time::{NANOS_PER_SEC, Nanos};
@@ -179,6 +179,63 @@ pub struct Capture {
     pub chains: Vec<CaptureChain>,
     /// Metrics the capture cannot give, each with the reason.
     pub missing: Vec<String>,
+    /// Whether the file says when frames reached the screen (`MsUntilDisplayed`,
+    /// `DisplayLatency` or `Dropped`): without it no frame is displayed or
+    /// dropped, each is unknown.
+    pub display_known: bool,
+    /// The application whose rows gave the counter's rate (`None`: the whole file, or no QPC columns).
+    pub clock_app: Option<String>,
+}
+
+/// Processes that present but are not games: the compositor, capture tools
+/// and overlays, and the browsers, editors and terminals beside a game. An
+/// entry ending in `*` is a prefix (`PresentMon-2.3.0-x64.exe`).
+pub const NOT_GAMES: [&str; 27] = [
+    "dwm.exe",
+    "PresentMon*",
+    "CapFrameX*",
+    "FrameView*",
+    "OCAT*",
+    "RTSS*",
+    "MSIAfterburner.exe",
+    "GameBar*",
+    "XboxGameBar*",
+    "NVIDIA Overlay.exe",
+    "NVIDIA Share.exe",
+    "GameOverlayUI.exe",
+    "EpicWebHelper.exe",
+    "explorer.exe",
+    "ApplicationFrameHost.exe",
+    "devenv.exe",
+    "Code.exe",
+    "chrome.exe",
+    "msedge.exe",
+    "msedgewebview2.exe",
+    "firefox.exe",
+    "WindowsTerminal.exe",
+    "steamwebhelper.exe",
+    "Discord.exe",
+    "obs64.exe",
+    "TextInputHost.exe",
+    "SearchHost.exe",
+];
+
+/// Whether `app` is in [`NOT_GAMES`] (ASCII case-insensitive).
+///
+/// ```
+/// use timestep_core::monitor::presentmon::is_tool;
+/// assert!(is_tool("PresentMon-2.3.0-x64.exe") && is_tool("DWM.EXE"));
+/// assert!(!is_tool("F1_24.exe"));
+/// ```
+pub fn is_tool(app: &str) -> bool {
+    let app = app.to_ascii_lowercase();
+    NOT_GAMES.iter().any(|n| {
+        let n = n.to_ascii_lowercase();
+        match n.strip_suffix('*') {
+            Some(prefix) => app.starts_with(prefix),
+            None => app == n,
+        }
+    })
 }
 
 /// PresentMon's per-frame metrics of one row, in ticks.

@@ -13,8 +13,16 @@ use std::path::Path;
 /// # Errors
 /// As [`parse_capture`].
 pub fn read_capture(path: &Path, max_bytes: u64) -> Result<Capture, TraceError> {
+    read_capture_of(path, max_bytes, None)
+}
+
+/// Reads the capture at `path` with the counter's rate from `app`'s rows (see [`parse_capture_of`]).
+///
+/// # Errors
+/// As [`parse_capture`].
+pub fn read_capture_of(path: &Path, max_bytes: u64, app: Option<&str>) -> Result<Capture, TraceError> {
     let file = std::fs::File::open(path).map_err(|e| TraceError::Io(e.to_string()))?;
-    parse_capture(file, max_bytes)
+    parse_capture_of(file, max_bytes, app)
 }
 
 /// A row's fields by column, parsed as the trace reader does.
@@ -113,7 +121,7 @@ impl Columns {
     }
 
     fn layout(&self) -> CaptureLayout {
-        if self.cpu_start_qpc.is_some() && self.display_latency.is_some() {
+        if self.cpu_start_qpc.is_some() && (self.display_latency.is_some() || self.time_in_qpc.is_none()) {
             CaptureLayout::V2Metrics
         } else if self.time_in_qpc.is_some() && self.cpu_start_qpc.is_some() {
             CaptureLayout::Default2
@@ -158,6 +166,17 @@ const COMMON_QPC_HZ: [u64; 5] = [10_000_000, 3_579_545, 14_318_180, 24_000_000, 
 /// The trace reader's one-line errors ([`TraceError`]): an unreadable or
 /// oversized stream, a value that is not a number (naming the line), no rows.
 pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, TraceError> {
+    parse_capture_of(reader, max_bytes, None)
+}
+
+/// Reads a capture with the counter's rate inferred from one application's
+/// rows: `app`, else the application with the most measured rows that is not
+/// a tool ([`super::is_tool`]), else the busiest. Other processes' rows (a
+/// browser, an IDE) can disagree with their own ms columns and would skew it.
+///
+/// # Errors
+/// As [`parse_capture`].
+pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -> Result<Capture, TraceError> {
     let mut columns: Option<Columns> = None;
     let mut plain = false;
     let mut chains: Vec<CaptureChain> = Vec::new();
@@ -236,7 +255,8 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
         return Err(TraceError::Empty);
     }
     let layout = columns.as_ref().map_or(CaptureLayout::FrameTimes, Columns::layout);
-    let (hz, qpc) = counter_rate(&raws, layout);
+    let apps: Vec<&str> = chains.iter().map(|c| c.app.as_str()).collect();
+    let (hz, qpc, clock_app) = counter_rate(&raws, layout, &apps, app);
     if layout == CaptureLayout::ApiDump {
         cpu_start_in_ms(&mut raws, chains.len());
     }
@@ -306,7 +326,14 @@ pub fn parse_capture<R: Read>(reader: R, max_bytes: u64) -> Result<Capture, Trac
             app_sim_from_animation_time(&mut raw_chain.frames, &times);
         }
     }
-    Ok(Capture { layout, hz, qpc, chains, missing })
+    let display_known =
+        cols.is_some_and(|c| c.until_displayed.is_some() || c.display_latency.is_some() || c.dropped.is_some());
+    if !display_known {
+        for frame in chains.iter_mut().flat_map(|c| c.frames.iter_mut()) {
+            frame.dropped = false;
+        }
+    }
+    Ok(Capture { layout, hz, qpc, chains, missing, display_known, clock_app })
 }
 
 impl Raw {
@@ -386,10 +413,17 @@ fn ms_to_ticks(ms: f64, hz: u64) -> Ticks {
     (ms * hz as f64 / 1000.0).round() as Ticks
 }
 
-/// The counter's rate: QPC deltas over the ms column that measures them.
-fn counter_rate(raws: &[Raw], layout: CaptureLayout) -> (u64, bool) {
-    let mut ticks = 0.0;
-    let mut ms = 0.0;
+/// The counter's rate: QPC deltas over the ms column that measures them,
+/// from one application's rows (see [`parse_capture_of`]); the application
+/// whose rows gave it.
+fn counter_rate(
+    raws: &[Raw],
+    layout: CaptureLayout,
+    apps: &[&str],
+    app: Option<&str>,
+) -> (u64, bool, Option<String>) {
+    // Per application: QPC ticks, ms, and measured rows.
+    let mut sums: Vec<(String, f64, f64, usize)> = Vec::new();
     let mut last: HashMap<usize, (Ticks, Option<f64>)> = HashMap::new();
     for raw in raws {
         let (stamp, forward) = match layout {
@@ -400,17 +434,34 @@ fn counter_rate(raws: &[Raw], layout: CaptureLayout) -> (u64, bool) {
         if let Some((before, before_ms)) = last.insert(raw.chain, (stamp, raw.frame_time_ms)) {
             let delta_ms = if forward { before_ms } else { raw.frame_time_ms };
             if let Some(d) = delta_ms.filter(|&d| d > 0.0 && stamp > before) {
-                ticks += (stamp - before) as f64;
-                ms += d;
+                let name = apps.get(raw.chain).copied().unwrap_or("");
+                let i = match sums.iter().position(|s| s.0.eq_ignore_ascii_case(name)) {
+                    Some(i) => i,
+                    None => {
+                        sums.push((name.to_owned(), 0.0, 0.0, 0));
+                        sums.len() - 1
+                    }
+                };
+                sums[i].1 += (stamp - before) as f64;
+                sums[i].2 += d;
+                sums[i].3 += 1;
             }
         }
     }
-    if ms <= 0.0 {
-        return (NANOS_PER_SEC, false);
-    }
+    let chosen = match app {
+        Some(app) => sums.iter().find(|s| s.0.eq_ignore_ascii_case(app)),
+        None => sums
+            .iter()
+            .filter(|s| !super::is_tool(&s.0))
+            .max_by_key(|s| s.3)
+            .or_else(|| sums.iter().max_by_key(|s| s.3)),
+    };
+    let Some((name, ticks, ms, _)) = chosen.filter(|s| s.2 > 0.0) else {
+        return (NANOS_PER_SEC, false, None);
+    };
     let estimate = ticks / ms * 1000.0;
     let hz = COMMON_QPC_HZ.iter().copied().find(|&c| (estimate / c as f64 - 1.0).abs() < 1e-3);
-    (hz.unwrap_or(estimate.round().max(1.0) as u64), true)
+    (hz.unwrap_or(estimate.round().max(1.0) as u64), true, Some(name.clone()))
 }
 
 /// What the layout cannot give, and why.
@@ -436,10 +487,14 @@ fn missing(layout: CaptureLayout, columns: Option<&Columns>) -> Vec<String> {
         }
         _ => {}
     }
-    if columns.is_some_and(|c| c.until_displayed.is_none() && c.display_latency.is_none())
+    if columns.is_some_and(|c| c.until_displayed.is_none() && c.display_latency.is_none() && c.dropped.is_none())
         && layout != CaptureLayout::FrameTimes
     {
-        out.push("DisplayedTime and AnimationError: no MsUntilDisplayed or DisplayLatency column".to_owned());
+        out.push(
+            "which frames were displayed, DisplayedTime, DisplayLatency and AnimationError: no MsUntilDisplayed or \
+             DisplayLatency column"
+                .to_owned(),
+        );
     }
     out
 }
@@ -484,5 +539,34 @@ mod tests {
         let csv = "Application,TimeInSeconds,MsBetweenPresents,MsUntilDisplayed\ng.exe,1.0,16.6,x\n";
         let err = parse_capture(csv.as_bytes(), 1 << 20).expect_err("x is no number");
         assert_eq!(err.to_string(), "line 2: MsUntilDisplayed 'x' is not a number");
+    }
+
+    #[test]
+    fn the_counter_rate_comes_from_the_game_s_rows_not_a_browser_s() {
+        // The game's QPC moves 166 670 ticks in 16.667 ms (10 MHz); the
+        // browser's rows, 400 000 ticks in 2 ms (200 MHz: a process whose ms
+        // column disagrees with its QPC deltas). Over all rows the ratio would
+        // be 1 133 340 ticks in 37.334 ms, 30.4 MHz; the game's alone, 10 MHz.
+        let mut csv = String::from("Application,ProcessID,SwapChainAddress,TimeInQPC,CPUStartQPC,MsBetweenPresents,MsUntilDisplayed\n");
+        for i in 0..3 {
+            csv.push_str(&format!("game.exe,1,0x1,{},0,16.667,5\n", 1_000_000 + i * 166_670));
+            csv.push_str(&format!("chrome.exe,2,0x2,{},0,2.0,5\n", 1_000_000 + i * 400_000));
+        }
+        let capture = parse_capture(csv.as_bytes(), 1 << 20).expect("a capture");
+        assert_eq!((capture.hz, capture.clock_app.as_deref()), (10_000_000, Some("game.exe")));
+        let browser = parse_capture_of(csv.as_bytes(), 1 << 20, Some("chrome.exe")).expect("a capture");
+        assert_eq!(browser.hz, 200_000_000, "400 000 ticks in 2 ms");
+    }
+
+    #[test]
+    fn a_file_without_a_display_column_says_no_frame_was_dropped_and_none_displayed() {
+        let csv = "Application,ProcessID,SwapChainAddress,TimeInQPC,CPUStartQPC,MsBetweenPresents,Renamed\n\
+                   g.exe,1,0x1,1000000,990000,NA,10\n\
+                   g.exe,1,0x1,1166670,1150000,16.6670,10\n";
+        let capture = parse_capture(csv.as_bytes(), 1 << 20).expect("a capture");
+        assert!(!capture.display_known);
+        let frames = &capture.chains[0].frames;
+        assert!(frames.iter().all(|f| f.screen.is_none() && !f.dropped), "{frames:?}");
+        assert!(capture.missing.iter().any(|m| m.starts_with("which frames were displayed")), "{:?}", capture.missing);
     }
 }

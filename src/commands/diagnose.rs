@@ -21,7 +21,8 @@ use clap::Parser;
 use crate::cli;
 use crate::error::CliError;
 use crate::monitor::presentmon::{
-    Capture, CaptureChain, CaptureFigures, FrameMetrics, Ticks, frame_metrics, frames_csv, read_capture, ticks_to_ms,
+    Capture, CaptureChain, CaptureFigures, FrameMetrics, Ticks, frame_metrics, frames_csv, is_tool, read_capture,
+    read_capture_of, ticks_to_ms,
 };
 use crate::monitor::{TraceOptions, read_trace};
 use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
@@ -56,25 +57,6 @@ pub struct DiagnoseArgs {
     #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
     pub(crate) out: Option<PathBuf>,
 }
-
-/// Processes that present but are not games: the compositor, and the
-/// browsers, editors, terminals and overlays that show up beside a game.
-const NOT_GAMES: [&str; 14] = [
-    "dwm.exe",
-    "explorer.exe",
-    "ApplicationFrameHost.exe",
-    "devenv.exe",
-    "Code.exe",
-    "chrome.exe",
-    "msedge.exe",
-    "firefox.exe",
-    "WindowsTerminal.exe",
-    "steamwebhelper.exe",
-    "Discord.exe",
-    "obs64.exe",
-    "TextInputHost.exe",
-    "SearchHost.exe",
-];
 
 fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
@@ -112,8 +94,7 @@ pub(crate) fn choose_app(capture: &Capture, app: Option<&str>) -> Result<String,
             ))
         });
     }
-    let games: Vec<&(String, usize)> =
-        apps.iter().filter(|(a, _)| !NOT_GAMES.iter().any(|n| a.eq_ignore_ascii_case(n))).collect();
+    let games: Vec<&(String, usize)> = apps.iter().filter(|(a, _)| !is_tool(a)).collect();
     match games.as_slice() {
         [one] => Ok(one.0.clone()),
         [] => apps
@@ -150,8 +131,13 @@ pub(crate) struct Diagnosis {
 /// [`CliError::Usage`] for a capture the trace reader refuses, or a game to choose.
 pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliError> {
     let name = path.display();
-    let capture = read_capture(path, TraceOptions::default().max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
+    let max_bytes = TraceOptions::default().max_bytes;
+    let mut capture = read_capture(path, max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
     let app = choose_app(&capture, app)?;
+    // The clock from the game's own rows, where the reader took another application's.
+    if capture.clock_app.as_ref().is_some_and(|c| !c.eq_ignore_ascii_case(&app)) {
+        capture = read_capture_of(path, max_bytes, Some(&app)).map_err(|e| usage(format!("{name}: {e}")))?;
+    }
     let options = if app.is_empty() { TraceOptions::default() } else { TraceOptions::default().with_app(app.clone()) };
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
     read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
@@ -205,13 +191,21 @@ fn card(
     let mut figures = Vec::new();
     figures.push(figure(
         "frames",
-        format!(
-            "{} presented, {} displayed, {} dropped, {} generated, {} tearing",
-            f.frames, f.displayed, f.dropped, f.generated, f.tearing
-        ),
+        if capture.display_known {
+            format!(
+                "{} presented, {} displayed, {} dropped, {} generated, {} tearing",
+                f.frames, f.displayed, f.dropped, f.generated, f.tearing
+            )
+        } else {
+            format!(
+                "{} presented; displayed, dropped and generated unknown (no MsUntilDisplayed or DisplayLatency \
+                 column), {} tearing",
+                f.frames, f.tearing
+            )
+        },
         Some(f.frames as f64),
     ));
-    let fps = f.fps.map_or_else(|| "not yet measured".to_owned(), |fps| format!("{} fps", trim_number(fps, 1)));
+    let fps = f.fps.map_or_else(|| "unknown".to_owned(), |fps| format!("{} fps", trim_number(fps, 1)));
     let display = match (refresh_hz, f.display_cycle()) {
         (Some(r), Some(cycle)) => format!(
             "{} at {fps} on a {} Hz display ({})",
@@ -225,7 +219,7 @@ fn card(
     figures.push(figure("display pattern (refreshes each frame stayed)", display, f.fps));
     figures.push(figure(
         "refresh",
-        refresh_hz.map_or_else(|| "not yet measured".to_owned(), |r| format!("{} Hz", trim_number(r, 3))),
+        refresh_hz.map_or_else(|| "unknown".to_owned(), |r| format!("{} Hz", trim_number(r, 3))),
         refresh_hz,
     ));
     let vrr = match (f.measured, f.refresh) {
@@ -238,13 +232,17 @@ fn card(
         _ if f.tearing * 2 > f.frames => {
             "not known: the frames tear (vsync off), so display changes follow the frame rate".to_owned()
         }
-        _ => "not yet measured".to_owned(),
+        _ => "unknown".to_owned(),
     };
     figures.push(figure("VRR", vrr, None));
     figures.push(figure("tearing", format!("{} of {} frames", f.tearing, f.frames), Some(f.tearing as f64)));
-    figures.push(figure("dropped frames", format!("{} of {} frames", f.dropped, f.frames), Some(f.dropped as f64)));
+    figures.push(if capture.display_known {
+        figure("dropped frames", format!("{} of {} frames", f.dropped, f.frames), Some(f.dropped as f64))
+    } else {
+        figure("dropped frames", "unknown: the file does not say which frames reached the screen".to_owned(), None)
+    });
     let queue = f.queue_depth.map_or_else(
-        || "not yet measured".to_owned(),
+        || "unknown".to_owned(),
         |(mean, max)| format!("{} frames ahead of a present on average, {max} at most", trim_number(mean, 2)),
     );
     figures.push(figure("queue depth", queue, f.queue_depth.map(|q| q.0)));
@@ -252,7 +250,7 @@ fn card(
         (Some(rms), Some((max, line))) => {
             format!("{} RMS over {} frames, largest {} (line {line})", ms(rms), f.animation_errors, ms(max))
         }
-        _ => "not yet measured".to_owned(),
+        _ => "unknown".to_owned(),
     };
     figures.push(figure("animation error", ae, f.animation_error_rms_ms));
     if let Some(s) = &f.stats {
@@ -285,7 +283,7 @@ fn card(
         for name in [JUDDER_MS.words(), HITCHES.words(), LATENCY_MS.words()] {
             figures.push(figure(
                 &name,
-                "not yet measured: no CPU start and screen times for the frames".to_owned(),
+                "unknown: no CPU start and screen times for the frames".to_owned(),
                 None,
             ));
         }
@@ -523,8 +521,8 @@ fn fix(f: &CaptureFigures, strategies: &[RunRecord]) -> Vec<String> {
     let mut line = format!(
         "{} would do best on this display with these frame times: {}, {}",
         best.strategy,
-        judder.map_or_else(|| "judder not yet measured".to_owned(), |j| format!("judder {}", ms(j))),
-        hitches.map_or_else(|| "hitches not yet measured".to_owned(), |h| HITCHES_PER_MIN.reading(h))
+        judder.map_or_else(|| "judder unknown".to_owned(), |j| format!("judder {}", ms(j))),
+        hitches.map_or_else(|| "hitches unknown".to_owned(), |h| HITCHES_PER_MIN.reading(h))
     );
     if let (Some(game), Some(j)) = (f.stats.as_ref().map(|s| s.judder_ms), judder) {
         let _ = write!(

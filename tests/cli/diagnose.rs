@@ -67,7 +67,7 @@ fn a_1x_capture_names_the_sim_time_it_cannot_see_and_a_plain_list_the_metrics_it
     std::fs::write(&plain, "16.7\n16.6\n33.4\n16.7\n16.6\n").expect("write");
     let text = diagnose(&[plain.to_str().expect("utf-8")]);
     assert!(text.contains("DisplayedTime, DisplayLatency and AnimationError: the file has frame times only"), "{text}");
-    assert!(text.contains("judder") && text.contains("not yet measured"), "{text}");
+    assert!(text.contains("judder") && text.contains("unknown"), "{text}");
 }
 
 #[test]

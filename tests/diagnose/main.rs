@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use timestep_core::monitor::presentmon::{frame_metrics, frames_csv, parse_capture};
+use timestep_core::monitor::presentmon::{CaptureFigures, frame_metrics, frames_csv, parse_capture, ticks_to_ms};
 
 /// The gold files' folder: `$TIMESTEP_LAB_SHARED/data/presentmon` (a worktree
 /// beside the checkout), else `CARGO_MANIFEST_DIR/../shared/data/presentmon`.
@@ -155,6 +155,50 @@ fn check_file(name: &str) -> Result<Completion, Failed> {
     }
 }
 
+/// The shared data folder: `$TIMESTEP_LAB_SHARED/data`, else `CARGO_MANIFEST_DIR/../shared/data`.
+fn data_dir() -> PathBuf {
+    gold_dir().parent().map_or_else(|| PathBuf::from("data"), std::path::Path::to_path_buf)
+}
+
+/// Every figure of every swap chain of `path` is finite and no longer than
+/// the chain's own span (first to last timestamp of any kind): an RMS, a
+/// hitch, a latency or an animation error longer than the capture is a
+/// defect (the F1 24 capture of IPMAuxTestData's test_case_9 once read a
+/// 560 671 ms hitch in 76 s).
+fn check_bounded(path: &std::path::Path) -> Result<Completion, Failed> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let capture = parse_capture(text.as_slice(), 1 << 30).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut failures = Vec::new();
+    for chain in capture.chains.iter().filter(|c| c.frames.len() >= 2) {
+        let stamps: Vec<i64> =
+            chain.frames.iter().flat_map(|f| [f.cpu_start, f.present_start, f.screen]).flatten().collect();
+        let (Some(lo), Some(hi)) = (stamps.iter().min(), stamps.iter().max()) else { continue };
+        let span = ticks_to_ms(hi - lo, capture.hz);
+        let metrics = frame_metrics(&chain.frames);
+        let f = CaptureFigures::of(chain, &metrics, capture.hz);
+        let mut figures: Vec<(&str, f64)> = Vec::new();
+        if let Some(s) = &f.stats {
+            figures.extend([
+                ("judder RMS", s.judder_ms),
+                ("judder p99", s.judder_p99_ms),
+                ("largest hitch", s.max_hitch_ms),
+                ("latency mean", s.latency_ms),
+                ("latency p95", s.latency_p95_ms),
+                ("latency max", s.latency_max_ms),
+            ]);
+        }
+        figures.extend(f.animation_error_rms_ms.map(|v| ("animation error RMS", v)));
+        figures.extend(f.animation_error_max.map(|(v, _)| ("largest animation error", v.abs())));
+        figures.extend(f.displayed_time_mean_std_ms.map(|(m, _)| ("displayed time mean", m)));
+        for (what, value) in figures {
+            if !value.is_finite() || value > span {
+                failures.push(format!("{}: {what} {value:.3} ms in a span of {span:.3} ms", chain.name()));
+            }
+        }
+    }
+    if failures.is_empty() { Ok(Completion::Completed) } else { Err(failures.join("; ").into()) }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let files = [
@@ -167,12 +211,35 @@ fn main() {
         "test_case_13_v2.csv",
         "F00HeaWin2080_gold.csv",
     ];
-    let trials = files
+    let mut trials: Vec<Trial> = files
         .iter()
         .map(|&name| {
             let test = format!("gold::frames_match_presentmon_on_{}", name.trim_end_matches(".csv").to_lowercase());
             Trial::ignorable_test(test, move || check_file(name))
         })
         .collect();
+    // Every capture of the shared data, each figure bounded by its duration.
+    let data = data_dir();
+    let mut captures: Vec<PathBuf> = ["presentmon", "traces", "captures"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(data.join(d)).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    captures.sort();
+    if captures.is_empty() {
+        let missing = format!("no captures: {} is missing", data.display());
+        trials.push(Trial::ignorable_test("bounded::every_figure_is_within_the_capture_s_duration", move || {
+            Ok(Completion::ignored_with(missing.clone()))
+        }));
+    }
+    for path in captures {
+        let folder = path.parent().and_then(|p| p.file_name()).map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let stem = path.file_stem().map_or(String::new(), |n| n.to_string_lossy().to_lowercase());
+        let test = format!("bounded::every_figure_is_within_the_capture_s_duration_on_{folder}_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_bounded(&path)));
+    }
     libtest_mimic::run(&args, trials).exit();
 }

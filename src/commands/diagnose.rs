@@ -28,6 +28,7 @@ use crate::monitor::{TraceOptions, read_trace};
 use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
+use crate::report_card::diagnosis::facts::{self, Sync};
 use crate::report_card::diagnosis::{DIAGNOSIS_SCHEMA, DIAGNOSIS_VERSION, DiagnosisCard, Figure, Series};
 use crate::report_card::judge::{MAX_DRIFT_MS_PER_MIN, best};
 
@@ -186,8 +187,15 @@ fn card(
 ) -> DiagnosisCard {
     let hz = capture.hz;
     let to_ms = |t: Ticks| ticks_to_ms(t, hz);
-    let refresh_hz = f.refresh.map(|r| r.hz());
-    let period_ms = refresh_hz.map(|hz| 1000.0 / hz);
+    let intervals = facts::display_intervals(chain, metrics, hz);
+    let sync = facts::sync(chain, &intervals);
+    let grid = match &sync {
+        Sync::Grid(grid) => Some(grid),
+        _ => None,
+    };
+    let cadence = grid.and_then(|g| facts::cadence(&intervals, g));
+    let refresh_hz = grid.map(facts::Grid::hz);
+    let period_ms = grid.map(|g| g.period_ms);
     let mut figures = Vec::new();
     figures.push(figure(
         "frames",
@@ -206,36 +214,64 @@ fn card(
         Some(f.frames as f64),
     ));
     let fps = f.fps.map_or_else(|| "unknown".to_owned(), |fps| format!("{} fps", trim_number(fps, 1)));
-    let display = match (refresh_hz, f.display_cycle()) {
-        (Some(r), Some(cycle)) => format!(
-            "{} at {fps} on a {} Hz display ({})",
-            cycle.iter().map(u64::to_string).collect::<Vec<_>>().join("-"),
-            trim_number(r, 2),
-            shares(f)
+    let display = match (&sync, &cadence) {
+        (Sync::Grid(g), Some(c)) => format!(
+            "{} at {fps} on a {} Hz display ({}; from line {})",
+            c.sequence(12),
+            trim_number(g.hz(), 2),
+            c.usual().iter().map(|(n, k)| format!("{n}: {k}")).collect::<Vec<_>>().join(", "),
+            c.first_line
         ),
-        (Some(r), None) => format!("irregular at {fps} on a {} Hz display ({})", trim_number(r, 2), shares(f)),
-        (None, _) => format!("{fps}; no refresh grid (the frames tear, VRR, or no display times)"),
+        _ => format!("{fps}; no refresh grid (see refresh)"),
     };
     figures.push(figure("display pattern (refreshes each frame stayed)", display, f.fps));
-    figures.push(figure(
-        "refresh",
-        refresh_hz.map_or_else(|| "unknown".to_owned(), |r| format!("{} Hz", trim_number(r, 3))),
-        refresh_hz,
-    ));
-    let vrr = match (f.measured, f.refresh) {
-        (Some(m), None) if f.tearing * 2 <= f.frames => {
-            format!("likely: {} of {} display changes fall off any refresh grid", m.off_grid, m.intervals)
+    let refresh = match &sync {
+        Sync::Grid(g) => format!(
+            "{} Hz: {} of {} display changes are whole multiples of {} within {} ms{}",
+            trim_number(g.hz(), 3),
+            g.on_grid,
+            g.intervals,
+            ms(g.period_ms),
+            facts::GRID_TOLERANCE_MS,
+            if g.off_lines.is_empty() {
+                String::new()
+            } else {
+                format!(" (off it: line {})", g.off_lines.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
+            }
+        ),
+        Sync::Vrr { intervals, .. } => {
+            format!("unknown: {intervals} display changes fall on no refresh grid of {} ms or longer", facts::MIN_PERIOD_MS)
         }
-        (Some(_), Some(_)) => {
-            format!("no: display changes on a refresh grid ({} of {} off it)", f.off_grid.0, f.off_grid.1)
+        Sync::Tearing { .. } => "unknown: the frames tear, so display changes follow the frame rate".to_owned(),
+        Sync::Unknown { intervals } => format!("unknown: {intervals} display changes of frames that do not tear"),
+    };
+    figures.push(figure("refresh", refresh, refresh_hz));
+    let vrr = match &sync {
+        Sync::Grid(_) => "no: display changes on a fixed refresh grid".to_owned(),
+        Sync::Vrr { p10_ms, p90_ms, intervals } => format!(
+            "likely: {intervals} display changes spread continuously from {} to {} (10th to 90th percentile) on no \
+             grid, and the frames do not tear",
+            ms(*p10_ms),
+            ms(*p90_ms)
+        ),
+        Sync::Tearing { tearing, frames } => {
+            format!("unknown: {tearing} of {frames} frames tear (vsync off), so display changes follow the frame rate")
         }
-        _ if f.tearing * 2 > f.frames => {
-            "not known: the frames tear (vsync off), so display changes follow the frame rate".to_owned()
-        }
-        _ => "unknown".to_owned(),
+        Sync::Unknown { .. } => "unknown: too few display changes".to_owned(),
     };
     figures.push(figure("VRR", vrr, None));
-    figures.push(figure("tearing", format!("{} of {} frames", f.tearing, f.frames), Some(f.tearing as f64)));
+    if let Some(c) = &cadence {
+        figures.push(figure(
+            "cadence judder",
+            format!("{} RMS of the display changes about their mean", ms(c.judder_ms)),
+            Some(c.judder_ms),
+        ));
+    }
+    figures.push(if capture.tearing_known {
+        figure("tearing", format!("{} of {} frames", f.tearing, f.frames), Some(f.tearing as f64))
+    } else {
+        figure("tearing", "unknown: no SyncInterval with AllowsTearing or PresentMode column".to_owned(), None)
+    });
     figures.push(if capture.display_known {
         figure("dropped frames", format!("{} of {} frames", f.dropped, f.frames), Some(f.dropped as f64))
     } else {
@@ -295,7 +331,23 @@ fn card(
         figures.push(figure("displayed time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
     }
 
-    let verdict = verdict(chain, metrics, f, period_ms, &to_ms);
+    let app_displayed = chain.frames.iter().filter(|fr| fr.is_application() && fr.screen.is_some()).count();
+    let enough = app_displayed >= facts::MIN_FRAMES;
+    let mut verdict = display_findings(&sync, cadence.as_ref(), f);
+    verdict.extend(self::verdict(chain, metrics, f, period_ms, &to_ms));
+    if !enough {
+        verdict.insert(
+            0,
+            format!(
+                "too few frames for a verdict: {app_displayed} displayed application frames of {} rows; an RMS \
+                 over n frames is within about 1/√(2n) of its own value ({} % here), and {} frames bring that to \
+                 10 %; the findings below are what these frames show, not the game",
+                f.frames,
+                trim_number(100.0 / (2.0 * app_displayed.max(1) as f64).sqrt(), 0),
+                facts::MIN_FRAMES
+            ),
+        );
+    }
     let mut cannot_tell = capture.missing.clone();
     cannot_tell.push(
         "whether the game interpolates, its simulation step and when it reads input: a capture sees when each \
@@ -309,7 +361,11 @@ fn card(
                 .to_owned(),
         );
     }
-    let fix = fix(f, &strategies);
+    let fix = if enough {
+        fix(f, grid, &strategies)
+    } else {
+        vec![format!("none: a fix needs at least {} displayed application frames", facts::MIN_FRAMES)]
+    };
     let series = Series {
         line: chain.frames.iter().map(|fr| fr.line).collect(),
         frame_time_ms: chain.frames.iter().map(|fr| fr.frame_time.map(to_ms)).collect(),
@@ -336,18 +392,43 @@ fn card(
     }
 }
 
-/// `2: 60 %, 3: 40 %`.
-fn shares(f: &CaptureFigures) -> String {
-    let total = f.refreshes_per_frame.len().max(1) as f64;
-    let mut counts: Vec<(u64, usize)> = f.refresh_counts().into_iter().collect();
-    counts.sort_by_key(|&(n, c)| (std::cmp::Reverse(c), n));
-    counts
-        .iter()
-        .map(|(n, c)| (n, *c as f64 / total * 100.0))
-        .filter(|(_, p)| *p >= 1.0)
-        .map(|(n, p)| format!("{n}: {} %", trim_number(p, 0)))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The display's finding: its refresh and the frames' cadence, VRR, or tearing.
+fn display_findings(sync: &Sync, cadence: Option<&facts::Cadence>, f: &CaptureFigures) -> Vec<String> {
+    let fps = f.fps.map_or_else(|| "an unknown rate".to_owned(), |fps| format!("{} fps", trim_number(fps, 1)));
+    let line = match (sync, cadence) {
+        (Sync::Grid(g), Some(c)) => {
+            let usual = c.usual();
+            let stays = usual.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>();
+            let lengths = usual.iter().map(|(n, _)| trim_number(*n as f64 * g.period_ms, 1)).collect::<Vec<_>>();
+            let rate = format!("{fps} on a {} Hz display", trim_number(g.hz(), 2));
+            if let [(1, _)] = usual.as_slice() {
+                format!("{rate}: one frame each refresh ({} ms) from line {}", ms(g.period_ms), c.first_line)
+            } else if usual.len() > 1 {
+                format!(
+                    "{rate}: frames stay {} refreshes ({} ms), cadence {} from line {}, cadence judder {} RMS",
+                    stays.join(", "),
+                    lengths.join("/"),
+                    c.sequence(12),
+                    c.first_line,
+                    ms(c.judder_ms)
+                )
+            } else {
+                format!("{rate}: frames stay {} refreshes ({} ms) from line {}", stays.join(", "), lengths.join("/"), c.first_line)
+            }
+        }
+        (Sync::Vrr { p10_ms, p90_ms, intervals }, _) => format!(
+            "VRR: {fps}, display changes spread continuously from {} to {} (10th to 90th percentile of {intervals}) \
+             on no refresh grid, and the frames do not tear: the display followed the game",
+            ms(*p10_ms),
+            ms(*p90_ms)
+        ),
+        (Sync::Tearing { tearing, frames }, _) => format!(
+            "vsync off: {tearing} of {frames} frames tear (SyncInterval 0 with tearing allowed) at {fps}; the refresh \
+             cannot be read from display changes"
+        ),
+        _ => return Vec::new(),
+    };
+    vec![line]
 }
 
 /// The findings, each with its evidence.
@@ -370,22 +451,6 @@ fn verdict(
         rows.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
         rows.iter().take(n).map(|(e, l)| format!("line {l}: {}", ms(*e))).collect::<Vec<_>>().join(", ")
     };
-    let cycle = f.display_cycle();
-    let steady_frames = f.frame_time_mean_std_ms.is_some_and(|(mean, std)| std < 0.1 * mean);
-    // Cadence judder: a steady rate on a refresh it does not divide.
-    if let (Some(cycle), Some(period)) = (&cycle, period_ms) {
-        let mixed = cycle.iter().any(|&n| n != cycle[0]);
-        if mixed && steady_frames && rms > 0.1 * period {
-            out.push(format!(
-                "cadence judder: a steady frame rate on a refresh it does not divide; frames stay {} refreshes, so \
-                 motion steps unevenly by up to a refresh ({}): animation error {} RMS; largest at {}",
-                cycle.iter().map(u64::to_string).collect::<Vec<_>>().join("-"),
-                ms(period),
-                ms(rms),
-                worst(3)
-            ));
-        }
-    }
     // Even display intervals but animation error.
     if let (Some((_, shown_std)), Some(period)) = (f.displayed_time_mean_std_ms, period_ms)
         && shown_std < 0.25 * period
@@ -512,14 +577,29 @@ fn verdict(
 }
 
 /// The best strategy on this display, by how much against the game.
-fn fix(f: &CaptureFigures, strategies: &[RunRecord]) -> Vec<String> {
+fn fix(f: &CaptureFigures, grid: Option<&facts::Grid>, strategies: &[RunRecord]) -> Vec<String> {
     let Some(best) = best(strategies, MAX_DRIFT_MS_PER_MIN) else {
         return vec!["no strategy qualifies (each drifts too far from real time on these frame times)".to_owned()];
+    };
+    // The display the replay ran on, and whether the capture showed it.
+    let display = match (best.refresh_hz, grid) {
+        (Some(r), Some(g)) if (r / g.hz() - 1.0).abs() <= 0.01 => {
+            format!("on this {} Hz display (measured from its display changes)", trim_number(r, 2))
+        }
+        (Some(r), Some(g)) => format!(
+            "on a {} Hz display as replayed (the capture's display changes read {} Hz)",
+            trim_number(r, 2),
+            trim_number(g.hz(), 2)
+        ),
+        (Some(r), None) => {
+            format!("on an assumed {} Hz display (the capture's refresh is unknown: no grid)", trim_number(r, 2))
+        }
+        (None, _) => "on an unknown display".to_owned(),
     };
     let judder = best.figure(&JUDDER_MS);
     let hitches = best.hitches_per_min();
     let mut line = format!(
-        "{} would do best on this display with these frame times: {}, {}",
+        "{} would do best {display} with these frame times: {}, {}",
         best.strategy,
         judder.map_or_else(|| "judder unknown".to_owned(), |j| format!("judder {}", ms(j))),
         hitches.map_or_else(|| "hitches unknown".to_owned(), |h| HITCHES_PER_MIN.reading(h))
@@ -533,6 +613,22 @@ fn fix(f: &CaptureFigures, strategies: &[RunRecord]) -> Vec<String> {
             if game >= j { "more" } else { "less" }
         );
     }
+    // What it costs: latency against the game's own, and a fixed step.
+    let cost = match (best.figure(&LATENCY_MS), f.stats.as_ref().map(|s| s.latency_ms)) {
+        (Some(l), Some(game)) => format!(
+            "its cost: latency {} against the game's {} ({}{})",
+            ms(l),
+            ms(game),
+            if l >= game { "+" } else { "−" },
+            ms((l - game).abs())
+        ),
+        (Some(l), None) => format!("its cost: latency {} (the game's is unknown)", ms(l)),
+        _ => "its cost: latency unknown".to_owned(),
+    };
+    let step = best
+        .tick_rate
+        .map_or_else(String::new, |t| format!(", and a fixed simulation step of {} Hz", trim_number(t, 2)));
+    let _ = write!(line, "; {cost}{step}");
     vec![line]
 }
 

@@ -85,6 +85,8 @@ struct Columns {
     sync_interval: Option<(usize, String)>,
     allows_tearing: Option<(usize, String)>,
     present_mode: Option<(usize, String)>,
+    /// A column only `--v2_metrics` writes (`DisplayedTime`, `CPUBusy`, `FrameTime`).
+    v2_names: bool,
 }
 
 impl Columns {
@@ -117,17 +119,18 @@ impl Columns {
             sync_interval: c(&["SyncInterval"]),
             allows_tearing: c(&["AllowsTearing"]),
             present_mode: c(&["PresentMode"]),
+            v2_names: c(&["DisplayedTime", "CPUBusy", "FrameTime"]).is_some(),
         }
     }
 
     fn layout(&self) -> CaptureLayout {
-        if self.cpu_start_qpc.is_some() && (self.display_latency.is_some() || self.time_in_qpc.is_none()) {
+        if self.cpu_start_qpc.is_some() && (self.display_latency.is_some() || self.v2_names) {
             CaptureLayout::V2Metrics
         } else if self.time_in_qpc.is_some() && self.cpu_start_qpc.is_some() {
             CaptureLayout::Default2
         } else if self.cpu_start_time.is_some() {
             CaptureLayout::ApiDump
-        } else if self.time_in_seconds.is_some() || self.qpc_time.is_some() {
+        } else if self.time_in_seconds.is_some() || self.qpc_time.is_some() || self.time_in_qpc.is_some() {
             CaptureLayout::PresentMon1
         } else {
             CaptureLayout::FrameTimes
@@ -333,7 +336,8 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             frame.dropped = false;
         }
     }
-    Ok(Capture { layout, hz, qpc, chains, missing, display_known, clock_app })
+    let tearing_known = cols.is_some_and(|c| c.sync_interval.is_some() && (c.allows_tearing.is_some() || c.present_mode.is_some()));
+    Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, clock_app })
 }
 
 impl Raw {

@@ -28,6 +28,7 @@ use crate::monitor::{TraceOptions, read_trace};
 use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
+use crate::report_card::diagnosis::budget;
 use crate::report_card::diagnosis::facts::{self, Sync};
 use crate::report_card::diagnosis::{DIAGNOSIS_SCHEMA, DIAGNOSIS_VERSION, DiagnosisCard, Figure, Series};
 use crate::report_card::judge::{MAX_DRIFT_MS_PER_MIN, best};
@@ -57,6 +58,14 @@ pub struct DiagnoseArgs {
     /// Write the diagnosis card there: diagnosis.json and diagnosis.html.
     #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
     pub(crate) out: Option<PathBuf>,
+
+    /// Limits for a game's CI (`judder=2ms,hitches=5/min,latency=50ms`): exit 1 when the capture breaks one.
+    #[arg(long, value_name = "LIMITS")]
+    pub(crate) budget: Option<String>,
+
+    /// Write the budget's checks as JUnit XML there (with --budget).
+    #[arg(long, value_name = "FILE.xml", value_parser = cli::file_name, requires = "budget")]
+    pub(crate) junit: Option<PathBuf>,
 }
 
 fn usage(message: impl Into<String>) -> CliError {
@@ -124,6 +133,8 @@ fn chosen_chain<'a>(capture: &'a Capture, app: &str) -> Option<&'a CaptureChain>
 pub(crate) struct Diagnosis {
     pub(crate) card: DiagnosisCard,
     pub(crate) frames_csv: String,
+    /// The game's judder (ms RMS), hitches per minute and mean latency (ms), where known.
+    pub(crate) budgeted: (Option<f64>, Option<f64>, Option<f64>),
 }
 
 /// Diagnoses `path`.
@@ -147,7 +158,9 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
     let strategies = replay(path, (!app.is_empty()).then_some(app.as_str()))?;
     let card = card(path, &capture, chain, &metrics, &figures, strategies);
-    Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz) })
+    let stats = figures.stats.as_ref();
+    let budgeted = (stats.map(|s| s.judder_ms), stats.map(|s| s.hitches_per_min), stats.map(|s| s.latency_ms));
+    Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz), budgeted })
 }
 
 /// The capture's frame times through the ten strategies: `simulate --trace CAPTURE --strategy all`.
@@ -240,7 +253,10 @@ fn card(
             }
         ),
         Sync::Vrr { intervals, .. } => {
-            format!("unknown: {intervals} display changes fall on no refresh grid of {} ms or longer", facts::MIN_PERIOD_MS)
+            format!(
+                "unknown: {intervals} display changes fall on no refresh grid of {} ms or longer",
+                facts::MIN_PERIOD_MS
+            )
         }
         Sync::Tearing { .. } => "unknown: the frames tear, so display changes follow the frame rate".to_owned(),
         Sync::Unknown { intervals } => format!("unknown: {intervals} display changes of frames that do not tear"),
@@ -270,7 +286,7 @@ fn card(
     figures.push(if capture.tearing_known {
         figure("tearing", format!("{} of {} frames", f.tearing, f.frames), Some(f.tearing as f64))
     } else {
-        figure("tearing", "unknown: no SyncInterval with AllowsTearing or PresentMode column".to_owned(), None)
+        figure("tearing", "unknown: no SyncInterval or AllowsTearing column".to_owned(), None)
     });
     figures.push(if capture.display_known {
         figure("dropped frames", format!("{} of {} frames", f.dropped, f.frames), Some(f.dropped as f64))
@@ -317,11 +333,7 @@ fn card(
         ));
     } else {
         for name in [JUDDER_MS.words(), HITCHES.words(), LATENCY_MS.words()] {
-            figures.push(figure(
-                &name,
-                "unknown: no CPU start and screen times for the frames".to_owned(),
-                None,
-            ));
+            figures.push(figure(&name, "unknown: no CPU start and screen times for the frames".to_owned(), None));
         }
     }
     if let Some((mean, std)) = f.frame_time_mean_std_ms {
@@ -402,7 +414,7 @@ fn display_findings(sync: &Sync, cadence: Option<&facts::Cadence>, f: &CaptureFi
             let lengths = usual.iter().map(|(n, _)| trim_number(*n as f64 * g.period_ms, 1)).collect::<Vec<_>>();
             let rate = format!("{fps} on a {} Hz display", trim_number(g.hz(), 2));
             if let [(1, _)] = usual.as_slice() {
-                format!("{rate}: one frame each refresh ({} ms) from line {}", ms(g.period_ms), c.first_line)
+                format!("{rate}: one frame each refresh ({}) from line {}", ms(g.period_ms), c.first_line)
             } else if usual.len() > 1 {
                 format!(
                     "{rate}: frames stay {} refreshes ({} ms), cadence {} from line {}, cadence judder {} RMS",
@@ -413,7 +425,12 @@ fn display_findings(sync: &Sync, cadence: Option<&facts::Cadence>, f: &CaptureFi
                     ms(c.judder_ms)
                 )
             } else {
-                format!("{rate}: frames stay {} refreshes ({} ms) from line {}", stays.join(", "), lengths.join("/"), c.first_line)
+                format!(
+                    "{rate}: frames stay {} refreshes ({} ms) from line {}",
+                    stays.join(", "),
+                    lengths.join("/"),
+                    c.first_line
+                )
             }
         }
         (Sync::Vrr { p10_ms, p90_ms, intervals }, _) => format!(
@@ -569,7 +586,7 @@ fn verdict(
     }
     if out.is_empty() {
         out.push(match f.animation_error_rms_ms {
-            Some(rms) => format!("steady: animation error {} RMS, no stall, no queue", ms(rms)),
+            Some(rms) => format!("no stall, no queue: animation error {} RMS", ms(rms)),
             None => "no animation error to judge: see what the capture cannot tell".to_owned(),
         });
     }
@@ -680,6 +697,10 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
     if let Some(path) = &args.frames {
         cli::check_writable(path).map_err(|e| usage(format!("--frames: {e}")))?;
     }
+    if let Some(path) = &args.junit {
+        cli::check_writable(path).map_err(|e| usage(format!("--junit: {e}")))?;
+    }
+    let limits = args.budget.as_deref().map(budget::parse).transpose().map_err(|e| usage(format!("--budget {e}")))?;
     let diagnosis = diagnose(&args.capture, args.app.as_deref())?;
     if let Some(path) = &args.frames {
         crate::platform::write_file(path, &diagnosis.frames_csv).map_err(CliError::Runtime)?;
@@ -693,11 +714,30 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
         crate::platform::write_file(&dir.join("diagnosis.html"), html).map_err(CliError::Runtime)?;
         log::info!("diagnose: wrote {}", dir.display());
     }
+    let mut text = to_text(&diagnosis.card);
+    let checks = limits.map(|limits| {
+        let (judder, hitches, latency) = diagnosis.budgeted;
+        budget::check(&limits, judder, hitches, latency)
+    });
+    if let Some(checks) = &checks {
+        text.push_str("\nbudget:\n");
+        for c in checks {
+            let _ = writeln!(text, "- {}", c.line());
+        }
+    }
+    if let (Some(path), Some(checks)) = (&args.junit, &checks) {
+        crate::platform::write_file(path, budget::junit(&diagnosis.card.capture, checks)).map_err(CliError::Runtime)?;
+        log::info!("diagnose: wrote {}", path.display());
+    }
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(to_text(&diagnosis.card).as_bytes())
+        .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
+    match checks.iter().flatten().find(|c| !c.passes()) {
+        Some(broken) => Err(CliError::Runtime(format!("over budget: {}", broken.line()))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -736,12 +776,20 @@ mod tests {
     fn findings(chain: &CaptureChain) -> Vec<String> {
         let metrics = frame_metrics(&chain.frames);
         let figures = CaptureFigures::of(chain, &metrics, HZ);
-        let period = figures.refresh.map(|r| 1000.0 / r.hz());
-        verdict(chain, &metrics, &figures, period, &|t| ticks_to_ms(t, HZ))
+        let intervals = facts::display_intervals(chain, &metrics, HZ);
+        let sync = facts::sync(chain, &intervals);
+        let grid = match &sync {
+            Sync::Grid(g) => Some(g.clone()),
+            _ => None,
+        };
+        let cadence = grid.as_ref().and_then(|g| facts::cadence(&intervals, g));
+        let mut out = display_findings(&sync, cadence.as_ref(), &figures);
+        out.extend(verdict(chain, &metrics, &figures, grid.map(|g| g.period_ms), &|t| ticks_to_ms(t, HZ)));
+        out
     }
 
     #[test]
-    fn sixty_fps_on_144_hz_is_cadence_judder_with_its_2_3_2_3_2_pattern() {
+    fn sixty_fps_on_144_hz_is_a_144_hz_display_with_frames_staying_2_and_3_refreshes() {
         let vblank = |n: i64| (n * 1_000_000 + 72) / 144;
         let frames: Vec<(i64, i64)> = (0..120)
             .map(|i| {
@@ -751,7 +799,11 @@ mod tests {
             .collect();
         let found = findings(&chain(&frames));
         assert!(
-            found.iter().any(|f| f.starts_with("cadence judder") && f.contains("frames stay 2-3-2-3-2 refreshes")),
+            // 12 refreshes per 5 frames: 13.889 ms three times, 20.833 twice, about a mean of 16.667 ms:
+            // RMS √((3 · 2.778² + 2 · 4.167²) / 5) = 3.40 ms (3.41 with the vblanks rounded to µs).
+            found.iter().any(|f| f
+                == "59.9 fps on a 144 Hz display: frames stay 2, 3 refreshes (13.9/20.8 ms), cadence 2 3 2 3 2 2 3 2 \
+                    3 2 2 3… from line 3, cadence judder 3.41 ms RMS"),
             "{found:?}"
         );
     }

@@ -236,7 +236,8 @@ fn main() {
         }));
     }
     for path in captures {
-        let folder = path.parent().and_then(|p| p.file_name()).map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let folder =
+            path.parent().and_then(|p| p.file_name()).map_or(String::new(), |n| n.to_string_lossy().into_owned());
         let stem = path.file_stem().map_or(String::new(), |n| n.to_string_lossy().to_lowercase());
         let test = format!("bounded::every_figure_is_within_the_capture_s_duration_on_{folder}_{stem}");
         trials.push(Trial::ignorable_test(test, move || check_bounded(&path)));

@@ -175,7 +175,8 @@ impl Cadence {
     /// Refresh counts that hold at least 1 % of the display changes, most common first.
     pub(crate) fn usual(&self) -> Vec<(u64, usize)> {
         let total = self.refreshes.len().max(1);
-        let mut usual: Vec<(u64, usize)> = self.counts.iter().map(|(&n, &c)| (n, c)).filter(|&(_, c)| c * 100 >= total).collect();
+        let mut usual: Vec<(u64, usize)> =
+            self.counts.iter().map(|(&n, &c)| (n, c)).filter(|&(_, c)| c * 100 >= total).collect();
         usual.sort_by_key(|&(n, c)| (std::cmp::Reverse(c), n));
         usual
     }

@@ -183,7 +183,7 @@ pub struct Capture {
     /// `DisplayLatency` or `Dropped`): without it no frame is displayed or
     /// dropped, each is unknown.
     pub display_known: bool,
-    /// Whether the file says which frames tear (`SyncInterval` with `AllowsTearing` or `PresentMode`).
+    /// Whether the file says which frames tear (`SyncInterval` and `AllowsTearing`).
     pub tearing_known: bool,
     /// The application whose rows gave the counter's rate (`None`: the whole file, or no QPC columns).
     pub clock_app: Option<String>,

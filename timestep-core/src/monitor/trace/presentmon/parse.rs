@@ -336,7 +336,7 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             frame.dropped = false;
         }
     }
-    let tearing_known = cols.is_some_and(|c| c.sync_interval.is_some() && (c.allows_tearing.is_some() || c.present_mode.is_some()));
+    let tearing_known = cols.is_some_and(|c| c.sync_interval.is_some() && c.allows_tearing.is_some());
     Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, clock_app })
 }
 
@@ -420,12 +420,7 @@ fn ms_to_ticks(ms: f64, hz: u64) -> Ticks {
 /// The counter's rate: QPC deltas over the ms column that measures them,
 /// from one application's rows (see [`parse_capture_of`]); the application
 /// whose rows gave it.
-fn counter_rate(
-    raws: &[Raw],
-    layout: CaptureLayout,
-    apps: &[&str],
-    app: Option<&str>,
-) -> (u64, bool, Option<String>) {
+fn counter_rate(raws: &[Raw], layout: CaptureLayout, apps: &[&str], app: Option<&str>) -> (u64, bool, Option<String>) {
     // Per application: QPC ticks, ms, and measured rows.
     let mut sums: Vec<(String, f64, f64, usize)> = Vec::new();
     let mut last: HashMap<usize, (Ticks, Option<f64>)> = HashMap::new();
@@ -551,7 +546,9 @@ mod tests {
         // browser's rows, 400 000 ticks in 2 ms (200 MHz: a process whose ms
         // column disagrees with its QPC deltas). Over all rows the ratio would
         // be 1 133 340 ticks in 37.334 ms, 30.4 MHz; the game's alone, 10 MHz.
-        let mut csv = String::from("Application,ProcessID,SwapChainAddress,TimeInQPC,CPUStartQPC,MsBetweenPresents,MsUntilDisplayed\n");
+        let mut csv = String::from(
+            "Application,ProcessID,SwapChainAddress,TimeInQPC,CPUStartQPC,MsBetweenPresents,MsUntilDisplayed\n",
+        );
         for i in 0..3 {
             csv.push_str(&format!("game.exe,1,0x1,{},0,16.667,5\n", 1_000_000 + i * 166_670));
             csv.push_str(&format!("chrome.exe,2,0x2,{},0,2.0,5\n", 1_000_000 + i * 400_000));

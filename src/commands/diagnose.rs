@@ -346,6 +346,10 @@ fn card(
     let app_displayed = chain.frames.iter().filter(|fr| fr.is_application() && fr.screen.is_some()).count();
     let enough = app_displayed >= facts::MIN_FRAMES;
     let mut verdict = display_findings(&sync, cadence.as_ref(), f);
+    let load = facts::load(chain, hz);
+    if let Some(load) = &load {
+        verdict.push(facts::bound(load));
+    }
     verdict.extend(self::verdict(chain, metrics, f, period_ms, &to_ms));
     if !enough {
         verdict.insert(
@@ -765,6 +769,7 @@ mod tests {
                     seed: None,
                     dropped: false,
                     tears: false,
+                    costs: Default::default(),
                 };
                 previous = Some(cpu);
                 frame

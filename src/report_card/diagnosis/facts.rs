@@ -226,9 +226,101 @@ pub(crate) fn sync(chain: &CaptureChain, intervals: &[Interval]) -> Sync {
     Sync::Vrr { p10_ms: sorted[sorted.len() / 10], p90_ms: sorted[sorted.len() * 9 / 10], intervals: sorted.len() }
 }
 
+/// The share of a frame a processor must be busy to be what limits it: the
+/// rest of a CPU-bound frame is the present call and the hand-off to the
+/// driver, well under a tenth of a frame in the captures here.
+pub(crate) const BOUND_SHARE: f64 = 0.9;
+
+/// GPU utilisation (a tool's own column, per frame) at which the GPU is the limit.
+pub(crate) const BOUND_UTIL_PCT: f64 = 95.0;
+
+/// What the application frames cost: medians, ms (utilisation in %).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Load {
+    /// The game's frame interval (CPU start to CPU start of application frames).
+    pub(crate) frame_ms: f64,
+    pub(crate) cpu_ms: Option<f64>,
+    pub(crate) gpu_ms: Option<f64>,
+    pub(crate) gpu_util_pct: Option<f64>,
+    /// Application frames with a present interval.
+    pub(crate) frames: usize,
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
+}
+
+/// The medians of the application frames' costs, where the file has any.
+pub(crate) fn load(chain: &CaptureChain, hz: u64) -> Option<Load> {
+    let apps: Vec<_> = chain.frames.iter().filter(|f| f.is_application()).collect();
+    // The game's frame: CPU start to CPU start of its own frames (with frame
+    // generation, its present interval is to the generated frame before it).
+    let starts: Vec<i64> = apps.iter().filter_map(|f| f.cpu_start.or(f.present_start)).collect();
+    let frame: Vec<f64> =
+        starts.windows(2).map(|w| w[1] - w[0]).filter(|&t| t > 0).map(|t| ticks_to_ms(t, hz)).collect();
+    let frames = frame.len();
+    let cpu = median(apps.iter().filter_map(|f| f.costs.cpu_busy).map(|t| ticks_to_ms(t, hz)).collect());
+    let gpu = median(apps.iter().filter_map(|f| f.costs.gpu_busy).map(|t| ticks_to_ms(t, hz)).collect());
+    let util = median(apps.iter().filter_map(|f| f.costs.gpu_util_permille).map(|u| f64::from(u) / 10.0).collect());
+    let frame_ms = median(frame)?;
+    (cpu.is_some() || gpu.is_some() || util.is_some()).then_some(Load {
+        frame_ms,
+        cpu_ms: cpu,
+        gpu_ms: gpu,
+        gpu_util_pct: util,
+        frames,
+    })
+}
+
+/// What limits the frame rate, in words with its figures.
+pub(crate) fn bound(load: &Load) -> String {
+    let share = |ms: f64| 100.0 * ms / load.frame_ms;
+    let frame = format!("a {:.2} ms frame (median of {})", load.frame_ms, load.frames);
+    let part = |what: &str, ms: Option<f64>| {
+        ms.map_or_else(|| format!("{what} busy unknown"), |ms| format!("{what} busy {ms:.2} ms ({:.0} %)", share(ms)))
+    };
+    let (cpu, gpu) = (part("CPU", load.cpu_ms), part("GPU", load.gpu_ms));
+    let busy = |ms: Option<f64>| ms.is_some_and(|ms| ms >= BOUND_SHARE * load.frame_ms);
+    match (load.cpu_ms, load.gpu_ms, load.gpu_util_pct) {
+        _ if busy(load.cpu_ms) && busy(load.gpu_ms) => {
+            format!("CPU- and GPU-bound alike: {cpu}, {gpu} of {frame}; both must get lighter to raise the frame rate")
+        }
+        (_, Some(g), _) if g >= BOUND_SHARE * load.frame_ms => {
+            format!("GPU-bound: {gpu} of {frame}, {cpu}; a lighter GPU load raises the frame rate")
+        }
+        (Some(c), _, _) if c >= BOUND_SHARE * load.frame_ms => {
+            format!("CPU-bound: {cpu} of {frame}, {gpu}; the CPU's work sets the frame rate")
+        }
+        (Some(_), Some(_), _) => format!(
+            "neither CPU- nor GPU-bound: {cpu}, {gpu} of {frame}; the frame waits for something else (a frame cap, \
+             vsync or a queue)"
+        ),
+        (_, _, Some(u)) if u >= BOUND_UTIL_PCT => format!("GPU-bound: GPU utilisation {u:.0} % (median) at {frame}"),
+        (_, _, Some(u)) => {
+            format!("not GPU-bound: GPU utilisation {u:.0} % (median) at {frame}; the CPU or a frame cap sets the rate")
+        }
+        _ => format!("what limits it is unknown: {cpu}, {gpu} of {frame}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_times_say_which_processor_limits_the_frame() {
+        let load = |cpu, gpu, util| Load { frame_ms: 10.0, cpu_ms: cpu, gpu_ms: gpu, gpu_util_pct: util, frames: 100 };
+        assert_eq!(
+            bound(&load(Some(5.0), Some(9.6), None)),
+            "GPU-bound: GPU busy 9.60 ms (96 %) of a 10.00 ms frame (median of 100), CPU busy 5.00 ms (50 %); a \
+             lighter GPU load raises the frame rate"
+        );
+        assert!(bound(&load(Some(9.5), Some(2.0), None)).starts_with("CPU-bound: CPU busy 9.50 ms (95 %)"));
+        assert!(bound(&load(Some(4.0), Some(3.0), None)).starts_with("neither CPU- nor GPU-bound"));
+        assert!(bound(&load(None, None, Some(99.0))).starts_with("GPU-bound: GPU utilisation 99 %"));
+        assert!(bound(&load(None, None, Some(56.0))).starts_with("not GPU-bound: GPU utilisation 56 %"));
+    }
 
     fn intervals(ms: &[f64]) -> Vec<Interval> {
         ms.iter().enumerate().map(|(i, &ms)| Interval { ms, line: i as u64 + 2 }).collect()

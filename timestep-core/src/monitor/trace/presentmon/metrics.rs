@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// let frame = |cpu: i64, screen: i64| CaptureFrame {
 ///     line: 0, frame_type: "Application".into(), frame_time: None, present_start: None,
 ///     cpu_start: Some(cpu), screen: Some(screen), sim: Some((cpu, SimSource::CpuStart)),
-///     seed: None, dropped: false, tears: false,
+///     seed: None, dropped: false, tears: false, costs: Default::default(),
 /// };
 /// let m = frame_metrics(&[frame(0, 400), frame(100, 500), frame(300, 600)]);
 /// assert_eq!(m[2].animation_error, Some(100), "the sim moved 200 ticks, the screen 100");
@@ -279,6 +279,7 @@ fn queue_depth(frames: &[CaptureFrame]) -> Option<(f64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::FrameCosts;
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -296,6 +297,7 @@ mod tests {
             seed: None,
             dropped: screen_us.is_none(),
             tears: false,
+            costs: FrameCosts::default(),
         }
     }
 

@@ -127,6 +127,20 @@ pub struct CaptureFrame {
     pub dropped: bool,
     /// `SyncInterval` = 0 with `AllowsTearing` = 1 or a legacy flip.
     pub tears: bool,
+    /// What the frame cost the CPU and GPU, where the file says.
+    pub costs: FrameCosts,
+}
+
+/// What a frame cost the CPU and the GPU, where the file says (`None`: no
+/// column, NA, or 0 where a tool writes 0 for "not measured").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameCosts {
+    /// `CPUBusy` / `MsCPUBusy`: CPU start to the present call.
+    pub cpu_busy: Option<Ticks>,
+    /// `GPUBusy` / `MsGPUBusy`: time the GPU worked on the frame.
+    pub gpu_busy: Option<Ticks>,
+    /// GPU utilisation, per mille (`GPU0Util(%)`, `GPUUtilization`).
+    pub gpu_util_permille: Option<u32>,
 }
 
 impl CaptureFrame {

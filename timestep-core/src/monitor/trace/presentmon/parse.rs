@@ -1,6 +1,6 @@
 //! Reading a capture's rows into swap chains of timestamps (every layout in the module docs).
 
-use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, SimSource, Ticks};
+use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, FrameCosts, SimSource, Ticks};
 use crate::monitor::trace::TraceError;
 use crate::monitor::trace::read::{at, for_each_record, is_decimal_comma, is_na, refuse_semicolons};
 use crate::time::NANOS_PER_SEC;
@@ -76,6 +76,8 @@ struct Columns {
     until_displayed: Option<(usize, String)>,
     display_latency: Option<(usize, String)>,
     cpu_busy: Option<(usize, String)>,
+    gpu_busy: Option<(usize, String)>,
+    gpu_util: Option<(usize, String)>,
     in_present: Option<(usize, String)>,
     between_sim: Option<(usize, String)>,
     between_app_start: Option<(usize, String)>,
@@ -110,6 +112,8 @@ impl Columns {
             until_displayed: c(&["MsUntilDisplayed"]),
             display_latency: c(&["DisplayLatency", "MsDisplayLatency"]),
             cpu_busy: c(&["CPUBusy", "MsCPUBusy"]),
+            gpu_busy: c(&["GPUBusy", "MsGPUBusy"]),
+            gpu_util: c(&["GPU0Util(%)", "GPUUtilization"]),
             in_present: c(&["MsInPresentAPI"]),
             between_sim: c(&["MsBetweenSimulationStart"]),
             between_app_start: c(&["MsBetweenAppStart"]),
@@ -151,6 +155,8 @@ struct Raw {
     until_displayed_ms: Option<f64>,
     display_latency_ms: Option<f64>,
     cpu_busy_ms: Option<f64>,
+    gpu_busy_ms: Option<f64>,
+    gpu_util_pct: Option<f64>,
     in_present_ms: Option<f64>,
     between_sim_ms: Option<f64>,
     between_app_start_ms: Option<f64>,
@@ -244,6 +250,8 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             until_displayed_ms: row.number(c.until_displayed.as_ref())?,
             display_latency_ms: row.number(c.display_latency.as_ref())?,
             cpu_busy_ms: row.number(c.cpu_busy.as_ref())?,
+            gpu_busy_ms: row.number(c.gpu_busy.as_ref())?,
+            gpu_util_pct: row.number(c.gpu_util.as_ref())?,
             in_present_ms: row.number(c.in_present.as_ref())?,
             between_sim_ms: row.number(c.between_sim.as_ref())?,
             between_app_start_ms: row.number(c.between_app_start.as_ref())?,
@@ -317,6 +325,14 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             seed,
             dropped: raw.dropped || (layout != CaptureLayout::FrameTimes && screen.is_none()),
             tears: raw.tears,
+            costs: FrameCosts {
+                cpu_busy: to(raw.cpu_busy_ms).filter(|&t| t > 0),
+                gpu_busy: to(raw.gpu_busy_ms).filter(|&t| t > 0),
+                gpu_util_permille: raw
+                    .gpu_util_pct
+                    .filter(|&u| u > 0.0 && u <= 100.0)
+                    .map(|u| (u * 10.0).round() as u32),
+            },
         });
     }
     if layout == CaptureLayout::V2Metrics {
@@ -354,6 +370,8 @@ impl Raw {
             until_displayed_ms: None,
             display_latency_ms: None,
             cpu_busy_ms: None,
+            gpu_busy_ms: None,
+            gpu_util_pct: None,
             in_present_ms: None,
             between_sim_ms: None,
             between_app_start_ms: None,
@@ -485,6 +503,13 @@ fn missing(layout: CaptureLayout, columns: Option<&Columns>) -> Vec<String> {
             );
         }
         _ => {}
+    }
+    if columns.is_some_and(|c| c.frame_type.is_none()) {
+        out.push(
+            "frame generation: no FrameType column, so a frame generator's frames cannot be told from the game's \
+             (they would read as the game's own, and in its queue)"
+                .to_owned(),
+        );
     }
     if columns.is_some_and(|c| c.until_displayed.is_none() && c.display_latency.is_none() && c.dropped.is_none())
         && layout != CaptureLayout::FrameTimes

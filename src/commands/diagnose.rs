@@ -220,8 +220,8 @@ fn card(
         } else {
             format!(
                 "{} presented; displayed, dropped and generated unknown (no MsUntilDisplayed or DisplayLatency \
-                 column), {} tearing",
-                f.frames, f.tearing
+                 column)",
+                f.frames
             )
         },
         Some(f.frames as f64),
@@ -343,7 +343,12 @@ fn card(
         figures.push(figure("displayed time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
     }
 
-    let app_displayed = chain.frames.iter().filter(|fr| fr.is_application() && fr.screen.is_some()).count();
+    // The sample: displayed application frames, or every frame where the file has no display times.
+    let (app_displayed, counted) = if capture.display_known {
+        (chain.frames.iter().filter(|fr| fr.is_application() && fr.screen.is_some()).count(), "displayed application")
+    } else {
+        (chain.frames.iter().filter(|fr| fr.is_application()).count(), "presented")
+    };
     let enough = app_displayed >= facts::MIN_FRAMES;
     let mut verdict = display_findings(&sync, cadence.as_ref(), f);
     let load = facts::load(chain, hz);
@@ -355,7 +360,7 @@ fn card(
         verdict.insert(
             0,
             format!(
-                "too few frames for a verdict: {app_displayed} displayed application frames of {} rows; an RMS \
+                "too few frames for a verdict: {app_displayed} {counted} frames of {} rows; an RMS \
                  over n frames is within about 1/√(2n) of its own value ({} % here), and {} frames bring that to \
                  10 %; the findings below are what these frames show, not the game",
                 f.frames,
@@ -380,7 +385,7 @@ fn card(
     let fix = if enough {
         fix(f, grid, &strategies)
     } else {
-        vec![format!("none: a fix needs at least {} displayed application frames", facts::MIN_FRAMES)]
+        vec![format!("none: a fix needs at least {} {counted} frames", facts::MIN_FRAMES)]
     };
     let series = Series {
         line: chain.frames.iter().map(|fr| fr.line).collect(),

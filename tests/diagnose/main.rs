@@ -199,6 +199,175 @@ fn check_bounded(path: &std::path::Path) -> Result<Completion, Failed> {
     if failures.is_empty() { Ok(Completion::Completed) } else { Err(failures.join("; ").into()) }
 }
 
+/// How the display showed a capture's frames, as a person reads its display-change column.
+#[derive(Clone, Copy)]
+enum Display {
+    /// A fixed refresh, Hz as `diagnose` writes it.
+    Grid(&'static str),
+    /// Display changes spread continuously, frames that do not tear.
+    Vrr,
+    /// SyncInterval 0 with tearing allowed on most frames.
+    Tearing,
+    /// No display times (frame times only).
+    Unknown,
+}
+
+/// What a person reads by hand from one capture (python's csv module and
+/// the raw columns; see /work/notes/issue43.md for the table in words).
+#[derive(Clone, Copy)]
+struct Reading {
+    file: &'static str,
+    app: Option<&'static str>,
+    display: Display,
+    /// Frames cadence as `diagnose` writes it (`frames stay 2, 1 refreshes`), where the frames stay mixed counts.
+    cadence: Option<&'static str>,
+    /// `Some(n)`: n generated frames (FrameType); `None`: no FrameType column, frame generation cannot be told.
+    generated: Option<Option<usize>>,
+    /// What limits the game: the verdict line's start.
+    bound: Option<&'static str>,
+    /// Fewer than 50 displayed application frames.
+    few: bool,
+}
+
+const CORPUS: [Reading; 24] = {
+    const fn r(
+        file: &'static str,
+        display: Display,
+        generated: Option<Option<usize>>,
+        bound: Option<&'static str>,
+    ) -> Reading {
+        Reading { file, app: None, display, cadence: None, generated, bound, few: false }
+    }
+    use Display::{Grid, Tearing, Unknown, Vrr};
+    let no_frame_type = Some(None);
+    let application_only = Some(Some(0));
+    [
+        r("presentmon/F00HeaWin2080_gold.csv", Grid("143.98"), application_only, Some("neither CPU- nor GPU-bound")),
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_0_v2.csv", Grid("59.95"), application_only, None)
+        },
+        r("presentmon/test_case_10_v2.csv", Tearing, Some(Some(1826)), Some("CPU- and GPU-bound alike")),
+        r("presentmon/test_case_13_v2.csv", Tearing, application_only, Some("CPU-bound")),
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_4.csv", Grid("59.97"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_4_v2.csv", Grid("59.97"), application_only, None)
+        },
+        r("presentmon/test_case_5.csv", Grid("60"), application_only, Some("CPU-bound")),
+        r("presentmon/test_case_8.csv", Tearing, Some(Some(2505)), Some("CPU- and GPU-bound alike")),
+        r("traces/capframex_re2_with_header.csv", Grid("119.84"), no_frame_type, None),
+        r("traces/ocat_metroexodus.csv", Tearing, no_frame_type, None),
+        r("traces/pm1_csgo.csv", Grid("60"), no_frame_type, None),
+        Reading {
+            cadence: Some("frames stay 2, 1 refreshes (16.7/8.3 ms)"),
+            ..r("traces/pm1_farcry_newdawn.csv", Grid("119.84"), no_frame_type, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm2_gold_case0_default.csv", Grid("59.95"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm2_gold_case4_default.csv", Grid("59.97"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm_gold_case4_v1metrics.csv", Grid("59.95"), no_frame_type, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm_gold_case4_v2metrics.csv", Grid("59.97"), application_only, None)
+        },
+        r("traces/pmapp_apex.csv", Tearing, application_only, Some("GPU-bound")),
+        r("traces/synthetic_steady.csv", Unknown, None, None),
+        r("traces/synthetic_jitter.csv", Unknown, None, None),
+        r("traces/synthetic_1stall100.csv", Unknown, None, None),
+        r(
+            "captures/frameview_remnant2_30fps_dlss_quality.csv",
+            Vrr,
+            no_frame_type,
+            Some("not GPU-bound: GPU utilisation 56 %"),
+        ),
+        r(
+            "captures/frameview_starfield_unlimited_dlss_fg_quality.csv",
+            Vrr,
+            no_frame_type,
+            Some("GPU-bound: GPU utilisation 99 %"),
+        ),
+        r("captures/ipm_F02NomadDemoFS750_gold.csv", Tearing, application_only, Some("CPU-bound")),
+        r("captures/ipm_test_case_6.csv", Tearing, application_only, Some("CPU-bound")),
+    ]
+};
+
+/// `diagnose` of one capture of the corpus against what a person reads.
+fn check_reading(reading: Reading) -> Result<Completion, Failed> {
+    let path = data_dir().join(reading.file);
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"));
+    command.arg("diagnose").arg(&path);
+    if let Some(app) = reading.app {
+        command.args(["--app", app]);
+    }
+    let out = command.output().map_err(|e| format!("timestep-lab: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "{}: exit {:?}: {}",
+            reading.file,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let mut wrong = Vec::new();
+    let mut expect = |what: &str, holds: bool| {
+        if !holds {
+            wrong.push(what.to_owned());
+        }
+    };
+    match reading.display {
+        Display::Grid(hz) => expect(&format!("a {hz} Hz display"), text.contains(&format!(" on a {hz} Hz display"))),
+        Display::Vrr => expect("VRR", text.contains("\n- VRR: ")),
+        Display::Tearing => expect("tearing", text.contains("\n- vsync off: ")),
+        Display::Unknown => expect("refresh unknown", text.contains("refresh  ") && text.contains("unknown")),
+    }
+    if let Some(cadence) = reading.cadence {
+        expect(cadence, text.contains(cadence));
+    }
+    match reading.generated {
+        Some(Some(0)) => expect("no generated frame", text.contains(", 0 generated,")),
+        Some(Some(n)) => expect(&format!("{n} generated"), text.contains(&format!("frame generation: {n} of "))),
+        Some(None) => expect("frame generation cannot be told", text.contains("frame generation: no FrameType column")),
+        None => {}
+    }
+    match reading.bound {
+        Some(bound) => expect(bound, text.contains(&format!("\n- {bound}"))),
+        None => {}
+    }
+    expect(
+        if reading.few { "too few frames" } else { "enough frames" },
+        text.contains("too few frames for a verdict") == reading.few,
+    );
+    if wrong.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{}: diagnose does not say {}:\n{text}", reading.file, wrong.join(", ")).into())
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let files = [
@@ -234,6 +403,11 @@ fn main() {
         trials.push(Trial::ignorable_test("bounded::every_figure_is_within_the_capture_s_duration", move || {
             Ok(Completion::ignored_with(missing.clone()))
         }));
+    }
+    for reading in CORPUS {
+        let stem = reading.file.trim_end_matches(".csv").replace('/', "_").to_lowercase();
+        let test = format!("corpus::diagnose_says_what_a_person_reads_from_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_reading(reading)));
     }
     for path in captures {
         let folder =

@@ -355,6 +355,27 @@ fn card(
     if let Some(load) = &load {
         verdict.push(facts::bound(load));
     }
+    // A steady rate that neither processor sets: a cap (σ under 3 % of the frame: a limiter's own jitter).
+    let waits = load.as_ref().is_some_and(|l| {
+        let busy = |ms: Option<f64>| ms.is_some_and(|ms| ms >= facts::BOUND_SHARE * l.frame_ms);
+        !busy(l.cpu_ms) && !busy(l.gpu_ms) && l.gpu_util_pct.is_none_or(|u| u < facts::BOUND_UTIL_PCT)
+    });
+    if let Some((mean, std)) = f.frame_time_mean_std_ms
+        && waits
+        && mean > 0.0
+        && std < 0.03 * mean
+        && f.generated == 0
+    {
+        let held = period_ms.is_some_and(|p| (mean / p - 1.0).abs() < 0.02);
+        verdict.push(format!(
+            "{} at {} fps: present intervals {} mean, σ {} ({} %), and neither the CPU nor the GPU is the limit",
+            if held { "held to the refresh (vsync)" } else { "capped" },
+            trim_number(1000.0 / mean, 1),
+            ms(mean),
+            ms(std),
+            trim_number(100.0 * std / mean, 1)
+        ));
+    }
     verdict.extend(self::verdict(chain, metrics, f, period_ms, &to_ms));
     if !enough {
         verdict.insert(

@@ -353,9 +353,8 @@ fn check_reading(reading: Reading) -> Result<Completion, Failed> {
         Some(None) => expect("frame generation cannot be told", text.contains("frame generation: no FrameType column")),
         None => {}
     }
-    match reading.bound {
-        Some(bound) => expect(bound, text.contains(&format!("\n- {bound}"))),
-        None => {}
+    if let Some(bound) = reading.bound {
+        expect(bound, text.contains(&format!("\n- {bound}")));
     }
     expect(
         if reading.few { "too few frames" } else { "enough frames" },

@@ -611,9 +611,6 @@ fn verdict(
             f.displayed - f.generated
         ));
     }
-    if f.tearing * 2 > f.frames {
-        out.push(format!("{} of {} frames tear (vsync off): display times follow the frame rate", f.tearing, f.frames));
-    }
     if out.is_empty() {
         out.push(match f.animation_error_rms_ms {
             Some(rms) => format!("no stall, no queue: animation error {} RMS", ms(rms)),

@@ -16,8 +16,6 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
-
 use crate::cli;
 use crate::error::CliError;
 use crate::monitor::presentmon::{
@@ -152,32 +150,21 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     }
     let options = if app.is_empty() { TraceOptions::default() } else { TraceOptions::default().with_app(app.clone()) };
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
-    read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
+    let trace = read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
-    let strategies = replay(path, (!app.is_empty()).then_some(app.as_str()))?;
+    let strategies = replay(trace)?;
     let card = card(path, &capture, chain, &metrics, &figures, strategies);
     let stats = figures.stats.as_ref();
     let budgeted = (stats.map(|s| s.judder_ms), stats.map(|s| s.hitches_per_min), stats.map(|s| s.latency_ms));
     Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz), budgeted })
 }
 
-/// The capture's frame times through the ten strategies: `simulate --trace CAPTURE --strategy all`.
-fn replay(path: &Path, app: Option<&str>) -> Result<Vec<RunRecord>, CliError> {
-    #[derive(Parser)]
-    struct Simulate {
-        #[command(flatten)]
-        args: super::simulate::SimulateArgs,
-    }
-    let mut argv =
-        vec!["simulate".into(), "--trace".into(), path.as_os_str().to_owned(), "--strategy".into(), "all".into()];
-    if let Some(app) = app {
-        argv.extend(["--trace-app".into(), app.into()]);
-    }
-    let args = Simulate::try_parse_from(argv).map_err(|e| CliError::from_clap(&e))?.args;
-    let invocation = args.invocation()?;
-    Ok(invocation.runs.iter().map(|spec| RunRecord::from(&crate::sim::simulate(spec).report())).collect())
+/// The capture's frame times (the trace reader's) through the ten strategies, by the simulator's API.
+fn replay(trace: crate::monitor::Trace) -> Result<Vec<RunRecord>, CliError> {
+    let runs = super::simulate::replay(trace)?;
+    Ok(runs.iter().map(|spec| RunRecord::from(&crate::sim::simulate(spec).report())).collect())
 }
 
 /// `12.3 ms`.

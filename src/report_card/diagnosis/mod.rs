@@ -9,6 +9,7 @@
 
 pub(crate) mod budget;
 pub(crate) mod facts;
+pub(crate) mod verdict;
 
 use super::html::page;
 use super::markup::escape;

@@ -208,7 +208,7 @@ pub(crate) struct StrategyList(pub(crate) Vec<StrategyId>);
 impl Default for StrategyList {
     /// Every strategy, in key order.
     fn default() -> StrategyList {
-        StrategyList(StrategyId::ALL.to_vec())
+        StrategyList(crate::registry::all())
     }
 }
 
@@ -226,7 +226,7 @@ pub(crate) fn strategy_list(text: &str) -> Result<StrategyList, String> {
         if name.trim().is_empty() {
             return Err(format!("'{text}' has an empty item: give strategy ids separated by commas, or all"));
         }
-        let id = StrategyId::parse(name).map_err(|e| e.to_string())?;
+        let id = crate::registry::parse(name).map_err(|e| e.to_string())?;
         if ids.contains(&id) {
             return Err(format!("{id} is listed twice: give each strategy once"));
         }
@@ -253,6 +253,19 @@ where
     PossibleValuesParser::new(all.iter().map(|&v| name(v))).try_map(move |text: String| {
         // PossibleValuesParser let only the names (in any case, with `ignore_case`) through.
         all.iter().copied().find(|&v| name(v).eq_ignore_ascii_case(&text)).ok_or_else(|| format!("'{text}' is unknown"))
+    })
+}
+
+/// A value parser for one strategy of the lab ([`crate::registry::all`],
+/// read when the command line is built), named in any case; clap lists
+/// the names in `--help` and in the error for any other text.
+pub(crate) fn one_strategy() -> impl TypedValueParser<Value = StrategyId> {
+    let all = crate::registry::all();
+    PossibleValuesParser::new(all.iter().map(|id| id.name())).try_map(move |text: String| {
+        all.iter()
+            .copied()
+            .find(|id| id.name().eq_ignore_ascii_case(&text))
+            .ok_or_else(|| format!("'{text}' is unknown"))
     })
 }
 

@@ -65,9 +65,12 @@ pub mod app;
 pub(crate) mod cli;
 pub mod commands;
 pub mod error;
+#[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "a page serves nothing"))]
+pub(crate) mod http_message;
 pub mod hud_data;
 pub(crate) mod output;
 pub mod platform;
+pub mod registry;
 pub mod render;
 pub mod report_card;
 pub(crate) mod run_chart;

@@ -4,6 +4,11 @@
 //! the left hand on any layout. `Up`/`Down` change the tick rate, so the
 //! player sprite moves with `WASD` (held keys), and `Left`/`Right` steer it
 //! too; everything else acts once per press and ignores key repeat.
+//!
+//! The strategies' keys come from the registry ([`crate::registry::all`]):
+//! the n-th strategy is on digit key n (`1`–`9`, then `0`), the eleventh to
+//! twentieth on Shift and the same digits; a strategy beyond the twentieth
+//! has no key (lanes and `--strategy` still run it).
 
 use winit::keyboard::{KeyCode, ModifiersState};
 
@@ -103,7 +108,7 @@ impl Action {
                 "exclusive fullscreen (video mode), where the platform offers one".to_owned()
             }
             Action::ToggleLanes => "compare: lanes of strategies side by side, fed the same frames".to_owned(),
-            Action::NextLane => "lanes: select the lane below (or click a lane; 1–0 pick by strategy)".to_owned(),
+            Action::NextLane => "lanes: select the lane below (or click a lane, or press its strategy's key)".to_owned(),
             Action::PreviousLane => "lanes: select the lane above".to_owned(),
             Action::AdoptLane => "lanes: run the loop with the selected lane's strategy".to_owned(),
             Action::StartTour if crate::platform::PUBLISHES_FIGURES => {
@@ -165,18 +170,39 @@ impl Action {
 
 const NONE: ModifiersState = ModifiersState::empty();
 
-/// Every binding: physical key, modifiers that must be held, action.
+/// The digit keys in key order: the first strategy is on `1`, the tenth on `0`.
+const DIGITS: [KeyCode; 10] = [
+    KeyCode::Digit1,
+    KeyCode::Digit2,
+    KeyCode::Digit3,
+    KeyCode::Digit4,
+    KeyCode::Digit5,
+    KeyCode::Digit6,
+    KeyCode::Digit7,
+    KeyCode::Digit8,
+    KeyCode::Digit9,
+    KeyCode::Digit0,
+];
+
+/// The modifiers of each round of ten strategies on the digits: none, then Shift.
+const STRATEGY_MODIFIERS: [ModifiersState; 2] = [NONE, ModifiersState::SHIFT];
+
+/// The key of the `i`-th strategy of the registry (from 0), if it has one.
+pub(crate) fn strategy_key(i: usize) -> Option<(KeyCode, ModifiersState)> {
+    let mods = *STRATEGY_MODIFIERS.get(i / DIGITS.len())?;
+    Some((DIGITS[i % DIGITS.len()], mods))
+}
+
+/// Every binding, in help order: the strategies' keys (from the registry),
+/// then [`KEY_BINDINGS`].
+pub(crate) fn bindings() -> Vec<(KeyCode, ModifiersState, Action)> {
+    let strategies = crate::registry::all().into_iter().enumerate();
+    let keyed = strategies.filter_map(|(i, id)| strategy_key(i).map(|(key, mods)| (key, mods, Action::Strategy(id))));
+    keyed.chain(KEY_BINDINGS.iter().copied()).collect()
+}
+
+/// Every binding but the strategies': physical key, modifiers that must be held, action.
 pub(crate) const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
-    (KeyCode::Digit1, NONE, Action::Strategy(StrategyId::ALL[0])),
-    (KeyCode::Digit2, NONE, Action::Strategy(StrategyId::ALL[1])),
-    (KeyCode::Digit3, NONE, Action::Strategy(StrategyId::ALL[2])),
-    (KeyCode::Digit4, NONE, Action::Strategy(StrategyId::ALL[3])),
-    (KeyCode::Digit5, NONE, Action::Strategy(StrategyId::ALL[4])),
-    (KeyCode::Digit6, NONE, Action::Strategy(StrategyId::ALL[5])),
-    (KeyCode::Digit7, NONE, Action::Strategy(StrategyId::ALL[6])),
-    (KeyCode::Digit8, NONE, Action::Strategy(StrategyId::ALL[7])),
-    (KeyCode::Digit9, NONE, Action::Strategy(StrategyId::ALL[8])),
-    (KeyCode::Digit0, NONE, Action::Strategy(StrategyId::ALL[9])),
     (KeyCode::KeyV, NONE, Action::CyclePresentMode),
     (KeyCode::ArrowUp, NONE, Action::TickRateUp),
     (KeyCode::ArrowDown, NONE, Action::TickRateDown),
@@ -207,11 +233,27 @@ pub(crate) const KEY_BINDINGS: &[(KeyCode, ModifiersState, Action)] = &[
 /// The action bound to `key` with exactly `mods` held. Held actions ignore
 /// modifiers, so Shift while steering does not drop the key.
 pub(crate) fn action_for(key: KeyCode, mods: ModifiersState) -> Option<Action> {
-    KEY_BINDINGS
-        .iter()
+    bindings()
+        .into_iter()
         .find(|(k, m, action)| *k == key && (*m == mods || action.is_held()))
-        .map(|(_, _, action)| *action)
+        .map(|(_, _, action)| action)
         .filter(|action| action.applies_here())
+}
+
+/// The strategy bound to `key` with exactly `mods` held, if any.
+pub fn strategy_for_key(key: KeyCode, mods: ModifiersState) -> Option<StrategyId> {
+    match action_for(key, mods) {
+        Some(Action::Strategy(id)) => Some(id),
+        _ => None,
+    }
+}
+
+/// Every strategy that has a key, with the key as the help writes it
+/// (`1`, `0`, `Shift+1`), in key order.
+pub fn strategy_keys() -> Vec<(String, StrategyId)> {
+    let all = crate::registry::all().into_iter().enumerate();
+    all.filter_map(|(i, id)| strategy_key(i).map(|(key, mods)| (format!("{}{}", mods_label(mods), key_label(key)), id)))
+        .collect()
 }
 
 /// How a key is written in the help (`1`, `V`, `Up`, `Space`).
@@ -247,8 +289,8 @@ fn mods_label(mods: ModifiersState) -> String {
 /// this platform, in table order.
 pub fn help_lines() -> Vec<(String, String)> {
     let mut lines = Vec::new();
-    for (key, mods, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
-        lines.push((format!("{}{}", mods_label(*mods), key_label(*key)), action.help()));
+    for (key, mods, action) in bindings().into_iter().filter(|(_, _, a)| a.applies_here()) {
+        lines.push((format!("{}{}", mods_label(mods), key_label(key)), action.help()));
     }
     lines
 }
@@ -257,12 +299,12 @@ pub fn help_lines() -> Vec<(String, String)> {
 /// action bound to two keys gets one control, named with both).
 pub(crate) fn controls() -> Vec<(Action, crate::platform::PageControl)> {
     let mut controls: Vec<(Action, crate::platform::PageControl)> = Vec::new();
-    for (key, mods, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
-        let key = format!("{}{}", mods_label(*mods), key_label(*key));
-        match controls.iter_mut().find(|(a, _)| a == action) {
+    for (key, mods, action) in bindings().into_iter().filter(|(_, _, a)| a.applies_here()) {
+        let key = format!("{}{}", mods_label(mods), key_label(key));
+        match controls.iter_mut().find(|(a, _)| *a == action) {
             Some((_, control)) => control.key = format!("{} or {key}", control.key),
             None => controls.push((
-                *action,
+                action,
                 crate::platform::PageControl {
                     label: action.label(),
                     name: action.help(),
@@ -290,28 +332,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn digit_keys_select_the_strategies_in_key_order() {
-        let digits = [
-            KeyCode::Digit1,
-            KeyCode::Digit2,
-            KeyCode::Digit3,
-            KeyCode::Digit4,
-            KeyCode::Digit5,
-            KeyCode::Digit6,
-            KeyCode::Digit7,
-            KeyCode::Digit8,
-            KeyCode::Digit9,
-            KeyCode::Digit0,
-        ];
-        for (key, id) in digits.into_iter().zip(StrategyId::ALL) {
-            assert_eq!(action_for(key, NONE), Some(Action::Strategy(id)), "{key:?}");
+    fn digit_keys_select_the_strategies_in_key_order_and_every_strategy_has_one() {
+        let all = crate::registry::all();
+        for (i, id) in all.iter().enumerate() {
+            let (key, mods) = strategy_key(i).expect("the lab has at most twenty strategies");
+            assert_eq!(action_for(key, mods), Some(Action::Strategy(*id)), "{key:?} {mods:?}");
         }
+        assert_eq!(strategy_key(0), Some((KeyCode::Digit1, NONE)));
+        assert_eq!(strategy_key(9), Some((KeyCode::Digit0, NONE)));
+        assert_eq!(strategy_key(10), Some((KeyCode::Digit1, ModifiersState::SHIFT)), "the eleventh");
+        assert_eq!(strategy_key(19), Some((KeyCode::Digit0, ModifiersState::SHIFT)));
+        assert_eq!(strategy_key(20), None);
     }
 
     #[test]
     fn no_key_is_bound_twice() {
-        for (i, (k, m, _)) in KEY_BINDINGS.iter().enumerate() {
-            for (k2, m2, _) in &KEY_BINDINGS[i + 1..] {
+        let bindings = bindings();
+        for (i, (k, m, _)) in bindings.iter().enumerate() {
+            for (k2, m2, _) in &bindings[i + 1..] {
                 assert!(!(k == k2 && m == m2), "{k:?} with {m:?} is bound twice");
             }
         }
@@ -328,7 +366,7 @@ mod tests {
     #[test]
     fn help_has_one_row_per_binding_with_readable_keys() {
         let lines = help_lines();
-        let here = KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()).count();
+        let here = bindings().iter().filter(|(_, _, a)| a.applies_here()).count();
         assert_eq!(lines.len(), here, "one row per binding that applies here");
         assert_eq!(lines[0].0, "1");
         assert!(lines.iter().any(|(k, _)| k == "Up"), "{lines:?}");
@@ -349,8 +387,8 @@ mod tests {
     #[test]
     fn every_action_has_one_control_named_for_what_it_does() {
         let controls = controls();
-        for (_, _, action) in KEY_BINDINGS.iter().filter(|(_, _, a)| a.applies_here()) {
-            let found: Vec<_> = controls.iter().filter(|(a, _)| a == action).collect();
+        for (_, _, action) in bindings().into_iter().filter(|(_, _, a)| a.applies_here()) {
+            let found: Vec<_> = controls.iter().filter(|(a, _)| *a == action).collect();
             assert_eq!(found.len(), 1, "{action:?} has one control");
             let (_, control) = found[0];
             assert!(!control.label.is_empty() && control.name == action.help(), "{control:?}");

@@ -221,6 +221,11 @@ impl Lanes {
         Lanes { lanes, layout, selected: 0, numbers_at: 0 }
     }
 
+    /// Each lane's strategy and the updates its world has run, top to bottom.
+    pub fn updates(&self) -> Vec<(StrategyId, u64)> {
+        self.lanes.iter().map(|lane| (lane.id, lane.session.pacer().total_updates())).collect()
+    }
+
     /// Lanes.
     pub(crate) fn len(&self) -> usize {
         self.lanes.len()

@@ -437,6 +437,7 @@ impl Tour {
             self.probe_modes.push(setup);
             m.present_modes.push(PresentModeCheck {
                 mode: setup_label(setup, emulated),
+                present_kind: Some(present_kind(setup)),
                 vsync: verdict.vsync,
                 verdict: slow_page.unwrap_or(verdict.text),
                 present_cadence_hz: measured,
@@ -525,13 +526,8 @@ impl Tour {
                     m.notes.push(SETUP_NOTE.to_owned());
                 }
                 // The strategies that present every refresh (not those that pace frames themselves).
-                let every_refresh: Vec<&str> = self
-                    .plan
-                    .strategies
-                    .iter()
-                    .filter(|s| !matches!(s, StrategyId::FixedFps | StrategyId::Paced))
-                    .map(|s| s.name())
-                    .collect();
+                let every_refresh: Vec<&str> =
+                    self.plan.strategies.iter().filter(|s| !s.paces_itself()).map(|s| s.name()).collect();
                 if let Some(note) = m.setup.as_ref().and_then(|s| s.keeping_up(rate.hz(), &every_refresh)) {
                     log::warn!("{note}");
                     m.notes.push(note);
@@ -651,6 +647,16 @@ const COMPOSITOR_ASSUMED: &str = "compositor: assumed none (direct), as the plat
                                   DWM's and WindowServer's figures are not published: docs/compositors.md names the \
                                   presets, weston 7 ms, dwm 0 ms and a refresh, for simulate --compositor)";
 
+/// What a page's card says of the compositor: the browser's own, which a page cannot see.
+const COMPOSITOR_OF_THE_BROWSER: &str = "compositor: the browser's own, which the page cannot see: a page learns when \
+                                         a frame was shown only from requestAnimationFrame's clock, not from the \
+                                         browser's or the system's compositor, so the predictions assume none (direct)";
+
+/// The card's sentence on an assumed compositor: the page's where the tour ran in a browser.
+fn compositor_assumed(in_a_browser: bool) -> &'static str {
+    if in_a_browser { COMPOSITOR_OF_THE_BROWSER } else { COMPOSITOR_ASSUMED }
+}
+
 /// The compositor the tour's frames with vsync off show where the compositor
 /// timed them (Wayland's presentation feedback), and the card's sentence on it;
 /// elsewhere none, and the sentence says it is assumed and why.
@@ -660,7 +666,7 @@ fn compositor_of(
     period: Nanos,
 ) -> (Option<crate::monitor::Compositor>, String) {
     if !fed_back(runs) {
-        return (None, COMPOSITOR_ASSUMED.to_owned());
+        return (None, compositor_assumed(crate::platform::browser().is_some()).to_owned());
     }
     match sampler.measured_compositor(period) {
         Ok(c) => {
@@ -773,6 +779,19 @@ fn apply(
 }
 
 /// `Fifo`, or `Immediate + emulated 59.94 Hz`.
+/// The card's type for `setup`'s presents.
+fn present_kind(setup: PresentSetup) -> crate::report_card::PresentKind {
+    use crate::report_card::PresentKind;
+    match setup.present {
+        _ if setup.emulated => PresentKind::EmulatedGrid,
+        wgpu::PresentMode::Fifo => PresentKind::Fifo,
+        wgpu::PresentMode::FifoRelaxed => PresentKind::FifoRelaxed,
+        wgpu::PresentMode::Mailbox => PresentKind::Mailbox,
+        wgpu::PresentMode::Immediate => PresentKind::Immediate,
+        _ => PresentKind::Other,
+    }
+}
+
 fn setup_label(setup: PresentSetup, emulated_hz: Option<f64>) -> String {
     let name = crate::render::surface::present_mode_title(setup.present);
     match (setup.emulated, emulated_hz) {
@@ -859,6 +878,16 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pages_compositor_note_is_the_browsers_and_never_names_x11_or_xvfb() {
+        let page = compositor_assumed(true);
+        assert!(page.contains("the browser's own") && page.contains("requestAnimationFrame"), "{page}");
+        for word in ["X11", "Xvfb", "DWM", "WindowServer"] {
+            assert!(!page.contains(word), "a page's note names {word}: {page}");
+        }
+        assert!(compositor_assumed(false).contains("Xvfb"), "the window's note keeps the platforms' reasons");
+    }
 
     #[test]
     fn the_last_line_names_the_files_where_they_are() {

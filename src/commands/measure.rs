@@ -32,8 +32,8 @@ fn parse_monitor(text: &str) -> Result<MonitorChoice, String> {
 #[derive(clap::Args, Debug, Clone)]
 pub struct MeasureArgs {
     /// Directory for the card, its page and a screenshot, named report-<screen>-<yyyymmdd-hhmm>.json,
-    /// .html and .png (created if missing).
-    #[arg(long, value_name = "DIR", value_parser = cli::file_name, required_unless_present = "card")]
+    /// .html and .png (created if missing). With --send and no --out: report-cards.
+    #[arg(long, value_name = "DIR", value_parser = cli::file_name, required_unless_present_any = ["card", "send"])]
     pub(crate) out: Option<PathBuf>,
 
     /// Also send the card to a `timestep-lab serve`: the address it printed, with its ?token=.
@@ -125,11 +125,22 @@ pub fn run(args: &MeasureArgs) -> Result<(), CliError> {
         return send(card, url);
     }
     let (config, tour) = config(args)?;
+    let out = out_dir(args);
     crate::app::run_app(config, Some(tour))?;
-    match (&args.send, &args.out) {
-        (Some(url), Some(out)) => send(&newest_card(out)?, url),
+    match (&args.send, out) {
+        (Some(url), Some(out)) => send(&newest_card(&out)?, url),
         _ => Ok(()),
     }
+}
+
+/// Where `measure --send URL` keeps its card without `--out`: beside where it
+/// runs, apart from `serve`'s own `cards/` (which reads its directory only at
+/// start, so a card measured into it would be kept twice after a restart).
+pub(crate) const SEND_DIR: &str = "report-cards";
+
+/// `--out`, or [`SEND_DIR`] for `--send` without it.
+fn out_dir(args: &MeasureArgs) -> Option<PathBuf> {
+    args.out.clone().or_else(|| args.send.as_ref().map(|_| PathBuf::from(SEND_DIR)))
 }
 
 /// The card the tour just wrote in `dir`: the newest card file there.
@@ -173,7 +184,10 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
         (None, None) => None,
         (Some(rates), jitter_us) => Some(Emulation { rates: rates.clone(), jitter: jitter_us.unwrap_or(0) * 1000 }),
     };
-    let out = args.out.clone().ok_or_else(|| usage("out", "give a directory for the card"))?;
+    let out = out_dir(args).ok_or_else(|| usage("out", "give a directory for the card"))?;
+    if args.out.is_none() {
+        log::info!("measure: no --out: the card is kept in {SEND_DIR}/ and sent");
+    }
     crate::platform::prepare_output_dir(&out).map_err(|e| usage("out", e))?;
     // The files are named for the card (its screen and time), known only at
     // the end: a file of the same kind stands in for them now.
@@ -224,6 +238,27 @@ pub(crate) fn config(args: &MeasureArgs) -> Result<(RunConfig, Tour), CliError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(clap::Parser, Debug)]
+    struct Measure {
+        #[command(flatten)]
+        args: MeasureArgs,
+    }
+
+    fn parse(words: &[&str]) -> Result<MeasureArgs, clap::Error> {
+        use clap::Parser as _;
+        Measure::try_parse_from(std::iter::once("measure").chain(words.iter().copied())).map(|m| m.args)
+    }
+
+    #[test]
+    fn send_without_out_keeps_the_card_in_report_cards_and_out_alone_is_still_needed_without_send() {
+        let args = parse(&["--send", "http://127.0.0.1:8000/?token=ab"]).expect("--send alone is enough");
+        assert_eq!(out_dir(&args), Some(PathBuf::from("report-cards")));
+        let args = parse(&["--send", "http://127.0.0.1:8000/?token=ab", "--out", "desk"]).expect("both");
+        assert_eq!(out_dir(&args), Some(PathBuf::from("desk")), "--out wins");
+        let err = parse(&[]).expect_err("neither");
+        assert!(err.to_string().contains("--out <DIR>"), "{err}");
+    }
 
     #[test]
     fn a_monitor_is_a_number_from_one_or_all() {

@@ -23,9 +23,9 @@ pub(crate) const EXIT_AFTER: Bounds = Bounds { min: 0.0, min_inclusive: false, m
 /// Arguments of `timestep-lab run` (the default command).
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Loop strategy at start (keys 1–0 switch later)
+    /// Loop strategy at start (each strategy's key switches later: F1 lists them)
     #[arg(long, allow_hyphen_values = true, ignore_case = true, value_name = "ID", default_value = "interpolated",
-          value_parser = cli::one_of(&StrategyId::ALL, StrategyId::name))]
+          value_parser = cli::one_strategy())]
     pub(crate) strategy: StrategyId,
 
     /// Simulation tick rate in Hz.
@@ -110,7 +110,7 @@ pub struct RunArgs {
     pub(crate) seed: u64,
 
     /// Start in lane mode: a lane per strategy, fed the same frames (C toggles); `--lanes` alone
-    /// is all ten, or give comma-separated ids (the lanes C opens, top to bottom)
+    /// is every strategy, or give comma-separated ids (the lanes C opens, top to bottom)
     #[arg(long, value_name = "IDS|all", num_args = 0..=1, default_missing_value = "all", value_parser = cli::strategy_list)]
     pub(crate) lanes: Option<StrategyList>,
 

@@ -1,6 +1,8 @@
-//! `timestep-lab serve`: its flags, the page built when missing, and what
-//! it prints at start (the addresses with the token, and a QR code of the
-//! one other devices open). The server itself is [`crate::serve`].
+//! `timestep-lab serve`: its flags, the one line that says how to build the
+//! page when it is missing (the product never runs cargo: `cargo xtask web`
+//! builds the page), and what it prints at start (the addresses with the
+//! token, and a QR code of the one other devices open). The server itself is
+//! [`crate::serve`].
 
 use std::io::Write as _;
 use std::net::{IpAddr, SocketAddr};
@@ -10,6 +12,7 @@ use std::sync::Arc;
 use crate::cli;
 use crate::error::CliError;
 use crate::serve::Gallery;
+use crate::serve::api::Access;
 use crate::serve::site::Site;
 use crate::serve::store::Store;
 
@@ -29,9 +32,29 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR", default_value = "cards", value_parser = cli::file_name)]
     pub(crate) cards: PathBuf,
 
-    /// The page's files, as `cargo xtask web` writes them (built there first when missing).
+    /// The page's files, as `cargo xtask web` writes them.
     #[arg(long, value_name = "DIR", default_value = "target/site", value_parser = cli::file_name)]
     pub(crate) site: PathBuf,
+
+    /// Also answer requests sent to NAME (a name or address of this machine, as
+    /// typed in a browser), beyond the loopback names and the printed addresses;
+    /// repeatable. Any other name is refused, so no other site can reach the server
+    /// through its own name (DNS rebinding).
+    #[arg(long = "host", value_name = "NAME", value_parser = parse_host)]
+    pub(crate) hosts: Vec<String>,
+}
+
+/// `--host`: a name or an address, without scheme, port or path.
+fn parse_host(text: &str) -> Result<String, String> {
+    let name = text.trim().trim_start_matches('[').trim_end_matches(']');
+    let plain = !name.is_empty()
+        && (name.parse::<std::net::Ipv6Addr>().is_ok()
+            || name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
+    if plain {
+        Ok(crate::serve::api::host_name(name))
+    } else {
+        Err(format!("'{text}' is not a host name or address (as `desk.local` or `192.168.1.20`, no port or scheme)"))
+    }
 }
 
 /// `--addr`: `HOST:PORT` with an IP address for HOST (`0.0.0.0:8000`, `127.0.0.1:0`, `[::]:8000`).
@@ -49,44 +72,37 @@ fn parse_addr(text: &str) -> Result<SocketAddr, String> {
 pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     let site = load_site(&args.site)?;
     let store = Store::open(&args.cards).map_err(|e| CliError::Usage(format!("--cards: {e}")))?;
-    let listener = std::net::TcpListener::bind(args.addr)
+    let listener = crate::platform::listen(args.addr)
         .map_err(|e| CliError::Usage(format!("--addr: cannot listen on {}: {e}", args.addr)))?;
     let bound = listener.local_addr().map_err(CliError::runtime)?;
     let token = new_token();
     let cards = store.entries().len();
     let banner = Banner { bound, network: crate::platform::network_addresses(), token: token.clone() };
+    let access = Access::new(token, bound.port(), &banner.served(), &args.hosts);
     let mut out = std::io::stdout().lock();
-    let printed = write!(out, "{}", banner.text(&args.cards, cards)).and_then(|()| out.flush());
+    let printed = write!(out, "{}", banner.text(&args.cards, cards, store.removed_temps())).and_then(|()| out.flush());
     printed.map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
     drop(out);
-    crate::platform::run_http_server(listener, Arc::new(Gallery::new(store, site, token))).map_err(CliError::Runtime)
+    crate::platform::run_http_server(listener, Arc::new(Gallery::new(store, site, access))).map_err(CliError::Runtime)
 }
 
-/// The page's files, built with `cargo xtask web` first when `dir` has no
-/// page and this is the project's checkout.
+/// The command that builds the page into `dir`, as one line: the README's first steps.
+pub(crate) fn build_command(dir: &Path) -> String {
+    let out = if dir == Path::new(DEFAULT_SITE) { String::new() } else { format!(" --out {}", dir.display()) };
+    format!("rustup target add wasm32-unknown-unknown && cargo xtask web{out}")
+}
+
+/// Where `cargo xtask web` puts the page, and where `serve` looks for it.
+const DEFAULT_SITE: &str = "target/site";
+
+/// The page's files; when `dir` has none, one line with the commands that build it.
 fn load_site(dir: &Path) -> Result<Site, CliError> {
     if !dir.join("index.html").is_file() {
-        let checkout = Path::new("xtask").join("Cargo.toml").is_file();
-        if !checkout {
-            return Err(CliError::Usage(format!(
-                "--site: no page in {}: build it in timestep-lab's checkout with `cargo xtask web --out DIR` and give --site DIR",
-                dir.display()
-            )));
-        }
-        log::info!(
-            "serve: no page in {}: building it (cargo xtask web --out {}; minutes, once)",
+        return Err(CliError::Usage(format!(
+            "--site: no page in {}: build it first, in timestep-lab's checkout: `{}`",
             dir.display(),
-            dir.display()
-        );
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .args(["xtask", "web", "--out"])
-            .arg(dir)
-            .status()
-            .map_err(|e| CliError::Runtime(format!("cannot run cargo to build the page: {e}")))?;
-        if !status.success() {
-            return Err(CliError::Runtime(format!("cargo xtask web failed ({status}): its errors are above")));
-        }
+            build_command(dir)
+        )));
     }
     Site::load(dir).map_err(|e| CliError::Usage(format!("--site: {e}")))
 }
@@ -113,6 +129,27 @@ impl Banner {
         format!("http://{}/{path}?token={}", SocketAddr::new(ip, self.bound.port()), self.token)
     }
 
+    /// Every address the banner prints (the names the server answers to, with the loopback ones).
+    fn served(&self) -> Vec<IpAddr> {
+        let mut served = self.for_others();
+        served.extend(self.local());
+        served.extend(Some(self.bound.ip()).filter(|ip| !ip.is_unspecified()));
+        served
+    }
+
+    /// The address this machine opens, when it is served on loopback: the one
+    /// listened on (127.0.0.5 is not 127.0.0.1), or 127.0.0.1 (::1) on every network.
+    fn local(&self) -> Option<IpAddr> {
+        let ip = self.bound.ip();
+        if ip.is_loopback() {
+            Some(ip)
+        } else if ip.is_unspecified() {
+            Some(if ip.is_ipv6() { IpAddr::from(std::net::Ipv6Addr::LOCALHOST) } else { [127, 0, 0, 1].into() })
+        } else {
+            None
+        }
+    }
+
     /// The addresses other devices can open: every network address when
     /// listening on all of them, else the one listened on unless it is loopback.
     fn for_others(&self) -> Vec<IpAddr> {
@@ -126,14 +163,10 @@ impl Banner {
         }
     }
 
-    fn text(&self, cards_dir: &Path, cards: usize) -> String {
+    fn text(&self, cards_dir: &Path, cards: usize, removed: usize) -> String {
         let mut text = String::from("timestep-lab serve: the page for every screen, and the gallery of their cards\n");
         let others = self.for_others();
-        let local = if self.bound.ip().is_unspecified() || self.bound.ip().is_loopback() {
-            Some(if self.bound.is_ipv6() { IpAddr::from(std::net::Ipv6Addr::LOCALHOST) } else { [127, 0, 0, 1].into() })
-        } else {
-            None
-        };
+        let local = self.local();
         for ip in &others {
             text += &format!("  other devices open   {}\n", self.url(*ip, ""));
         }
@@ -154,9 +187,13 @@ impl Banner {
                 _ => "  no network address found: other devices cannot reach this machine\n".to_owned(),
             };
         }
+        let removed = match removed {
+            0 => String::new(),
+            n => format!("; {n} temp file(s) of interrupted posts removed"),
+        };
         text += &format!(
-            "  cards are kept in    {} ({cards} read back)\n  The address carries the token that lets a screen send, \
-             rename and remove cards: share it only with your own screens.\n",
+            "  cards are kept in    {} ({cards} read back{removed})\n  The address carries the token that lets a screen see, \
+             send, rename and remove cards: share it only with your own screens.\n",
             cards_dir.display()
         );
         if let Some(ip) = others.first() {
@@ -194,7 +231,7 @@ mod tests {
 
     #[test]
     fn on_every_network_the_banner_gives_the_network_address_with_the_token_and_its_qr_code() {
-        let text = banner("0.0.0.0:8000").text(Path::new("cards"), 2);
+        let text = banner("0.0.0.0:8000").text(Path::new("cards"), 2, 0);
         assert!(text.contains("other devices open   http://192.168.1.20:8000/?token=0123abcd\n"), "{text}");
         assert!(text.contains("on this machine      http://127.0.0.1:8000/?token=0123abcd\n"), "{text}");
         assert!(text.contains("the gallery          http://192.168.1.20:8000/cards?token=0123abcd\n"), "{text}");
@@ -204,11 +241,23 @@ mod tests {
 
     #[test]
     fn bound_to_loopback_the_banner_names_the_network_address_it_does_not_serve() {
-        let text = banner("127.0.0.1:4000").text(Path::new("cards"), 0);
+        let text = banner("127.0.0.1:4000").text(Path::new("cards"), 0, 1);
         assert!(!text.contains("other devices open"), "{text}");
         assert!(text.contains("on this machine      http://127.0.0.1:4000/?token=0123abcd\n"), "{text}");
         assert!(text.contains("network address 192.168.1.20 is not served: --addr binds 127.0.0.1 only"), "{text}");
         assert!(!text.contains('▀'), "no QR code of an address no phone can open: {text}");
+    }
+
+    #[test]
+    fn the_names_served_are_the_printed_addresses_never_the_unspecified_one() {
+        let ip = |text: &str| text.parse::<IpAddr>().expect("an ip");
+        assert_eq!(banner("0.0.0.0:8000").served(), [ip("192.168.1.20"), ip("127.0.0.1")]);
+        assert_eq!(banner("127.0.0.5:4000").served(), [ip("127.0.0.5"), ip("127.0.0.5")], "not 127.0.0.1");
+        let text = banner("127.0.0.5:4000").text(Path::new("cards"), 0, 0);
+        assert!(text.contains("on this machine      http://127.0.0.5:4000/?token=0123abcd\n"), "{text}");
+        assert_eq!(parse_host("[FD00::20]"), Ok("[fd00::20]".to_owned()));
+        assert_eq!(parse_host("Desk.Local"), Ok("desk.local".to_owned()));
+        assert!(parse_host("desk.local:8000").is_err() && parse_host("http://desk").is_err());
     }
 
     #[test]

@@ -20,8 +20,6 @@
 
 #[cfg_attr(all(not(target_arch = "wasm32"), not(test)), expect(dead_code, reason = "a browser's frame clock"))]
 mod frame_clock;
-#[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "a page serves nothing"))]
-mod http_message;
 pub(crate) mod read_limited;
 #[cfg_attr(
     all(not(target_arch = "wasm32"), target_os = "linux"),
@@ -38,8 +36,6 @@ pub use native::*;
 mod web;
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
-
-pub(crate) use http_message::{HttpService, Request, Response};
 
 /// One touch control of a page: a key's action as a button (natively there are none).
 #[derive(Clone, Debug, PartialEq, Eq)]

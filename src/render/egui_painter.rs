@@ -258,10 +258,9 @@ impl EguiPainter {
             }
             self.vertices.extend_from_slice(&mesh.vertices);
             // The mesh's offset goes into its indices, not into a base vertex:
-            // WebGL2 has no base vertex (wgpu's own WebGL2 panicked "Draw
-            // elements instanced base vertex is not supported"; the page's
-            // back-end skips such a draw), and every other backend draws the
-            // same either way.
+            // WebGL2 has no base vertex (wgpu's WebGL2 back-end panics "Draw
+            // elements instanced base vertex is not supported"), and every
+            // other backend draws the same either way.
             self.indices.extend(mesh.indices.iter().map(|&i| i + base_vertex));
             self.draws.push(Draw { scissor, texture: mesh.texture_id, indices: first..first + count });
         }

@@ -11,6 +11,7 @@
 //! |---|---|---|
 //! | too few frames | a run of fewer than [`MIN_FRAMES`] frames | see below |
 //! | a page that missed refreshes | the probe drew under [`MISSING_SHARE`] of the screen's refreshes | see below |
+//! | a machine that does not keep up | the window's probe missed more than 1 − [`MISSING_SHARE`] of its refreshes (`setup.missed_share`) | the page's rule: [`keeps_up`] for both |
 //! | no model of the setup | measured runs, no `setup`: predictions on the desktop model | the agreement would compare this screen with another machine |
 //! | an unfinished vsync verdict | a vsync probe whose verdict is `null` (`measuring… (19/30 frames)`) | the card itself does not know whether frames were paced |
 //!
@@ -29,6 +30,7 @@
 //! at 21.5 fps on 60 Hz (0.36) or one that misses every other refresh (0.5)
 //! is far below it. Its frames then measure the page, not the strategy.
 
+pub use super::keep_up::{MISSING_SHARE, keeps_up};
 use super::schema::{MonitorCard, ReportCard, RunRecord};
 pub use crate::refresh::MIN_SAMPLES;
 use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
@@ -38,19 +40,50 @@ use crate::report::trim_number;
 /// [`MIN_SAMPLES`] intervals, plus the frame they start from (module docs).
 pub const MIN_FRAMES: u64 = MIN_SAMPLES as u64 + 1;
 
-/// A page that draws less than this share of the screen's refreshes is said
-/// to miss them (module docs).
-pub const MISSING_SHARE: f64 = 0.9;
-
 /// How far above the screen's refresh a seen VRR range may reach and still
 /// be the screen's own frames: the frame clock's measurement is within 1 %.
 const SCREEN_TOLERANCE: f64 = 0.01;
+
+/// "this machine missed 12.5 % of refreshes before any strategy ran: it does
+/// not keep up with 144 Hz" when a window's probe missed more than
+/// [`keeps_up`] allows; `None` when it kept up.
+pub fn machine_missed_refreshes(missed_share: f64, screen_hz: Option<f64>) -> Option<String> {
+    let screen =
+        screen_hz.filter(|hz| hz.is_finite() && *hz > 0.0).map(|hz| format!(" with {} Hz", trim_number(hz, 2)));
+    (missed_share.is_finite() && !keeps_up(1.0 - missed_share)).then(|| {
+        format!(
+            "this machine missed {} % of refreshes before any strategy ran: it does not keep up{}",
+            trim_number(missed_share * 100.0, 1),
+            screen.unwrap_or_default()
+        )
+    })
+}
+
+/// What a card's probe missed before any strategy ran, with vsync on: the
+/// share of refreshes and what that makes a minute on its display (each
+/// missed refresh a freeze, a hitch), the floor under every run's hitches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MachineMisses {
+    /// Share of the probe's frames shown a refresh or more late (0 to 1).
+    pub share: f64,
+    /// The same a minute on the display: share × refresh × 60.
+    pub per_min: f64,
+}
+
+impl MachineMisses {
+    /// The misses of `monitor`'s probe, where it measured them and knows its refresh.
+    pub fn of(monitor: &MonitorCard) -> Option<MachineMisses> {
+        let share = monitor.setup.as_ref()?.missed_share.filter(|s| s.is_finite() && *s >= 0.0)?;
+        let hz = monitor.refresh_hz().filter(|hz| *hz > 0.0)?;
+        Some(MachineMisses { share, per_min: share * hz * 60.0 })
+    }
+}
 
 /// "the page drew 14.9 fps on a 60.0 Hz screen: it missed refreshes" when
 /// it drew fewer than [`MISSING_SHARE`] of them; `None` when it kept up.
 /// The page's slow-page message, its card's note and `compare` all say it from here.
 pub fn missed_refreshes(fps: f64, screen_hz: f64) -> Option<String> {
-    (fps.is_finite() && screen_hz > 0.0 && fps > 0.0 && fps < MISSING_SHARE * screen_hz)
+    (fps.is_finite() && screen_hz > 0.0 && fps > 0.0 && !keeps_up(fps / screen_hz))
         .then(|| format!("the page drew {fps:.1} fps on a {screen_hz:.1} Hz screen: it missed refreshes"))
 }
 
@@ -89,6 +122,8 @@ pub struct Evidence {
     pub footing: Vec<Footing>,
     /// A refresh the column's data suggests that the card's own contradicts, in words.
     pub refresh_conflict: Option<String>,
+    /// What the machine missed on its own before any strategy ran (the vsync-on pass of a window's card).
+    pub machine: Option<MachineMisses>,
 }
 
 impl Evidence {
@@ -128,6 +163,16 @@ impl Evidence {
         if from_a_page && let Some(missed) = page_missed_refreshes(monitor) {
             evidence.doubts.push(missed);
         }
+        let misses = MachineMisses::of(monitor);
+        if !from_a_page
+            && let Some(missed) = misses.and_then(|m| machine_missed_refreshes(m.share, monitor.refresh_hz()))
+        {
+            evidence.doubts.push(missed);
+        }
+        // The probe ran with vsync on: its misses are the floor of that pass.
+        if runs.iter().any(|r| r.vsync_pass() == Some(true)) {
+            evidence.machine = misses;
+        }
         let measured = runs.iter().any(|r| r.model.as_ref().is_some_and(crate::report::RunOrigin::is_measured));
         if measured && monitor.setup.is_none() {
             evidence.doubts.push(
@@ -135,7 +180,7 @@ impl Evidence {
                     .to_owned(),
             );
         }
-        for probe in monitor.present_modes.iter().filter(|p| p.vsync.is_none() && asks_for_vsync(&p.mode)) {
+        for probe in monitor.present_modes.iter().filter(|p| p.vsync.is_none() && p.kind().asks_for_vsync()) {
             evidence.doubts.push(format!("the vsync verdict was unfinished: \"{}\"", probe.verdict));
         }
         if from_a_page {
@@ -161,16 +206,11 @@ impl Evidence {
     }
 }
 
-/// Whether a present mode asks for vsync (`Fifo`, `FifoRelaxed`, an emulated grid).
-fn asks_for_vsync(mode: &str) -> bool {
-    mode.starts_with("Fifo") || mode.contains("emulated")
-}
-
 /// The page's slow-page sentence from the card's own figures: the first
 /// probe of a real present mode (its mean interval) against the screen's
 /// refresh the frame clock measured.
 pub fn page_missed_refreshes(monitor: &MonitorCard) -> Option<String> {
-    let probe = monitor.present_modes.iter().find(|p| !p.mode.contains("emulated"))?;
+    let probe = monitor.present_modes.iter().find(|p| p.kind() != super::schema::PresentKind::EmulatedGrid)?;
     let mean = probe.intervals.as_ref()?.mean_ms;
     let screen = monitor.present_cadence_hz?;
     (mean > 0.0).then(|| missed_refreshes(1000.0 / mean, screen)).flatten()
@@ -207,6 +247,24 @@ mod tests {
     fn the_slow_page_line_falls_at_nine_tenths_of_the_screens_refreshes() {
         assert_eq!(missed_refreshes(54.1, 60.0), None, "0.9 of 60 is 54: a dropped refresh in ten is allowed");
         assert!(missed_refreshes(53.9, 60.0).is_some(), "just below 0.9 misses");
+    }
+
+    #[test]
+    fn a_window_whose_probe_missed_more_than_a_tenth_does_not_keep_up_by_the_pages_rule() {
+        // 2.5 % at 144 Hz is 216 a minute, a floor, but the machine keeps up; 12.5 % does not.
+        assert_eq!(machine_missed_refreshes(0.025, Some(144.0)), None);
+        assert!(keeps_up(0.9) && !keeps_up(0.899), "the page's rule: 0.9 of the refreshes");
+        assert_eq!(
+            machine_missed_refreshes(0.125, Some(144.0)).as_deref(),
+            Some("this machine missed 12.5 % of refreshes before any strategy ran: it does not keep up with 144 Hz")
+        );
+        let monitor = MonitorCard {
+            emulated_refresh_hz: Some(144.0),
+            setup: Some(crate::report_card::setup::MeasuredSetup { missed_share: Some(0.025), ..Default::default() }),
+            ..MonitorCard::default()
+        };
+        let misses = MachineMisses::of(&monitor).expect("measured");
+        assert!((misses.per_min - 216.0).abs() < 1e-9, "0.025 · 144 · 60 = 216: {misses:?}");
     }
 
     #[test]

@@ -3,26 +3,31 @@
 //!
 //! **Best.** Among the runs whose speed error |drift| is at most
 //! [`MAX_DRIFT_MS_PER_MIN`] (a game at the wrong speed is not a candidate,
-//! however smooth), keep those with the fewest hitches per minute (within
-//! [`HITCH_TIE_PER_MIN`]), then those with the least judder (within
-//! [`JUDDER_TIE_MS`]), then take the lowest latency. A figure nobody
-//! measured does not decide: a step where a candidate lacks it keeps only
-//! the candidates that have it, and is skipped when none has it.
+//! however smooth), [`super::choice`]'s rule: fewest hitches, least judder,
+//! most new pictures, lowest latency, each step keeping those within the
+//! noise of its leader, then a tie-breaker. A figure nobody measured does
+//! not decide: a step where a candidate lacks it keeps only the candidates
+//! that have it, and is skipped when none has it.
 //!
 //! ```text
 //!               drift  hitches/min  judder  latency
-//! catch-up        -3       4.0       1.90     17.0     out at step 2 (4 > 0 + 0.5)
+//! catch-up        -3       4.0       1.90     17.0     out at step 1 (4 > 0 + 3: no run length, no count noise)
 //! interpolated    -3       0.0       0.20     33.3     kept, kept, latency 33.3
 //! snapped         -2       0.0       0.30     25.0     kept, kept (0.30 ≤ 0.20 + 0.25), latency 25.0 → best
 //! lockstep      +140       0.0       0.00      8.0     out at step 1 (drift)
 //! ```
 //!
 //! **Agreement.** A measured run and its prediction (same strategy and vsync
-//! pass) agree when judder, hitches per minute and latency each lie within
+//! pass) agree when both are at the right speed or both off it (the best
+//! rule's drift bound: a run the rule rejects cannot agree with one it
+//! accepts), and judder, hitches per minute and latency each lie within
 //! `abs + rel · |predicted|` of the prediction ([`JUDDER_TOLERANCE`],
 //! [`HITCH_TOLERANCE`]; latency's absolute part is one refresh period, the
 //! frame of queueing a model most easily gets wrong). Figures missing on
-//! either side are not compared.
+//! either side are not compared. The picks are compared too: where the
+//! predicted pick is not the measured one, nor tied with it, the predicted
+//! pick's strategy does not agree, so a disagreement on the pick is never
+//! "10 of 10".
 //!
 //! Two things widen the band, each for a reason in the measurement:
 //! - a prediction made from several runs (a measured setup's, one per start
@@ -50,9 +55,13 @@
 //!   range:  930 lies in 392 − (20 + 202) … 1806 + (20 + 590)  (agrees)
 //! ```
 
+use super::choice::{Candidate, Choice, Spread};
+pub(crate) use super::noise::{JUDDER_TIE_MS, Tolerance, within};
 use super::schema::{MonitorCard, PredictionRange, RunRecord};
 use crate::report::Field;
-use crate::report::registry::{DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, SYSTEM_TIME_S};
+use crate::report::registry::{
+    DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, LATENCY_P95_MS, SHOWN_FPS, SYSTEM_TIME_S,
+};
 use crate::report::trim_number;
 use std::fmt::Write as _;
 
@@ -63,27 +72,6 @@ pub const MAX_DRIFT_MS_PER_MIN: f64 = match crate::report::registry::DRIFT_MS_PE
     Some(bound) => bound,
     None => f64::INFINITY,
 };
-
-/// Hitch rates this close count as equal, per minute.
-pub(crate) const HITCH_TIE_PER_MIN: f64 = 0.5;
-
-/// Judder this close counts as equal, ms: a quarter pixel for an object
-/// moving 1000 px/s, below what anyone sees.
-pub(crate) const JUDDER_TIE_MS: f64 = 0.25;
-
-/// How far a measurement may lie from its prediction and still agree: `abs + rel · |predicted|`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Tolerance {
-    /// The absolute part, in the metric's unit.
-    pub(crate) abs: f64,
-    /// The relative part, a fraction of the prediction.
-    pub(crate) rel: f64,
-    /// For a rate of events counted over this many minutes (0: not a
-    /// count), the count's own noise, two standard deviations of a Poisson
-    /// count, 2·√(predicted events) as a rate, joins the relative part (the
-    /// two are independent: their sum of squares).
-    pub(crate) counted_minutes: f64,
-}
 
 /// Judder agrees within 0.5 ms + 25 %.
 pub(crate) const JUDDER_TOLERANCE: Tolerance = Tolerance { abs: 0.5, rel: 0.25, counted_minutes: 0.0 };
@@ -163,12 +151,16 @@ fn amount(field: &Field, value: f64) -> String {
 pub fn best_rule(max_drift_ms_per_min: f64) -> String {
     let [judder, hitches, latency] = Metric::ALL.map(Metric::field);
     format!(
-        "among runs with {}, fewest {} (ties within {}), then least {} (ties within {}), then lowest {}",
+        "among runs with {}, fewest {} (ties within the agreement's counting noise, and at or within noise of the \
+         machine's own missed refreshes), then least {} (ties within {} or its noise), then most new pictures ({}, ties \
+         within {} % of the most), then lowest {} (ties within its noise); a tie left is broken by the lowest {}, and said",
         drift_rule("<=", max_drift_ms_per_min),
         hitches.label(),
-        trim_number(HITCH_TIE_PER_MIN, 3),
         judder.words(),
         judder.with_unit(&trim_number(JUDDER_TIE_MS, 3)),
+        SHOWN_FPS.label(),
+        trim_number(super::evidence::MISSING_SHARE * 100.0, 3),
+        latency.words(),
         latency.words()
     )
 }
@@ -192,12 +184,31 @@ pub(crate) fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
     run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min)
 }
 
-/// Keeps the candidates within `tie` of the lowest `metric`; skips the step when none has the figure.
-fn keep_lowest(candidates: Vec<&RunRecord>, metric: Metric, tie: f64) -> Vec<&RunRecord> {
-    let Some(lowest) = candidates.iter().filter_map(|r| metric.value(r)).reduce(f64::min) else {
-        return candidates;
-    };
-    candidates.into_iter().filter(|r| metric.value(r).is_some_and(|v| v <= lowest + tie)).collect()
+/// The rule's view of `run` on a display of `refresh_hz` (the run's own where not given).
+pub(crate) fn candidate(run: &RunRecord, refresh_hz: Option<f64>) -> Candidate {
+    let frames = super::evidence::Footing::of(run).frames;
+    let refresh = refresh_hz.or(run.refresh_hz).filter(|hz| *hz > 0.0);
+    Candidate {
+        name: run.strategy.clone(),
+        hitches: Metric::Hitches.value(run).map(|h| (h, tolerance_for(Metric::Hitches, refresh_hz, run))),
+        judder: Metric::Judder.value(run).map(|j| Spread::rms(j, frames)),
+        shown: run.value(&SHOWN_FPS).zip(refresh).map(|(s, hz)| s / hz),
+        latency: Metric::Latency.value(run).map(|l| Spread::mean(l, run.figure(&LATENCY_P95_MS), frames)),
+    }
+}
+
+/// The runs at the right speed and the rule's choice among them, on a display
+/// of `refresh_hz` whose machine misses `floor` hitches a minute on its own.
+pub(crate) fn choose<'a>(
+    runs: impl IntoIterator<Item = &'a RunRecord>,
+    max_drift_ms_per_min: f64,
+    refresh_hz: Option<f64>,
+    floor: Option<f64>,
+) -> Option<(Vec<&'a RunRecord>, Choice)> {
+    let eligible: Vec<&RunRecord> = runs.into_iter().filter(|r| eligible(r, max_drift_ms_per_min)).collect();
+    let candidates: Vec<Candidate> = eligible.iter().map(|r| candidate(r, refresh_hz)).collect();
+    let choice = super::choice::choose(&candidates, floor)?;
+    Some((eligible, choice))
 }
 
 /// The best run by the module's rule, or `None` when no run is eligible.
@@ -205,12 +216,7 @@ pub(crate) fn best<'a>(
     runs: impl IntoIterator<Item = &'a RunRecord>,
     max_drift_ms_per_min: f64,
 ) -> Option<&'a RunRecord> {
-    let candidates: Vec<&RunRecord> = runs.into_iter().filter(|r| eligible(r, max_drift_ms_per_min)).collect();
-    let candidates = keep_lowest(candidates, Metric::Hitches, HITCH_TIE_PER_MIN);
-    let candidates = keep_lowest(candidates, Metric::Judder, JUDDER_TIE_MS);
-    // Equal latency (or none known): the first in the caller's order.
-    let candidates = keep_lowest(candidates, Metric::Latency, 0.0);
-    candidates.into_iter().next()
+    choose(runs, max_drift_ms_per_min, None, None).map(|(runs, choice)| runs[choice.best])
 }
 
 /// One figure on which a measurement and its prediction disagree.
@@ -218,8 +224,8 @@ pub(crate) fn best<'a>(
 pub(crate) struct Difference {
     /// Strategy id.
     pub(crate) strategy: String,
-    /// Which figure.
-    pub(crate) metric: Metric,
+    /// Which figure (`None`: the speed, judged by the drift bound).
+    pub(crate) metric: Option<Metric>,
     /// The measured value.
     pub(crate) measured: f64,
     /// The predicted value.
@@ -239,16 +245,9 @@ pub struct Agreement {
     pub(crate) best_measured: Option<String>,
     /// The best predicted strategy.
     pub(crate) best_predicted: Option<String>,
-}
-
-/// Whether `measured` lies within `tol` of `predicted`.
-pub(crate) fn within(measured: f64, predicted: f64, tol: Tolerance) -> bool {
-    let noise = if tol.counted_minutes > 0.0 {
-        2.0 * (predicted.max(0.0) * tol.counted_minutes).sqrt() / tol.counted_minutes
-    } else {
-        0.0
-    };
-    (measured - predicted).abs() <= tol.abs + (tol.rel * predicted.abs()).hypot(noise)
+    /// Whether the predicted pick is neither the measured one nor tied with it
+    /// (its strategy then does not count as agreeing).
+    pub(crate) pick_differs: bool,
 }
 
 /// The tolerance for `metric` on a display of `refresh_hz`.
@@ -266,7 +265,7 @@ pub(crate) fn tolerance(metric: Metric, refresh_hz: Option<f64>) -> Tolerance {
 
 /// The tolerance for `metric` when comparing `measured` (hitches: at least
 /// one hitch in its length, see the module docs).
-fn tolerance_for(metric: Metric, refresh_hz: Option<f64>, measured: &RunRecord) -> Tolerance {
+pub(crate) fn tolerance_for(metric: Metric, refresh_hz: Option<f64>, measured: &RunRecord) -> Tolerance {
     let tol = tolerance(metric, refresh_hz);
     let minutes = measured.figure(&SYSTEM_TIME_S).filter(|s| s.is_finite() && *s > 0.0).map(|s| s / 60.0);
     // The rate one hitch makes at the rate's own count: hitches per minute
@@ -311,32 +310,55 @@ pub fn agreement(
     refresh_hz: Option<f64>,
     max_drift_ms_per_min: f64,
 ) -> Agreement {
+    let measured_choice = choose(measured.iter().copied(), max_drift_ms_per_min, refresh_hz, None);
+    let predicted_choice = choose(predicted.iter().copied(), max_drift_ms_per_min, refresh_hz, None);
+    let pick = |c: &Option<(Vec<&RunRecord>, Choice)>| c.as_ref().map(|(runs, ch)| runs[ch.best].strategy.clone());
     let mut result = Agreement {
-        best_measured: best(measured.iter().copied(), max_drift_ms_per_min).map(|r| r.strategy.clone()),
-        best_predicted: best(predicted.iter().copied(), max_drift_ms_per_min).map(|r| r.strategy.clone()),
+        best_measured: pick(&measured_choice),
+        best_predicted: pick(&predicted_choice),
         ..Agreement::default()
+    };
+    // The predicted pick agrees where it is the measured one or tied with it until the tie-breaker.
+    let pick_agrees = match (&measured_choice, &result.best_predicted) {
+        (Some((runs, choice)), Some(p)) => {
+            runs.iter().position(|r| &r.strategy == p).is_some_and(|i| choice.ties_with_best(i))
+        }
+        (None, None) => true,
+        _ => false,
     };
     for m in measured {
         let Some(p) = predicted.iter().find(|p| p.strategy == m.strategy) else { continue };
         let range = ranges.iter().find(|r| r.strategy == m.strategy);
         result.compared += 1;
         let before = result.differences.len();
+        if let (Some(md), Some(pd)) = (m.drift_ms_per_min(), p.drift_ms_per_min())
+            && (md.abs() <= max_drift_ms_per_min) != (pd.abs() <= max_drift_ms_per_min)
+        {
+            result.differences.push(Difference {
+                strategy: m.strategy.clone(),
+                metric: None,
+                measured: md,
+                predicted: pd,
+            });
+        }
         for metric in Metric::ALL {
             if let (Some(mv), Some(pv)) = (metric.value(m), metric.value(p))
                 && !agrees(mv, pv, range.and_then(|r| span(metric, r)), tolerance_for(metric, refresh_hz, m))
             {
                 result.differences.push(Difference {
                     strategy: m.strategy.clone(),
-                    metric,
+                    metric: Some(metric),
                     measured: mv,
                     predicted: pv,
                 });
             }
         }
-        if result.differences.len() == before {
+        let pick_differs_here = !pick_agrees && result.best_predicted.as_deref() == Some(m.strategy.as_str());
+        if result.differences.len() == before && !pick_differs_here {
             result.agreeing += 1;
         }
     }
+    result.pick_differs = !pick_agrees;
     result
 }
 
@@ -366,13 +388,25 @@ impl Agreement {
             return "no predictions to compare with".to_owned();
         }
         let mut s = format!("the simulator agrees on {} of {} strategies", self.agreeing, self.compared);
+        if self.pick_differs {
+            let name = |p: &Option<String>| p.clone().unwrap_or_else(|| "none".to_owned());
+            let _ = write!(
+                s,
+                "; the picks differ: predicted {}, measured {}",
+                name(&self.best_predicted),
+                name(&self.best_measured)
+            );
+        }
         if !self.differences.is_empty() {
             s.push_str("; differs: ");
             for (i, d) in self.differences.iter().take(SENTENCE_DIFFERENCES).enumerate() {
                 let sep = if i == 0 { "" } else { ", " };
-                let field = d.metric.field();
+                let field = d.metric.map_or(&DRIFT_MS_PER_MIN, Metric::field);
                 let (m, p) = (field.number(d.measured), field.with_unit(&field.number(d.predicted)));
                 let _ = write!(s, "{sep}{} {} {m} vs {p}", d.strategy, field.words());
+                if d.metric.is_none() {
+                    s.push_str(" (off speed on one side)");
+                }
             }
             if let Some(more) = self.differences.len().checked_sub(SENTENCE_DIFFERENCES).filter(|m| *m > 0) {
                 let _ = write!(s, " and {more} more");
@@ -543,5 +577,41 @@ mod tests {
         let two = run("fuzzy", 0.0, 40.22, 0.5, 16.7).with(&SYSTEM_TIME_S, 3.015).with(&HITCHES, 2.0);
         assert_eq!(agreement(&[&one], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 1);
         assert_eq!(agreement(&[&two], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN).agreeing, 0);
+    }
+
+    /// The issue's 60 Hz card: measured fixed-fps ran at −477.7 ms/min, off
+    /// speed; predicted at 0. It used to agree (drift was not compared); now
+    /// the speed differs, and the picks (predicted fixed-fps, measured
+    /// lockstep) differ too: 8 of 10 at most, never 10 of 10.
+    #[test]
+    fn a_run_off_speed_can_no_longer_agree_and_a_different_pick_is_never_all_agreeing() {
+        let names = ["lockstep", "fixed-fps", "variable"];
+        let predicted: Vec<RunRecord> = names.iter().map(|n| run(n, 0.0, 0.0, 0.0, 16.0)).collect();
+        let mut measured = predicted.clone();
+        measured[0] = run("lockstep", 0.0, 0.0, 0.0, 15.0);
+        measured[1] = run("fixed-fps", -477.7, 0.0, 0.0, 16.0);
+        measured[2] = run("variable", 0.0, 0.0, 1.0, 16.0);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!((a.best_measured.as_deref(), a.best_predicted.as_deref()), (Some("lockstep"), Some("lockstep")));
+        assert_eq!((a.compared, a.agreeing), (3, 1), "fixed-fps off speed, variable's judder 1.0 vs 0.0");
+        assert_eq!(
+            a.sentence(),
+            "the simulator agrees on 1 of 3 strategies; differs: fixed-fps drift -477.70 vs 0.00 ms/min (off speed \
+             on one side), variable judder 1.000 vs 0.000 ms"
+        );
+        // A prediction whose pick, fixed-fps, is beaten outside the noise: every figure agrees, the pick does not.
+        let mut predicted = measured.clone();
+        predicted[1] = run("fixed-fps", 0.0, 0.0, 0.0, 14.0);
+        let mut measured = predicted.clone();
+        measured[1] = run("fixed-fps", 0.0, 0.0, 0.0, 19.0);
+        measured[0] = run("lockstep", 0.0, 0.0, 0.0, 16.0);
+        let m: Vec<&RunRecord> = measured.iter().collect();
+        let p: Vec<&RunRecord> = predicted.iter().collect();
+        let a = agreement(&m, &p, &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert!(a.differences.is_empty(), "19 is within 16.7 + 25 % of 14: {:?}", a.differences);
+        assert_eq!((a.compared, a.agreeing), (3, 2), "the predicted pick's strategy does not agree");
+        assert!(a.sentence().contains("the picks differ: predicted fixed-fps, measured lockstep"), "{}", a.sentence());
     }
 }

@@ -32,16 +32,21 @@
 //! - [`file_name`]: a card's file name, `report-<screen>-<yyyymmdd-hhmm>.json`, from its own data.
 
 pub(crate) mod agent;
+pub(crate) mod choice;
 pub mod comparison;
 pub mod diagnosis;
 pub mod evidence;
 pub mod file_name;
 pub(crate) mod html;
 pub mod judge;
+pub(crate) mod keep_up;
+pub(crate) mod load;
 mod markup;
+pub(crate) mod noise;
 pub(crate) mod plots;
 pub(crate) mod predict;
 pub(crate) mod reasons;
+pub(crate) mod sampler;
 pub(crate) mod schema;
 pub(crate) mod setup;
 pub(crate) mod stats;
@@ -50,11 +55,12 @@ pub(crate) mod synthetic;
 pub use file_name::{card_file_name, card_file_stem};
 pub use html::{report_html, write_report_html};
 pub(crate) use predict::{PredictedDisplay, predict};
+pub(crate) use sampler::{FrameTimes, SetupSampler};
 pub use schema::{
-    FigureError, Machine, MonitorCard, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError, VERSION,
+    FigureError, Machine, MonitorCard, PresentKind, PresentModeCheck, ReportCard, RunRecord, SCHEMA, SchemaError,
+    VERSION,
 };
 pub(crate) use schema::{FrameTrace, IntervalStats};
-pub(crate) use setup::{FrameTimes, SetupSampler};
 pub use synthetic::{SyntheticMonitor, synthetic_card};
 
 /// Why a report card, a page or a comparison could not be read or written.

@@ -33,8 +33,8 @@ pub use super::stats::IntervalStats;
 use super::stats::micros_as_ms;
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
 use crate::report::registry::{
-    self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, SPEED_RATIO,
-    SYSTEM_TIME_S,
+    self, DRIFT_MS_PER_MIN, HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, MAX_FIGURE, REFRESH_HZ, REPEATED_FRAMES,
+    SHOWN_FPS, SKIPPED_RENDERS, SPEED_RATIO, SYSTEM_TIME_S, VSYNCS,
 };
 use crate::report::{FIELDS, Field, IntervalHistogram, RunOrigin, RunReport, Section};
 use crate::time::Nanos;
@@ -329,11 +329,57 @@ impl MonitorCard {
     }
 }
 
+/// The kind of present a probe asked for, as a type: whether it waits for a
+/// vblank is a property of the kind, not of how its name is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PresentKind {
+    /// Fifo: every present waits for a vblank.
+    Fifo,
+    /// FifoRelaxed: waits, unless the frame came late.
+    FifoRelaxed,
+    /// Mailbox: the newest frame at each vblank, no wait.
+    Mailbox,
+    /// Immediate: no wait.
+    Immediate,
+    /// The lab's emulated vblank grid (Immediate presents at its times).
+    EmulatedGrid,
+    /// A mode this build does not know.
+    #[serde(other)]
+    Other,
+}
+
+impl PresentKind {
+    /// Whether presents of this kind wait for the display's refresh.
+    pub fn asks_for_vsync(self) -> bool {
+        matches!(self, PresentKind::Fifo | PresentKind::FifoRelaxed | PresentKind::EmulatedGrid)
+    }
+
+    /// The kind a card's `mode` text names: cards from before [`PresentModeCheck::kind`]
+    /// was stored (`Fifo`, `Immediate + emulated 60 Hz`). The one place that reads the text.
+    pub fn from_text(mode: &str) -> PresentKind {
+        if mode.contains("emulated") {
+            return PresentKind::EmulatedGrid;
+        }
+        match mode.trim() {
+            "Fifo" => PresentKind::Fifo,
+            "FifoRelaxed" => PresentKind::FifoRelaxed,
+            "Mailbox" => PresentKind::Mailbox,
+            "Immediate" => PresentKind::Immediate,
+            _ => PresentKind::Other,
+        }
+    }
+}
+
 /// What one present mode did on a monitor.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct PresentModeCheck {
-    /// The present mode (`Fifo`, `FifoRelaxed`, `Mailbox`, `Immediate`).
+    /// The present mode (`Fifo`, `FifoRelaxed`, `Mailbox`, `Immediate`), as a reader sees it.
     pub mode: String,
+    /// The same as a type; absent on older cards, whose kind comes from `mode`'s text
+    /// ([`PresentModeCheck::kind`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present_kind: Option<PresentKind>,
     /// Whether vsync was in effect: the verdict; null when it could not tell.
     #[serde(default)]
     pub vsync: Option<bool>,
@@ -347,6 +393,13 @@ pub struct PresentModeCheck {
     /// Present-interval statistics; null when no frame was presented.
     #[serde(default)]
     pub intervals: Option<IntervalStats>,
+}
+
+impl PresentModeCheck {
+    /// The kind of present: the stored type, else (an older card) the one its text names.
+    pub fn kind(&self) -> PresentKind {
+        self.present_kind.unwrap_or_else(|| PresentKind::from_text(&self.mode))
+    }
 }
 
 /// A sample of display intervals from one run, for the frame-time plot.
@@ -575,6 +628,8 @@ impl RunRecord {
             self.hitches_per_min()
         } else if *field == DRIFT_MS_PER_MIN {
             self.drift_ms_per_min()
+        } else if *field == SHOWN_FPS {
+            self.shown_fps()
         } else {
             self.figure(field)
         }
@@ -600,6 +655,19 @@ impl RunRecord {
             .and_then(defined)
     }
 
+    /// New pictures a second, from the counts by the core's one definition
+    /// ([`crate::metrics::shown_fps`]): every card has them, older ones too.
+    pub fn shown_fps(&self) -> Option<f64> {
+        let count = |field: &Field| self.figure(field).filter(|v| *v >= 0.0).map(|v| v as u64);
+        let shown = crate::metrics::shown_fps(
+            count(&VSYNCS)?,
+            count(&SKIPPED_RENDERS)?,
+            count(&REPEATED_FRAMES)?,
+            self.figure(&SYSTEM_TIME_S)?,
+        );
+        defined(shown)
+    }
+
     /// Hitches per minute: the recorded figure, else hitches over the display time covered.
     pub fn hitches_per_min(&self) -> Option<f64> {
         self.figure(&HITCHES_PER_MIN)
@@ -614,6 +682,27 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_present_kind_is_stored_as_a_type_and_an_old_cards_comes_from_its_text() {
+        let old: PresentModeCheck = serde_json::from_str(r#"{"mode": "Immediate + emulated 60 Hz"}"#).expect("old");
+        assert_eq!((old.present_kind, old.kind()), (None, PresentKind::EmulatedGrid));
+        assert!(old.kind().asks_for_vsync(), "an emulated grid waits for its vblanks");
+        let fifo: PresentModeCheck = serde_json::from_str(r#"{"mode": "Fifo"}"#).expect("old");
+        assert_eq!(fifo.kind(), PresentKind::Fifo);
+        let new = PresentModeCheck {
+            mode: "Mailbox".to_owned(),
+            present_kind: Some(PresentKind::Mailbox),
+            ..PresentModeCheck::default()
+        };
+        let text = serde_json::to_string(&new).expect("json");
+        assert!(text.contains(r#""present_kind":"mailbox""#), "{text}");
+        let back: PresentModeCheck = serde_json::from_str(&text).expect("round trip");
+        assert_eq!((back.kind(), back.kind().asks_for_vsync()), (PresentKind::Mailbox, false));
+        let unknown: PresentModeCheck =
+            serde_json::from_str(r#"{"mode": "x", "present_kind": "warp"}"#).expect("a later kind");
+        assert_eq!(unknown.kind(), PresentKind::Other);
+    }
     use crate::report::registry::{JUDDER_MS, STARTUP_MS, TOTAL_UPDATES};
 
     #[test]

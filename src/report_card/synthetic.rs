@@ -97,6 +97,7 @@ fn monitor_card(m: &SyntheticMonitor, strategies: &[StrategyId], config: Strateg
         }
         card.present_modes.push(PresentModeCheck {
             mode: mode_name(vsync).to_owned(),
+            present_kind: Some(if vsync { super::PresentKind::Fifo } else { super::PresentKind::Immediate }),
             vsync: Some(vsync),
             verdict,
             present_cadence_hz: measured,

@@ -17,7 +17,7 @@
 //! `GET /api/cards`), looked up among the cards read: no request's text ever
 //! becomes part of a path.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::platform::read_limited::{MAX_JSON_BYTES, read_text_limited};
@@ -101,6 +101,8 @@ pub(crate) struct Store {
     entries: Vec<Entry>,
     /// Goes up with every change, so the gallery knows when to redraw.
     version: u64,
+    /// Temp files of interrupted posts removed at start.
+    removed_temps: usize,
 }
 
 /// What `gallery.json` keeps per card file.
@@ -119,6 +121,7 @@ impl Store {
     /// One line when the directory cannot be made or listed.
     pub(crate) fn open(dir: &Path) -> Result<Store, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let removed_temps = remove_leftovers(dir);
         let listing = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         let marks: std::collections::BTreeMap<String, Marks> =
             read_text_limited(&dir.join(GALLERY_FILE), MAX_JSON_BYTES)
@@ -155,7 +158,7 @@ impl Store {
                 Err(err) => log::warn!("serve: {} is not a card, left alone: {err}", path.display()),
             }
         }
-        Ok(Store { dir: dir.to_owned(), entries, version: 1 })
+        Ok(Store { dir: dir.to_owned(), entries, version: 1, removed_temps })
     }
 
     /// The cards, oldest first.
@@ -239,21 +242,14 @@ impl Store {
         self.save_marks()
     }
 
-    /// Every card's file as it is on disk, for the archive: (file name, bytes).
-    pub(crate) fn files(&self) -> Vec<(String, Vec<u8>)> {
-        self.entries
-            .iter()
-            .filter_map(|e| {
-                let name = e.file_name();
-                match crate::platform::read_limited::read_limited(&self.dir.join(&name), MAX_JSON_BYTES) {
-                    Ok(bytes) => Some((name, bytes)),
-                    Err(err) => {
-                        log::warn!("serve: {err}; left out of the archive");
-                        None
-                    }
-                }
-            })
-            .collect()
+    /// Every card's file, for the archive: (file name, path).
+    pub(crate) fn files(&self) -> Vec<(String, PathBuf)> {
+        self.entries.iter().map(|e| (e.file_name(), self.dir.join(e.file_name()))).collect()
+    }
+
+    /// How many temp files of interrupted posts [`Store::open`] removed.
+    pub(crate) fn removed_temps(&self) -> usize {
+        self.removed_temps
     }
 
     fn save_marks(&self) -> Result<(), EditError> {
@@ -266,6 +262,76 @@ impl Store {
         let text = serde_json::to_string_pretty(&marks).map_err(|e| EditError::Io(e.to_string()))?;
         replace_whole(&self.dir, GALLERY_FILE, text.as_bytes()).map_err(EditError::Io)
     }
+}
+
+/// A temp file this old is no post's under way (a post writes its file
+/// within a second of its body; the body has 15 s), even with two servers on
+/// one directory: one left by a post the process died in.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temp files (`.incoming-*.tmp`) that interrupted posts left in
+/// `dir`, older than [`LEFTOVER_AGE`]; logs and returns how many.
+fn remove_leftovers(dir: &Path) -> usize {
+    let Ok(listing) = std::fs::read_dir(dir) else { return 0 };
+    let (mut removed, mut bytes) = (0, 0);
+    for entry in listing.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with(".incoming-") && name.ends_with(".tmp")) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let old = meta.modified().ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age >= LEFTOVER_AGE);
+        if !meta.is_file() || !old {
+            continue;
+        }
+        match std::fs::remove_file(entry.path()) {
+            Ok(()) => {
+                removed += 1;
+                bytes += meta.len();
+            }
+            Err(err) => log::warn!("serve: cannot remove {}: {err}", entry.path().display()),
+        }
+    }
+    if removed > 0 {
+        log::warn!(
+            "serve: removed {removed} temp file(s) of interrupted posts from {} ({:.1} MB)",
+            dir.display(),
+            bytes as f64 / 1e6
+        );
+    }
+    removed
+}
+
+/// Writes every file of `files` ((name, path)) as `cards/NAME` into a tar.gz
+/// on `out`, one at a time, never a file whole in memory; a file gone or
+/// grown past [`MAX_JSON_BYTES`] since start is left out, with a warning.
+///
+/// # Errors
+/// The writer's (the client gone) or the disk's.
+pub(crate) fn write_archive(files: &[(String, PathBuf)], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut archive = tar::Builder::new(flate2::write::GzEncoder::new(out, flate2::Compression::fast()));
+    for (name, path) in files {
+        let opened = std::fs::File::open(path).and_then(|file| Ok((file.metadata()?.len(), file)));
+        let (len, file) = match opened {
+            Ok((len, file)) if len <= MAX_JSON_BYTES => (len, file),
+            Ok(_) => {
+                log::warn!("serve: {} is over {} MB; left out of the archive", path.display(), MAX_JSON_BYTES >> 20);
+                continue;
+            }
+            Err(err) => {
+                log::warn!("serve: cannot read {}: {err}; left out of the archive", path.display());
+                continue;
+            }
+        };
+        let mut header = tar::Header::new_gnu();
+        header.set_size(len);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        archive.append_data(&mut header, format!("cards/{name}"), std::io::Read::take(file, len))?;
+    }
+    archive.into_inner()?.finish()?;
+    Ok(())
 }
 
 /// `text` as a report card, or why not (compare's words).

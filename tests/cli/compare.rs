@@ -250,7 +250,41 @@ fn every_column_that_supports_a_verdict_says_why_and_one_strategy_ships() {
     assert!(text.contains("\n  why "), "a reason for the best: {text}");
     assert!(text.contains("\n  not lockstep: "), "a reason for each miss: {text}");
     assert!(text.contains("\n  frames: lockstep "), "the frames each figure rests on: {text}");
-    let ship: Vec<&str> = text.lines().filter(|l| l.starts_with("ship this: ")).collect();
-    assert_eq!(ship.len(), 1, "one line to ship: {text}");
-    assert!(ship[0].contains("holds up on all 2 screens") && ship[0].contains("; weakest on "), "{}", ship[0]);
+    let ship: Vec<&str> = text.lines().filter(|l| l.starts_with("ship this (")).collect();
+    assert_eq!(ship.len(), 2, "one line to ship a pass, vsync on first: {text}");
+    assert!(
+        ship[0].starts_with("ship this (vsync on): ") && ship[1].starts_with("ship this (vsync off): "),
+        "{ship:?}"
+    );
+    assert!(ship[0].contains("the best on both screens") && ship[0].contains("; weakest on "), "{}", ship[0]);
+}
+
+/// README's compare section: the block after `<!-- last lines of: timestep-lab ARGS -->` is the
+/// ship lines (and their ties) that `timestep-lab ARGS` prints, word for word. With
+/// `README_UPDATE` set, the block is rewritten from the binary.
+#[test]
+fn the_readmes_compare_lines_are_the_answers_last_lines() {
+    const MARKER: &str = "<!-- last lines of: timestep-lab ";
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).expect("README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with(MARKER)).expect("README's compare section has its marker");
+    let args: Vec<&str> = lines[at].trim_start_matches(MARKER).trim_end_matches("-->").split_whitespace().collect();
+    assert!(lines[at + 1].starts_with("```"), "a fence follows the marker");
+    let end = (at + 2..lines.len()).find(|&j| lines[j].starts_with("```")).expect("the block closes");
+    let text = stdout(&binary::run(&args));
+    let ship: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("ship this ("))
+        .take_while(|l| l.starts_with("ship this (") || l.starts_with("  "))
+        .collect();
+    assert!(ship.len() >= 2, "a ship line a pass: {text}");
+    if std::env::var_os("README_UPDATE").is_some() {
+        let mut out: Vec<&str> = lines[..at + 2].to_vec();
+        out.extend(&ship);
+        out.extend(&lines[end..]);
+        std::fs::write(&readme_path, out.join("\n") + "\n").expect("README.md rewritten");
+        return;
+    }
+    assert_eq!(lines[at + 2..end], ship[..], "README's compare lines, word for word (README_UPDATE=1 rewrites them)");
 }

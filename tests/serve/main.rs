@@ -6,7 +6,10 @@
 //! network address is checked to be printed, never connected to. The page
 //! itself in Chromium is `tests/web/serve.rs`.
 
+mod access;
+mod archive;
 mod client;
+mod limits;
 
 use std::path::Path;
 use std::time::Duration;
@@ -115,7 +118,7 @@ fn bad_requests_are_refused_with_a_one_line_4xx_and_the_server_answers_after_eac
         ("a card with 1e308", served.raw("POST", "/api/cards", Some(&token), huge.as_bytes()), 400, "judder_ms"),
         (
             "a path as a card id",
-            served.raw("GET", "/api/cards/..%2F..%2FCargo.toml", None, b""),
+            served.raw("GET", "/api/cards/..%2F..%2FCargo.toml", Some(&token), b""),
             404,
             "no card '..%2F..%2FCargo.toml'",
         ),
@@ -153,7 +156,7 @@ fn bad_requests_are_refused_with_a_one_line_4xx_and_the_server_answers_after_eac
             client::slow(
                 port,
                 &format!(
-                    "POST /api/cards HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: 1000\r\n\r\n"
+                    "POST /api/cards HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nContent-Length: 1000\r\n\r\n"
                 ),
                 40,
             )
@@ -188,10 +191,14 @@ fn fifty_cards_posted_at_once_are_fifty_files_none_lost_or_overwritten() {
     let ids: Vec<String> = std::thread::scope(|scope| {
         let posts: Vec<_> = texts
             .iter()
-            .map(|text| {
+            .enumerate()
+            .map(|(i, text)| {
                 let served = &served;
+                // From five loopback addresses, ten each: one address holds at most 32 connections.
+                let from = [127, 0, 0, 10 + u8::try_from(i % 5).expect("small")];
                 scope.spawn(move || {
-                    let (status, body) = client::status_and_body(&served.raw(
+                    let (status, body) = client::status_and_body(&served.raw_from(
+                        from,
                         "POST",
                         "/api/cards",
                         Some(&served.token),

@@ -526,6 +526,18 @@ impl Browser {
         self.cdp("Browser.setWindowBounds", bounds).map(drop)
     }
 
+    /// A PNG of the element `css` as shown (its box on the page, at the page's pixel ratio).
+    ///
+    /// # Errors
+    /// No such element, WebDriver's error, or a screenshot that is not base64.
+    pub fn element_screenshot(&self, css: &str) -> Result<Vec<u8>, String> {
+        use base64::Engine as _;
+        let element = self.post("/element", &serde_json::json!({"using": "css selector", "value": css}))?;
+        let id = element.as_object().and_then(|o| o.values().next()).and_then(|v| v.as_str()).unwrap_or_default();
+        let data = self.get(&format!("/element/{id}/screenshot"))?;
+        base64::engine::general_purpose::STANDARD.decode(data.as_str().unwrap_or_default()).map_err(|e| e.to_string())
+    }
+
     /// A PNG of the page as shown.
     ///
     /// # Errors

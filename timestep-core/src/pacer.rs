@@ -332,7 +332,7 @@ impl Scale {
     }
 }
 
-/// Frame pacing for a game's own loop: any of the ten strategies at any tick
+/// Frame pacing for a game's own loop: any strategy (the crate's ten or your own [`crate::strategy::Strategy`]) at any tick
 /// rate, on the real clock (`std`) or the game's own in nanoseconds (also
 /// without `std`). See the module docs for the frame's calls.
 ///

@@ -196,6 +196,12 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "none|NAME|LATCH_MS[:DELAY][+held]", allow_hyphen_values = true,
           value_parser = Composition::parse, help = compositor_help())]
     pub(crate) compositor: Option<Composition>,
+
+    /// A measured report card (report-….json): its first monitor's refresh
+    /// (unless --refresh) and the machine its tour measured, each strategy's
+    /// own costs (the desktop model where it measured none), in place of --model.
+    #[arg(long, value_name = "FILE", conflicts_with = "trace", value_parser = cli::file_name)]
+    pub(crate) card: Option<PathBuf>,
 }
 
 fn compositor_help() -> String {
@@ -236,7 +242,7 @@ fn preset() -> impl clap::builder::TypedValueParser<Value = Preset> {
 }
 
 fn strategies_help() -> String {
-    let names: Vec<&str> = StrategyId::ALL.iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = crate::registry::all().iter().map(|s| s.name()).collect();
     format!("Strategies to run: comma-separated ids or `all` ({})", names.join(", "))
 }
 
@@ -440,11 +446,17 @@ impl SimulateArgs {
     /// # Errors
     /// As [`Self::invocation`].
     pub(crate) fn invocation_of(&self, trace: Option<Arc<Trace>>) -> Result<Invocation, CliError> {
-        let mut model = self.model.model();
+        let card = match &self.card {
+            Some(path) => Some(CardSetup::load(path)?),
+            None => None,
+        };
+        let mut model = card.as_ref().map_or_else(|| self.model.model(), |_| CARD_MODEL.model());
         let (refreshes, vsync, mut notices) = match trace.as_deref() {
             Some(trace) => trace_display(trace, self.refresh.as_deref(), self.vsync, &model)?,
             None => (
-                self.refresh.clone().unwrap_or_else(|| vec![Refresh::Fixed(model.default_refresh)]),
+                self.refresh.clone().unwrap_or_else(|| {
+                    vec![Refresh::Fixed(card.as_ref().map_or(model.default_refresh, |card| card.refresh))]
+                }),
                 self.vsync.map_or(model.default_vsync, |v| v == Vsync::On),
                 Vec::new(),
             ),
@@ -455,7 +467,7 @@ impl SimulateArgs {
                 notices.extend(notice);
                 composition
             }
-            None => self.compositor.unwrap_or_default(),
+            None => self.compositor.or_else(|| card.as_ref().and_then(CardSetup::composition)).unwrap_or_default(),
         };
         if let Some(ns) = self.render_ms {
             model = model.with_render(ns);
@@ -492,7 +504,11 @@ impl SimulateArgs {
                         Refresh::Fixed(rate) => start_after_vblank(rate, self.start_time, phase),
                         Refresh::Vrr(_) => self.start_time.saturating_add(phase),
                     };
-                    let spec = RunSpec::new(strategy, self.model)
+                    let model = match card.as_ref().and_then(|card| card.setup.as_ref()) {
+                        Some(setup) => setup.model_for(strategy.name(), rate, vsync),
+                        None => model,
+                    };
+                    let spec = RunSpec::new(strategy, if card.is_some() { CARD_MODEL } else { self.model })
                         .with_config(config)
                         .with_model(model)
                         .with_refresh(refresh)
@@ -522,6 +538,46 @@ impl SimulateArgs {
             plot: self.plot.clone(),
             notices,
         })
+    }
+}
+
+/// The model of a card whose tour measured no setup: the report card's own
+/// prediction model (a typical desktop).
+const CARD_MODEL: Preset = crate::report_card::predict::PREDICTION_MODEL;
+
+/// What `--card` takes from a report card: its first monitor's refresh and measured setup.
+#[derive(Clone, Debug)]
+struct CardSetup {
+    /// The refresh the tour ran on: an emulated grid's, else the presents' cadence, else the reported rate.
+    refresh: Rate,
+    /// The machine the tour measured, if it did.
+    setup: Option<crate::report_card::setup::MeasuredSetup>,
+}
+
+impl CardSetup {
+    /// Reads the card at `path`.
+    ///
+    /// # Errors
+    /// [`CliError::Usage`] naming `--card` for an unreadable card or one without a refresh rate.
+    fn load(path: &std::path::Path) -> Result<CardSetup, CliError> {
+        let card = crate::report_card::ReportCard::read(path).map_err(|e| usage(format!("--card: {e}")))?;
+        let monitor = card
+            .monitors
+            .into_iter()
+            .next()
+            .ok_or_else(|| usage(format!("--card: {} measured no monitor", path.display())))?;
+        let hz = monitor.emulated_refresh_hz.or(monitor.present_cadence_hz).or(monitor.reported_refresh_hz);
+        let refresh = hz.and_then(crate::app::tour::rate_of_hz).ok_or_else(|| {
+            usage(format!("--card: {}'s monitor has no refresh rate: give one with --refresh", path.display()))
+        })?;
+        Ok(CardSetup { refresh, setup: monitor.setup })
+    }
+
+    /// The compositor the tour measured between the window and the panel, if any.
+    fn composition(&self) -> Option<Composition> {
+        let setup = self.setup.as_ref()?;
+        let held = setup.vsync_off.as_ref().and_then(|off| off.compositor);
+        setup.compositor.or(held).map(Composition::Composited)
     }
 }
 
@@ -596,6 +652,21 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
 }
 
+/// What `simulate` prints on stdout for `args` (the table, CSV or JSON):
+/// what a program that runs its own strategies through the simulator
+/// prints beside the lab's (see `examples/your_loop.rs`).
+///
+/// # Errors
+/// As [`run`]: bad flags, an unusable trace or card, a run over the frame budget.
+pub fn output(args: &SimulateArgs) -> Result<String, CliError> {
+    if args.fields {
+        return Ok(crate::report::definitions_markdown());
+    }
+    let invocation = args.invocation()?;
+    let outcomes: Vec<RunOutcome> = invocation.runs.iter().map(run_one).collect();
+    render_output(&invocation, &outcomes).map(|(out, _)| out)
+}
+
 /// Runs `simulate`.
 ///
 /// Bad flags and unwritable outputs are refused before the first run. After
@@ -659,6 +730,24 @@ mod tests {
                 other => panic!("{list:?} should be a usage error, got {other:?}"),
             },
         }
+    }
+
+    #[test]
+    fn a_card_gives_its_monitor_s_refresh_and_the_desktop_model_where_it_measured_no_setup() {
+        let card = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/report_card/144hz.json");
+        let inv = invocation(&["--card", card, "--strategy", "catch-up,fuzzy"]);
+        let runs: Vec<_> = inv.runs.iter().map(|r| (r.strategy, r.refresh.to_string(), r.model.preset)).collect();
+        assert_eq!(
+            runs,
+            [
+                (StrategyId::CatchUp, "144 Hz".to_owned(), Preset::Desktop),
+                (StrategyId::Fuzzy, "144 Hz".to_owned(), Preset::Desktop)
+            ]
+        );
+        let given = invocation(&["--card", card, "--refresh", "60"]);
+        assert_eq!(given.runs[0].refresh.to_string(), "60 Hz", "--refresh wins over the card's");
+        let missing = usage_message(&["--card", "/nonexistent/report.json"]);
+        assert!(missing.starts_with("--card: "), "{missing}");
     }
 
     #[test]

@@ -16,13 +16,16 @@ use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
 pub use heap::keep_freed_heap_memory;
-pub(crate) use http_server::{network_addresses, post_card, random_bytes, run_http_server};
+pub(crate) use http_server::{listen, network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
 pub(crate) use wayland::PresentationFeedback;
 pub(crate) use x11::WindowMapping;
 
-/// Default log filter: the app at `info`, the GPU stack only when it has something to say.
-pub(crate) const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn";
+/// Default log filter: the app at `info`, the GPU stack only when it has something to say;
+/// winit's XRandR warning about a display of 0 mm (every virtual and emulated display,
+/// Xvfb's too: nothing to act on) waits for `RUST_LOG=debug`.
+pub(crate) const DEFAULT_LOG_FILTER: &str =
+    "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn,winit::platform_impl::linux::x11::util::randr=error";
 
 /// Whether the user can turn vsync off: a native surface offers non-blocking
 /// present modes (Mailbox, Immediate) where the driver has them.
@@ -64,7 +67,8 @@ pub fn init_logger() {
 /// The filter of a command that prints its own progress and end (`measure`):
 /// warnings only, so that its once-a-second figures (at info) wait for `RUST_LOG=info`;
 /// not the clipboard's fallback from Wayland to X11, which the demo does not need.
-pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error";
+/// winit's XRandR warning waits for `RUST_LOG=debug` as in [`DEFAULT_LOG_FILTER`].
+pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error,winit::platform_impl::linux::x11::util::randr=error";
 
 /// [`init_logger`] for a command that prints its own progress: `RUST_LOG`, else [`QUIET_LOG_FILTER`].
 pub fn init_quiet_logger() {

@@ -14,8 +14,6 @@
 //! message_box.rs      messages on the page (errors, endings, notes), panics
 //! dom.rs              the document, its elements, failed browser calls logged, the
 //!                     listeners it owns: beneath message_box.rs and page_ui.rs
-//! webgl/              WebGL2: a wgpu back-end of the lab's own (wgpu's `custom`), GLSL ES
-//!                     from build.rs, so the WebGL2 wasm carries no wgpu-core, wgpu-hal or naga
 //! this file           the facts: time is the core's Instant (performance.now()), Fifo only (a
 //!                     browser is always vsynced), nothing may spin, start-up is asynchronous
 //! ```
@@ -32,8 +30,6 @@ mod logging;
 mod message_box;
 mod page_ui;
 mod visibility;
-#[cfg(feature = "webgl")]
-mod webgl;
 
 use crate::time::{Nanos, RealClock};
 
@@ -144,20 +140,15 @@ pub(crate) fn cannot_place_windows(_event_loop: &winit::event_loop::ActiveEventL
 }
 
 /// The wgpu instance for the page: WebGPU where the browser offers an
-/// adapter, WebGL2 otherwise, on the lab's own back-end (`webgl/`: wgpu's
-/// own WebGL2 is wgpu-core, wgpu-hal and naga, 0.6 MB of gzipped wasm). The
-/// check runs before any canvas gets a context, because a canvas that had a
-/// WebGPU context cannot get a WebGL one. The site's wasm has one of the two
-/// (`cargo xtask web` builds each, and web/index.html loads the one the
-/// browser can run); with both (the crate's default features) one wasm
-/// chooses here.
+/// adapter, WebGL2 otherwise, both wgpu's own back-ends (WebGL2 is wgpu's
+/// `webgl` feature: wgpu-core, wgpu-hal's GL and naga in the wasm). The check
+/// runs before any canvas gets a context, because a canvas that had a WebGPU
+/// context cannot get a WebGL one. The site's wasm has one of the two (`cargo
+/// xtask web` builds each, and web/index.html loads the one the browser can
+/// run); with both (the crate's default features) one wasm chooses here.
 pub(crate) async fn gpu_instance(_display: winit::event_loop::OwnedDisplayHandle) -> wgpu::Instance {
-    #[cfg(feature = "webgl")]
-    if !wgpu::util::is_browser_webgpu_supported().await {
-        return webgl::instance();
-    }
     let descriptor = wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::BROWSER_WEBGPU,
+        backends: wgpu::Backends::BROWSER_WEBGPU | wgpu::Backends::GL,
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     };
     wgpu::util::new_instance_with_webgpu_detection(descriptor).await
@@ -212,9 +203,17 @@ pub(crate) fn browser() -> Option<String> {
 /// Always: not on a page.
 pub(crate) fn run_http_server(
     _listener: std::net::TcpListener,
-    _gallery: std::sync::Arc<dyn super::http_message::HttpService>,
+    _gallery: std::sync::Arc<dyn crate::http_message::HttpService>,
 ) -> Result<(), String> {
     Err("not on a page: run `timestep-lab serve` on a computer".to_owned())
+}
+
+/// A page listens on nothing: `serve` is the command line's.
+///
+/// # Errors
+/// Always: not on a page.
+pub(crate) fn listen(_addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "not on a page: run `timestep-lab serve` on a computer"))
 }
 
 /// A page lists no network addresses.

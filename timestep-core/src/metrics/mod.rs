@@ -114,6 +114,29 @@
 //! (pattern, doubles, skips, repeats, game and system time) keep every
 //! frame: they are the article's bookkeeping of the whole run.
 //!
+//! # What the player sees
+//!
+//! **shown frame rate** (`shown_fps`): new pictures a second, the refreshes
+//! that showed a picture the one before did not, over the display time
+//! covered: `(vsyncs − skipped_renders − repeated_frames) / system_time`,
+//! at least 0. A display shows at most one picture a refresh, so it is at
+//! most the refresh rate on a grid; set against the refresh it says how
+//! often the picture changes. A 60 Hz loop on a 240 Hz screen, 3 s:
+//!
+//! ```text
+//!  refreshes   v0  v1  v2  v3  v4  v5  v6  v7 …   720 in 3 s
+//!  presents    F0              F1              …   180: three refreshes of four skipped
+//!  shown fps   (720 − 540 − 0) / 3 s = 60: a new picture every 4th refresh, 60 of 240
+//! ```
+//!
+//! An interpolating loop presenting every refresh (711 frames, 9 refreshes
+//! skipped, each frame a new α) shows (720 − 9 − 0) / 3 = 237 of 240. With
+//! vsync off several presents may land in one refresh: the refreshes with a
+//! present are counted once each, but a repeat may share its refresh with a
+//! new picture, so where the repeats are as many as those refreshes (catch-up
+//! presenting three times a tick) the counts cannot tell, and the figure is
+//! not given (NaN).
+//!
 //! # How it is computed
 //!
 //! Sums are exact integers (`i128`) relative to the first frame (a clock that
@@ -144,6 +167,22 @@ mod pattern;
 
 pub use histogram::{PRESENT_BIN_NS, PRESENT_BINS, PresentHistogram, nearest_rank, percentile};
 pub use motion::{FrameStats, WARMUP_LEN};
+
+/// The shown frame rate, new pictures a second (module docs, "What the
+/// player sees"): refreshes covered less those without a new frame and
+/// those repeating the picture before, over the display time covered, s;
+/// NaN when no time was covered, or when the repeats are as many as the
+/// refreshes with a present (several presents a refresh: the counts cannot tell).
+pub fn shown_fps(vsyncs: u64, skipped_renders: u64, repeated_frames: u64, system_time_s: f64) -> f64 {
+    if system_time_s.is_nan() || system_time_s <= 0.0 {
+        return f64::NAN;
+    }
+    let presented = vsyncs.saturating_sub(skipped_renders);
+    if repeated_frames > 0 && repeated_frames >= presented {
+        return f64::NAN;
+    }
+    (presented - repeated_frames) as f64 / system_time_s
+}
 
 use crate::host::FrameReport;
 use crate::time::{Nanos, Rate, nanos_to_ms};
@@ -486,6 +525,16 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sixty_hertz_loop_on_a_240_hertz_screen_shows_60_new_pictures_a_second() {
+        // The module docs' example: 720 refreshes in 3 s, 540 without a present.
+        assert_eq!(shown_fps(720, 540, 0, 3.0), 60.0);
+        assert_eq!(shown_fps(720, 9, 0, 3.0), 237.0, "an interpolating loop, a new alpha each refresh");
+        assert_eq!(shown_fps(720, 0, 360, 3.0), 120.0, "a repeated picture is not a new one");
+        assert!(shown_fps(1200, 0, 2695, 20.0).is_nan(), "catch-up with vsync off: more repeats than refreshes");
+        assert!(shown_fps(10, 0, 0, 0.0).is_nan(), "no time covered, no rate");
+    }
     use crate::rng::SplitMix64;
     use crate::time::{NANOS_PER_MS, NANOS_PER_SEC};
     #[cfg(target_arch = "wasm32")]

@@ -31,8 +31,8 @@ mod text;
 pub use cell::Cell;
 pub use origin::{Preset, RunOrigin};
 pub use registry::{
-    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS, all_fields,
-    definition, definitions_markdown, field, table_fields,
+    COMPOSITOR_FIELDS, COMPOSITOR_TABLE_FIELDS, DERIVED_FIELDS, FIELDS, Field, Section, TRACE_FIELDS, VRR_FIELDS,
+    all_fields, definition, definitions_markdown, field, table_fields,
 };
 pub use run_report::{CompositorInfo, DisplayFacts, IntervalHistogram, RunReport, TraceInfo, VrrInfo};
 pub use table::{NOT_A_FIGURE, NOT_YET_MEASURED, Table, hz_text, ms_text, trim_number};

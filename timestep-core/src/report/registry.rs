@@ -660,6 +660,26 @@ pub static FRAMES_REPLACED: Field = field!(
     "frames a newer one replaced before the compositor's repaint (vsync off): never shown, never counted in a figure"
 );
 
+/// The shown frame rate: derived from the counts, one definition
+/// ([`crate::metrics::shown_fps`]).
+pub static SHOWN_FPS: Field = field!(
+    "shown_fps",
+    "fps",
+    Figure,
+    1,
+    false,
+    Read::Report(|r| Cell::Real(crate::metrics::shown_fps(
+        r.vsyncs,
+        r.skipped_renders,
+        r.repeated_frames,
+        r.system_time_s
+    ))),
+    "shown frame rate: new pictures a second, (vsyncs − skipped_renders − repeated_frames) / system_time_s; at most \
+     the refresh rate, against which it says how often the picture changes (60 of 240: a new picture every 4th \
+     refresh); not given where the repeats are as many as the refreshes with a present (vsync off, several presents \
+     a refresh)"
+);
+
 /// Every field of a run's report, in column order: what the run was,
 /// Glaiel's counts, then the figures of [`FrameStats`], then the pattern.
 pub static FIELDS: [&Field; 29] = [
@@ -694,6 +714,11 @@ pub static FIELDS: [&Field; 29] = [
     &PATTERN,
 ];
 
+/// Figures derived from the others when read, never stored: in the
+/// definitions after [`FIELDS`], not in a report's CSV or JSON (a card
+/// from before a derived figure existed has it too).
+pub static DERIVED_FIELDS: [&Field; 1] = [&SHOWN_FPS];
+
 /// The fields a run that replayed a trace adds, in column order.
 pub static TRACE_FIELDS: [&Field; 4] = [&TRACE_APP, &TRACE_FRAMES, &TRACE_DROPPED, &TRACE_REFRESH_HZ];
 
@@ -706,9 +731,15 @@ pub static COMPOSITOR_FIELDS: [&Field; 4] = [&COMPOSITOR, &COMPOSITOR_LATCH_MS, 
 /// The compositor fields the table adds when a run is composited.
 pub static COMPOSITOR_TABLE_FIELDS: [&Field; 2] = [&COMPOSITOR, &FRAMES_REPLACED];
 
-/// Every field, the trace's, the VRR panel's and the compositor's last.
+/// Every field: the run's, the derived, then the trace's, the VRR panel's and the compositor's.
 pub fn all_fields() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().chain(TRACE_FIELDS.iter()).chain(VRR_FIELDS.iter()).chain(COMPOSITOR_FIELDS.iter()).copied()
+    FIELDS
+        .iter()
+        .chain(DERIVED_FIELDS.iter())
+        .chain(TRACE_FIELDS.iter())
+        .chain(VRR_FIELDS.iter())
+        .chain(COMPOSITOR_FIELDS.iter())
+        .copied()
 }
 
 /// The fields the table shows: what the run was, the article's counts, and

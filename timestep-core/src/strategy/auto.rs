@@ -26,7 +26,7 @@
 use super::fixed_step::{Draw, FixedStep};
 use super::fuzzy::{Fuzzy, VsyncDetector};
 use super::vrr_paced::VrrPaced;
-use super::{FrameContext, Plan, Strategy, StrategyConfig, StrategyId, StrategyInfo, Wake};
+use super::{AnyStrategy, FrameContext, Plan, Startup, Strategy, StrategyConfig, StrategyRow, Wake};
 use crate::time::{Nanos, Rate};
 use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
@@ -54,6 +54,16 @@ impl fmt::Display for AutoChoice {
         })
     }
 }
+
+/// `auto`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "auto",
+    "fuzzy lockstep when vsync is measured near the tick rate, interpolation otherwise; says why",
+    |config| AnyStrategy::Auto(Auto::new(config)),
+)
+.with_source("Glaiel's conclusion")
+.with_trades("a measuring start, then the cost of fuzzy or interpolated, whichever it picked")
+.with_startup(Startup::WaitsForFirstTick);
 
 /// Chooses between fuzzy lockstep and interpolation each frame.
 #[derive(Debug, Clone)]
@@ -95,10 +105,6 @@ impl Auto {
 }
 
 impl Strategy for Auto {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Auto.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Auto::new(config);
     }

@@ -18,8 +18,18 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use super::{AnyStrategy, FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyRow, View, Wake};
 use crate::time::{Nanos, Rate};
+
+/// `fixed-fps`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "fixed-fps",
+    "step, render, then sleep until the next tick: right speed on fast machines, slows down on slow ones",
+    |config| AnyStrategy::FixedFps(FixedFps::new(config)),
+)
+.with_source("deWiTTERS' Game Loop, loop 1")
+.with_trades("the right speed when a frame misses its tick, and the display's own rhythm")
+.with_paces_itself(true);
 
 /// One step per frame, frames scheduled on the tick grid.
 #[derive(Debug, Clone)]
@@ -40,10 +50,6 @@ impl FixedFps {
 }
 
 impl Strategy for FixedFps {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::FixedFps.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = FixedFps::new(config);
     }

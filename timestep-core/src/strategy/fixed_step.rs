@@ -28,7 +28,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::backlog::Backlog;
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{AnyStrategy, FrameContext, Order, Plan, Startup, Steps, Strategy, StrategyConfig, StrategyRow, View};
 use crate::time::Nanos;
 
 /// Which picture a [`FixedStep`] loop draws between ticks.
@@ -41,6 +41,35 @@ pub(crate) enum Draw {
     /// The latest state predicted `leftover` ahead, at most one tick (`extrapolated`).
     Extrapolate,
 }
+
+/// `catch-up`'s registry row.
+pub(super) const CATCH_UP: StrategyRow = StrategyRow::inline(
+    "catch-up",
+    "fixed steps from an accumulator, latest state drawn: right speed, but 0/2-update frames stutter",
+    |config| AnyStrategy::FixedStep(FixedStep::new(config, Draw::Latest)),
+)
+.with_source("Glaiel's naive timer; the frame-rate answers; deWiTTERS' Game Loop, loop 3")
+.with_trades("smooth motion where refresh and tick differ: 0/2-update frames stutter")
+.with_startup(Startup::WaitsForFirstTick);
+
+/// `interpolated`'s registry row.
+pub(super) const INTERPOLATED: StrategyRow = StrategyRow::inline(
+    "interpolated",
+    "fixed steps, draws between the last two states by acc/dt: smooth at any refresh, one tick of latency",
+    |config| AnyStrategy::FixedStep(FixedStep::new(config, Draw::Interpolate)),
+)
+.with_source("Fiedler's Fix Your Timestep!; the frame-rate answers; deWiTTERS' Game Loop, loop 4")
+.with_trades("one tick of latency")
+.with_startup(Startup::WaitsForFirstTick);
+
+/// `extrapolated`'s registry row.
+pub(super) const EXTRAPOLATED: StrategyRow = StrategyRow::inline(
+    "extrapolated",
+    "fixed steps, draws current + velocity × leftover time: no added latency, overshoots at bounces",
+    |config| AnyStrategy::FixedStep(FixedStep::new(config, Draw::Extrapolate)),
+)
+.with_source("the frame-rate answers; deWiTTERS' Game Loop, loop 4")
+.with_trades("accuracy at bounces and turns: it overshoots");
 
 /// Fixed steps from an exact backlog, drawn as [`Draw`] says.
 #[derive(Debug, Clone)]
@@ -57,17 +86,6 @@ impl FixedStep {
 }
 
 impl Strategy for FixedStep {
-    fn info(&self) -> &'static StrategyInfo {
-        // Here, not a method of `Draw`: `info` serves only tests, and Rust
-        // 1.88 (the MSRV) calls such a helper dead where 1.95 does not.
-        let id = match self.draw {
-            Draw::Latest => StrategyId::CatchUp,
-            Draw::Interpolate => StrategyId::Interpolated,
-            Draw::Extrapolate => StrategyId::Extrapolated,
-        };
-        id.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         self.backlog = Backlog::new(config);
     }
@@ -113,6 +131,7 @@ impl Strategy for FixedStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strategy::StrategyId;
     use crate::time::{Nanos, Rate};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -132,8 +151,11 @@ mod tests {
             (Draw::Interpolate, StrategyId::Interpolated),
             (Draw::Extrapolate, StrategyId::Extrapolated),
         ] {
-            assert_eq!(FixedStep::new(&StrategyConfig::default(), draw).info().id, id);
-            assert_eq!(id.build(&StrategyConfig::default()).info().id, id, "build gives {id} back");
+            let built = id.build(&StrategyConfig::default());
+            assert!(
+                matches!(built, AnyStrategy::FixedStep(FixedStep { draw: d, .. }) if d == draw),
+                "{id} draws {draw:?}"
+            );
         }
     }
 

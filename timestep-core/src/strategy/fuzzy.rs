@@ -26,7 +26,7 @@
 //! measurement does not fix 32 frames later.
 
 use super::backlog::Backlog;
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{AnyStrategy, FrameContext, Order, Plan, Startup, Steps, Strategy, StrategyConfig, StrategyRow, View};
 use crate::sorted_window::SortedWindow;
 use crate::time::{Nanos, Rate};
 use crate::vrr::VrrRange;
@@ -258,6 +258,16 @@ impl VsyncDetector {
     }
 }
 
+/// `fuzzy`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "fuzzy",
+    "accumulator that accepts frames near one tick as one tick: vsync-smooth, but drifts without vsync",
+    |config| AnyStrategy::Fuzzy(Fuzzy::new(config)),
+)
+.with_source("Glaiel's article (Slick Entertainment's fuzzy timer)")
+.with_trades("the right speed without vsync: it drifts")
+.with_startup(Startup::WaitsForFirstTick);
+
 /// The fuzzy timer with optional vsync detection.
 #[derive(Debug, Clone)]
 pub(crate) struct Fuzzy {
@@ -345,10 +355,6 @@ impl Fuzzy {
 }
 
 impl Strategy for Fuzzy {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Fuzzy.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Fuzzy::new(config);
     }
@@ -495,7 +501,7 @@ mod tests {
         // 96 updates: the 32-frame warm-up, its verdict and two more windows.
         // Starting strict, fuzzy doubled 6 times in the warm-up, and auto
         // (interpolated until measured) 6 times and once more at its switch.
-        for strategy in [StrategyId::Fuzzy, StrategyId::Auto] {
+        for strategy in [crate::StrategyId::Fuzzy, crate::StrategyId::Auto] {
             let spec = RunSpec { stop: Stop::Updates(96), ..RunSpec::new(strategy, Preset::Glaiel) };
             let t = simulate(&spec, &mut StepCounter(0)).metrics.totals();
             assert!(t.updates >= 96, "{strategy}: {t:?}");

@@ -6,8 +6,17 @@
 //! rate: 2.4× too fast at 144 Hz, 17 % slow at 50 Hz, as fast as the GPU can
 //! go with vsync off. The picture it shows is always the latest state.
 
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{AnyStrategy, FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyRow, View};
 use crate::time::{Nanos, Rate};
+
+/// `lockstep`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "lockstep",
+    "one fixed step per rendered frame: perfectly smooth at refresh == tick rate, wrong speed anywhere else",
+    |config| AnyStrategy::Lockstep(Lockstep::new(config)),
+)
+.with_source("Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop")
+.with_trades("the right speed wherever the refresh differs from the tick rate");
 
 /// One step per frame.
 #[derive(Debug, Clone)]
@@ -28,10 +37,6 @@ impl Lockstep {
 }
 
 impl Strategy for Lockstep {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Lockstep.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Lockstep::new(config);
     }

@@ -27,17 +27,19 @@ mod paced;
 // proptest does not build for wasm32 (its getrandom has no wasm_js there).
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod props;
+mod row;
 mod snapped;
 mod startup;
 mod variable;
 mod vrr_paced;
 
 pub use fuzzy::FuzzyVariant;
+pub use row::{StrategyInfo, StrategyRow};
 pub use startup::Startup;
 
 use auto::Auto;
 use fixed_fps::FixedFps;
-use fixed_step::{Draw, FixedStep};
+use fixed_step::FixedStep;
 use fuzzy::Fuzzy;
 use lockstep::Lockstep;
 use paced::Paced;
@@ -47,11 +49,33 @@ use variable::Variable;
 use crate::time::{Nanos, Rate, duration_to_nanos, nanos_to_duration};
 use crate::vrr::VrrRange;
 use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
-/// The stable ids of the ten strategies, in key order (`1`–`0`).
+/// The built-in strategies, in key order (`1`–`9`, `0`, then `Shift+1`…): the
+/// registry. Each strategy's name, summary, trades and traits are a `const`
+/// row in its own file; this list and [`StrategyId::row`] are the only places
+/// that name them. A new strategy is its file, its `mod` line above and one
+/// line here: `StrategyId::Custom(&its_file::ROW),`.
+pub const REGISTRY: &[StrategyId] = &[
+    StrategyId::Lockstep,
+    StrategyId::FixedFps,
+    StrategyId::Variable,
+    StrategyId::CatchUp,
+    StrategyId::Interpolated,
+    StrategyId::Extrapolated,
+    StrategyId::Fuzzy,
+    StrategyId::Snapped,
+    StrategyId::Paced,
+    StrategyId::Auto,
+];
+
+/// The stable ids of the strategies: the ten built in, in key order
+/// (`1`–`0`), and [`StrategyId::Custom`] for any other, such as a game's own
+/// loop (a [`Strategy`] and its [`StrategyRow`]).
 ///
 /// ```
 /// use timestep_core::StrategyId;
@@ -80,127 +104,58 @@ pub enum StrategyId {
     Paced,
     /// Picks fuzzy lockstep or interpolation from what it measures.
     Auto,
+    /// Any other strategy: its row says its name and builds it. Ids compare,
+    /// order and hash by name.
+    Custom(&'static StrategyRow),
 }
 
-/// What a HUD, a help text and reports say about a strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StrategyInfo {
-    /// The id.
-    pub id: StrategyId,
-    /// The stable name it parses from and reports use (`catch-up`).
-    pub name: &'static str,
-    /// One line: what it does and what it costs.
-    pub summary: &'static str,
-    /// Where the idea comes from: the articles and answers that describe it.
-    pub source: &'static str,
-    /// What it trades away for what it gives, in a few words (a comparison's "ship this" says it).
-    pub trades: &'static str,
+/// The first ten of a list, for [`StrategyId::ALL`].
+const fn first_ten(list: &[StrategyId]) -> [StrategyId; 10] {
+    let mut ten = [StrategyId::Lockstep; 10];
+    let mut i = 0;
+    while i < ten.len() {
+        ten[i] = list[i];
+        i += 1;
+    }
+    ten
 }
-
-const INFOS: [StrategyInfo; 10] = [
-    StrategyInfo {
-        id: StrategyId::Lockstep,
-        name: "lockstep",
-        summary: "one fixed step per rendered frame: perfectly smooth at refresh == tick rate, wrong speed anywhere else",
-        source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop",
-        trades: "the right speed wherever the refresh differs from the tick rate",
-    },
-    StrategyInfo {
-        id: StrategyId::FixedFps,
-        name: "fixed-fps",
-        summary: "step, render, then sleep until the next tick: right speed on fast machines, slows down on slow ones",
-        source: "deWiTTERS' Game Loop, loop 1",
-        trades: "the right speed when a frame misses its tick, and the display's own rhythm",
-    },
-    StrategyInfo {
-        id: StrategyId::Variable,
-        name: "variable",
-        summary: "one step of the measured frame time (clamped): smooth, but physics and replays depend on frame rate",
-        source: "Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop, loop 2",
-        trades: "a fixed step: physics and replays change with the frame rate",
-    },
-    StrategyInfo {
-        id: StrategyId::CatchUp,
-        name: "catch-up",
-        summary: "fixed steps from an accumulator, latest state drawn: right speed, but 0/2-update frames stutter",
-        source: "Glaiel's naive timer; the frame-rate answers; deWiTTERS' Game Loop, loop 3",
-        trades: "smooth motion where refresh and tick differ: 0/2-update frames stutter",
-    },
-    StrategyInfo {
-        id: StrategyId::Interpolated,
-        name: "interpolated",
-        summary: "fixed steps, draws between the last two states by acc/dt: smooth at any refresh, one tick of latency",
-        source: "Fiedler's Fix Your Timestep!; the frame-rate answers; deWiTTERS' Game Loop, loop 4",
-        trades: "one tick of latency",
-    },
-    StrategyInfo {
-        id: StrategyId::Extrapolated,
-        name: "extrapolated",
-        summary: "fixed steps, draws current + velocity × leftover time: no added latency, overshoots at bounces",
-        source: "the frame-rate answers; deWiTTERS' Game Loop, loop 4",
-        trades: "accuracy at bounces and turns: it overshoots",
-    },
-    StrategyInfo {
-        id: StrategyId::Fuzzy,
-        name: "fuzzy",
-        summary: "accumulator that accepts frames near one tick as one tick: vsync-smooth, but drifts without vsync",
-        source: "Glaiel's article (Slick Entertainment's fuzzy timer)",
-        trades: "the right speed without vsync: it drifts",
-    },
-    StrategyInfo {
-        id: StrategyId::Snapped,
-        name: "snapped",
-        summary: "integer deltas snapped to the refresh and averaged, then interpolated: robust against timer noise",
-        source: "Glaiel's later frame timer; Godot's delta smoothing",
-        trades: "up to a tick of latency (it interpolates) for steadiness against timer noise",
-    },
-    StrategyInfo {
-        id: StrategyId::Paced,
-        name: "paced",
-        summary: "render at a steady adaptive interval, simulate just past the next frame's time, then wait",
-        source: "a frame-pacing answer (the adaptive render interval)",
-        trades: "frame rate for an even rhythm: it slows its frames when they miss",
-    },
-    StrategyInfo {
-        id: StrategyId::Auto,
-        name: "auto",
-        summary: "fuzzy lockstep when vsync is measured near the tick rate, interpolation otherwise; says why",
-        source: "Glaiel's conclusion",
-        trades: "a measuring start, then the cost of fuzzy or interpolated, whichever it picked",
-    },
-];
 
 impl StrategyId {
-    /// All ten, in key order.
-    pub const ALL: [StrategyId; 10] = [
-        StrategyId::Lockstep,
-        StrategyId::FixedFps,
-        StrategyId::Variable,
-        StrategyId::CatchUp,
-        StrategyId::Interpolated,
-        StrategyId::Extrapolated,
-        StrategyId::Fuzzy,
-        StrategyId::Snapped,
-        StrategyId::Paced,
-        StrategyId::Auto,
-    ];
+    /// The ten built in, in key order: the registry's first ten.
+    pub const ALL: [StrategyId; 10] = first_ten(REGISTRY);
+
+    /// The strategy's row: its name, summary, trades and how it is built.
+    pub fn row(self) -> &'static StrategyRow {
+        match self {
+            StrategyId::Lockstep => &lockstep::ROW,
+            StrategyId::FixedFps => &fixed_fps::ROW,
+            StrategyId::Variable => &variable::ROW,
+            StrategyId::CatchUp => &fixed_step::CATCH_UP,
+            StrategyId::Interpolated => &fixed_step::INTERPOLATED,
+            StrategyId::Extrapolated => &fixed_step::EXTRAPOLATED,
+            StrategyId::Fuzzy => &fuzzy::ROW,
+            StrategyId::Snapped => &snapped::ROW,
+            StrategyId::Paced => &paced::ROW,
+            StrategyId::Auto => &auto::ROW,
+            StrategyId::Custom(row) => row,
+        }
+    }
 
     /// Whether the world advances in fixed steps of the tick (physics and
     /// replays the same at any frame rate): all but `variable`, which steps
     /// by the measured frame time.
     pub fn keeps_a_fixed_step(self) -> bool {
-        !matches!(self, StrategyId::Variable)
+        self.row().keeps_a_fixed_step
     }
 
-    /// Name, summary and source.
+    /// Name, summary and source: the strategy's row.
     pub fn info(self) -> &'static StrategyInfo {
-        &INFOS[self as usize]
+        self.row()
     }
 
     /// The stable name (`catch-up`).
     pub fn name(self) -> &'static str {
-        self.info().name
+        self.row().name
     }
 
     /// Whether the strategy paces itself: it decides when frames start (its
@@ -214,35 +169,37 @@ impl StrategyId {
     /// assert!(!StrategyId::Interpolated.paces_itself());
     /// ```
     pub fn paces_itself(self) -> bool {
-        matches!(self, StrategyId::FixedFps | StrategyId::Paced)
+        self.row().paces_itself
     }
 
-    /// Looks a strategy up by its name.
+    /// Whether the picture moves from the first frames or waits for the first tick.
+    pub fn startup(self) -> Startup {
+        self.row().startup
+    }
+
+    /// Looks a strategy of the [`REGISTRY`] up by its name.
     ///
     /// # Errors
     /// An unknown name; the message lists the valid ones.
     pub fn parse(name: &str) -> Result<StrategyId, UnknownStrategy> {
+        StrategyId::parse_among(REGISTRY, name)
+    }
+
+    /// Looks a strategy of `known` up by its name (case and blanks around it do not matter).
+    ///
+    /// # Errors
+    /// An unknown name; the message lists the names of `known`.
+    pub fn parse_among(known: &[StrategyId], name: &str) -> Result<StrategyId, UnknownStrategy> {
         let name = name.trim();
-        StrategyId::ALL
-            .into_iter()
-            .find(|id| id.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| UnknownStrategy(name.to_owned()))
+        known.iter().copied().find(|id| id.name().eq_ignore_ascii_case(name)).ok_or_else(|| UnknownStrategy {
+            name: name.to_owned(),
+            expected: known.iter().map(|id| id.name()).collect::<Vec<_>>().join(", "),
+        })
     }
 
     /// A fresh strategy of this kind.
     pub(crate) fn build(self, config: &StrategyConfig) -> AnyStrategy {
-        match self {
-            StrategyId::Lockstep => AnyStrategy::Lockstep(Lockstep::new(config)),
-            StrategyId::FixedFps => AnyStrategy::FixedFps(FixedFps::new(config)),
-            StrategyId::Variable => AnyStrategy::Variable(Variable::new(config)),
-            StrategyId::CatchUp => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Latest)),
-            StrategyId::Interpolated => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Interpolate)),
-            StrategyId::Extrapolated => AnyStrategy::FixedStep(FixedStep::new(config, Draw::Extrapolate)),
-            StrategyId::Fuzzy => AnyStrategy::Fuzzy(Fuzzy::new(config)),
-            StrategyId::Snapped => AnyStrategy::Snapped(Snapped::new(config)),
-            StrategyId::Paced => AnyStrategy::Paced(Paced::new(config)),
-            StrategyId::Auto => AnyStrategy::Auto(Auto::new(config)),
-        }
+        self.row().build(config)
     }
 }
 
@@ -264,10 +221,13 @@ impl core::str::FromStr for StrategyId {
 /// An unknown strategy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-#[error(
-    "unknown strategy '{0}' (expected one of: lockstep, fixed-fps, variable, catch-up, interpolated, extrapolated, fuzzy, snapped, paced, auto)"
-)]
-pub struct UnknownStrategy(pub String);
+#[error("unknown strategy '{name}' (expected one of: {expected})")]
+pub struct UnknownStrategy {
+    /// The name asked for.
+    pub name: String,
+    /// The known names, comma-separated.
+    pub expected: String,
+}
 
 /// The default longest catch-up of one frame, in ticks of
 /// [`MAX_STEPS_REFERENCE`] (deWiTTERS' `MAX_FRAMESKIP` at 60 Hz): 1/6 s.
@@ -426,12 +386,20 @@ impl StrategyConfig {
 
 /// What the strategy is told at the start of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FrameContext {
+#[non_exhaustive]
+pub struct FrameContext {
     /// The clock at the start of the frame.
     pub now: Nanos,
     /// The display refresh rate, if anybody knows it (winit's report, the
     /// virtual monitor's setting). `None` where the platform reports none.
     pub refresh: Option<Rate>,
+}
+
+impl FrameContext {
+    /// The start of a frame at `now`, on a display of `refresh` if known.
+    pub fn new(now: Nanos, refresh: Option<Rate>) -> FrameContext {
+        FrameContext { now, refresh }
+    }
 }
 
 /// How many simulation steps to run.
@@ -476,7 +444,7 @@ pub enum View {
 
 /// In which order a frame steps and renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Order {
+pub enum Order {
     /// Run these steps, then render and present (every strategy but `paced`).
     StepsThenRender(Steps),
     /// Render and present first, then run the steps that
@@ -496,7 +464,7 @@ impl Order {
 
 /// The decision taken at the start of a frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// Step then render, or render then step.
     pub order: Order,
     /// What to draw.
@@ -515,12 +483,49 @@ pub struct Wake {
     pub at: Option<Nanos>,
 }
 
-/// A loop strategy. See the module docs for the call order.
-pub(crate) trait Strategy: Send {
-    /// Name, summary, source.
-    #[cfg_attr(not(test), expect(dead_code, reason = "tests check that each id builds its own strategy"))]
-    fn info(&self) -> &'static StrategyInfo;
+impl Wake {
+    /// The next frame starts at `at` on the strategy's clock, or as soon as
+    /// the present returns (`None`).
+    pub fn at(at: Option<Nanos>) -> Wake {
+        Wake { at }
+    }
+}
 
+/// A loop strategy: a state machine fed the time at three points of a
+/// frame (see the module docs for the call order). The ten of the crate
+/// implement it, and so can a game's own loop outside this crate: give it a
+/// [`StrategyRow`] and run [`StrategyId::Custom`] of that row anywhere a
+/// strategy id goes (a [`crate::Pacer`], the virtual monitor, a trace's
+/// replay). Only [`Strategy::begin`] and [`Strategy::reset`] are required.
+/// A strategy is `Clone` (a [`crate::Pacer`] is), which gives it
+/// [`CloneStrategy`].
+///
+/// ```
+/// use timestep_core::strategy::{FrameContext, Order, Plan, Steps, Strategy, StrategyRow};
+/// use timestep_core::{Pacer, Rate, StrategyConfig, StrategyId, View};
+///
+/// /// One step per frame, the latest state drawn: `lockstep`, written by a game.
+/// #[derive(Clone, Debug)]
+/// struct EveryFrame { tick: u64, ticks: u64 }
+///
+/// impl Strategy for EveryFrame {
+///     fn begin(&mut self, ctx: &FrameContext) -> Plan {
+///         self.ticks += 1;
+///         Plan { order: Order::StepsThenRender(Steps::Fixed(1)), view: View::Latest, content_time: self.ticks * self.tick }
+///     }
+///     fn reset(&mut self, config: &StrategyConfig) {
+///         *self = EveryFrame { tick: config.tick_rate.period(), ticks: 0 };
+///     }
+/// }
+///
+/// const EVERY_FRAME: StrategyRow = StrategyRow::new("every-frame", "one step per frame", |config| {
+///     Box::new(EveryFrame { tick: config.tick_rate.period(), ticks: 0 })
+/// });
+/// let mut pacer = Pacer::new(StrategyId::Custom(&EVERY_FRAME), Rate::from_hz(60));
+/// assert_eq!(pacer.strategy().name(), "every-frame");
+/// assert_eq!(pacer.advance_at(0).updates().len(), 1);
+/// ```
+pub trait Strategy: Send + fmt::Debug + CloneStrategy {
     /// Forgets all timing state; the next `begin` is treated as the first
     /// frame. Called on a resync and when the tick rate changes (with the new config).
     fn reset(&mut self, config: &StrategyConfig);
@@ -528,12 +533,14 @@ pub(crate) trait Strategy: Send {
     /// The clock time of the latest tick the world has run, the tick phase
     /// a switch of strategy keeps (`None` before the first frame). For a
     /// timer that keeps a remainder (`fuzzy`, `snapped`): the clock less it.
-    fn last_tick(&self) -> Option<Nanos>;
+    fn last_tick(&self) -> Option<Nanos> {
+        None
+    }
 
     /// Starts a fresh strategy in phase with the one it replaces, whose
     /// latest tick was at `last_tick`: the next falls due a period later,
     /// and the first frame runs the ticks due by then.
-    fn continue_from(&mut self, last_tick: Nanos);
+    fn continue_from(&mut self, _last_tick: Nanos) {}
 
     /// The start of a frame: how many steps, and what to draw.
     fn begin(&mut self, ctx: &FrameContext) -> Plan;
@@ -570,9 +577,29 @@ pub(crate) trait Strategy: Send {
     }
 }
 
-/// One of the ten strategies, held by value: a `Pacer` is `Clone` and
-/// `Debug`, switching allocates nothing, and each call is a `match` the
-/// compiler can inline, not a call through a vtable.
+/// A boxed copy of a strategy, for a `Clone` [`crate::Pacer`]: every
+/// `Strategy + Clone` has it.
+pub trait CloneStrategy {
+    /// A copy of this strategy, state and all.
+    fn clone_strategy(&self) -> Box<dyn Strategy>;
+}
+
+impl<T: Strategy + Clone + 'static> CloneStrategy for T {
+    fn clone_strategy(&self) -> Box<dyn Strategy> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Strategy> {
+    fn clone(&self) -> Self {
+        (**self).clone_strategy()
+    }
+}
+
+/// One strategy, held by value when it is one of the ten: a `Pacer` is
+/// `Clone` and `Debug`, switching allocates nothing, and each call is a
+/// `match` the compiler can inline, not a call through a vtable. Any other
+/// ([`StrategyId::Custom`]) is boxed.
 #[derive(Clone, Debug)]
 #[expect(
     clippy::large_enum_variant,
@@ -588,6 +615,8 @@ pub(crate) enum AnyStrategy {
     Snapped(Snapped),
     Paced(Paced),
     Auto(Auto),
+    /// A strategy outside the ten.
+    Custom(Box<dyn Strategy>),
 }
 
 /// `$body` with `$s` bound to the strategy inside `$any`.
@@ -602,17 +631,12 @@ macro_rules! dispatch {
             AnyStrategy::Snapped($s) => $body,
             AnyStrategy::Paced($s) => $body,
             AnyStrategy::Auto($s) => $body,
+            AnyStrategy::Custom($s) => $body,
         }
     };
 }
 
 impl AnyStrategy {
-    /// The strategy's name, summary and source.
-    #[cfg(test)]
-    pub(crate) fn info(&self) -> &'static StrategyInfo {
-        dispatch!(self, s => s.info())
-    }
-
     /// See [`Strategy::reset`].
     pub(crate) fn reset(&mut self, config: &StrategyConfig) {
         dispatch!(self, s => s.reset(config));
@@ -738,7 +762,63 @@ mod tests {
             assert_eq!(id.to_string().parse::<StrategyId>(), Ok(id), "{id}");
         }
         assert_eq!(" Catch-Up ".parse::<StrategyId>(), Ok(StrategyId::CatchUp), "case and blanks do not matter");
-        assert_eq!("catchup".parse::<StrategyId>(), Err(UnknownStrategy("catchup".to_owned())));
+        let unknown = "catchup".parse::<StrategyId>().expect_err("no such strategy");
+        assert_eq!(unknown.name, "catchup");
+        assert_eq!(
+            unknown.to_string(),
+            "unknown strategy 'catchup' (expected one of: lockstep, fixed-fps, variable, catch-up, interpolated, \
+             extrapolated, fuzzy, snapped, paced, auto)"
+        );
+    }
+
+    /// Two steps on every frame, the latest state drawn: a strategy from outside the ten.
+    #[derive(Clone, Debug)]
+    struct Twice {
+        frames: u64,
+    }
+
+    impl Strategy for Twice {
+        fn begin(&mut self, ctx: &FrameContext) -> Plan {
+            self.frames += 1;
+            Plan { order: Order::StepsThenRender(Steps::Fixed(2)), view: View::Latest, content_time: ctx.now }
+        }
+
+        fn reset(&mut self, _config: &StrategyConfig) {
+            self.frames = 0;
+        }
+
+        fn status(&self) -> String {
+            alloc::format!("{} frames", self.frames)
+        }
+    }
+
+    const TWICE: StrategyRow = StrategyRow::new("twice", "two steps a frame", |_| Box::new(Twice { frames: 0 }))
+        .with_trades("the right speed")
+        .with_startup(Startup::Moves);
+
+    #[test]
+    fn a_custom_strategy_runs_in_a_pacer_clones_with_it_and_is_switched_to_as_the_ten_are() {
+        let id = StrategyId::Custom(&TWICE);
+        assert_eq!(
+            (id.name(), id.info().trades, id.paces_itself(), id.keeps_a_fixed_step()),
+            ("twice", "the right speed", false, true)
+        );
+        assert_eq!(StrategyId::parse_among(&[StrategyId::CatchUp, id], "TWICE"), Ok(id));
+        assert!(StrategyId::parse("twice").is_err(), "the registry does not know it");
+        let mut pacer = crate::Pacer::new(StrategyId::CatchUp, Rate::from_hz(60));
+        assert_eq!(pacer.advance_at(0).updates().len(), 0, "catch-up runs none on its first frame");
+        pacer.set_strategy(id);
+        assert_eq!(pacer.strategy(), id);
+        assert_eq!(pacer.advance_at(1_000).updates().len(), 2);
+        let mut copy = pacer.clone();
+        assert_eq!(
+            (pacer.status(), copy.status()),
+            ("1 frames".to_owned(), "1 frames".to_owned()),
+            "the copy keeps its state"
+        );
+        assert_eq!(copy.advance_at(2_000).updates().len(), 2);
+        assert_eq!((pacer.status(), copy.status()), ("1 frames".to_owned(), "2 frames".to_owned()), "and is its own");
+        assert_eq!(copy.total_updates(), 4, "catch-up's first frame ran none, then two and two");
     }
 
     #[test]

@@ -26,12 +26,22 @@ use alloc::format;
 use alloc::string::String;
 
 use super::backlog::NearTicks;
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View, Wake};
+use super::{AnyStrategy, FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyRow, View, Wake};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// The interval when the display's refresh is unknown (the answer's "nice
 /// high starting interval", 1/60 s).
 const DEFAULT_INTERVAL: Nanos = NANOS_PER_SEC / 60;
+
+/// `paced`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "paced",
+    "render at a steady adaptive interval, simulate just past the next frame's time, then wait",
+    |config| AnyStrategy::Paced(Paced::new(config)),
+)
+.with_source("a frame-pacing answer (the adaptive render interval)")
+.with_trades("frame rate for an even rhythm: it slows its frames when they miss")
+.with_paces_itself(true);
 
 /// The adaptive render interval: render first, grow the interval ×1.2 on a miss, step to the frame's end, wait.
 #[derive(Debug, Clone)]
@@ -98,10 +108,6 @@ impl Paced {
 }
 
 impl Strategy for Paced {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Paced.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Paced::new(config);
     }

@@ -28,7 +28,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::backlog::NearTicks;
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{AnyStrategy, FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyRow, View};
 use crate::time::{NANOS_PER_SEC, Nanos, Rate, nanos_as_f64, round_to_nanos};
 
 /// Deltas this close to a multiple of the refresh period are snapped to it.
@@ -36,6 +36,15 @@ pub const SNAP_TOLERANCE: Nanos = 200_000;
 
 /// Frames averaged.
 pub const HISTORY: usize = 4;
+
+/// `snapped`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "snapped",
+    "integer deltas snapped to the refresh and averaged, then interpolated: robust against timer noise",
+    |config| AnyStrategy::Snapped(Snapped::new(config)),
+)
+.with_source("Glaiel's later frame timer; Godot's delta smoothing")
+.with_trades("up to a tick of latency (it interpolates) for steadiness against timer noise");
 
 /// The snapped, averaged, interpolated timer.
 #[derive(Debug, Clone)]
@@ -125,10 +134,6 @@ impl Snapped {
 }
 
 impl Strategy for Snapped {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Snapped.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Snapped::new(config);
     }

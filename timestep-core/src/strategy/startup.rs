@@ -16,8 +16,6 @@
 //!  extrapolated, lockstep, …       0 17 33 …             none
 //! ```
 
-use super::StrategyId;
-
 /// How a strategy's picture starts to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Startup {
@@ -27,21 +25,4 @@ pub enum Startup {
     /// It shows its first picture until its first fixed step has run: a
     /// freeze of up to one tick, reported as start-up.
     WaitsForFirstTick,
-}
-
-impl StrategyId {
-    /// Whether the picture moves from the first frames or waits for the first tick.
-    pub fn startup(self) -> Startup {
-        match self {
-            StrategyId::CatchUp | StrategyId::Interpolated | StrategyId::Fuzzy | StrategyId::Auto => {
-                Startup::WaitsForFirstTick
-            }
-            StrategyId::Lockstep
-            | StrategyId::FixedFps
-            | StrategyId::Variable
-            | StrategyId::Extrapolated
-            | StrategyId::Snapped
-            | StrategyId::Paced => Startup::Moves,
-        }
-    }
 }

@@ -14,8 +14,18 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::{FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyId, StrategyInfo, View};
+use super::{AnyStrategy, FrameContext, Order, Plan, Steps, Strategy, StrategyConfig, StrategyRow, View};
 use crate::time::{Nanos, Rate, duration_to_nanos};
+
+/// `variable`'s registry row.
+pub(super) const ROW: StrategyRow = StrategyRow::inline(
+    "variable",
+    "one step of the measured frame time (clamped): smooth, but physics and replays depend on frame rate",
+    |config| AnyStrategy::Variable(Variable::new(config)),
+)
+.with_source("Glaiel's article; the frame-rate answers; deWiTTERS' Game Loop, loop 2")
+.with_trades("a fixed step: physics and replays change with the frame rate")
+.with_fixed_step(false);
 
 /// One step per frame of the measured delta.
 #[derive(Debug, Clone)]
@@ -40,10 +50,6 @@ impl Variable {
 }
 
 impl Strategy for Variable {
-    fn info(&self) -> &'static StrategyInfo {
-        StrategyId::Variable.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = Variable::new(config);
     }

@@ -150,10 +150,6 @@ fn cap(range: VrrRange) -> Rate {
 }
 
 impl Strategy for VrrPaced {
-    fn info(&self) -> &'static super::StrategyInfo {
-        super::StrategyId::Auto.info()
-    }
-
     fn reset(&mut self, config: &StrategyConfig) {
         *self = VrrPaced::new(config, self.range);
     }

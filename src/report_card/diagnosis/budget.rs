@@ -6,43 +6,42 @@
 //! its limit: a budget that cannot be checked does not pass.
 
 use super::super::markup::escape;
+use crate::report::registry::{Field, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::report::trim_number;
 
-/// A figure a budget can limit.
+/// A figure a budget can limit: the game's judder (ms RMS), hitches per
+/// minute, and mean latency from CPU start to screen (ms), as the registry names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Budgeted {
-    /// The game's judder, ms RMS.
     Judder,
-    /// Hitches per minute.
     Hitches,
-    /// Mean latency, CPU start to screen, ms.
     Latency,
 }
 
 impl Budgeted {
-    fn key(self) -> &'static str {
+    const ALL: [Budgeted; 3] = [Budgeted::Judder, Budgeted::Hitches, Budgeted::Latency];
+
+    fn field(self) -> &'static Field {
         match self {
-            Budgeted::Judder => "judder",
-            Budgeted::Hitches => "hitches",
-            Budgeted::Latency => "latency",
+            Budgeted::Judder => &JUDDER_MS,
+            Budgeted::Hitches => &HITCHES_PER_MIN,
+            Budgeted::Latency => &LATENCY_MS,
         }
     }
 
-    fn unit(self) -> &'static str {
-        match self {
-            Budgeted::Judder | Budgeted::Latency => "ms",
-            Budgeted::Hitches => "/min",
-        }
+    /// The key a budget writes: the registry's words.
+    fn key(self) -> String {
+        self.field().words()
     }
 
-    /// `judder 3.1 ms RMS`, `hitches 4.2/min`, `latency 48 ms (mean)`.
-    fn reading(self, value: f64) -> String {
-        let v = trim_number(value, 2);
-        match self {
-            Budgeted::Judder => format!("judder {v} ms RMS"),
-            Budgeted::Hitches => format!("hitches {v}/min"),
-            Budgeted::Latency => format!("latency {v} ms (mean, CPU start to screen)"),
-        }
+    /// `judder=2ms`: an example limit, the unit as a budget writes it (no space).
+    fn example(self, value: u32) -> String {
+        format!("{}={value}{}", self.key(), self.field().unit)
+    }
+
+    /// `judder=2ms,hitches=5/min,latency=50ms`.
+    fn examples() -> String {
+        [Budgeted::Judder.example(2), Budgeted::Hitches.example(5), Budgeted::Latency.example(50)].join(",")
     }
 }
 
@@ -54,11 +53,9 @@ pub(crate) struct Limit {
 }
 
 impl Limit {
-    /// `judder ≤ 2 ms`.
+    /// `judder <= 2 ms`.
     pub(crate) fn name(&self) -> String {
-        let unit = self.figure.unit();
-        let space = if unit.starts_with('/') { "" } else { " " };
-        format!("{} <= {}{space}{unit}", self.figure.key(), trim_number(self.max, 3))
+        format!("{} <= {}", self.figure.key(), self.figure.field().with_unit(&trim_number(self.max, 3)))
     }
 }
 
@@ -69,19 +66,19 @@ impl Limit {
 pub(crate) fn parse(spec: &str) -> Result<Vec<Limit>, String> {
     let mut limits: Vec<Limit> = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, value) =
-            part.split_once('=').ok_or_else(|| format!("'{part}': write a limit as KEY=VALUE (judder=2ms)"))?;
-        let figure = match key.trim().to_ascii_lowercase().as_str() {
-            "judder" => Budgeted::Judder,
-            "hitches" => Budgeted::Hitches,
-            "latency" => Budgeted::Latency,
-            other => return Err(format!("'{other}': not a budgeted figure (judder, hitches, latency)")),
-        };
-        let unit = figure.unit();
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("'{part}': write a limit as KEY=VALUE ({})", Budgeted::Judder.example(2)))?;
+        let key = key.trim().to_ascii_lowercase();
+        let figure = Budgeted::ALL.into_iter().find(|f| f.key() == key).ok_or_else(|| {
+            let keys = Budgeted::ALL.map(Budgeted::key).join(", ");
+            format!("'{key}': not a budgeted figure ({keys})")
+        })?;
+        let unit = figure.field().unit;
         let number = value
             .trim()
             .strip_suffix(unit)
-            .ok_or_else(|| format!("'{part}': {} takes {unit} ({}=…{unit})", figure.key(), figure.key()))?;
+            .ok_or_else(|| format!("'{part}': {} takes {unit} ({})", figure.key(), figure.example(1)))?;
         let max: f64 = number
             .trim()
             .parse()
@@ -94,7 +91,7 @@ pub(crate) fn parse(spec: &str) -> Result<Vec<Limit>, String> {
         limits.push(Limit { figure, max });
     }
     if limits.is_empty() {
-        return Err("an empty budget: give at least one limit (judder=2ms,hitches=5/min,latency=50ms)".to_owned());
+        return Err(format!("an empty budget: give at least one limit ({})", Budgeted::examples()));
     }
     Ok(limits)
 }
@@ -117,8 +114,8 @@ impl Check {
     pub(crate) fn line(&self) -> String {
         let limit = self.limit.name();
         match self.value {
-            Some(v) if self.passes() => format!("{}: within {limit}", self.limit.figure.reading(v)),
-            Some(v) => format!("{}: over the budget ({limit})", self.limit.figure.reading(v)),
+            Some(v) if self.passes() => format!("{}: within {limit}", self.limit.figure.field().reading(v)),
+            Some(v) => format!("{}: over the budget ({limit})", self.limit.figure.field().reading(v)),
             None => format!("{} unknown: this capture cannot check {limit}", self.limit.figure.key()),
         }
     }
@@ -198,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_wrong_budget_is_one_line_naming_the_part() {
-        assert_eq!(parse("judder=2").unwrap_err(), "'judder=2': judder takes ms (judder=…ms)");
+        assert_eq!(parse("judder=2").unwrap_err(), "'judder=2': judder takes ms (judder=1ms)");
         assert_eq!(parse("stutter=2ms").unwrap_err(), "'stutter': not a budgeted figure (judder, hitches, latency)");
         assert_eq!(parse("hitches=-1/min").unwrap_err(), "'hitches=-1/min': '-1' is not a non-negative number");
         assert_eq!(parse("judder=1ms,judder=2ms").unwrap_err(), "'judder=2ms': judder is limited twice");
@@ -210,11 +207,11 @@ mod tests {
         let limits = parse("judder=2ms,hitches=5/min,latency=50ms").expect("a budget");
         let checks = check(&limits, Some(3.07), Some(4.0), None);
         assert_eq!(checks.iter().map(Check::passes).collect::<Vec<_>>(), vec![false, true, false]);
-        assert_eq!(checks[0].line(), "judder 3.07 ms RMS: over the budget (judder <= 2 ms)");
+        assert_eq!(checks[0].line(), "judder 3.070 ms: over the budget (judder <= 2 ms)");
         assert_eq!(checks[2].line(), "latency unknown: this capture cannot check latency <= 50 ms");
         let xml = junit("a<b>&\u{1}.csv", &checks);
         assert!(xml.contains("tests=\"3\" failures=\"2\""), "{xml}");
-        assert!(xml.contains("<failure message=\"judder 3.07 ms RMS: over the budget (judder &lt;= 2 ms)\""), "{xml}");
+        assert!(xml.contains("<failure message=\"judder 3.070 ms: over the budget (judder &lt;= 2 ms)\""), "{xml}");
         assert!(xml.contains("budget of a&lt;b&gt;&amp;.csv"), "escaped, the control character left out: {xml}");
     }
 }

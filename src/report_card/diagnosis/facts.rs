@@ -159,7 +159,7 @@ pub(crate) struct Cadence {
     pub(crate) first_line: u64,
     /// RMS of the display changes about their mean, ms: how unevenly a
     /// steady frame rate is shown.
-    pub(crate) judder_ms: f64,
+    pub(crate) spread_ms: f64,
 }
 
 impl Cadence {
@@ -191,8 +191,8 @@ pub(crate) fn cadence(intervals: &[Interval], grid: &Grid) -> Option<Cadence> {
         *counts.entry(n).or_insert(0) += 1;
     }
     let mean = intervals.iter().map(|i| i.ms).sum::<f64>() / intervals.len() as f64;
-    let judder_ms = (intervals.iter().map(|i| (i.ms - mean).powi(2)).sum::<f64>() / intervals.len() as f64).sqrt();
-    Some(Cadence { refreshes, counts, first_line, judder_ms })
+    let spread_ms = (intervals.iter().map(|i| (i.ms - mean).powi(2)).sum::<f64>() / intervals.len() as f64).sqrt();
+    Some(Cadence { refreshes, counts, first_line, spread_ms })
 }
 
 /// How the display showed the frames.
@@ -347,7 +347,7 @@ mod tests {
         assert_eq!(cadence.sequence(5), "3 5 4 4 4…");
         assert_eq!(cadence.usual(), vec![(4, 80), (3, 10), (5, 10)]);
         // Mean 33.33 ms; 20 % of the changes 8.33 ms off it: RMS 8.33·√0.2 = 3.73 ms.
-        assert!((cadence.judder_ms - p * 0.2f64.sqrt()).abs() < 1e-9, "{}", cadence.judder_ms);
+        assert!((cadence.spread_ms - p * 0.2f64.sqrt()).abs() < 1e-9, "{}", cadence.spread_ms);
     }
 
     #[test]

@@ -113,8 +113,8 @@ pub(crate) fn card(
     if let Some(c) = &cadence {
         figures.push(figure(
             "cadence judder",
-            format!("{} RMS of the display changes about their mean", ms(c.judder_ms)),
-            Some(c.judder_ms),
+            format!("{} RMS of the display changes about their mean", ms(c.spread_ms)),
+            Some(c.spread_ms),
         ));
     }
     figures.push(if capture.tearing_known {
@@ -286,7 +286,7 @@ fn display_findings(sync: &Sync, cadence: Option<&facts::Cadence>, f: &CaptureFi
                     lengths.join("/"),
                     c.sequence(12),
                     c.first_line,
-                    ms(c.judder_ms)
+                    ms(c.spread_ms)
                 )
             } else {
                 format!(

@@ -1,34 +1,31 @@
-//! `timestep-lab diagnose CAPTURE`: a game's capture (PresentMon 1.x/2.x,
-//! OCAT, CapFrameX) read for PresentMon's own per-frame metrics
-//! ([`timestep_core::monitor::presentmon`]), the game's figures in the lab's
-//! vocabulary, a verdict with its evidence, and the fix: the same frame times
-//! through the ten strategies (`simulate --trace`), the best named.
+//! `timestep-lab diagnose CAPTURE`: the flags and the output. A game's capture
+//! (PresentMon 1.x/2.x, OCAT, CapFrameX, FrameView) read for PresentMon's own
+//! per-frame metrics ([`timestep_core::monitor::presentmon`]); the facts,
+//! verdict and fix are [`crate::report_card::diagnosis`]'s.
 //!
 //! ```text
-//! CAPTURE ──► read_trace (the replay's rules: bad input is one line, exit 2)
-//!         ──► parse_capture ──► one swap chain ──► frame_metrics ──► --frames OUT.csv
-//!                                              └─► CaptureFigures ──► figures, verdict, cannot tell
-//!         ──► simulate --trace CAPTURE --strategy all ──► the best strategy (judge::best) ──► the fix
-//!         ──► --out DIR: diagnosis.json + diagnosis.html
+//! CAPTURE ──► read_capture (the game's clock) ──► one swap chain ──► frame_metrics ──► --frames OUT.csv
+//!                                                                └─► diagnosis::verdict::card (facts, verdict, fix)
+//!         ──► read_trace (the replay's rules: bad input is one line, exit 2)
+//!                  └─► simulate::replay (the ten strategies, by the simulator's API) ──► the fix
+//!         ──► --out DIR: diagnosis.json + diagnosis.html; --budget / --junit: exit 1 when broken
 //! ```
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
-
 use crate::cli;
 use crate::error::CliError;
 use crate::monitor::presentmon::{
-    Capture, CaptureChain, CaptureFigures, FrameMetrics, Ticks, frame_metrics, frames_csv, read_capture, ticks_to_ms,
+    Capture, CaptureChain, CaptureFigures, frame_metrics, frames_csv, is_tool, read_capture, read_capture_of,
 };
 use crate::monitor::{TraceOptions, read_trace};
-use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
+use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
-use crate::report_card::diagnosis::{DIAGNOSIS_SCHEMA, DIAGNOSIS_VERSION, DiagnosisCard, Figure, Series};
-use crate::report_card::judge::{MAX_DRIFT_MS_PER_MIN, best};
+use crate::report_card::diagnosis::DiagnosisCard;
+use crate::report_card::diagnosis::{budget, verdict};
 
 /// Arguments of `timestep-lab diagnose`.
 ///
@@ -55,26 +52,15 @@ pub struct DiagnoseArgs {
     /// Write the diagnosis card there: diagnosis.json and diagnosis.html.
     #[arg(long, value_name = "DIR", value_parser = cli::file_name)]
     pub(crate) out: Option<PathBuf>,
-}
 
-/// Processes that present but are not games: the compositor, and the
-/// browsers, editors, terminals and overlays that show up beside a game.
-const NOT_GAMES: [&str; 14] = [
-    "dwm.exe",
-    "explorer.exe",
-    "ApplicationFrameHost.exe",
-    "devenv.exe",
-    "Code.exe",
-    "chrome.exe",
-    "msedge.exe",
-    "firefox.exe",
-    "WindowsTerminal.exe",
-    "steamwebhelper.exe",
-    "Discord.exe",
-    "obs64.exe",
-    "TextInputHost.exe",
-    "SearchHost.exe",
-];
+    /// Limits for a game's CI (`judder=2ms,hitches=5/min,latency=50ms`): exit 1 when the capture breaks one.
+    #[arg(long, value_name = "LIMITS")]
+    pub(crate) budget: Option<String>,
+
+    /// Write the budget's checks as JUnit XML there (with --budget).
+    #[arg(long, value_name = "FILE.xml", value_parser = cli::file_name, requires = "budget")]
+    pub(crate) junit: Option<PathBuf>,
+}
 
 fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
@@ -112,8 +98,7 @@ pub(crate) fn choose_app(capture: &Capture, app: Option<&str>) -> Result<String,
             ))
         });
     }
-    let games: Vec<&(String, usize)> =
-        apps.iter().filter(|(a, _)| !NOT_GAMES.iter().any(|n| a.eq_ignore_ascii_case(n))).collect();
+    let games: Vec<&(String, usize)> = apps.iter().filter(|(a, _)| !is_tool(a)).collect();
     match games.as_slice() {
         [one] => Ok(one.0.clone()),
         [] => apps
@@ -142,6 +127,8 @@ fn chosen_chain<'a>(capture: &'a Capture, app: &str) -> Option<&'a CaptureChain>
 pub(crate) struct Diagnosis {
     pub(crate) card: DiagnosisCard,
     pub(crate) frames_csv: String,
+    /// The game's judder (ms RMS), hitches per minute and mean latency (ms), where known.
+    pub(crate) budgeted: (Option<f64>, Option<f64>, Option<f64>),
 }
 
 /// Diagnoses `path`.
@@ -150,392 +137,30 @@ pub(crate) struct Diagnosis {
 /// [`CliError::Usage`] for a capture the trace reader refuses, or a game to choose.
 pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliError> {
     let name = path.display();
-    let capture = read_capture(path, TraceOptions::default().max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
+    let max_bytes = TraceOptions::default().max_bytes;
+    let mut capture = read_capture(path, max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
     let app = choose_app(&capture, app)?;
+    // The clock from the game's own rows, where the reader took another application's.
+    if capture.clock_app.as_ref().is_some_and(|c| !c.eq_ignore_ascii_case(&app)) {
+        capture = read_capture_of(path, max_bytes, Some(&app)).map_err(|e| usage(format!("{name}: {e}")))?;
+    }
     let options = if app.is_empty() { TraceOptions::default() } else { TraceOptions::default().with_app(app.clone()) };
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
-    read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
+    let trace = read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
-    let strategies = replay(path, (!app.is_empty()).then_some(app.as_str()))?;
-    let card = card(path, &capture, chain, &metrics, &figures, strategies);
-    Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz) })
+    let strategies = replay(trace)?;
+    let card = verdict::card(path, &capture, chain, &metrics, &figures, strategies);
+    let stats = figures.stats.as_ref();
+    let budgeted = (stats.map(|s| s.judder_ms), stats.map(|s| s.hitches_per_min), stats.map(|s| s.latency_ms));
+    Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz), budgeted })
 }
 
-/// The capture's frame times through the ten strategies: `simulate --trace CAPTURE --strategy all`.
-fn replay(path: &Path, app: Option<&str>) -> Result<Vec<RunRecord>, CliError> {
-    #[derive(Parser)]
-    struct Simulate {
-        #[command(flatten)]
-        args: super::simulate::SimulateArgs,
-    }
-    let mut argv =
-        vec!["simulate".into(), "--trace".into(), path.as_os_str().to_owned(), "--strategy".into(), "all".into()];
-    if let Some(app) = app {
-        argv.extend(["--trace-app".into(), app.into()]);
-    }
-    let args = Simulate::try_parse_from(argv).map_err(|e| CliError::from_clap(&e))?.args;
-    let invocation = args.invocation()?;
-    Ok(invocation.runs.iter().map(|spec| RunRecord::from(&crate::sim::simulate(spec).report())).collect())
-}
-
-/// `12.3 ms`.
-fn ms(value: f64) -> String {
-    format!("{} ms", trim_number(value, 2))
-}
-
-fn figure(name: &str, reading: String, value: Option<f64>) -> Figure {
-    Figure { name: name.to_owned(), reading, value }
-}
-
-/// The figures, the verdict, what cannot be told and the fix.
-fn card(
-    path: &Path,
-    capture: &Capture,
-    chain: &CaptureChain,
-    metrics: &[FrameMetrics],
-    f: &CaptureFigures,
-    strategies: Vec<RunRecord>,
-) -> DiagnosisCard {
-    let hz = capture.hz;
-    let to_ms = |t: Ticks| ticks_to_ms(t, hz);
-    let refresh_hz = f.refresh.map(|r| r.hz());
-    let period_ms = refresh_hz.map(|hz| 1000.0 / hz);
-    let mut figures = Vec::new();
-    figures.push(figure(
-        "frames",
-        format!(
-            "{} presented, {} displayed, {} dropped, {} generated, {} tearing",
-            f.frames, f.displayed, f.dropped, f.generated, f.tearing
-        ),
-        Some(f.frames as f64),
-    ));
-    let fps = f.fps.map_or_else(|| "not yet measured".to_owned(), |fps| format!("{} fps", trim_number(fps, 1)));
-    let display = match (refresh_hz, f.display_cycle()) {
-        (Some(r), Some(cycle)) => format!(
-            "{} at {fps} on a {} Hz display ({})",
-            cycle.iter().map(u64::to_string).collect::<Vec<_>>().join("-"),
-            trim_number(r, 2),
-            shares(f)
-        ),
-        (Some(r), None) => format!("irregular at {fps} on a {} Hz display ({})", trim_number(r, 2), shares(f)),
-        (None, _) => format!("{fps}; no refresh grid (the frames tear, VRR, or no display times)"),
-    };
-    figures.push(figure("display pattern (refreshes each frame stayed)", display, f.fps));
-    figures.push(figure(
-        "refresh",
-        refresh_hz.map_or_else(|| "not yet measured".to_owned(), |r| format!("{} Hz", trim_number(r, 3))),
-        refresh_hz,
-    ));
-    let vrr = match (f.measured, f.refresh) {
-        (Some(m), None) if f.tearing * 2 <= f.frames => {
-            format!("likely: {} of {} display changes fall off any refresh grid", m.off_grid, m.intervals)
-        }
-        (Some(_), Some(_)) => {
-            format!("no: display changes on a refresh grid ({} of {} off it)", f.off_grid.0, f.off_grid.1)
-        }
-        _ if f.tearing * 2 > f.frames => {
-            "not known: the frames tear (vsync off), so display changes follow the frame rate".to_owned()
-        }
-        _ => "not yet measured".to_owned(),
-    };
-    figures.push(figure("VRR", vrr, None));
-    figures.push(figure("tearing", format!("{} of {} frames", f.tearing, f.frames), Some(f.tearing as f64)));
-    figures.push(figure("dropped frames", format!("{} of {} frames", f.dropped, f.frames), Some(f.dropped as f64)));
-    let queue = f.queue_depth.map_or_else(
-        || "not yet measured".to_owned(),
-        |(mean, max)| format!("{} frames ahead of a present on average, {max} at most", trim_number(mean, 2)),
-    );
-    figures.push(figure("queue depth", queue, f.queue_depth.map(|q| q.0)));
-    let ae = match (f.animation_error_rms_ms, f.animation_error_max) {
-        (Some(rms), Some((max, line))) => {
-            format!("{} RMS over {} frames, largest {} (line {line})", ms(rms), f.animation_errors, ms(max))
-        }
-        _ => "not yet measured".to_owned(),
-    };
-    figures.push(figure("animation error", ae, f.animation_error_rms_ms));
-    if let Some(s) = &f.stats {
-        figures.push(figure(
-            &JUDDER_MS.words(),
-            format!("{} RMS, p99 {}", ms(s.judder_ms), ms(s.judder_p99_ms)),
-            Some(s.judder_ms),
-        ));
-        figures.push(figure(
-            &HITCHES.words(),
-            format!(
-                "{} ({}), largest {}",
-                s.hitches,
-                HITCHES_PER_MIN.with_unit(&trim_number(s.hitches_per_min, 1)),
-                ms(s.max_hitch_ms)
-            ),
-            Some(s.hitches as f64),
-        ));
-        figures.push(figure(
-            &LATENCY_MS.words(),
-            format!(
-                "CPU start to screen: mean {}, p95 {}, max {}",
-                ms(s.latency_ms),
-                ms(s.latency_p95_ms),
-                ms(s.latency_max_ms)
-            ),
-            Some(s.latency_ms),
-        ));
-    } else {
-        for name in [JUDDER_MS.words(), HITCHES.words(), LATENCY_MS.words()] {
-            figures.push(figure(
-                &name,
-                "not yet measured: no CPU start and screen times for the frames".to_owned(),
-                None,
-            ));
-        }
-    }
-    if let Some((mean, std)) = f.frame_time_mean_std_ms {
-        figures.push(figure("frame time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
-    }
-    if let Some((mean, std)) = f.displayed_time_mean_std_ms {
-        figures.push(figure("displayed time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
-    }
-
-    let verdict = verdict(chain, metrics, f, period_ms, &to_ms);
-    let mut cannot_tell = capture.missing.clone();
-    cannot_tell.push(
-        "whether the game interpolates, its simulation step and when it reads input: a capture sees when each \
-         frame's CPU work started and when it reached the screen, not what the frame depicts (app timing, where \
-         present, gives the simulation start)"
-            .to_owned(),
-    );
-    if f.stats.is_some() {
-        cannot_tell.push(
-            "latency from input: the figure runs from the frame's CPU start, and the game may read input later"
-                .to_owned(),
-        );
-    }
-    let fix = fix(f, &strategies);
-    let series = Series {
-        line: chain.frames.iter().map(|fr| fr.line).collect(),
-        frame_time_ms: chain.frames.iter().map(|fr| fr.frame_time.map(to_ms)).collect(),
-        displayed_time_ms: metrics.iter().map(|m| m.displayed_time.map(to_ms)).collect(),
-        animation_error_ms: metrics.iter().map(|m| m.animation_error.map(to_ms)).collect(),
-    };
-    DiagnosisCard {
-        schema: DIAGNOSIS_SCHEMA.to_owned(),
-        version: DIAGNOSIS_VERSION,
-        capture: path.display().to_string(),
-        layout: if capture.qpc {
-            format!("{}, QPC at {} MHz", capture.layout, trim_number(capture.hz as f64 / 1e6, 6))
-        } else {
-            capture.layout.to_string()
-        },
-        swap_chain: chain.name(),
-        refresh_hz,
-        figures,
-        verdict,
-        cannot_tell,
-        fix,
-        strategies,
-        series,
-    }
-}
-
-/// `2: 60 %, 3: 40 %`.
-fn shares(f: &CaptureFigures) -> String {
-    let total = f.refreshes_per_frame.len().max(1) as f64;
-    let mut counts: Vec<(u64, usize)> = f.refresh_counts().into_iter().collect();
-    counts.sort_by_key(|&(n, c)| (std::cmp::Reverse(c), n));
-    counts
-        .iter()
-        .map(|(n, c)| (n, *c as f64 / total * 100.0))
-        .filter(|(_, p)| *p >= 1.0)
-        .map(|(n, p)| format!("{n}: {} %", trim_number(p, 0)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The findings, each with its evidence.
-fn verdict(
-    chain: &CaptureChain,
-    metrics: &[FrameMetrics],
-    f: &CaptureFigures,
-    period_ms: Option<f64>,
-    to_ms: &dyn Fn(Ticks) -> f64,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let rms = f.animation_error_rms_ms.unwrap_or(0.0);
-    let worst = |n: usize| {
-        let mut rows: Vec<(f64, u64)> = chain
-            .frames
-            .iter()
-            .zip(metrics)
-            .filter_map(|(fr, m)| m.animation_error.map(|e| (to_ms(e), fr.line)))
-            .collect();
-        rows.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
-        rows.iter().take(n).map(|(e, l)| format!("line {l}: {}", ms(*e))).collect::<Vec<_>>().join(", ")
-    };
-    let cycle = f.display_cycle();
-    let steady_frames = f.frame_time_mean_std_ms.is_some_and(|(mean, std)| std < 0.1 * mean);
-    // Cadence judder: a steady rate on a refresh it does not divide.
-    if let (Some(cycle), Some(period)) = (&cycle, period_ms) {
-        let mixed = cycle.iter().any(|&n| n != cycle[0]);
-        if mixed && steady_frames && rms > 0.1 * period {
-            out.push(format!(
-                "cadence judder: a steady frame rate on a refresh it does not divide; frames stay {} refreshes, so \
-                 motion steps unevenly by up to a refresh ({}): animation error {} RMS; largest at {}",
-                cycle.iter().map(u64::to_string).collect::<Vec<_>>().join("-"),
-                ms(period),
-                ms(rms),
-                worst(3)
-            ));
-        }
-    }
-    // Even display intervals but animation error.
-    if let (Some((_, shown_std)), Some(period)) = (f.displayed_time_mean_std_ms, period_ms)
-        && shown_std < 0.25 * period
-        && rms > 0.25 * period
-    {
-        out.push(format!(
-            "even display intervals (σ {}) but an animation error of {} RMS: the game steps by something other than \
-             the display time (a variable step from CPU time, or a fixed step without interpolation); largest at {}",
-            ms(shown_std),
-            ms(rms),
-            worst(3)
-        ));
-    }
-    let motion_findings = out.len();
-    // Stalls and what follows.
-    let shown: Vec<(usize, f64)> =
-        metrics.iter().enumerate().filter_map(|(i, m)| m.displayed_time.map(|t| (i, to_ms(t)))).collect();
-    let mut sorted: Vec<f64> = shown.iter().map(|s| s.1).collect();
-    sorted.sort_by(f64::total_cmp);
-    if let Some(&median) = sorted.get(sorted.len() / 2) {
-        let threshold = (2.0 * median).max(median + period_ms.unwrap_or(median));
-        let stalls: Vec<&(usize, f64)> = shown.iter().filter(|s| s.1 >= threshold).collect();
-        if !stalls.is_empty() {
-            // The animation errors of the next two displayed application frames.
-            let next_errors = |i: usize| -> Vec<(u64, Option<f64>)> {
-                chain.frames[i + 1..]
-                    .iter()
-                    .zip(&metrics[i + 1..])
-                    .filter(|(fr, _)| fr.screen.is_some() && fr.is_application())
-                    .take(2)
-                    .map(|(fr, m)| (fr.line, m.animation_error.map(to_ms)))
-                    .collect()
-            };
-            let evidence: Vec<String> = stalls
-                .iter()
-                .take(5)
-                .map(|&&(i, t)| {
-                    let excess = t - median;
-                    let near = |e: f64, target: f64| (e - target).abs() <= 0.25 * excess;
-                    let after = next_errors(i);
-                    let errs: Vec<String> =
-                        after.iter().filter_map(|(line, e)| e.map(|e| format!("line {line} errs {}", ms(e)))).collect();
-                    let reading = match after.as_slice() {
-                        [(_, Some(late)), (_, Some(next))] if near(*late, -excess) && near(*next, excess) => {
-                            ": the late frame moved one step while the screen waited, and the next step measured \
-                             the stall (a variable step: the motion stops, then jumps)"
-                        }
-                        [(_, Some(late)), (_, Some(next))] if near(*late, -excess) && near(*next, 0.0) => {
-                            ": the game's time did not count the stall (a fixed step: the motion lost it)"
-                        }
-                        [(_, Some(late)), ..] if near(*late, 0.0) => {
-                            ": the late frame's step covered the stall (the motion kept time, it only froze)"
-                        }
-                        _ => "",
-                    };
-                    let errs = if errs.is_empty() { "no animation error after it".to_owned() } else { errs.join(", ") };
-                    format!("line {} stays {}; then {errs}{reading}", chain.frames[i].line, ms(t))
-                })
-                .collect();
-            out.push(format!(
-                "{} stall{} (a frame on screen at least twice the median {}): {}{}",
-                stalls.len(),
-                if stalls.len() == 1 { "" } else { "s" },
-                ms(median),
-                evidence.join("; "),
-                if stalls.len() > 5 { "; …" } else { "" }
-            ));
-        }
-    }
-    // A queue adding latency.
-    if let (Some((depth, max)), Some(s)) = (f.queue_depth, &f.stats)
-        && depth >= 1.5
-    {
-        let frame = f.frame_time_mean_std_ms.map_or(0.0, |m| m.0);
-        out.push(format!(
-            "a present queue: {} frames wait ahead of each present on average ({max} at most), adding about {} \
-             of latency (CPU start to screen {} mean); a frame limiter or fewer buffers would cut it",
-            trim_number(depth, 1),
-            ms((depth - 1.0).max(0.0) * frame),
-            ms(s.latency_ms)
-        ));
-    }
-    if f.frames > 0 && f.dropped * 100 >= f.frames {
-        let presented = f.frame_time_mean_std_ms.filter(|m| m.0 > 0.0).map(|m| 1000.0 / m.0);
-        out.push(format!(
-            "{} of {} frames were never displayed (dropped){}",
-            f.dropped,
-            f.frames,
-            match (presented, f.fps) {
-                (Some(p), Some(shown))
-                    if p > 1.2 * shown && motion_findings == 0 && rms > 0.05 * period_ms.unwrap_or(f64::MAX) =>
-                    format!(
-                        ": the game presents {} fps and the display shows {}, each refresh the latest frame, so the \
-                     motion it shows samples the game's time unevenly (animation error {} RMS; largest at {}); \
-                     capping the frame rate to the refresh would show every frame",
-                        trim_number(p, 0),
-                        trim_number(shown, 0),
-                        ms(rms),
-                        worst(3)
-                    ),
-                _ => String::new(),
-            }
-        ));
-    }
-    if f.generated > 0 {
-        out.push(format!(
-            "frame generation: {} of {} displayed frames were generated; the animation error covers the {} \
-             application frames only, and a generated frame's motion is the generator's",
-            f.generated,
-            f.displayed,
-            f.displayed - f.generated
-        ));
-    }
-    if f.tearing * 2 > f.frames {
-        out.push(format!("{} of {} frames tear (vsync off): display times follow the frame rate", f.tearing, f.frames));
-    }
-    if out.is_empty() {
-        out.push(match f.animation_error_rms_ms {
-            Some(rms) => format!("steady: animation error {} RMS, no stall, no queue", ms(rms)),
-            None => "no animation error to judge: see what the capture cannot tell".to_owned(),
-        });
-    }
-    out
-}
-
-/// The best strategy on this display, by how much against the game.
-fn fix(f: &CaptureFigures, strategies: &[RunRecord]) -> Vec<String> {
-    let Some(best) = best(strategies, MAX_DRIFT_MS_PER_MIN) else {
-        return vec!["no strategy qualifies (each drifts too far from real time on these frame times)".to_owned()];
-    };
-    let judder = best.figure(&JUDDER_MS);
-    let hitches = best.hitches_per_min();
-    let mut line = format!(
-        "{} would do best on this display with these frame times: {}, {}",
-        best.strategy,
-        judder.map_or_else(|| "judder not yet measured".to_owned(), |j| format!("judder {}", ms(j))),
-        hitches.map_or_else(|| "hitches not yet measured".to_owned(), |h| HITCHES_PER_MIN.reading(h))
-    );
-    if let (Some(game), Some(j)) = (f.stats.as_ref().map(|s| s.judder_ms), judder) {
-        let _ = write!(
-            line,
-            "; the game's judder is {}, {} {}",
-            ms(game),
-            ms((game - j).abs()),
-            if game >= j { "more" } else { "less" }
-        );
-    }
-    vec![line]
+/// The capture's frame times (the trace reader's) through the ten strategies, by the simulator's API.
+fn replay(trace: crate::monitor::Trace) -> Result<Vec<RunRecord>, CliError> {
+    let runs = super::simulate::replay(trace)?;
+    Ok(runs.iter().map(|spec| RunRecord::from(&crate::sim::simulate(spec).report())).collect())
 }
 
 /// The diagnosis as text.
@@ -586,6 +211,10 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
     if let Some(path) = &args.frames {
         cli::check_writable(path).map_err(|e| usage(format!("--frames: {e}")))?;
     }
+    if let Some(path) = &args.junit {
+        cli::check_writable(path).map_err(|e| usage(format!("--junit: {e}")))?;
+    }
+    let limits = args.budget.as_deref().map(budget::parse).transpose().map_err(|e| usage(format!("--budget {e}")))?;
     let diagnosis = diagnose(&args.capture, args.app.as_deref())?;
     if let Some(path) = &args.frames {
         crate::platform::write_file(path, &diagnosis.frames_csv).map_err(CliError::Runtime)?;
@@ -599,98 +228,35 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
         crate::platform::write_file(&dir.join("diagnosis.html"), html).map_err(CliError::Runtime)?;
         log::info!("diagnose: wrote {}", dir.display());
     }
+    let mut text = to_text(&diagnosis.card);
+    let checks = limits.map(|limits| {
+        let (judder, hitches, latency) = diagnosis.budgeted;
+        budget::check(&limits, judder, hitches, latency)
+    });
+    if let Some(checks) = &checks {
+        text.push_str("\nbudget:\n");
+        for c in checks {
+            let _ = writeln!(text, "- {}", c.line());
+        }
+    }
+    if let (Some(path), Some(checks)) = (&args.junit, &checks) {
+        crate::platform::write_file(path, budget::junit(&diagnosis.card.capture, checks)).map_err(CliError::Runtime)?;
+        log::info!("diagnose: wrote {}", path.display());
+    }
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(to_text(&diagnosis.card).as_bytes())
+        .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))
+        .map_err(|e| CliError::Runtime(format!("cannot write output: {e}")))?;
+    match checks.iter().flatten().find(|c| !c.passes()) {
+        Some(broken) => Err(CliError::Runtime(format!("over budget: {}", broken.line()))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::monitor::presentmon::{CaptureFrame, SimSource};
-
-    const HZ: u64 = 10_000_000;
-
-    /// A chain of application frames at 10 MHz: CPU starts and screens in µs, line = index + 2.
-    fn chain(frames: &[(i64, i64)]) -> CaptureChain {
-        let mut previous: Option<i64> = None;
-        let frames = frames
-            .iter()
-            .enumerate()
-            .map(|(i, &(cpu, screen))| {
-                let frame = CaptureFrame {
-                    line: i as u64 + 2,
-                    frame_type: "Application".to_owned(),
-                    frame_time: previous.map(|p| (cpu - p) * 10),
-                    present_start: Some(cpu * 10 + 1_000),
-                    cpu_start: Some(cpu * 10),
-                    screen: Some(screen * 10),
-                    sim: Some((cpu * 10, SimSource::CpuStart)),
-                    seed: None,
-                    dropped: false,
-                    tears: false,
-                };
-                previous = Some(cpu);
-                frame
-            })
-            .collect();
-        CaptureChain { app: "game.exe".into(), pid: "1".into(), address: "0x1".into(), frames }
-    }
-
-    fn findings(chain: &CaptureChain) -> Vec<String> {
-        let metrics = frame_metrics(&chain.frames);
-        let figures = CaptureFigures::of(chain, &metrics, HZ);
-        let period = figures.refresh.map(|r| 1000.0 / r.hz());
-        verdict(chain, &metrics, &figures, period, &|t| ticks_to_ms(t, HZ))
-    }
-
-    #[test]
-    fn sixty_fps_on_144_hz_is_cadence_judder_with_its_2_3_2_3_2_pattern() {
-        let vblank = |n: i64| (n * 1_000_000 + 72) / 144;
-        let frames: Vec<(i64, i64)> = (0..120)
-            .map(|i| {
-                let cpu = i * 16_667;
-                (cpu, (0..).map(vblank).find(|&v| v >= cpu + 10_000).unwrap_or(0))
-            })
-            .collect();
-        let found = findings(&chain(&frames));
-        assert!(
-            found.iter().any(|f| f.starts_with("cadence judder") && f.contains("frames stay 2-3-2-3-2 refreshes")),
-            "{found:?}"
-        );
-    }
-
-    #[test]
-    fn a_50_ms_stall_at_60_hz_is_named_by_its_line_with_the_jump_after_it() {
-        let p = 16_667;
-        let mut frames: Vec<(i64, i64)> = (0..60).map(|i| (i * p, (i + 2) * p)).collect();
-        // Frame 30 (line 32) presents 50 ms late: frame 29 stays 4 refreshes, and
-        // frame 31 starts 50 ms late, so its step (CPU start to CPU start) is 66.7 ms.
-        for (i, f) in frames.iter_mut().enumerate().skip(30) {
-            f.1 += 3 * p;
-            if i > 30 {
-                f.0 += 3 * p;
-            }
-        }
-        let found = findings(&chain(&frames));
-        let stall = found.iter().find(|f| f.starts_with("1 stall")).unwrap_or_else(|| panic!("{found:?}"));
-        assert!(
-            stall.contains(
-                "line 31 stays 66.67 ms; then line 32 errs -50 ms, line 33 errs 50 ms: the late frame moved one step"
-            ),
-            "{stall}"
-        );
-    }
-
-    #[test]
-    fn frames_shown_two_refreshes_after_their_present_are_a_queue_of_two_that_adds_latency() {
-        let p = 16_667;
-        let frames: Vec<(i64, i64)> = (0..60).map(|i| (i * p, (i + 2) * p + 2_000)).collect();
-        let found = findings(&chain(&frames));
-        assert!(found.iter().any(|f| f.starts_with("a present queue: 1.9 frames wait ahead of each present on average (2 at most)")), "{found:?}");
-    }
 
     #[test]
     fn the_page_and_compare_read_a_diagnosis_card_as_its_ten_runs() {

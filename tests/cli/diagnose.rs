@@ -67,7 +67,7 @@ fn a_1x_capture_names_the_sim_time_it_cannot_see_and_a_plain_list_the_metrics_it
     std::fs::write(&plain, "16.7\n16.6\n33.4\n16.7\n16.6\n").expect("write");
     let text = diagnose(&[plain.to_str().expect("utf-8")]);
     assert!(text.contains("DisplayedTime, DisplayLatency and AnimationError: the file has frame times only"), "{text}");
-    assert!(text.contains("judder") && text.contains("not yet measured"), "{text}");
+    assert!(text.contains("judder") && text.contains("unknown"), "{text}");
 }
 
 #[test]
@@ -145,4 +145,117 @@ fn bad_input_is_one_line_naming_the_line_as_the_trace_reader_says() {
     }
     let args = ["diagnose", "/nonexistent/capture.csv"];
     assert_usage_error(&args, &run(&args), "cannot read trace");
+}
+
+#[test]
+fn a_capture_over_its_budget_exits_1_naming_the_line_and_the_junit_xml_names_the_figure() {
+    // synthetic_144hz: judder 1.056 ms RMS, 143.88 hitches/min, latency 14.903 ms (mean).
+    let xml = scratch("over.xml");
+    let args = [
+        "diagnose",
+        &data("synthetic_144hz.csv"),
+        "--budget",
+        "judder=0.5ms,hitches=1000/min,latency=50ms",
+        "--junit",
+        xml.to_str().expect("utf-8"),
+    ];
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("budget:\n- judder 1.056 ms: over the budget (judder <= 0.5 ms)\n"), "{stdout}");
+    assert!(stdout.contains("- hitches 143.88/min: within hitches <= 1000/min\n"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("over budget: judder 1.056 ms: over the budget (judder <= 0.5 ms)"), "{stderr}");
+    let text = std::fs::read_to_string(&xml).expect("the JUnit XML");
+    assert!(text.contains("tests=\"3\" failures=\"1\""), "{text}");
+    assert!(text.contains("<testcase name=\"judder &lt;= 0.5 ms\" classname=\"diagnose.budget\">\n      <failure message=\"judder 1.056 ms:"), "{text}");
+}
+
+#[test]
+fn a_capture_within_its_budget_exits_0_and_the_junit_xml_has_no_failure() {
+    let xml = scratch("within.xml");
+    let text = diagnose(&[
+        &data("synthetic_144hz.csv"),
+        "--budget",
+        "judder=2ms,hitches=200/min,latency=50ms",
+        "--junit",
+        xml.to_str().expect("utf-8"),
+    ]);
+    assert!(text.contains("- latency 14.903 ms: within latency <= 50 ms"), "{text}");
+    let xml = std::fs::read_to_string(&xml).expect("the JUnit XML");
+    assert!(xml.contains("tests=\"3\" failures=\"0\"") && !xml.contains("<failure"), "{xml}");
+}
+
+#[test]
+fn a_wrong_budget_is_one_line_and_exit_2() {
+    let args = ["diagnose", &data("synthetic_144hz.csv"), "--budget", "judder=2"];
+    assert_usage_error(&args, &run(&args), "--budget 'judder=2': judder takes ms (judder=1ms)");
+}
+
+/// `diagnose` of `text` (written to a scratch file): exit 2 with one line on stderr, or exit 0.
+fn hostile(name: &str, text: &str, app: Option<&str>) -> (Option<i32>, String, String) {
+    let path = scratch(name);
+    std::fs::write(&path, text).expect("write");
+    let mut args = vec!["diagnose", path.to_str().expect("utf-8")];
+    if let Some(app) = app {
+        args.extend(["--app", app]);
+    }
+    let out = run(&args);
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    match out.status.code() {
+        Some(2) => assert_eq!(stderr.lines().count(), 1, "{name}: one line: {stderr}"),
+        Some(0) => assert!(!stdout.contains("NaN") && !stdout.contains("inf "), "{name}: {stdout}"),
+        other => panic!("{name}: exit {other:?}: {stderr}"),
+    }
+    (out.status.code(), stdout, stderr)
+}
+
+#[test]
+fn an_empty_file_a_header_without_rows_and_a_file_of_only_dwm_exit_2_with_one_line() {
+    let capture = std::fs::read_to_string(data("pm2_4_msbetween.csv")).expect("the capture");
+    let header = capture.lines().next().expect("a header");
+    assert_eq!(hostile("empty.csv", "", None).0, Some(2));
+    let (code, _, stderr) = hostile("header.csv", &format!("{header}\n"), None);
+    assert_eq!((code, stderr.contains("no frame times")), (Some(2), true), "{stderr}");
+    let dwm: Vec<&str> = capture.lines().filter(|l| l.starts_with("dwm.exe")).collect();
+    let (code, stdout, stderr) = hostile("dwm.csv", &format!("{header}\n{}\n", dwm.join("\n")), None);
+    // Only the compositor: its frames are what there is, named as such.
+    assert!(code == Some(2) || stdout.starts_with("diagnosis of dwm.exe"), "{stdout}{stderr}");
+}
+
+#[test]
+fn each_column_renamed_in_turn_exits_2_with_one_line_or_says_unknown_never_0() {
+    let capture = std::fs::read_to_string(data("pm2_4_msbetween.csv")).expect("the capture");
+    let (header, rows) = capture.split_once('\n').expect("a header");
+    let columns: Vec<&str> = header.trim_start_matches('\u{feff}').split(',').collect();
+    for column in &columns {
+        let renamed: Vec<String> =
+            columns.iter().map(|c| if c == column { format!("Renamed{c}") } else { (*c).to_owned() }).collect();
+        let text = format!("{}\n{rows}", renamed.join(","));
+        let (code, stdout, _) = hostile(&format!("renamed_{column}.csv"), &text, Some("Presenter.exe"));
+        if *column == "MsUntilDisplayed" {
+            assert_eq!(code, Some(0));
+            assert!(stdout.contains("displayed, dropped and generated unknown"), "{stdout}");
+            assert!(!stdout.contains("never displayed"), "no frame reads as dropped: {stdout}");
+        }
+        if *column == "AllowsTearing" {
+            assert!(
+                stdout.contains("tearing") && stdout.contains("unknown: no SyncInterval or AllowsTearing column"),
+                "{stdout}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_v2_metrics_file_without_display_latency_says_its_displayed_frames_are_unknown_not_0() {
+    let capture = std::fs::read_to_string(data("pm2_0_frametime.csv")).expect("the capture");
+    assert!(capture.contains("DisplayLatency"), "a --v2_metrics file");
+    let text = capture.replacen("DisplayLatency", "Renamed", 1);
+    let (code, stdout, stderr) = hostile("v2_no_latency.csv", &text, Some("Presenter.exe"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("(PresentMon 2.x (--v2_metrics)"), "{stdout}");
+    assert!(stdout.contains("displayed, dropped and generated unknown"), "{stdout}");
+    assert!(!stdout.contains(", 0 displayed,"), "{stdout}");
 }

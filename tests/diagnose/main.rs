@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use timestep_core::monitor::presentmon::{frame_metrics, frames_csv, parse_capture};
+use timestep_core::monitor::presentmon::{CaptureFigures, frame_metrics, frames_csv, parse_capture, ticks_to_ms};
 
 /// The gold files' folder: `$TIMESTEP_LAB_SHARED/data/presentmon` (a worktree
 /// beside the checkout), else `CARGO_MANIFEST_DIR/../shared/data/presentmon`.
@@ -155,6 +155,218 @@ fn check_file(name: &str) -> Result<Completion, Failed> {
     }
 }
 
+/// The shared data folder: `$TIMESTEP_LAB_SHARED/data`, else `CARGO_MANIFEST_DIR/../shared/data`.
+fn data_dir() -> PathBuf {
+    gold_dir().parent().map_or_else(|| PathBuf::from("data"), std::path::Path::to_path_buf)
+}
+
+/// Every figure of every swap chain of `path` is finite and no longer than
+/// the chain's own span (first to last timestamp of any kind): an RMS, a
+/// hitch, a latency or an animation error longer than the capture is a
+/// defect (the F1 24 capture of IPMAuxTestData's test_case_9 once read a
+/// 560 671 ms hitch in 76 s).
+fn check_bounded(path: &std::path::Path) -> Result<Completion, Failed> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let capture = parse_capture(text.as_slice(), 1 << 30).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut failures = Vec::new();
+    for chain in capture.chains.iter().filter(|c| c.frames.len() >= 2) {
+        let stamps: Vec<i64> =
+            chain.frames.iter().flat_map(|f| [f.cpu_start, f.present_start, f.screen]).flatten().collect();
+        let (Some(lo), Some(hi)) = (stamps.iter().min(), stamps.iter().max()) else { continue };
+        let span = ticks_to_ms(hi - lo, capture.hz);
+        let metrics = frame_metrics(&chain.frames);
+        let f = CaptureFigures::of(chain, &metrics, capture.hz);
+        let mut figures: Vec<(&str, f64)> = Vec::new();
+        if let Some(s) = &f.stats {
+            figures.extend([
+                ("judder RMS", s.judder_ms),
+                ("judder p99", s.judder_p99_ms),
+                ("largest hitch", s.max_hitch_ms),
+                ("latency mean", s.latency_ms),
+                ("latency p95", s.latency_p95_ms),
+                ("latency max", s.latency_max_ms),
+            ]);
+        }
+        figures.extend(f.animation_error_rms_ms.map(|v| ("animation error RMS", v)));
+        figures.extend(f.animation_error_max.map(|(v, _)| ("largest animation error", v.abs())));
+        figures.extend(f.displayed_time_mean_std_ms.map(|(m, _)| ("displayed time mean", m)));
+        for (what, value) in figures {
+            if !value.is_finite() || value > span {
+                failures.push(format!("{}: {what} {value:.3} ms in a span of {span:.3} ms", chain.name()));
+            }
+        }
+    }
+    if failures.is_empty() { Ok(Completion::Completed) } else { Err(failures.join("; ").into()) }
+}
+
+/// How the display showed a capture's frames, as a person reads its display-change column.
+#[derive(Clone, Copy)]
+enum Display {
+    /// A fixed refresh, Hz as `diagnose` writes it.
+    Grid(&'static str),
+    /// Display changes spread continuously, frames that do not tear.
+    Vrr,
+    /// SyncInterval 0 with tearing allowed on most frames.
+    Tearing,
+    /// No display times (frame times only).
+    Unknown,
+}
+
+/// What a person reads by hand from one capture (python's csv module and
+/// the raw columns; see /work/notes/issue43.md for the table in words).
+#[derive(Clone, Copy)]
+struct Reading {
+    file: &'static str,
+    app: Option<&'static str>,
+    display: Display,
+    /// Frames cadence as `diagnose` writes it (`frames stay 2, 1 refreshes`), where the frames stay mixed counts.
+    cadence: Option<&'static str>,
+    /// `Some(n)`: n generated frames (FrameType); `None`: no FrameType column, frame generation cannot be told.
+    generated: Option<Option<usize>>,
+    /// What limits the game: the verdict line's start.
+    bound: Option<&'static str>,
+    /// Fewer than 50 displayed application frames.
+    few: bool,
+}
+
+const CORPUS: [Reading; 24] = {
+    const fn r(
+        file: &'static str,
+        display: Display,
+        generated: Option<Option<usize>>,
+        bound: Option<&'static str>,
+    ) -> Reading {
+        Reading { file, app: None, display, cadence: None, generated, bound, few: false }
+    }
+    use Display::{Grid, Tearing, Unknown, Vrr};
+    let no_frame_type = Some(None);
+    let application_only = Some(Some(0));
+    [
+        r("presentmon/F00HeaWin2080_gold.csv", Grid("143.98"), application_only, Some("neither CPU- nor GPU-bound")),
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_0_v2.csv", Grid("59.95"), application_only, None)
+        },
+        r("presentmon/test_case_10_v2.csv", Tearing, Some(Some(1826)), Some("CPU- and GPU-bound alike")),
+        r("presentmon/test_case_13_v2.csv", Tearing, application_only, Some("CPU-bound")),
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_4.csv", Grid("59.97"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("presentmon/test_case_4_v2.csv", Grid("59.97"), application_only, None)
+        },
+        r("presentmon/test_case_5.csv", Grid("60"), application_only, Some("CPU-bound")),
+        r("presentmon/test_case_8.csv", Tearing, Some(Some(2505)), Some("CPU- and GPU-bound alike")),
+        r("traces/capframex_re2_with_header.csv", Grid("119.84"), no_frame_type, None),
+        r("traces/ocat_metroexodus.csv", Tearing, no_frame_type, None),
+        r("traces/pm1_csgo.csv", Grid("60"), no_frame_type, None),
+        Reading {
+            cadence: Some("frames stay 2, 1 refreshes (16.7/8.3 ms)"),
+            ..r("traces/pm1_farcry_newdawn.csv", Grid("119.84"), no_frame_type, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm2_gold_case0_default.csv", Grid("59.95"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm2_gold_case4_default.csv", Grid("59.97"), application_only, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm_gold_case4_v1metrics.csv", Grid("59.95"), no_frame_type, None)
+        },
+        Reading {
+            app: Some("Presenter.exe"),
+            few: true,
+            ..r("traces/pm_gold_case4_v2metrics.csv", Grid("59.97"), application_only, None)
+        },
+        r("traces/pmapp_apex.csv", Tearing, application_only, Some("GPU-bound")),
+        r("traces/synthetic_steady.csv", Unknown, None, None),
+        r("traces/synthetic_jitter.csv", Unknown, None, None),
+        r("traces/synthetic_1stall100.csv", Unknown, None, None),
+        r(
+            "captures/frameview_remnant2_30fps_dlss_quality.csv",
+            Vrr,
+            no_frame_type,
+            Some("not GPU-bound: GPU utilisation 56 %"),
+        ),
+        r(
+            "captures/frameview_starfield_unlimited_dlss_fg_quality.csv",
+            Vrr,
+            no_frame_type,
+            Some("GPU-bound: GPU utilisation 99 %"),
+        ),
+        r("captures/ipm_F02NomadDemoFS750_gold.csv", Tearing, application_only, Some("CPU-bound")),
+        r("captures/ipm_test_case_6.csv", Tearing, application_only, Some("CPU-bound")),
+    ]
+};
+
+/// `diagnose` of one capture of the corpus against what a person reads.
+fn check_reading(reading: Reading) -> Result<Completion, Failed> {
+    let path = data_dir().join(reading.file);
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"));
+    command.arg("diagnose").arg(&path);
+    if let Some(app) = reading.app {
+        command.args(["--app", app]);
+    }
+    let out = command.output().map_err(|e| format!("timestep-lab: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "{}: exit {:?}: {}",
+            reading.file,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let mut wrong = Vec::new();
+    let mut expect = |what: &str, holds: bool| {
+        if !holds {
+            wrong.push(what.to_owned());
+        }
+    };
+    match reading.display {
+        Display::Grid(hz) => expect(&format!("a {hz} Hz display"), text.contains(&format!(" on a {hz} Hz display"))),
+        Display::Vrr => expect("VRR", text.contains("\n- VRR: ")),
+        Display::Tearing => expect("tearing", text.contains("\n- vsync off: ")),
+        Display::Unknown => expect("refresh unknown", text.contains("refresh  ") && text.contains("unknown")),
+    }
+    if let Some(cadence) = reading.cadence {
+        expect(cadence, text.contains(cadence));
+    }
+    match reading.generated {
+        Some(Some(0)) => expect("no generated frame", text.contains(", 0 generated,")),
+        Some(Some(n)) => expect(&format!("{n} generated"), text.contains(&format!("frame generation: {n} of "))),
+        Some(None) => expect("frame generation cannot be told", text.contains("frame generation: no FrameType column")),
+        None => {}
+    }
+    if let Some(bound) = reading.bound {
+        expect(bound, text.contains(&format!("\n- {bound}")));
+    }
+    expect(
+        if reading.few { "too few frames" } else { "enough frames" },
+        text.contains("too few frames for a verdict") == reading.few,
+    );
+    if wrong.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{}: diagnose does not say {}:\n{text}", reading.file, wrong.join(", ")).into())
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let files = [
@@ -167,12 +379,41 @@ fn main() {
         "test_case_13_v2.csv",
         "F00HeaWin2080_gold.csv",
     ];
-    let trials = files
+    let mut trials: Vec<Trial> = files
         .iter()
         .map(|&name| {
             let test = format!("gold::frames_match_presentmon_on_{}", name.trim_end_matches(".csv").to_lowercase());
             Trial::ignorable_test(test, move || check_file(name))
         })
         .collect();
+    // Every capture of the shared data, each figure bounded by its duration.
+    let data = data_dir();
+    let mut captures: Vec<PathBuf> = ["presentmon", "traces", "captures"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(data.join(d)).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    captures.sort();
+    if captures.is_empty() {
+        let missing = format!("no captures: {} is missing", data.display());
+        trials.push(Trial::ignorable_test("bounded::every_figure_is_within_the_capture_s_duration", move || {
+            Ok(Completion::ignored_with(missing.clone()))
+        }));
+    }
+    for reading in CORPUS {
+        let stem = reading.file.trim_end_matches(".csv").replace('/', "_").to_lowercase();
+        let test = format!("corpus::diagnose_says_what_a_person_reads_from_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_reading(reading)));
+    }
+    for path in captures {
+        let folder =
+            path.parent().and_then(|p| p.file_name()).map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let stem = path.file_stem().map_or(String::new(), |n| n.to_string_lossy().to_lowercase());
+        let test = format!("bounded::every_figure_is_within_the_capture_s_duration_on_{folder}_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_bounded(&path)));
+    }
     libtest_mimic::run(&args, trials).exit();
 }

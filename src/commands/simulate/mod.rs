@@ -28,7 +28,8 @@ mod trace;
 use crate::cli::{self, Bounds, StrategyList, Unit};
 use crate::error::CliError;
 use crate::monitor::{
-    Composition, KnownCompositor, MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, start_after_vblank,
+    Composition, KnownCompositor, MAX_FRAMES, Preset, RunOutcome, RunSpec, Stop, TIMELINE_EVENTS, Trace,
+    start_after_vblank,
 };
 use crate::output::{Progress, bar};
 use crate::report::{
@@ -408,6 +409,24 @@ fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
 }
 
+/// A trace already read, through every strategy with `simulate`'s defaults
+/// (`simulate --trace FILE --strategy all`): the replay's entry point for
+/// `diagnose`, which hands over the frames it read.
+///
+/// # Errors
+/// As [`SimulateArgs::invocation`].
+pub(crate) fn replay(trace: Trace) -> Result<Vec<RunSpec>, CliError> {
+    #[derive(clap::Parser)]
+    struct Defaults {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+    // The flags' defaults are clap's: no capture and no user text in this argv.
+    let defaults = <Defaults as clap::Parser>::try_parse_from(["simulate", "--strategy", "all"])
+        .map_err(|e| CliError::from_clap(&e))?;
+    Ok(defaults.args.invocation_of(Some(Arc::new(trace)))?.runs)
+}
+
 impl SimulateArgs {
     /// Builds the runs, and checks before any work what spans flags: that
     /// each run fits the frame budget and that the plot can be written.
@@ -415,15 +434,23 @@ impl SimulateArgs {
     /// # Errors
     /// [`CliError::Usage`] naming the first bad flag (or trace row).
     pub(crate) fn invocation(&self) -> Result<Invocation, CliError> {
+        let trace = match &self.trace {
+            Some(path) => Some(Arc::new(load_trace(path, self.trace_app.clone())?)),
+            None => None,
+        };
+        self.invocation_of(trace)
+    }
+
+    /// As [`Self::invocation`], on a trace already read in place of `--trace`'s file.
+    ///
+    /// # Errors
+    /// As [`Self::invocation`].
+    pub(crate) fn invocation_of(&self, trace: Option<Arc<Trace>>) -> Result<Invocation, CliError> {
         let card = match &self.card {
             Some(path) => Some(CardSetup::load(path)?),
             None => None,
         };
         let mut model = card.as_ref().map_or_else(|| self.model.model(), |_| CARD_MODEL.model());
-        let trace = match &self.trace {
-            Some(path) => Some(Arc::new(load_trace(path, self.trace_app.clone())?)),
-            None => None,
-        };
         let (refreshes, vsync, mut notices) = match trace.as_deref() {
             Some(trace) => trace_display(trace, self.refresh.as_deref(), self.vsync, &model)?,
             None => (

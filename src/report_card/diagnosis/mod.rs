@@ -7,6 +7,10 @@
 //! them), so `compare` and the page read a diagnosis card as those runs,
 //! beside screen cards ([`super::comparison::parse_source`]).
 
+pub(crate) mod budget;
+pub(crate) mod facts;
+pub(crate) mod verdict;
+
 use super::html::page;
 use super::markup::escape;
 use super::plots::{INK, MEASURED, REFERENCE};

@@ -207,13 +207,13 @@ pub(crate) fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos)
 pub fn headless_gpu() -> Result<GpuContext, RenderError> {
     let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
     if std::env::var_os("WGPU_BACKEND").is_some() {
-        return block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None));
+        return block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None, None));
     }
     let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
-    match block_on(GpuContext::new(wgpu::Instance::new(primary), None)) {
+    match block_on(GpuContext::new(wgpu::Instance::new(primary), None, None)) {
         Err(RenderError::NoAdapter(reason)) => {
             log::info!("no adapter on the primary backends ({reason}); trying all backends");
-            block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None))
+            block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None, None))
         }
         result => result,
     }

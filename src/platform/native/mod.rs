@@ -2,6 +2,7 @@
 //! winit, wgpu's native backends and the standard library.
 
 mod cpu_ticks;
+mod device_select;
 mod heap;
 mod http_server;
 mod spin;
@@ -14,6 +15,7 @@ use crate::time::Nanos;
 use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
+pub use device_select::quiet_device_select;
 pub use heap::keep_freed_heap_memory;
 pub(crate) use http_server::{listen, network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};

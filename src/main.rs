@@ -49,6 +49,8 @@ fn fail(err: &CliError) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // Both change the process before any thread exists.
+    timestep_lab::platform::quiet_device_select();
     timestep_lab::platform::keep_freed_heap_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -139,7 +139,8 @@ impl Gfx {
             let runtime = |e: &dyn std::fmt::Display| CliError::Runtime(e.to_string());
             let instance = crate::platform::gpu_instance(display).await;
             let surface = WindowSurface::create(&instance, window).map_err(|e| runtime(&e))?;
-            let gpu = GpuContext::new(instance, Some(&surface)).await.map_err(|e| runtime(&e))?;
+            let preferred = crate::platform::preferred_adapter(&instance, Some(&surface)).await;
+            let gpu = GpuContext::new(instance, Some(&surface), preferred).await.map_err(|e| runtime(&e))?;
             Ok(GpuParts { gpu, surface })
         }
     }

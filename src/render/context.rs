@@ -26,8 +26,10 @@ pub struct GpuContext {
 }
 
 impl GpuContext {
-    /// Requests an adapter (compatible with `surface` if given), trying the
-    /// normal adapter then `force_fallback_adapter`, and a device with
+    /// Requests an adapter (compatible with `surface` if given): `preferred`
+    /// when the caller has one (the platform's pick,
+    /// `platform::preferred_adapter`), else the normal adapter then
+    /// `force_fallback_adapter`; and a device with
     /// downlevel default limits and no features except timestamp queries where offered.
     ///
     /// # Errors
@@ -35,8 +37,12 @@ impl GpuContext {
     pub(crate) async fn new(
         instance: wgpu::Instance,
         surface: Option<&wgpu::Surface<'static>>,
+        preferred: Option<wgpu::Adapter>,
     ) -> Result<GpuContext, RenderError> {
-        let adapter = request_adapter(&instance, surface).await?;
+        let adapter = match preferred {
+            Some(adapter) => adapter,
+            None => request_adapter(&instance, surface).await?,
+        };
         let info = adapter.get_info();
         log::info!(
             "adapter: {} on {:?} ({:?}), driver {} {}",
@@ -85,9 +91,6 @@ async fn request_adapter(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'static>>,
 ) -> Result<wgpu::Adapter, RenderError> {
-    if let Some(adapter) = crate::platform::preferred_adapter(instance, surface).await {
-        return Ok(adapter);
-    }
     let mut options = wgpu::RequestAdapterOptions {
         power_preference: wgpu::PowerPreference::HighPerformance,
         force_fallback_adapter: false,

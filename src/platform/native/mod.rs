@@ -2,6 +2,7 @@
 //! winit, wgpu's native backends and the standard library.
 
 mod cpu_ticks;
+mod device_select;
 mod heap;
 mod http_server;
 mod spin;
@@ -14,6 +15,7 @@ use crate::time::Nanos;
 use std::path::Path;
 
 pub(crate) use cpu_ticks::read_own_cpu_ticks;
+pub use device_select::quiet_device_select;
 pub use heap::keep_freed_heap_memory;
 pub(crate) use http_server::{listen, network_addresses, post_card, random_bytes, run_http_server};
 pub(crate) use spin::{busy_until, wait_until};
@@ -207,13 +209,13 @@ pub(crate) fn display_time(_clock: &crate::time::RealClock, presented_at: Nanos)
 pub fn headless_gpu() -> Result<GpuContext, RenderError> {
     let descriptor = wgpu::InstanceDescriptor::new_without_display_handle_from_env;
     if std::env::var_os("WGPU_BACKEND").is_some() {
-        return block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None));
+        return block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None, None));
     }
     let primary = wgpu::InstanceDescriptor { backends: wgpu::Backends::PRIMARY, ..descriptor() };
-    match block_on(GpuContext::new(wgpu::Instance::new(primary), None)) {
+    match block_on(GpuContext::new(wgpu::Instance::new(primary), None, None)) {
         Err(RenderError::NoAdapter(reason)) => {
             log::info!("no adapter on the primary backends ({reason}); trying all backends");
-            block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None))
+            block_on(GpuContext::new(wgpu::Instance::new(descriptor()), None, None))
         }
         result => result,
     }

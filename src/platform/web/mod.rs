@@ -90,6 +90,11 @@ pub fn keep_freed_heap_memory() -> bool {
     false
 }
 
+/// No Vulkan layer in a page: nothing to quieten.
+pub fn quiet_device_select() -> bool {
+    false
+}
+
 /// The page's bar of buttons along the bottom (44 CSS px buttons and their
 /// margins, `web/index.html`): the overlay's key table leaves it free.
 pub(crate) const PAGE_BAR_POINTS: f32 = 60.0;

@@ -21,6 +21,9 @@
 //! A progress line on stderr says which segment runs and how long is left.
 //! Esc, closing the window or Ctrl+C end the tour early: the card is still
 //! written with what was measured, and says that it was cut short.
+//!
+//! The rooms: this file runs the segments and fills the card; `compositor`
+//! says what the card tells of the compositor; `progress` keeps the progress line.
 
 use std::path::PathBuf;
 
@@ -40,6 +43,12 @@ use crate::report_card::{
 use crate::strategy::StrategyId;
 use crate::time::{NANOS_PER_MS, NANOS_PER_SEC, Nanos, Rate};
 use crate::vrr::VrrRange;
+
+mod compositor;
+mod progress;
+
+use compositor::{compositor_of, fed_back, held_note};
+use progress::Progress;
 
 /// Time each segment runs before it is recorded: a new present mode
 /// reconfigures the surface, and its first frames say nothing about pacing.
@@ -642,79 +651,6 @@ fn files_line(dir: &std::path::Path, stem: &str, extensions: &[&str]) -> String 
     }
 }
 
-/// What a card says of the compositor where the platform does not say when a frame was shown.
-const COMPOSITOR_ASSUMED: &str = "compositor: assumed none (direct), as the platform does not say when a frame was \
-                                  shown, so no repaint can be seen (X11 without a compositor and Xvfb have none; \
-                                  DWM's and WindowServer's figures are not published: docs/compositors.md names the \
-                                  presets, weston 7 ms, dwm 0 ms and a refresh, for simulate --compositor)";
-
-/// What a page's card says of the compositor: the browser's own, which a page cannot see.
-const COMPOSITOR_OF_THE_BROWSER: &str = "compositor: the browser's own, which the page cannot see: a page learns when \
-                                         a frame was shown only from requestAnimationFrame's clock, not from the \
-                                         browser's or the system's compositor, so the predictions assume none (direct)";
-
-/// The card's sentence on an assumed compositor: the page's where the tour ran in a browser.
-fn compositor_assumed(in_a_browser: bool) -> &'static str {
-    if in_a_browser { COMPOSITOR_OF_THE_BROWSER } else { COMPOSITOR_ASSUMED }
-}
-
-/// The compositor the tour's frames with vsync off show where the compositor
-/// timed them (Wayland's presentation feedback), and the card's sentence on it;
-/// elsewhere none, and the sentence says it is assumed and why.
-fn compositor_of(
-    sampler: &SetupSampler,
-    runs: &[RunRecord],
-    period: Nanos,
-) -> (Option<crate::monitor::Compositor>, String) {
-    if !fed_back(runs) {
-        return (None, compositor_assumed(crate::platform::browser().is_some()).to_owned());
-    }
-    match sampler.measured_compositor(period) {
-        Ok(c) => {
-            let ms = |ns: Nanos| crate::report::trim_number(ns as f64 / 1e6, 3);
-            let note = format!(
-                "compositor: measured from its presentation feedback, the shortest commit-to-display of the frames \
-                 with vsync off (2nd percentile): latch {} ms, delay {} refreshes; the predictions repaint with it",
-                ms(c.latch),
-                c.delay_refreshes
-            );
-            (Some(c), note)
-        }
-        Err(why) => (
-            None,
-            format!(
-                "compositor: its presentation feedback came, but {why}: the predictions assume none (direct), and \
-                 the setup's queue depth carries what the compositor adds"
-            ),
-        ),
-    }
-}
-
-/// Whether the compositor timed the frames with vsync off (Wayland's presentation feedback).
-fn fed_back(runs: &[RunRecord]) -> bool {
-    runs.iter().any(|r| {
-        r.vsync_requested == Some(false)
-            && r.display_time_source.as_deref().is_some_and(|s| s.starts_with("compositor-feedback"))
-    })
-}
-
-/// What a card says of a compositor that held the window's frames with vsync
-/// off until it repainted (`fed_back`: its display times are its own word, else the present's estimate).
-fn held_note(held: crate::monitor::Compositor, period: Nanos, fed_back: bool) -> String {
-    let ms = |ns: Nanos| crate::report::trim_number(ns as f64 / 1e6, 3);
-    let shown_by = if fed_back { "its presentation feedback" } else { "the present's estimate (no feedback)" };
-    format!(
-        "compositor: with vsync off each frame waited for the compositor's repaint before it started (the \
-         platform held its redraw: Wayland's frame callback), so no commit shows where the repaint begins; by \
-         {shown_by} a frame was shown {} ms after the repaint that latched it, the one after it started, which \
-         the predictions model as latch {} ms, delay {} refreshes, their frames waiting for each repaint too, \
-         vsync on and off",
-        ms(held.latch + u64::from(held.delay_refreshes) * period),
-        ms(held.latch),
-        held.delay_refreshes
-    )
-}
-
 /// What a card says when the tour could not model the setup.
 const SETUP_NOTE: &str = "the setup could not be modelled (no probe with vsync in effect, or too few frames): \
                           the predictions use the simulator's desktop model";
@@ -822,73 +758,9 @@ fn with_interval_stats(mut record: RunRecord, stats: Option<&IntervalStats>) -> 
     record
 }
 
-/// The tour's progress line: which segment runs and how long is left, on
-/// the command's one progress line ([`crate::output::Progress`]).
-struct Progress {
-    line: crate::output::Progress,
-    shown_at: Nanos,
-    segment: String,
-}
-
-impl Progress {
-    fn new() -> Progress {
-        Progress { line: crate::output::Progress::lines_off_terminal(), shown_at: 0, segment: String::new() }
-    }
-
-    fn show(&mut self, what: &str, segment: usize, segments: usize, left: Nanos) {
-        self.segment = format!("[{segment}/{segments}] {what}");
-        self.print(left);
-    }
-
-    /// Refreshes the time left, once a second, where the line is rewritten in place.
-    fn tick(&mut self, now: Nanos, left: Nanos) {
-        if now.saturating_sub(self.shown_at) >= NANOS_PER_SEC {
-            self.shown_at = now;
-            let line = self.line_for(left);
-            // A page shows it where it is; a terminal line is rewritten in place, a log is not.
-            crate::platform::show_progress(Some(&line));
-            if self.line.in_place() {
-                self.line.show(&line);
-            }
-        }
-    }
-
-    fn line_for(&self, left: Nanos) -> String {
-        let secs = left.div_ceil(NANOS_PER_SEC);
-        format!("measure {}, {}:{:02} left", self.segment, secs / 60, secs % 60)
-    }
-
-    fn print(&mut self, left: Nanos) {
-        let line = self.line_for(left);
-        crate::platform::show_progress(Some(&line));
-        self.line.show(&line);
-    }
-
-    fn done(&mut self) {
-        crate::platform::show_progress(None);
-        self.line.finish(true);
-    }
-
-    /// The tour's last line, after its progress: where its files are.
-    fn end(&mut self, line: &str) {
-        self.line.show(line);
-        self.line.finish(true);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pages_compositor_note_is_the_browsers_and_never_names_x11_or_xvfb() {
-        let page = compositor_assumed(true);
-        assert!(page.contains("the browser's own") && page.contains("requestAnimationFrame"), "{page}");
-        for word in ["X11", "Xvfb", "DWM", "WindowServer"] {
-            assert!(!page.contains(word), "a page's note names {word}: {page}");
-        }
-        assert!(compositor_assumed(false).contains("Xvfb"), "the window's note keeps the platforms' reasons");
-    }
 
     #[test]
     fn the_last_line_names_the_files_where_they_are() {

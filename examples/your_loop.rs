@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --example your_loop                                    # Glaiel's model: 60, 144, 240 Hz, VRR
 //! cargo run --example your_loop -- --refresh 60 --compositor weston --model desktop
-//! cargo run --example your_loop -- --card report-….json            # a measured machine's setup
+//! cargo run --example your_loop -- --card docs/compare/report-llvmpipe-on-linux-144hz-20261127-2037.json   # a measured machine's setup
 //! ```
 //! Every `simulate` flag works (`--vsync off`, `--seconds 10`, `--format json`, `--trace FILE`…);
 //! `--strategy` defaults to `all`: yours after the lab's.

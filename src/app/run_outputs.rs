@@ -9,9 +9,10 @@
 //! The frame log holds each loop frame's start-to-start interval, the column
 //! `simulate --trace` reads, so the simulator can replay the run's frame
 //! starts exactly; beside it, when the frame's picture was shown (D, on the
-//! run's clock) and where that time came from (`compositor-feedback`,
-//! `present-return`, `emulated-vblank`, `animation-frame`; `discarded` when
-//! the compositor dropped it). A row is written once its display is known,
+//! run's clock) and where that time came from (the display-time source that
+//! timed it, `wp-presentation` or `x11-present` say; else `present-return`,
+//! `emulated-vblank`, `animation-frame`; `discarded` when the compositor
+//! dropped it). A row is written once its display is known,
 //! which with feedback is frames later:
 //!
 //! ```text

@@ -589,7 +589,7 @@ fn rows_match_answers(rows: &[LogRow], answers: &[Option<Answer>]) -> (u64, u64)
     let (mut displayed, mut discarded) = (0, 0);
     for (k, ((d, source), answer)) in rows.iter().zip(answers).enumerate() {
         match (source.as_str(), answer) {
-            ("compositor-feedback", Some(Answer::Presented(at, _))) => {
+            ("wp-presentation", Some(Answer::Presented(at, _))) => {
                 let d = d.expect("a shown frame has a D");
                 let this = at.checked_sub(d).expect("the compositor's clock is ahead of the run's");
                 assert_eq!(*offset.get_or_insert(this), this, "frame {k}: D is the compositor's time less one offset");

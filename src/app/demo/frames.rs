@@ -165,10 +165,13 @@ impl Demo {
             crate::platform::display_time::Gpu { surface: screen.gfx.surface.raw(), device: &screen.gfx.gpu.device };
         screen.feedback.poll(gpu, |word| session.feedback(word));
         let estimate = self.loops.session.estimate_source().id();
+        // A frame the display answered for is named by the source that timed
+        // it (`wp-presentation`, `x11-present`, …): the log says which.
+        let timed_by = screen.feedback.name();
         for settled in self.loops.session.take_settled() {
             let report = settled.report;
             let (shown, source) = match settled.outcome {
-                Outcome::Displayed => (true, "compositor-feedback"),
+                Outcome::Displayed => (true, timed_by),
                 Outcome::Estimated => (true, estimate),
                 Outcome::Discarded => (false, "discarded"),
                 _ => (false, "not-shown"),

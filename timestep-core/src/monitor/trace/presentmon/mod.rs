@@ -204,7 +204,8 @@ pub struct Capture {
 }
 
 /// Processes that present but are not games: the compositor, capture tools
-/// and overlays, and the browsers, editors and terminals beside a game. An
+/// and on-screen displays, and the browsers, editors and terminals beside a
+/// game. An
 /// entry ending in `*` is a prefix (`PresentMon-2.3.0-x64.exe`).
 pub const NOT_GAMES: [&str; 27] = [
     "dwm.exe",

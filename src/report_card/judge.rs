@@ -179,9 +179,28 @@ pub fn agreement_rule() -> String {
     )
 }
 
-/// Whether `run` may be best under a drift bound: its |drift| is known and within it.
+/// Whether `run` may be best under a drift bound: its |drift| is known and
+/// within the bound plus the run's own [`drift_noise`].
 pub(crate) fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
-    run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min)
+    run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min + drift_noise(run))
+}
+
+/// How far a run's measured drift can stray from its loop's true speed, ms per
+/// minute: one tick of game time over the run's length. The speed is the slope
+/// of game time on display time, and a run that starts or ends a tick early or
+/// late (a frame that missed its refresh near either end) moves that slope by
+/// up to one tick over the run. Worked: 60 ticks a second over 2 s, one tick
+/// is 16.7 ms in 2 s, 500 ms a minute; over 3 s 333; over 20 s 50. So a 2 s run
+/// at -223 ms/min may be a loop at the right speed, and one at -477.7 ms/min
+/// over 3 s (333 + the bound's 120 = 453) is not. 0 where the tick rate or the
+/// run's length is unknown.
+pub(crate) fn drift_noise(run: &RunRecord) -> f64 {
+    let seconds = run.figure(&SYSTEM_TIME_S).filter(|s| s.is_finite() && *s > 0.0);
+    let tick = run.tick_rate.filter(|hz| hz.is_finite() && *hz > 0.0);
+    match (seconds, tick) {
+        (Some(seconds), Some(tick)) => 60_000.0 / (tick * seconds),
+        _ => 0.0,
+    }
 }
 
 /// The rule's view of `run` on a display of `refresh_hz` (the run's own where not given).
@@ -332,7 +351,7 @@ pub fn agreement(
         result.compared += 1;
         let before = result.differences.len();
         if let (Some(md), Some(pd)) = (m.drift_ms_per_min(), p.drift_ms_per_min())
-            && (md.abs() <= max_drift_ms_per_min) != (pd.abs() <= max_drift_ms_per_min)
+            && eligible(m, max_drift_ms_per_min) != eligible(p, max_drift_ms_per_min)
         {
             result.differences.push(Difference {
                 strategy: m.strategy.clone(),
@@ -583,6 +602,26 @@ mod tests {
     /// speed; predicted at 0. It used to agree (drift was not compared); now
     /// the speed differs, and the picks (predicted fixed-fps, measured
     /// lockstep) differ too: 8 of 10 at most, never 10 of 10.
+    #[test]
+    fn a_short_run_s_drift_within_one_tick_over_its_length_is_on_speed() {
+        // 60 ticks a second: one tick over 2 s is 500 ms/min, over 3 s 333.
+        let two_seconds = |drift| {
+            let mut r = run("catch-up", drift, 0.0, 0.0, 16.7).with(&SYSTEM_TIME_S, 2.0);
+            r.tick_rate = Some(60.0);
+            r
+        };
+        assert!((drift_noise(&two_seconds(0.0)) - 500.0).abs() < 1e-9);
+        assert!(eligible(&two_seconds(-223.45), MAX_DRIFT_MS_PER_MIN), "within 120 + 500");
+        assert!(!eligible(&two_seconds(-700.0), MAX_DRIFT_MS_PER_MIN), "beyond 120 + 500");
+        let mut three = run("fixed-fps", -477.7, 0.0, 0.0, 16.7).with(&SYSTEM_TIME_S, 3.0);
+        three.tick_rate = Some(60.0);
+        assert!(!eligible(&three, MAX_DRIFT_MS_PER_MIN), "-477.7 over 3 s is beyond 120 + 333");
+        let predicted = run("catch-up", 2.0, 0.0, 0.0, 16.7);
+        let a = agreement(&[&two_seconds(-223.45)], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
+        assert_eq!(a.agreeing, 1, "{}", a.sentence());
+        assert!(drift_noise(&predicted) == 0.0, "no length, no noise");
+    }
+
     #[test]
     fn a_run_off_speed_can_no_longer_agree_and_a_different_pick_is_never_all_agreeing() {
         let names = ["lockstep", "fixed-fps", "variable"];

@@ -179,9 +179,17 @@ pub fn agreement_rule() -> String {
     )
 }
 
-/// Whether `run` may be best under a drift bound: its |drift| is known and
-/// within the bound plus the run's own [`drift_noise`].
+/// Whether `run` may be best under a drift bound: its |drift| is known and within it.
 pub(crate) fn eligible(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
+    run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min)
+}
+
+/// Whether `run` may be on speed under a drift bound, within its own
+/// measurement's reach: |drift| within the bound plus [`drift_noise`]. The
+/// agreement judges a measurement against its prediction by this, so that a
+/// short run's slope is not called off speed on noise; a column's best keeps
+/// the bound as given ([`eligible`]), as its `!` marks say.
+pub(crate) fn on_speed_within_noise(run: &RunRecord, max_drift_ms_per_min: f64) -> bool {
     run.drift_ms_per_min().is_some_and(|d| d.abs() <= max_drift_ms_per_min + drift_noise(run))
 }
 
@@ -224,10 +232,20 @@ pub(crate) fn choose<'a>(
     refresh_hz: Option<f64>,
     floor: Option<f64>,
 ) -> Option<(Vec<&'a RunRecord>, Choice)> {
-    let eligible: Vec<&RunRecord> = runs.into_iter().filter(|r| eligible(r, max_drift_ms_per_min)).collect();
-    let candidates: Vec<Candidate> = eligible.iter().map(|r| candidate(r, refresh_hz)).collect();
+    choose_among(runs, |r| eligible(r, max_drift_ms_per_min), refresh_hz, floor)
+}
+
+/// [`choose`] among the runs that `keep` lets through.
+fn choose_among<'a>(
+    runs: impl IntoIterator<Item = &'a RunRecord>,
+    keep: impl Fn(&RunRecord) -> bool,
+    refresh_hz: Option<f64>,
+    floor: Option<f64>,
+) -> Option<(Vec<&'a RunRecord>, Choice)> {
+    let kept: Vec<&RunRecord> = runs.into_iter().filter(|r| keep(r)).collect();
+    let candidates: Vec<Candidate> = kept.iter().map(|r| candidate(r, refresh_hz)).collect();
     let choice = super::choice::choose(&candidates, floor)?;
-    Some((eligible, choice))
+    Some((kept, choice))
 }
 
 /// The best run by the module's rule, or `None` when no run is eligible.
@@ -329,8 +347,9 @@ pub fn agreement(
     refresh_hz: Option<f64>,
     max_drift_ms_per_min: f64,
 ) -> Agreement {
-    let measured_choice = choose(measured.iter().copied(), max_drift_ms_per_min, refresh_hz, None);
-    let predicted_choice = choose(predicted.iter().copied(), max_drift_ms_per_min, refresh_hz, None);
+    let on_speed = |r: &RunRecord| on_speed_within_noise(r, max_drift_ms_per_min);
+    let measured_choice = choose_among(measured.iter().copied(), on_speed, refresh_hz, None);
+    let predicted_choice = choose_among(predicted.iter().copied(), on_speed, refresh_hz, None);
     let pick = |c: &Option<(Vec<&RunRecord>, Choice)>| c.as_ref().map(|(runs, ch)| runs[ch.best].strategy.clone());
     let mut result = Agreement {
         best_measured: pick(&measured_choice),
@@ -351,7 +370,7 @@ pub fn agreement(
         result.compared += 1;
         let before = result.differences.len();
         if let (Some(md), Some(pd)) = (m.drift_ms_per_min(), p.drift_ms_per_min())
-            && eligible(m, max_drift_ms_per_min) != eligible(p, max_drift_ms_per_min)
+            && on_speed(m) != on_speed(p)
         {
             result.differences.push(Difference {
                 strategy: m.strategy.clone(),
@@ -611,11 +630,12 @@ mod tests {
             r
         };
         assert!((drift_noise(&two_seconds(0.0)) - 500.0).abs() < 1e-9);
-        assert!(eligible(&two_seconds(-223.45), MAX_DRIFT_MS_PER_MIN), "within 120 + 500");
-        assert!(!eligible(&two_seconds(-700.0), MAX_DRIFT_MS_PER_MIN), "beyond 120 + 500");
+        assert!(on_speed_within_noise(&two_seconds(-223.45), MAX_DRIFT_MS_PER_MIN), "within 120 + 500");
+        assert!(!eligible(&two_seconds(-223.45), MAX_DRIFT_MS_PER_MIN), "a column's best keeps the bound as given");
+        assert!(!on_speed_within_noise(&two_seconds(-700.0), MAX_DRIFT_MS_PER_MIN), "beyond 120 + 500");
         let mut three = run("fixed-fps", -477.7, 0.0, 0.0, 16.7).with(&SYSTEM_TIME_S, 3.0);
         three.tick_rate = Some(60.0);
-        assert!(!eligible(&three, MAX_DRIFT_MS_PER_MIN), "-477.7 over 3 s is beyond 120 + 333");
+        assert!(!on_speed_within_noise(&three, MAX_DRIFT_MS_PER_MIN), "-477.7 over 3 s is beyond 120 + 333");
         let predicted = run("catch-up", 2.0, 0.0, 0.0, 16.7);
         let a = agreement(&[&two_seconds(-223.45)], &[&predicted], &[], Some(60.0), MAX_DRIFT_MS_PER_MIN);
         assert_eq!(a.agreeing, 1, "{}", a.sentence());

@@ -25,7 +25,7 @@ use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
 use crate::report_card::diagnosis::DiagnosisCard;
-use crate::report_card::diagnosis::{budget, verdict};
+use crate::report_card::diagnosis::{budget, generation, verdict};
 
 /// Arguments of `timestep-lab diagnose`.
 ///
@@ -148,6 +148,9 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
     let trace = read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
+    // Without a FrameType column, a frame generator's frames are told by the pattern they leave.
+    let (chain, _) = generation::mark(chain, capture.frame_type_known);
+    let chain = &chain;
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
     let strategies = replay(trace)?;

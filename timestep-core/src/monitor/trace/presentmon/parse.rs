@@ -1,6 +1,6 @@
 //! Reading a capture's rows into swap chains of timestamps (every layout in the module docs).
 
-use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, FrameCosts, SimSource, Ticks};
+use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, FrameCosts, Reported, SimSource, Ticks};
 use crate::monitor::trace::TraceError;
 use crate::monitor::trace::read::{at, for_each_record, is_decimal_comma, is_na, refuse_semicolons};
 use crate::time::NANOS_PER_SEC;
@@ -87,6 +87,12 @@ struct Columns {
     sync_interval: Option<(usize, String)>,
     allows_tearing: Option<(usize, String)>,
     present_mode: Option<(usize, String)>,
+    /// The file's own figures (see [`Reported`]).
+    displayed_time: Option<(usize, String)>,
+    animation_error: Option<(usize, String)>,
+    pc_latency: Option<(usize, String)>,
+    click_to_photon: Option<(usize, String)>,
+    queue_depth: Option<(usize, String)>,
     /// A column only `--v2_metrics` writes (`DisplayedTime`, `CPUBusy`, `FrameTime`).
     v2_names: bool,
 }
@@ -123,6 +129,11 @@ impl Columns {
             sync_interval: c(&["SyncInterval"]),
             allows_tearing: c(&["AllowsTearing"]),
             present_mode: c(&["PresentMode"]),
+            displayed_time: c(&["DisplayedTime"]),
+            animation_error: c(&["MsAnimationError", "AnimationError"]),
+            pc_latency: c(&["MsPCLatency", "PCLatency"]),
+            click_to_photon: c(&["MsClickToPhotonLatency", "ClickToPhotonLatency"]),
+            queue_depth: c(&["Render Queue Depth"]),
             v2_names: c(&["DisplayedTime", "CPUBusy", "FrameTime"]).is_some(),
         }
     }
@@ -164,6 +175,8 @@ struct Raw {
     display_change_ms: Option<f64>,
     dropped: bool,
     tears: bool,
+    /// The file's own figures: DisplayedTime, AnimationError, PCLatency, ClickToPhoton (ms), Render Queue Depth.
+    own: [Option<f64>; 5],
 }
 
 /// Common QPC rates: 10 MHz (Windows 10+), the ACPI PM timer and its multiples, 24 MHz (ARM).
@@ -259,6 +272,13 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             display_change_ms: row.number(c.display_change.as_ref())?,
             dropped,
             tears,
+            own: [
+                row.number(c.displayed_time.as_ref())?,
+                row.number(c.animation_error.as_ref())?,
+                row.number(c.pc_latency.as_ref())?,
+                row.number(c.click_to_photon.as_ref())?,
+                row.number(c.queue_depth.as_ref())?,
+            ],
         });
         Ok(())
     })?;
@@ -325,6 +345,15 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
             seed,
             dropped: raw.dropped || (layout != CaptureLayout::FrameTimes && screen.is_none()),
             tears: raw.tears,
+            reported: Reported {
+                displayed_time: to(raw.own[0]),
+                display_change: to(raw.display_change_ms),
+                animation_error: to(raw.own[1]),
+                display_latency: to(raw.display_latency_ms),
+                pc_latency: to(raw.own[2]),
+                click_to_photon: to(raw.own[3]),
+                queue_depth_milli: raw.own[4].filter(|&q| q >= 0.0).map(|q| (q * 1000.0).round() as u32),
+            },
             costs: FrameCosts {
                 cpu_busy: to(raw.cpu_busy_ms).filter(|&t| t > 0),
                 gpu_busy: to(raw.gpu_busy_ms).filter(|&t| t > 0),
@@ -353,7 +382,8 @@ pub fn parse_capture_of<R: Read>(reader: R, max_bytes: u64, app: Option<&str>) -
         }
     }
     let tearing_known = cols.is_some_and(|c| c.sync_interval.is_some() && c.allows_tearing.is_some());
-    Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, clock_app })
+    let frame_type_known = cols.is_some_and(|c| c.frame_type.is_some());
+    Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, frame_type_known, clock_app })
 }
 
 impl Raw {
@@ -379,6 +409,7 @@ impl Raw {
             display_change_ms: None,
             dropped: false,
             tears: false,
+            own: [None; 5],
         }
     }
 }

@@ -221,6 +221,9 @@ enum Generated {
     FrameType(usize),
     /// No FrameType column, no CPU start of the file's own and no PC latency: it cannot be told.
     CannotTell,
+    /// No FrameType column; `MsPCLatency` steady from one present to the next (FrameView's
+    /// Remnant II log): none found.
+    SteadyLatency,
     /// No FrameType column; `MsPCLatency` alternates by a present interval, present after present
     /// (FrameView's Starfield log, DLSS-FG on): likely on, which frames cannot be told.
     AlternatingLatency,
@@ -306,7 +309,7 @@ const CORPUS: [Reading; 24] = {
         r(
             "captures/frameview_remnant2_30fps_dlss_quality.csv",
             Vrr,
-            no_frame_type,
+            Generated::SteadyLatency,
             Some("not GPU-bound: GPU utilisation 56 %"),
         ),
         r(
@@ -351,6 +354,11 @@ fn check_reading(reading: Reading) -> Result<Completion, Failed> {
         Generated::CannotTell => expect(
             "frame generation cannot be told, and none found",
             text.contains("- frame generation: no FrameType column, so a frame generator's frames cannot be told")
+                && !found,
+        ),
+        Generated::SteadyLatency => expect(
+            "no frame generation in a steady PC latency",
+            text.contains("- frame generation: no FrameType column, and none found: the file has no CPU start of its own, and its MsPCLatency does not alternate")
                 && !found,
         ),
         Generated::AlternatingLatency => expect(
@@ -487,6 +495,71 @@ fn check_hidden_frame_type(reading: Reading) -> Result<Completion, Failed> {
     }
 }
 
+/// A capture whose own columns `diagnose` shows beside its recomputed figures:
+/// those that must agree frame by frame (the same quantity), and those shown
+/// as another span or count.
+struct OwnColumns {
+    file: &'static str,
+    app: Option<&'static str>,
+    agree: &'static [&'static str],
+    shown: &'static [&'static str],
+}
+
+/// The gold files (PresentMon's own figures: they must agree), one FrameView log and one 1.x capture.
+const OWN_COLUMNS: [OwnColumns; 10] = {
+    const V2: &[&str] = &["DisplayedTime", "MsAnimationError", "DisplayLatency"];
+    const DEFAULT: &[&str] = &["MsBetweenDisplayChange", "MsAnimationError"];
+    const fn c(file: &'static str, app: Option<&'static str>, agree: &'static [&'static str]) -> OwnColumns {
+        OwnColumns { file, app, agree, shown: &[] }
+    }
+    let presenter = Some("Presenter.exe");
+    [
+        c("presentmon/test_case_0_v2.csv", presenter, V2),
+        c("presentmon/test_case_4.csv", presenter, DEFAULT),
+        c("presentmon/test_case_4_v2.csv", presenter, V2),
+        c("presentmon/test_case_5.csv", None, DEFAULT),
+        c("presentmon/test_case_8.csv", None, DEFAULT),
+        c("presentmon/test_case_10_v2.csv", None, V2),
+        c("presentmon/test_case_13_v2.csv", None, V2),
+        c("presentmon/F00HeaWin2080_gold.csv", None, DEFAULT),
+        OwnColumns {
+            file: "captures/frameview_remnant2_30fps_dlss_quality.csv",
+            app: None,
+            agree: &["MsBetweenDisplayChange"],
+            shown: &["MsPCLatency", "Render Queue Depth"],
+        },
+        c("traces/pm1_csgo.csv", None, &["MsBetweenDisplayChange"]),
+    ]
+};
+
+/// Each of the file's own columns beside its figure: within rounding where it is the same quantity.
+fn check_own_columns(own: &OwnColumns) -> Result<Completion, Failed> {
+    let path = data_dir().join(own.file);
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let text = diagnose(&path, own.app)?;
+    let mut wrong = Vec::new();
+    for column in own.agree {
+        let said = text.split(&format!("(the file's {column}: ")).nth(1).and_then(|rest| rest.split(')').next());
+        match said {
+            Some(words) if words.ends_with("each within 0.003 ms") => {}
+            Some(words) => wrong.push(format!("{column} does not agree: {words}")),
+            None => wrong.push(format!("{column} is not shown")),
+        }
+    }
+    for column in own.shown {
+        if !text.contains(&format!("(the file's {column}: ")) || !text.contains(", another ") {
+            wrong.push(format!("{column} is not shown as another figure"));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{}: {}:\n{text}", own.file, wrong.join("; ")).into())
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let files = [
@@ -531,6 +604,11 @@ fn main() {
             let test = format!("generation::the_pattern_finds_the_frames_frame_type_marks_in_{stem}");
             trials.push(Trial::ignorable_test(test, move || check_hidden_frame_type(reading)));
         }
+    }
+    for own in OWN_COLUMNS {
+        let stem = own.file.trim_end_matches(".csv").replace('/', "_").to_lowercase();
+        let test = format!("own_columns::the_file_s_own_figures_stand_beside_the_recomputed_ones_in_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_own_columns(&own)));
     }
     for path in captures {
         let folder =

@@ -279,7 +279,7 @@ pub(crate) fn card(
         .iter()
         .map(|m| {
             if m.starts_with("frame generation:") {
-                generation_unknown(capture, by_pattern, alternation.as_ref()).unwrap_or_else(|| m.clone())
+                generation_unknown(capture, chain, by_pattern, alternation.as_ref()).unwrap_or_else(|| m.clone())
             } else {
                 m.clone()
             }
@@ -358,6 +358,7 @@ fn generated_words(capture: &Capture, generated: usize, by_pattern: usize, alter
 /// pattern to read in this layout and none found).
 fn generation_unknown(
     capture: &Capture,
+    chain: &CaptureChain,
     by_pattern: usize,
     alternation: Option<&generation::Alternation>,
 ) -> Option<String> {
@@ -376,9 +377,14 @@ fn generation_unknown(
                 .to_owned(),
         );
     }
+    let pc_latency = chain.frames.iter().any(|f| f.reported.pc_latency.is_some());
     Some(if own_cpu_start(capture) {
         "frame generation: no FrameType column, and none found in the pattern a generator leaves (no present shares \
          the next one's CPU start with no CPU work of its own)"
+            .to_owned()
+    } else if pc_latency {
+        "frame generation: no FrameType column, and none found: the file has no CPU start of its own, and its \
+         MsPCLatency does not alternate present after present as a generator's frames make it"
             .to_owned()
     } else {
         "frame generation: no FrameType column, so a frame generator's frames cannot be told from the game's (they \

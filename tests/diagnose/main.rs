@@ -426,9 +426,9 @@ fn generation_found(text: &str) -> bool {
 }
 
 /// The line of `text` that starts with `figure` (a figure's row of the diagnosis), its
-/// line numbers as `line _`: the reader numbers pmapp_apex.csv's rows one short of the
-/// file's lines, and the same rows right once its FrameType column is removed (a quirk of
-/// the reader's line count, not of a figure).
+/// line numbers as `line _`: the reader numbers a CRLF file's rows one short of its lines
+/// (pmapp_apex.csv), and the copy without FrameType is written with LF (a quirk of the
+/// reader's line count, not of a figure).
 fn figure_line(text: &str, figure: &str) -> String {
     let row = text.lines().find(|l| l.starts_with(&format!("{figure} "))).unwrap_or("");
     let mut out = String::with_capacity(row.len());

@@ -913,14 +913,12 @@ mod tests {
         };
         assert_eq!(
             column.machine_line().as_deref(),
-            Some("machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the loop's own")
+            Some(
+                "machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the loop's own"
+            )
         );
-        let screens = [reasons::Screen {
-            label: "60 Hz",
-            runs: &column.runs,
-            refresh_hz: Some(60.0),
-            floor: misses.floor(),
-        }];
+        let screens =
+            [reasons::Screen { label: "60 Hz", runs: &column.runs, refresh_hz: Some(60.0), floor: misses.floor() }];
         let order = ["variable".to_owned(), "fixed-fps".to_owned()];
         let ship = reasons::ship_lines("vsync on", &order, &screens, 1, MAX_DRIFT_MS_PER_MIN).join("\n");
         assert!(!ship.contains("machine's own"), "{ship}");

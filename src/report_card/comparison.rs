@@ -838,6 +838,18 @@ mod tests {
         assert_eq!(verdict("simulated"), "monitor 1 (60 Hz): best lockstep", "the simulator's own need no word");
     }
 
+    /// A column of `runs` at `hz` whose probe missed `misses`, and nothing else known.
+    fn machine_column(hz: f64, runs: Vec<RunRecord>, misses: evidence::MachineMisses) -> Column {
+        Column {
+            label: format!("{hz} Hz"),
+            refresh_hz: Some(hz),
+            runs,
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
+        }
+    }
+
     /// The 144 Hz card: the probe missed 2.5 % of refreshes before any
     /// strategy ran, 216 a minute. Variable's 11 hitches in 3 s (220/min) and
     /// auto's 13 (260/min) are within the counting noise of 216 (20 +
@@ -855,14 +867,7 @@ mod tests {
         };
         let runs = vec![run("variable", 11.0, 12.0), run("auto", 13.0, 13.0)];
         let misses = evidence::MachineMisses { share: 0.025, per_min: 216.0 };
-        let column = Column {
-            label: "144 Hz".to_owned(),
-            refresh_hz: Some(144.0),
-            runs,
-            predictions: Vec::new(),
-            prediction_ranges: Vec::new(),
-            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
-        };
+        let column = machine_column(144.0, runs, misses);
         assert_eq!(
             column.machine_line().as_deref(),
             Some(
@@ -903,14 +908,7 @@ mod tests {
         };
         let misses = evidence::MachineMisses { share: 0.0, per_min: 0.0 };
         assert_eq!(misses.floor(), None);
-        let column = Column {
-            label: "60 Hz".to_owned(),
-            refresh_hz: Some(60.0),
-            runs: vec![run("variable", 0.0), run("fixed-fps", 1.0)],
-            predictions: Vec::new(),
-            prediction_ranges: Vec::new(),
-            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
-        };
+        let column = machine_column(60.0, vec![run("variable", 0.0), run("fixed-fps", 1.0)], misses);
         assert_eq!(
             column.machine_line().as_deref(),
             Some(

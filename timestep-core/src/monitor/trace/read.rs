@@ -1,8 +1,12 @@
 //! Reading a trace file: formats, columns, limits and errors.
 //!
-//! The file is read as a stream through the `csv` crate (quotes, CRLF, a
-//! UTF-8 byte-order mark, short rows), with lines starting with `/` skipped
-//! (CapFrameX's `//Key=Value` header). The first other line decides the shape:
+//! The file is read once, by the one reader of a capture
+//! ([`super::presentmon::CaptureFile`]: one column mapping and one row type
+//! for every layout), and the replay's rules below judge its rows; the
+//! diagnosis takes its timestamps from the same rows. The file is read as a
+//! stream through the `csv` crate (quotes, CRLF, a UTF-8 byte-order mark,
+//! short rows), with lines starting with `/` skipped (CapFrameX's
+//! `//Key=Value` header). The first other line decides the shape:
 //!
 //! - a number: a plain list without a header, one frame time (ms) per line;
 //! - a header with a frame-time column: a capture, read by column name

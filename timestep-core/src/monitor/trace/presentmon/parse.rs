@@ -770,6 +770,47 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
+    fn one_read_gives_the_diagnosis_and_the_replay_the_same_rows() {
+        // Rows 2 and 4 are the game's, row 3 a dropped one merged into row 4 by the replay.
+        let csv = "Application,ProcessID,SwapChainAddress,Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,MsUntilDisplayed\n\
+                   g.exe,1,0x1,0,1.000,16.0,16.7,1.0,10.0\n\
+                   g.exe,1,0x1,1,1.016,16.0,0.000,1.0,0.0\n\
+                   g.exe,1,0x1,0,1.032,16.0,33.4,1.0,12.0\n\
+                   dwm.exe,2,0x2,0,1.033,16.7,16.7,0.1,1.0\n";
+        let file = parse_capture_file(csv.as_bytes(), 1 << 20);
+        let capture = file.capture(None).expect("the diagnosis's reading");
+        let trace = file.trace(Some("g.exe")).expect("the replay's reading");
+        assert_eq!(capture.chains.iter().map(|c| c.frames.len()).collect::<Vec<_>>(), [3, 1]);
+        assert_eq!(capture.chains[0].frames[2].screen, Some(1_044_000_000), "1.032 s + 12 ms");
+        let presents: Vec<u64> = trace.frames().iter().map(|f| f.present).collect();
+        assert_eq!((presents, trace.dropped()), (vec![16_000_000, 32_000_000], 1), "16 + 16 ms merged");
+        assert_eq!(trace.others().len(), 1, "dwm.exe named beside the game");
+    }
+
+    #[test]
+    fn each_reading_keeps_the_first_error_its_own_rules_find() {
+        // Line 3: a negative frame time (the replay's error); line 4: a CPU cost that is no number (the diagnosis's).
+        let csv = "Application,MsBetweenPresents,MsCPUBusy,MsUntilDisplayed\n\
+                   g.exe,16.7,5.0,10\ng.exe,-16.7,5.0,10\ng.exe,16.7,x,10\n";
+        let file = parse_capture_file(csv.as_bytes(), 1 << 20);
+        let capture = file.capture(None).expect_err("x is no number");
+        assert_eq!(capture.to_string(), "line 4: MsCPUBusy 'x' is not a number");
+        let trace = file.trace(None).expect_err("a negative frame time");
+        assert_eq!(trace.to_string(), "line 3: MsBetweenPresents -16.7 ms must be a finite, non-negative number");
+    }
+
+    #[test]
+    fn a_header_the_replay_reads_as_a_plain_list_s_is_one_to_the_diagnosis_too() {
+        // `ms,,`: one name and empty fields, as a spreadsheet exports a column of frame times.
+        let file = parse_capture_file("ms,,\n16.5,,\n17,,\n".as_bytes(), 1 << 20);
+        let capture = file.capture(None).expect("a plain list");
+        assert_eq!(capture.layout, CaptureLayout::FrameTimes);
+        let frame_times: Vec<Option<Ticks>> = capture.chains[0].frames.iter().map(|f| f.frame_time).collect();
+        assert_eq!(frame_times, [Some(16_500_000), Some(17_000_000)], "in ns: no QPC columns");
+        assert_eq!(file.trace(None).map(|t| t.frames().len()), Ok(2));
+    }
+
+    #[test]
     fn the_counter_rate_is_the_ratio_of_qpc_deltas_to_ms() {
         let csv = "Application,ProcessID,SwapChainAddress,TimeInQPC,CPUStartQPC,MsBetweenPresents,MsUntilDisplayed\n\
                    g.exe,1,0x1,1000000,990000,NA,NA\n\

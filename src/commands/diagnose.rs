@@ -153,6 +153,8 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     }
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
     let trace = file.trace((!app.is_empty()).then_some(app.as_str())).map_err(|e| usage(format!("{name}: {e}")))?;
+    // Its rows are no longer needed: the replay and the metrics hold what they took.
+    drop(file);
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);

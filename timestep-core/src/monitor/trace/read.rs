@@ -37,7 +37,7 @@
 //! Values out of range are checked in the replayed swap chain only: an idle
 //! background window presenting every 20 s does not make a capture unusable.
 
-use super::presentmon::{CaptureFile, ChainKey, Columns, Raw, parse_capture_file};
+use super::presentmon::{CaptureFile, ChainKey, Columns, Raw, parse_for_replay};
 use super::{Choice, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 use crate::time::{NANOS_PER_MS, Nanos, ms_to_nanos};
 use std::io::{self, Read};
@@ -182,7 +182,7 @@ pub fn read_trace(path: &Path, options: &TraceOptions) -> Result<Trace, TraceErr
 /// out-of-range input, an unknown [`TraceOptions::app`], or a stream past
 /// [`TraceOptions::max_bytes`].
 pub fn parse_trace<R: Read>(reader: R, options: &TraceOptions) -> Result<Trace, TraceError> {
-    parse_capture_file(reader, options.max_bytes).trace(options.app.as_deref())
+    parse_for_replay(reader, options.max_bytes).trace(options.app.as_deref())
 }
 
 /// Reads `reader` as a capture's CSV (no header row assumed, rows of any

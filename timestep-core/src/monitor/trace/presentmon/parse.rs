@@ -58,8 +58,20 @@ pub fn read_capture_file(path: &Path, max_bytes: u64) -> Result<CaptureFile, Tra
 /// assert_eq!((capture.chains[0].frames.len(), trace.frames().len()), (2, 2));
 /// ```
 pub fn parse_capture_file<R: Read>(reader: R, max_bytes: u64) -> CaptureFile {
+    read_rows(reader, max_bytes, None)
+}
+
+/// Reads the file for the replay alone ([`crate::monitor::parse_trace`]):
+/// the diagnosis's rules are not applied, and reading stops at the replay's
+/// first error.
+pub(in crate::monitor::trace) fn parse_for_replay<R: Read>(reader: R, max_bytes: u64) -> CaptureFile {
+    read_rows(reader, max_bytes, Some(TraceError::Io("the file was read for the replay alone".to_owned())))
+}
+
+/// The one record loop: `capture_error` set from the start reads the rows for the replay alone.
+fn read_rows<R: Read>(reader: R, max_bytes: u64, capture_error: Option<TraceError>) -> CaptureFile {
     let mut file =
-        CaptureFile { columns: None, chains: Vec::new(), rows: Vec::new(), capture_error: None, replay_error: None };
+        CaptureFile { columns: None, chains: Vec::new(), rows: Vec::new(), capture_error, replay_error: None };
     let mut detected = false;
     let mut index: HashMap<ChainKey, usize> = HashMap::new();
     let result = for_each_record(reader, max_bytes, |fields, line| {

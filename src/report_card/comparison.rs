@@ -28,7 +28,7 @@
 //! bar chart per pass. Without `--html` no file is written: a command that
 //! prints a table should not leave files behind unasked.
 
-use super::evidence::{self, Evidence};
+use super::evidence::{self, Evidence, MachineMisses};
 use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 pub use super::load::{Source, SourceError, load, load_all, parse_source};
@@ -100,13 +100,20 @@ impl Column {
         if !self.evidence.supports_verdict() {
             return None;
         }
-        judge::choose(&self.runs, max_drift, self.refresh_hz, self.evidence.machine.map(|m| m.per_min))
+        judge::choose(&self.runs, max_drift, self.refresh_hz, self.evidence.machine.and_then(MachineMisses::floor))
     }
 
     /// "machine: this machine missed 2.5 % of refreshes before any strategy ran (216/min): variable's 220/min are
     /// the machine's, not the loop's", for the runs whose hitches are at or within noise of that floor.
     pub(crate) fn machine_line(&self) -> Option<String> {
         let misses = self.evidence.machine?;
+        if misses.floor().is_none() {
+            return Some(
+                "machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the \
+                 loop's own"
+                    .to_owned(),
+            );
+        }
         let theirs: Vec<String> = self
             .runs
             .iter()
@@ -436,7 +443,7 @@ impl Comparison {
                     label: &c.label,
                     runs: &c.runs,
                     refresh_hz: c.refresh_hz,
-                    floor: c.evidence.machine.map(|m| m.per_min),
+                    floor: c.evidence.machine.and_then(MachineMisses::floor),
                 })
                 .collect();
             let pass = pass_label(table.pass);
@@ -879,5 +886,41 @@ mod tests {
                  are the machine's, not the loop's"
             )
         );
+    }
+
+    /// A probe that missed nothing sets no floor: one hitch in 3 s (20/min)
+    /// is within the counting noise of 0, but the machine missed none, so
+    /// it is the loop's, and the ship line does not call it the machine's.
+    #[test]
+    fn a_probe_that_missed_nothing_gives_no_hitch_to_the_machine() {
+        use crate::report::registry::{HITCHES, HITCHES_PER_MIN, SYSTEM_TIME_S};
+        let run = |name: &str, hitches: f64| {
+            RunRecord { vsync_requested: Some(true), ..sim(name, 60.0, true, 0.1) }
+                .with(&HITCHES, hitches)
+                .with(&HITCHES_PER_MIN, hitches * 20.0)
+                .with(&SYSTEM_TIME_S, 3.0)
+                .with(&LATENCY_MS, 14.0)
+        };
+        let misses = evidence::MachineMisses { share: 0.0, per_min: 0.0 };
+        assert_eq!(misses.floor(), None);
+        let column = Column {
+            label: "60 Hz".to_owned(),
+            refresh_hz: Some(60.0),
+            runs: vec![run("variable", 0.0), run("fixed-fps", 1.0)],
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
+        };
+        assert_eq!(
+            column.machine_line().as_deref(),
+            Some(
+                "machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the loop's own"
+            )
+        );
+        let screens =
+            [reasons::Screen { label: "60 Hz", runs: &column.runs, refresh_hz: Some(60.0), floor: misses.floor() }];
+        let order = ["variable".to_owned(), "fixed-fps".to_owned()];
+        let ship = reasons::ship_lines("vsync on", &order, &screens, 1, MAX_DRIFT_MS_PER_MIN).join("\n");
+        assert!(!ship.contains("machine's own"), "{ship}");
     }
 }

@@ -12,7 +12,9 @@
 //! run's clock) and where that time came from (the display-time source that
 //! timed it, `wp-presentation` or `x11-present` say; else `present-return`,
 //! `emulated-vblank`, `animation-frame`; `discarded` when the compositor
-//! dropped it). A row is written once its display is known,
+//! dropped it). Where the display-time source was given up, the first row
+//! written after it says so in `display_note` (the reason, once; the rows
+//! after it say `present-return`). A row is written once its display is known,
 //! which with feedback is frames later:
 //!
 //! ```text
@@ -79,7 +81,7 @@ impl StatsJson {
 }
 
 /// The header of a frame log: `simulate --trace` reads the `frame_ms` column under it.
-pub(crate) const FRAME_LOG_HEADER: &str = "frame_ms,display_ms,display_source";
+pub(crate) const FRAME_LOG_HEADER: &str = "frame_ms,display_ms,display_source,display_note";
 
 /// One loop frame of the log, until its interval and its display are known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +106,9 @@ pub(crate) struct FrameLog<W: Write> {
     written: u64,
     /// The first write error: logging stops there, and the run's end reports it.
     failed: Option<std::io::Error>,
+    /// A note for the next row written (a fallback's reason), and whether one was taken.
+    note: Option<String>,
+    noted: bool,
 }
 
 impl FrameLog<std::io::BufWriter<crate::platform::OutputFile>> {
@@ -126,7 +131,14 @@ impl<W: Write> FrameLog<W> {
     /// The header could not be written.
     pub(crate) fn new(mut out: W) -> std::io::Result<Self> {
         writeln!(out, "{FRAME_LOG_HEADER}")?;
-        Ok(FrameLog { out, rows: std::collections::VecDeque::with_capacity(64), written: 0, failed: None })
+        Ok(FrameLog {
+            out,
+            rows: std::collections::VecDeque::with_capacity(64),
+            written: 0,
+            failed: None,
+            note: None,
+            noted: false,
+        })
     }
 
     /// A loop frame started at `start`: strategy frame `frame` (its display
@@ -146,6 +158,15 @@ impl<W: Write> FrameLog<W> {
             row.display = Some((at, source));
         }
         self.flush_ready();
+    }
+
+    /// The display-time source was given up for `why`: the next row written
+    /// says so in its `display_note`, once for the run (later calls are no-ops).
+    pub(crate) fn fell_back(&mut self, why: &str) {
+        if !self.noted {
+            self.noted = true;
+            self.note = Some(format!("display times fell back to present-return: {why}"));
+        }
     }
 
     /// The frames still waiting for their display will not get one (their
@@ -175,9 +196,10 @@ impl<W: Write> FrameLog<W> {
         if self.failed.is_some() {
             return;
         }
+        let note = self.note.take().map(|n| Quoted(n).to_string()).unwrap_or_default();
         let written = match at {
-            Some(at) => writeln!(self.out, "{},{},{source}", Ms(interval), Ms(at)),
-            None => writeln!(self.out, "{},,{source}", Ms(interval)),
+            Some(at) => writeln!(self.out, "{},{},{source},{note}", Ms(interval), Ms(at)),
+            None => writeln!(self.out, "{},,{source},{note}", Ms(interval)),
         };
         match written {
             Ok(()) => self.written += 1,
@@ -216,6 +238,16 @@ impl<W: Write> FrameLog<W> {
     }
 }
 
+/// A CSV field in double quotes, its quotes doubled (RFC 4180): a reason
+/// may hold commas.
+struct Quoted(String);
+
+impl std::fmt::Display for Quoted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "\"{}\"", self.0.replace('"', "\"\""))
+    }
+}
+
 /// Nanoseconds as milliseconds with six decimals: whole nanoseconds, exactly.
 struct Ms(Nanos);
 
@@ -242,7 +274,7 @@ mod tests {
         assert_eq!(log.rows(), 2, "frames 1 and 2 are known, frame 3 has no interval yet");
         log.finish(40_000_000).expect("a Vec never fails");
         let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
-        let rows = "16.000000,33.000001,compositor-feedback\n16.000000,,discarded\n8.000000,,\n";
+        let rows = "16.000000,33.000001,compositor-feedback,\n16.000000,,discarded,\n8.000000,,,\n";
         assert_eq!(text, format!("{FRAME_LOG_HEADER}\n{rows}"), "frame 3 never heard of: an empty display");
     }
 
@@ -255,7 +287,7 @@ mod tests {
         }
         log.finish(6_000_000_000).expect("a Vec never fails");
         let text = String::from_utf8(log.get_ref().clone()).expect("ASCII");
-        let rows = "16.683350,,\n16.683351,,\n50.050051,,\n0.000001,,\n916.583247,,\n";
+        let rows = "16.683350,,,\n16.683351,,,\n50.050051,,,\n0.000001,,,\n916.583247,,,\n";
         assert_eq!(text, format!("{FRAME_LOG_HEADER}\n{rows}"));
         let replayed = parse_trace(text.as_bytes(), &TraceOptions::default()).expect("the trace reader takes it");
         let mut at = starts[0];
@@ -267,6 +299,34 @@ mod tests {
         assert_eq!(replayed_starts, starts, "the replay starts every frame where it started");
         assert_eq!(at, 6_000_000_000, "and the last row reaches the end of the run");
         assert_eq!(log.rows(), 5, "one row per frame");
+    }
+
+    /// X11 Present answered none of the window's first presents: the source
+    /// is given up while frames 1 and 2 are written and frame 3 waits. The
+    /// next row written (frame 3's) carries the reason, quoted for its
+    /// commas; the trace reader still reads every interval.
+    #[test]
+    fn a_fallback_s_reason_is_in_the_row_after_it_once() {
+        let mut log = FrameLog::new(Vec::new()).expect("header");
+        for (i, start) in [0, 16_000_000, 32_000_000, 48_000_000].into_iter().enumerate() {
+            log.frame_started(start, Some(i as u64 + 1));
+        }
+        log.displayed(1, Some(10_000_000), "present-return");
+        log.displayed(2, Some(26_000_000), "present-return");
+        let why = "X11 Present completed none of the window's 60 presents: the driver draws it another way (PutImage, \"as\" lavapipe)";
+        log.fell_back(why);
+        log.fell_back("a second reason is not written");
+        log.displayed(3, Some(42_000_000), "present-return");
+        log.displayed(4, Some(58_000_000), "present-return");
+        log.finish(64_000_000).expect("a Vec never fails");
+        let text = String::from_utf8(log.get_ref().clone()).expect("UTF-8");
+        let rows = "16.000000,10.000000,present-return,\n16.000000,26.000000,present-return,\n16.000000,42.000000,\
+                    present-return,\"display times fell back to present-return: X11 Present completed none of the \
+                    window's 60 presents: the driver draws it another way (PutImage, \"\"as\"\" lavapipe)\"\n\
+                    16.000000,58.000000,present-return,\n";
+        assert_eq!(text, format!("{FRAME_LOG_HEADER}\n{rows}"));
+        let replayed = parse_trace(text.as_bytes(), &TraceOptions::default()).expect("the trace reader takes it");
+        assert_eq!(replayed.frames().len(), 4, "every row read, the note's commas inside its quotes");
     }
 
     #[test]
@@ -296,8 +356,8 @@ mod tests {
 
     #[test]
     fn a_write_error_stops_the_log_and_is_reported_at_the_end() {
-        // Room for the header and one row ("0.010000,,\n"): the second row fails.
-        let mut log = FrameLog::new(Failing { room: FRAME_LOG_HEADER.len() + 1 + 11 }).expect("header");
+        // Room for the header and one row ("0.010000,,,\n"): the second row fails.
+        let mut log = FrameLog::new(Failing { room: FRAME_LOG_HEADER.len() + 1 + 12 }).expect("header");
         for start in [0, 10_000, 20_000, 30_000, 40_000] {
             log.frame_started(start, None);
         }

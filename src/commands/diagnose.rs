@@ -4,10 +4,11 @@
 //! verdict and fix are [`crate::report_card::diagnosis`]'s.
 //!
 //! ```text
-//! CAPTURE ──► read_capture (the game's clock) ──► one swap chain ──► frame_metrics ──► --frames OUT.csv
-//!                                                                └─► diagnosis::verdict::card (facts, verdict, fix)
-//!         ──► read_trace (the replay's rules: bad input is one line, exit 2)
-//!                  └─► simulate::replay (the ten strategies, by the simulator's API) ──► the fix
+//! CAPTURE ──► read_capture_file (read once: one column mapping, one row type)
+//!    ├─► .capture (the game's clock) ──► one swap chain ──► frame_metrics ──► --frames OUT.csv
+//!    │                                                   └─► diagnosis::verdict::card (facts, verdict, fix)
+//!    └─► .trace (the replay's rules: bad input is one line, exit 2) ──► on the display the facts found
+//!             └─► simulate::replay (the ten strategies, by the simulator's API) ──► the fix
 //!         ──► --out DIR: diagnosis.json + diagnosis.html; --budget / --junit: exit 1 when broken
 //! ```
 
@@ -18,14 +19,19 @@ use std::path::{Path, PathBuf};
 use crate::cli;
 use crate::error::CliError;
 use crate::monitor::presentmon::{
-    Capture, CaptureChain, CaptureFigures, frame_metrics, frames_csv, is_tool, read_capture, read_capture_of,
+    Capture, CaptureChain, CaptureFigures, frame_metrics, frames_csv, is_tool, read_capture_file,
 };
-use crate::monitor::{TraceOptions, read_trace};
+use crate::monitor::{Trace, TraceOptions};
 use crate::report::registry::{HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS, STRATEGY};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
 use crate::report_card::diagnosis::DiagnosisCard;
+use crate::report_card::diagnosis::facts::{self, Sync};
 use crate::report_card::diagnosis::{budget, generation, verdict};
+use crate::time::{NANOS_PER_SEC, Rate};
+use crate::vrr::{Refresh, VrrRange};
+
+use super::simulate::ReplayOptions;
 
 /// Arguments of `timestep-lab diagnose`.
 ///
@@ -137,32 +143,83 @@ pub(crate) struct Diagnosis {
 /// [`CliError::Usage`] for a capture the trace reader refuses, or a game to choose.
 pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliError> {
     let name = path.display();
-    let max_bytes = TraceOptions::default().max_bytes;
-    let mut capture = read_capture(path, max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
+    // The file is read once; the diagnosis's timestamps and the replay's frames both come from its rows.
+    let file = read_capture_file(path, TraceOptions::default().max_bytes).map_err(|e| usage(format!("{name}: {e}")))?;
+    let mut capture = file.capture(None).map_err(|e| usage(format!("{name}: {e}")))?;
     let app = choose_app(&capture, app)?;
     // The clock from the game's own rows, where the reader took another application's.
     if capture.clock_app.as_ref().is_some_and(|c| !c.eq_ignore_ascii_case(&app)) {
-        capture = read_capture_of(path, max_bytes, Some(&app)).map_err(|e| usage(format!("{name}: {e}")))?;
+        capture = file.capture(Some(&app)).map_err(|e| usage(format!("{name}: {e}")))?;
     }
-    let options = if app.is_empty() { TraceOptions::default() } else { TraceOptions::default().with_app(app.clone()) };
     // The replay's rules for bad input (ranges, nothing displayed), and its frames.
-    let trace = read_trace(path, &options).map_err(|e| usage(format!("{name}: {e}")))?;
+    let trace = file.trace((!app.is_empty()).then_some(app.as_str())).map_err(|e| usage(format!("{name}: {e}")))?;
+    // Its rows are no longer needed: the replay and the metrics hold what they took.
+    drop(file);
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
     // Without a FrameType column, a frame generator's frames are told by the pattern they leave.
     let (chain, _) = generation::mark(chain, capture.frame_type_known);
     let chain = &chain;
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
-    let strategies = replay(trace)?;
-    let card = verdict::card(path, &capture, chain, &metrics, &figures, strategies);
+    let sync = facts::sync(chain, &facts::display_intervals(chain, &metrics, capture.hz));
+    let (trace, options, replayed_on) = replay_display(trace, &sync);
+    let strategies = replay(trace, &options)?;
+    let card = verdict::card(path, &capture, chain, &metrics, &figures, strategies, &replayed_on);
     let stats = figures.stats.as_ref();
     let budgeted = (stats.map(|s| s.judder_ms), stats.map(|s| s.hitches_per_min), stats.map(|s| s.latency_ms));
     Ok(Diagnosis { card, frames_csv: frames_csv(chain, &metrics, capture.hz), budgeted })
 }
 
+/// The refresh a replay assumes where the capture does not say (the simulator's default).
+const ASSUMED_HZ: u64 = 60;
+
+/// The display the replay runs on, from what the diagnosis read of the
+/// capture's display ([`facts::sync`]), not the trace reader's own guess (a
+/// 30 fps cap on a VRR display reads 30 Hz there), and the words that name it:
+///
+/// - a refresh grid: that refresh, the capture's display changes counted on it;
+/// - VRR: a VRR display over the range the capture's display changes span
+///   (10th to 90th percentile, widened to whole Hz), its frames shown when presented;
+/// - tearing or too few display changes: an assumed 60 Hz.
+fn replay_display(trace: Trace, sync: &Sync) -> (Trace, ReplayOptions, String) {
+    let assumed = Rate::from_hz(ASSUMED_HZ);
+    match sync {
+        Sync::Grid(grid) => {
+            let period = (grid.period_ms * 1e6).round() as u64;
+            if let Ok(rate) = Rate::new(NANOS_PER_SEC, period.max(1)) {
+                let words =
+                    format!("this {} Hz display (measured from its display changes)", trim_number(grid.hz(), 2));
+                return (trace.on_refresh(rate), ReplayOptions { refresh: Some(Refresh::Fixed(rate)) }, words);
+            }
+        }
+        Sync::Vrr { p10_ms, p90_ms, .. } => {
+            let min = (1000.0 / p90_ms).floor().clamp(1.0, 999.0) as u64;
+            let max = ((1000.0 / p10_ms).ceil().clamp(1.0, 1000.0) as u64).max(min + 1);
+            if let Ok(range) = VrrRange::new(Rate::from_hz(min), Rate::from_hz(max)) {
+                let words = format!(
+                    "a VRR display of {min}-{max} Hz (the range its display changes span, {} to {} ms from the 10th \
+                     to the 90th percentile; the panel's own range is unknown)",
+                    trim_number(*p10_ms, 2),
+                    trim_number(*p90_ms, 2)
+                );
+                return (trace.on_virtual_display(), ReplayOptions { refresh: Some(Refresh::Vrr(range)) }, words);
+            }
+        }
+        Sync::Tearing { .. } => {
+            let words = format!(
+                "an assumed {ASSUMED_HZ} Hz display (the frames tear, so their display changes do not give the refresh)"
+            );
+            return (trace, ReplayOptions { refresh: Some(Refresh::Fixed(assumed)) }, words);
+        }
+        Sync::Unknown { .. } => {}
+    }
+    let words = format!("an assumed {ASSUMED_HZ} Hz display (the capture's refresh is unknown)");
+    (trace.on_virtual_display(), ReplayOptions { refresh: Some(Refresh::Fixed(assumed)) }, words)
+}
+
 /// The capture's frame times (the trace reader's) through the ten strategies, by the simulator's API.
-fn replay(trace: crate::monitor::Trace) -> Result<Vec<RunRecord>, CliError> {
-    let runs = super::simulate::replay(trace)?;
+fn replay(trace: Trace, options: &ReplayOptions) -> Result<Vec<RunRecord>, CliError> {
+    let runs = super::simulate::replay(trace, options)?;
     Ok(runs.iter().map(|spec| RunRecord::from(&crate::sim::simulate(spec).report())).collect())
 }
 
@@ -260,6 +317,49 @@ pub fn run(args: &DiagnoseArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A synced trace whose display changes alternate 3, 4 and 5 refreshes of 120 Hz (a 30 fps cap).
+    fn capped_at_30_on_120() -> Trace {
+        let mut csv = String::from("Application,MsBetweenPresents,MsBetweenDisplayChange\n");
+        for q in ["33.333", "25.000", "33.333", "41.667"].repeat(5) {
+            csv.push_str(&format!("game.exe,33.333,{q}\n"));
+        }
+        crate::monitor::parse_trace(csv.as_bytes(), &TraceOptions::default()).expect("a capture")
+    }
+
+    #[test]
+    fn the_replay_runs_on_the_refresh_the_diagnosis_read_not_the_trace_reader_s_guess() {
+        let trace = capped_at_30_on_120();
+        // The trace reader alone snaps these to the common 119.88 Hz; the diagnosis's grid is 120 Hz.
+        assert_eq!(trace.refresh(), Rate::new(120_000, 1001).ok());
+        let grid = facts::Grid { period_ms: 1000.0 / 120.0, on_grid: 20, intervals: 20, off_lines: Vec::new() };
+        let (trace, options, words) = replay_display(trace, &Sync::Grid(grid));
+        let rate = Rate::new(NANOS_PER_SEC, 8_333_333).expect("120 Hz");
+        assert_eq!((trace.refresh(), options.refresh), (Some(rate), Some(Refresh::Fixed(rate))));
+        assert_eq!(words, "this 120 Hz display (measured from its display changes)");
+    }
+
+    #[test]
+    fn a_vrr_capture_is_replayed_on_a_vrr_display_over_the_range_its_display_changes_span() {
+        // 1000 / 33.8 = 29.6 Hz and 1000 / 32.9 = 30.4 Hz: 29 to 31 Hz in whole Hz.
+        let sync = Sync::Vrr { p10_ms: 32.9, p90_ms: 33.8, intervals: 100 };
+        let (trace, options, words) = replay_display(capped_at_30_on_120(), &sync);
+        assert_eq!(trace.display(), crate::monitor::TraceDisplay::Virtual, "shown when presented, on the panel");
+        assert_eq!(options.refresh, Some("vrr:29-31".parse().expect("a VRR range")));
+        assert!(
+            words.starts_with("a VRR display of 29-31 Hz (the range its display changes span, 32.9 to 33.8 ms"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn where_the_refresh_is_unknown_the_replay_says_it_assumed_60_hz() {
+        for sync in [Sync::Unknown { intervals: 3 }, Sync::Tearing { tearing: 9, frames: 10 }] {
+            let (_, options, words) = replay_display(Trace::from_frame_times(&[16_666_667; 10]), &sync);
+            assert_eq!(options.refresh, Some(Refresh::Fixed(Rate::from_hz(60))), "{sync:?}");
+            assert!(words.starts_with("an assumed 60 Hz display ("), "{words}");
+        }
+    }
 
     #[test]
     fn the_page_and_compare_read_a_diagnosis_card_as_its_ten_runs() {

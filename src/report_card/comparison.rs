@@ -28,7 +28,7 @@
 //! bar chart per pass. Without `--html` no file is written: a command that
 //! prints a table should not leave files behind unasked.
 
-use super::evidence::{self, Evidence};
+use super::evidence::{self, Evidence, MachineMisses};
 use super::html::{self, pass_label, passes, strategy_order};
 use super::judge::{self, Metric};
 pub use super::load::{Source, SourceError, load, load_all, parse_source};
@@ -100,13 +100,20 @@ impl Column {
         if !self.evidence.supports_verdict() {
             return None;
         }
-        judge::choose(&self.runs, max_drift, self.refresh_hz, self.evidence.machine.map(|m| m.per_min))
+        judge::choose(&self.runs, max_drift, self.refresh_hz, self.evidence.machine.and_then(MachineMisses::floor))
     }
 
     /// "machine: this machine missed 2.5 % of refreshes before any strategy ran (216/min): variable's 220/min are
     /// the machine's, not the loop's", for the runs whose hitches are at or within noise of that floor.
     pub(crate) fn machine_line(&self) -> Option<String> {
         let misses = self.evidence.machine?;
+        if misses.floor().is_none() {
+            return Some(
+                "machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the \
+                 loop's own"
+                    .to_owned(),
+            );
+        }
         let theirs: Vec<String> = self
             .runs
             .iter()
@@ -436,7 +443,7 @@ impl Comparison {
                     label: &c.label,
                     runs: &c.runs,
                     refresh_hz: c.refresh_hz,
-                    floor: c.evidence.machine.map(|m| m.per_min),
+                    floor: c.evidence.machine.and_then(MachineMisses::floor),
                 })
                 .collect();
             let pass = pass_label(table.pass);
@@ -831,6 +838,18 @@ mod tests {
         assert_eq!(verdict("simulated"), "monitor 1 (60 Hz): best lockstep", "the simulator's own need no word");
     }
 
+    /// A column of `runs` at `hz` whose probe missed `misses`, and nothing else known.
+    fn machine_column(hz: f64, runs: Vec<RunRecord>, misses: evidence::MachineMisses) -> Column {
+        Column {
+            label: format!("{hz} Hz"),
+            refresh_hz: Some(hz),
+            runs,
+            predictions: Vec::new(),
+            prediction_ranges: Vec::new(),
+            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
+        }
+    }
+
     /// The issue's 144 Hz card: the probe missed 2.5 % of refreshes before any
     /// strategy ran, 216 a minute. Variable's 11 hitches in 3 s (220/min) and
     /// auto's 13 (260/min) are within the counting noise of 216 (20 +
@@ -848,14 +867,7 @@ mod tests {
         };
         let runs = vec![run("variable", 11.0, 12.0), run("auto", 13.0, 13.0)];
         let misses = evidence::MachineMisses { share: 0.025, per_min: 216.0 };
-        let column = Column {
-            label: "144 Hz".to_owned(),
-            refresh_hz: Some(144.0),
-            runs,
-            predictions: Vec::new(),
-            prediction_ranges: Vec::new(),
-            evidence: Evidence { machine: Some(misses), ..Evidence::default() },
-        };
+        let column = machine_column(144.0, runs, misses);
         assert_eq!(
             column.machine_line().as_deref(),
             Some(
@@ -879,5 +891,34 @@ mod tests {
                  are the machine's, not the loop's"
             )
         );
+    }
+
+    /// A probe that missed nothing sets no floor: one hitch in 3 s (20/min)
+    /// is within the counting noise of 0, but the machine missed none, so
+    /// it is the loop's, and the ship line does not call it the machine's.
+    #[test]
+    fn a_probe_that_missed_nothing_gives_no_hitch_to_the_machine() {
+        use crate::report::registry::{HITCHES, HITCHES_PER_MIN, SYSTEM_TIME_S};
+        let run = |name: &str, hitches: f64| {
+            RunRecord { vsync_requested: Some(true), ..sim(name, 60.0, true, 0.1) }
+                .with(&HITCHES, hitches)
+                .with(&HITCHES_PER_MIN, hitches * 20.0)
+                .with(&SYSTEM_TIME_S, 3.0)
+                .with(&LATENCY_MS, 14.0)
+        };
+        let misses = evidence::MachineMisses { share: 0.0, per_min: 0.0 };
+        assert_eq!(misses.floor(), None);
+        let column = machine_column(60.0, vec![run("variable", 0.0), run("fixed-fps", 1.0)], misses);
+        assert_eq!(
+            column.machine_line().as_deref(),
+            Some(
+                "machine: this machine missed none of its refreshes before any strategy ran: every hitch below is the loop's own"
+            )
+        );
+        let screens =
+            [reasons::Screen { label: "60 Hz", runs: &column.runs, refresh_hz: Some(60.0), floor: misses.floor() }];
+        let order = ["variable".to_owned(), "fixed-fps".to_owned()];
+        let ship = reasons::ship_lines("vsync on", &order, &screens, 1, MAX_DRIFT_MS_PER_MIN).join("\n");
+        assert!(!ship.contains("machine's own"), "{ship}");
     }
 }

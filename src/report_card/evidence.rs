@@ -77,6 +77,12 @@ impl MachineMisses {
         let hz = monitor.refresh_hz().filter(|hz| *hz > 0.0)?;
         Some(MachineMisses { share, per_min: share * hz * 60.0 })
     }
+
+    /// The floor under every run's hitches a minute: `None` where the probe
+    /// missed nothing, as no hitch can then be the machine's.
+    pub fn floor(self) -> Option<f64> {
+        (self.per_min > 0.0).then_some(self.per_min)
+    }
 }
 
 /// "the page drew 14.9 fps on a 60.0 Hz screen: it missed refreshes" when
@@ -165,7 +171,10 @@ impl Evidence {
         }
         let misses = MachineMisses::of(monitor);
         if !from_a_page
-            && let Some(missed) = misses.and_then(|m| machine_missed_refreshes(m.share, monitor.refresh_hz()))
+            && let Some(missed) = misses
+                .map(|m| m.share)
+                .or_else(|| probe_missed_share(monitor))
+                .and_then(|share| machine_missed_refreshes(share, monitor.refresh_hz()))
         {
             evidence.doubts.push(missed);
         }
@@ -204,6 +213,16 @@ impl Evidence {
             ));
         }
     }
+}
+
+/// Where no setup was modelled (so no `missed_share`), the share of
+/// refreshes the window's vsync probe missed: 1 − its frames a second over
+/// the refresh. A probe at 72 fps on an emulated 144 Hz grid missed half.
+fn probe_missed_share(monitor: &MonitorCard) -> Option<f64> {
+    let hz = monitor.refresh_hz().filter(|hz| hz.is_finite() && *hz > 0.0)?;
+    let probe = monitor.present_modes.iter().find(|p| p.vsync == Some(true))?;
+    let fps = probe.present_cadence_hz.filter(|fps| fps.is_finite() && *fps > 0.0)?;
+    Some((1.0 - fps / hz).max(0.0))
 }
 
 /// The page's slow-page sentence from the card's own figures: the first
@@ -265,6 +284,47 @@ mod tests {
         };
         let misses = MachineMisses::of(&monitor).expect("measured");
         assert!((misses.per_min - 216.0).abs() < 1e-9, "0.025 · 144 · 60 = 216: {misses:?}");
+    }
+
+    /// The tour's defaults at an emulated 144 Hz on this project's 2-core CPU
+    /// renderer: the vsync probe drew every other refresh (72 fps), and no
+    /// setup could be modelled, so no `missed_share`. 1 − 72/144 = 50 % of
+    /// refreshes missed, far past the page's rule (0.9 of them drawn): the
+    /// window's column says the machine does not keep up, as a page's would.
+    #[test]
+    fn a_window_whose_vsync_probe_drew_every_other_refresh_does_not_keep_up_without_a_setup() {
+        let run = RunRecord {
+            strategy: "snapped".to_owned(),
+            model: Some(crate::report::RunOrigin::Window),
+            ..RunRecord::default()
+        }
+        .with(&SYSTEM_TIME_S, 3.0)
+        .with(&PRESENT_INTERVAL_MEAN_MS, 13.9);
+        let probe = |cadence: f64| PresentModeCheck {
+            mode: "Immediate + emulated 144 Hz".to_owned(),
+            vsync: Some(true),
+            present_cadence_hz: Some(cadence),
+            ..PresentModeCheck::default()
+        };
+        let monitor = MonitorCard {
+            emulated_refresh_hz: Some(144.0),
+            present_modes: vec![probe(72.0)],
+            runs: vec![run.clone()],
+            ..MonitorCard::default()
+        };
+        assert_eq!(probe_missed_share(&monitor), Some(0.5));
+        let card = ReportCard { monitors: vec![monitor.clone()], ..ReportCard::new(Machine::default()) };
+        let evidence = Evidence::of_monitor(&card, &monitor, std::slice::from_ref(&run));
+        assert!(
+            evidence.doubts.iter().any(|d| d
+                == "this machine missed 50 % of refreshes before any strategy ran: it does not keep up with 144 Hz"),
+            "{:?}",
+            evidence.doubts
+        );
+        // 137 of 144 (95 %) keeps up: only the missing setup is doubted.
+        let kept = MonitorCard { present_modes: vec![probe(137.0)], ..monitor };
+        let evidence = Evidence::of_monitor(&card, &kept, &[run]);
+        assert!(!evidence.doubts.iter().any(|d| d.contains("keep up")), "{:?}", evidence.doubts);
     }
 
     #[test]

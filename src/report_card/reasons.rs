@@ -266,6 +266,10 @@ pub(crate) struct Standing {
     pub(crate) weakest: String,
     /// The screens where its hitches were the machine's own.
     pub(crate) machines: Vec<String>,
+    /// How often it changed the picture where it did so least, in words
+    /// (`a new picture on 60 of 144 refreshes a second`), and that screen;
+    /// `None` where it showed one every refresh on every screen.
+    pub(crate) fewest_pictures: Option<(String, String)>,
 }
 
 /// The standing of every strategy that ran at the right speed on every screen, in `order`.
@@ -275,6 +279,7 @@ fn standings(order: &[String], screens: &[Screen<'_>], max_drift: f64) -> Vec<St
         let mut worst: Option<Candidate> = None;
         let mut weakest: Option<(&str, f64, f64)> = None;
         let mut machines = Vec::new();
+        let mut fewest_pictures: Option<(f64, String, String)> = None;
         for screen in screens {
             let Some(run) = screen.runs.iter().find(|r| &r.strategy == strategy) else { continue 'strategy };
             if !judge::eligible(run, max_drift) {
@@ -286,6 +291,11 @@ fn standings(order: &[String], screens: &[Screen<'_>], max_drift: f64) -> Vec<St
             {
                 c.hitches = Some((floor, tol));
                 machines.push(screen.label.to_owned());
+            }
+            if let (Some(share), Some(words)) = (c.shown, gives_up_pictures(run, screen.refresh_hz))
+                && fewest_pictures.as_ref().is_none_or(|(least, _, _)| share < *least)
+            {
+                fewest_pictures = Some((share, words, screen.label.to_owned()));
             }
             let key = (c.hitches.map_or(0.0, |h| h.0), c.judder.map_or(0.0, |j| j.value));
             if weakest.is_none_or(|(_, h, j)| key.0 > h || (key.0 == h && key.1 > j)) {
@@ -303,7 +313,8 @@ fn standings(order: &[String], screens: &[Screen<'_>], max_drift: f64) -> Vec<St
             });
         }
         if let (Some(worst), Some((label, _, _))) = (worst, weakest) {
-            out.push(Standing { worst, weakest: label.to_owned(), machines });
+            let fewest_pictures = fewest_pictures.map(|(_, words, screen)| (words, screen));
+            out.push(Standing { worst, weakest: label.to_owned(), machines, fewest_pictures });
         }
     }
     out
@@ -368,8 +379,13 @@ pub(crate) fn ship_lines(
     }
     let all = standings(order, screens, max_drift);
     let line = |label: &str, s: &Standing| {
+        let pictures = s
+            .fewest_pictures
+            .as_ref()
+            .map(|(words, screen)| format!("; gives up: {words} on {screen}"))
+            .unwrap_or_default();
         format!(
-            "{label} {}: the best on {} ({}); trades away: {}; weakest on {}",
+            "{label} {}: the best on {} ({}); trades away: {}{pictures}; weakest on {}",
             s.worst.name,
             screens_words(screens.len(), compared),
             worst_words(s),
@@ -534,6 +550,16 @@ mod tests {
                 "not fixed-fps: fewer new pictures: 60.0 fps against 237.0 fps (a new picture every 4th refresh: 60 of 240)"
             ),
             "{lines:?}"
+        );
+        // The ship line over that one screen, without a floor: fixed-fps, and it
+        // says in words what it gives up where it changed the picture least.
+        let screens = [Screen { label: "240 Hz", runs: &runs, refresh_hz: Some(240.0), floor: None }];
+        let order = ["fixed-fps".to_owned(), "interpolated".to_owned()];
+        let ship = ship_lines("vsync on", &order, &screens, 1, 120.0);
+        assert!(ship[0].starts_with("ship this (vsync on): fixed-fps: "), "{ship:?}");
+        assert!(
+            ship[0].contains("; gives up: a new picture every 4th refresh: 60 of 240 on 240 Hz; weakest on 240 Hz"),
+            "{ship:?}"
         );
     }
 

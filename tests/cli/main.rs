@@ -3,6 +3,8 @@
 //! 000's timeline, determinism across displays), `run`, `compare`, output
 //! paths, run lengths, `diagnose`, and the README's generated blocks.
 
+#[path = "../support/banner.rs"]
+mod banner;
 #[path = "../support/report_card/mod.rs"]
 mod report_card;
 

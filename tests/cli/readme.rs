@@ -333,15 +333,8 @@ fn serve_as_written(root: &Path, commands: &[String]) {
         .spawn()
         .expect("serve starts");
     let mut stdout = child.stdout.take().expect("its stdout");
-    let mut banner = String::new();
-    let mut byte = [0u8; 1];
-    while !banner.contains("Ctrl+C stops the server.\n") {
-        match stdout.read(&mut byte) {
-            Ok(1) => banner.push(char::from(byte[0])),
-            _ => break,
-        }
-    }
-    let url = banner.lines().find_map(|l| l.trim().strip_prefix("on this machine")).map(|u| u.trim().to_owned());
+    let banner = crate::banner::read(&mut stdout).unwrap_or_else(|banner| banner);
+    let url = crate::banner::local_url(&banner);
     let page =
         url.as_deref().and_then(|u| u.strip_prefix("http://")).and_then(|u| u.split_once('/')).map(|(host, _)| {
             let mut stream = std::net::TcpStream::connect(host).expect("connects to the loopback");

@@ -560,6 +560,27 @@ fn check_own_columns(own: &OwnColumns) -> Result<Completion, Failed> {
     }
 }
 
+/// The fix's replay on a VRR capture at a 30 fps cap runs on a VRR display,
+/// named as such, not on a display at the frame rate (the trace reader
+/// alone reads its display changes as a 30.07 Hz refresh).
+fn check_vrr_fix() -> Result<Completion, Failed> {
+    let path = data_dir().join("captures/frameview_remnant2_30fps_dlss_quality.csv");
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
+        .arg("diagnose")
+        .arg(&path)
+        .output()
+        .map_err(|e| format!("timestep-lab: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fix = text.split("\nfix:\n").nth(1).and_then(|rest| rest.lines().next()).unwrap_or("");
+    if !out.status.success() || !fix.contains(" would do best on a VRR display of ") || fix.contains("30.07") {
+        return Err(format!("the fix does not name a VRR display (exit {:?}):\n{text}", out.status.code()).into());
+    }
+    Ok(Completion::Completed)
+}
+
 fn main() {
     let args = Arguments::from_args();
     let files = [
@@ -617,5 +638,7 @@ fn main() {
         let test = format!("bounded::every_figure_is_within_the_capture_s_duration_on_{folder}_{stem}");
         trials.push(Trial::ignorable_test(test, move || check_bounded(&path)));
     }
+    trials
+        .push(Trial::ignorable_test("fix::a_vrr_capture_at_a_30_fps_cap_is_replayed_on_a_vrr_display", check_vrr_fix));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -81,20 +81,9 @@ impl Served {
             .spawn()
             .expect("serve starts");
         let mut stdout = child.stdout.take().expect("its stdout");
-        let mut banner = String::new();
-        let mut byte = [0u8; 1];
-        while !banner.contains("Ctrl+C stops the server.\n") {
-            match stdout.read(&mut byte) {
-                Ok(1) => banner.push(char::from(byte[0])),
-                _ => panic!("serve ended before it was ready: {banner}"),
-            }
-        }
-        let url = banner
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("on this machine"))
-            .map(str::trim)
-            .unwrap_or_else(|| panic!("no local address: {banner}"))
-            .to_owned();
+        let banner = crate::banner::read(&mut stdout)
+            .unwrap_or_else(|banner| panic!("serve ended before it was ready: {banner}"));
+        let url = crate::banner::local_url(&banner).unwrap_or_else(|| panic!("no local address: {banner}"));
         let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("an address: {url}"));
         let (host, rest) = rest.split_once(':').unwrap_or_else(|| panic!("a host and a port: {url}"));
         let (port, token) = rest.split_once("/?token=").unwrap_or_else(|| panic!("a port and a token: {url}"));

@@ -8,6 +8,8 @@
 
 mod access;
 mod archive;
+#[path = "../support/banner.rs"]
+mod banner;
 mod client;
 mod limits;
 

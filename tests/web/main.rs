@@ -12,6 +12,8 @@
 #[path = "../support/harness.rs"]
 mod harness;
 
+#[path = "../support/banner.rs"]
+mod banner;
 #[path = "../serve/client.rs"]
 #[expect(dead_code, reason = "the page's test starts the server; the raw HTTP helpers are tests/serve's")]
 mod serve_client;

@@ -55,6 +55,10 @@ pub fn trials() -> Vec<Trial> {
             },
         ),
         measure_test("compare_of_two_reports_at_two_emulated_refresh_rates_prints_both_columns", compare_two_rates),
+        Trial::ignorable_test(
+            harness::name(module_path!(), "a_tour_without_rust_log_prints_its_progress_its_fallback_and_its_end_only"),
+            a_quiet_tour,
+        ),
         // Run when asked (`-- --ignored`), with the goal as their floor (issue 31: 9 of 10 at 60 Hz
         // and 8 at 144 and 240, vsync on and off). A machine busy in bursts of seconds hitches in
         // some runs and not others, so each strategy's prediction draws the costs its own run met
@@ -193,6 +197,48 @@ fn run_tour_of(rate: &str, strategies: &str, seconds: &str, probe: &str) -> Resu
     assert!(output.status.success(), "measure at {rate} Hz failed ({}):\n{stderr}", output.status);
     assert!(stderr.contains("measure [1/"), "a progress line: {stderr}");
     Ok(out)
+}
+
+/// The tour a user runs, without `RUST_LOG` and without `XDG_RUNTIME_DIR`
+/// (a bare Xvfb session): winit's XRandR and XSETTINGS warnings and Mesa's
+/// device-select layer stay quiet; what is left is the tour's own progress,
+/// the one display-time line (the frames' times are estimates, and why) and
+/// its end.
+fn a_quiet_tour() -> Result<Completion, Failed> {
+    if let Err(missing) = harness::gpu_probe() {
+        return harness::unavailable(missing);
+    }
+    let xvfb = match harness::start_xvfb("1280x800x24") {
+        Ok(xvfb) => xvfb,
+        Err(missing) => return harness::unavailable(&missing),
+    };
+    let _window = harness::one_window_at_a_time();
+    let out = scratch("measure-quiet").join("out");
+    let output = Command::new(BIN)
+        .args(["measure", "--out"])
+        .arg(&out)
+        .args(["--emulate-refresh", "60", "--strategies", "snapped", "--seconds-per-strategy", "0.6"])
+        .args(["--probe-seconds", "1", "--no-vsync-off", "--window-size", "320x180"])
+        .env("DISPLAY", &xvfb.name)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("RUST_LOG")
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(Stdio::null())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "measure failed ({}):\n{stderr}", output.status);
+    let said: Vec<&str> = stderr
+        .split(['\n', '\r'])
+        .chain(stdout.split(['\n', '\r']))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("measure [") && !l.starts_with("The tour is done: "))
+        .filter(|l| !l.contains("display times fell back to present-return: "))
+        .collect();
+    assert!(said.is_empty(), "only the tour's own lines: {said:?}\n{stderr}");
+    assert!(stderr.contains("measure [1/") || stdout.contains("measure [1/"), "a progress line: {stderr}");
+    Ok(Completion::Completed)
 }
 
 fn the_three_files() -> Result<(), Failed> {

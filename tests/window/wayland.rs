@@ -534,11 +534,11 @@ type LogRow = (Option<u64>, String);
 fn frame_log_rows(path: &Path) -> Vec<LogRow> {
     let text = std::fs::read_to_string(path).expect("the frame log");
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("frame_ms,display_ms,display_source"), "the header");
+    assert_eq!(lines.next(), Some("frame_ms,display_ms,display_source,display_note"), "the header");
     lines
         .map(|line| {
-            let fields: Vec<&str> = line.split(',').collect();
-            assert_eq!(fields.len(), 3, "three columns: {line}");
+            let fields: Vec<&str> = line.splitn(4, ',').collect();
+            assert_eq!(fields.len(), 4, "four columns: {line}");
             ((!fields[1].is_empty()).then(|| ms_as_nanos(fields[1])), fields[2].to_owned())
         })
         .collect()

@@ -224,9 +224,11 @@ fn the_app_whose_driver_bypasses_present_falls_back_to_the_present_return_and_sa
     }
     let _one = harness::one_window_at_a_time();
     let dir = std::env::temp_dir().join(format!("timestep-lab-x11-present-{}", std::process::id()));
+    let frame_log = dir.join("frames.csv");
     let mut command = Command::new(BIN);
     command
-        .args(["--exit-after", "3", "--window-size", "320x180"])
+        .args(["--exit-after", "3", "--window-size", "320x180", "--frame-log"])
+        .arg(&frame_log)
         .env("DISPLAY", &xvfb.name)
         .env("RUST_LOG", "info")
         .env_remove("WAYLAND_DISPLAY");
@@ -257,6 +259,11 @@ fn the_app_whose_driver_bypasses_present_falls_back_to_the_present_return_and_sa
         "the overlay says it once: {notes:?}"
     );
     assert_eq!(stats["display_time_source"], "present-return", "the frames were timed by their present's return");
+    // The frame log says it too, once, in the row written after the fallback.
+    let log = std::fs::read_to_string(&frame_log).expect("the frame log");
+    let noted: Vec<&str> = log.lines().filter(|l| l.contains(said)).collect();
+    assert_eq!(noted.len(), 1, "the reason is in one row of the frame log: {noted:?}");
+    assert!(noted[0].contains(",present-return,\"display times fell back"), "{}", noted[0]);
     Ok(Completion::Completed)
 }
 

@@ -164,6 +164,9 @@ impl Demo {
         let gpu =
             crate::platform::display_time::Gpu { surface: screen.gfx.surface.raw(), device: &screen.gfx.gpu.device };
         screen.feedback.poll(gpu, |word| session.feedback(word));
+        if let (Some(log), Some(why)) = (self.frame_log.as_mut(), screen.feedback.fallback()) {
+            log.fell_back(why);
+        }
         let estimate = self.loops.session.estimate_source().id();
         // A frame the display answered for is named by the source that timed
         // it (`wp-presentation`, `x11-present`, …): the log says which.

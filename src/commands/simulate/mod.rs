@@ -409,22 +409,62 @@ fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
 }
 
+impl Default for SimulateArgs {
+    /// `simulate` with no flags: the values clap's `default_value`s give
+    /// (a test holds the two equal), for callers that build runs through the
+    /// simulator's API instead of a command line.
+    fn default() -> SimulateArgs {
+        SimulateArgs {
+            strategy: StrategyList(vec![StrategyId::CatchUp]),
+            refresh: None,
+            frame_limit: None,
+            vsync: None,
+            tick_rate: Rate::from_hz(60),
+            model: Preset::Glaiel,
+            updates: None,
+            seconds: None,
+            seed: 0,
+            start_time: 0,
+            start_phase: StartPhase::Vblank,
+            phases: None,
+            render_ms: None,
+            update_ms: None,
+            fuzzy_variant: FuzzyVariant::Final,
+            no_vsync_detect: false,
+            format: Format::Table,
+            fields: false,
+            timeline: false,
+            plot: None,
+            trace: None,
+            trace_app: None,
+            compositor: None,
+            card: None,
+        }
+    }
+}
+
+/// What a replay of a trace already read needs besides the trace: the
+/// display it is shown on. [`ReplayOptions::default`] is `simulate --trace
+/// FILE --strategy all`'s: the refresh the capture measured, else the model's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ReplayOptions {
+    /// The display, as `--refresh` gives it (`None`: the capture's or the model's).
+    pub(crate) refresh: Option<Refresh>,
+}
+
 /// A trace already read, through every strategy with `simulate`'s defaults
-/// (`simulate --trace FILE --strategy all`): the replay's entry point for
-/// `diagnose`, which hands over the frames it read.
+/// on the display `options` names: the replay's entry point for `diagnose`,
+/// which hands over the frames it read. No command line is built or parsed.
 ///
 /// # Errors
-/// As [`SimulateArgs::invocation`].
-pub(crate) fn replay(trace: Trace) -> Result<Vec<RunSpec>, CliError> {
-    #[derive(clap::Parser)]
-    struct Defaults {
-        #[command(flatten)]
-        args: SimulateArgs,
-    }
-    // The flags' defaults are clap's: no capture and no user text in this argv.
-    let defaults = <Defaults as clap::Parser>::try_parse_from(["simulate", "--strategy", "all"])
-        .map_err(|e| CliError::from_clap(&e))?;
-    Ok(defaults.args.invocation_of(Some(Arc::new(trace)))?.runs)
+/// As [`SimulateArgs::invocation`]: a display the trace contradicts.
+pub(crate) fn replay(trace: Trace, options: &ReplayOptions) -> Result<Vec<RunSpec>, CliError> {
+    let args = SimulateArgs {
+        strategy: StrategyList::default(),
+        refresh: options.refresh.map(|refresh| vec![refresh]),
+        ..SimulateArgs::default()
+    };
+    Ok(args.invocation_of(Some(Arc::new(trace)))?.runs)
 }
 
 impl SimulateArgs {
@@ -730,6 +770,23 @@ mod tests {
                 other => panic!("{list:?} should be a usage error, got {other:?}"),
             },
         }
+    }
+
+    #[test]
+    fn the_default_arguments_are_the_ones_clap_gives_a_command_line_without_flags() {
+        let clap = parse(&[]).expect("no flags");
+        assert_eq!(format!("{:?}", SimulateArgs::default()), format!("{clap:?}"));
+    }
+
+    #[test]
+    fn a_replay_runs_every_strategy_on_the_display_it_is_given_without_a_command_line() {
+        let trace = Trace::from_frame_times(&[16_666_667; 30]);
+        let runs = replay(trace.clone(), &ReplayOptions::default()).expect("runs");
+        assert_eq!(runs.len(), crate::registry::all().len(), "--strategy all");
+        assert!(runs.iter().all(|r| r.refresh == Refresh::Fixed(Rate::from_hz(60))), "the model's 60 Hz");
+        let vrr: Refresh = "vrr:29-31".parse().expect("a VRR range");
+        let runs = replay(trace, &ReplayOptions { refresh: Some(vrr) }).expect("runs");
+        assert!(runs.iter().all(|r| r.refresh == vrr), "the display asked for");
     }
 
     #[test]

@@ -23,9 +23,10 @@ pub(crate) use x11::WindowMapping;
 
 /// Default log filter: the app at `info`, the GPU stack only when it has something to say;
 /// winit's XRandR warning about a display of 0 mm (every virtual and emulated display,
-/// Xvfb's too: nothing to act on) waits for `RUST_LOG=debug`.
-pub(crate) const DEFAULT_LOG_FILTER: &str =
-    "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn,winit::platform_impl::linux::x11::util::randr=error";
+/// Xvfb's too: nothing to act on) and its "error setting XSETTINGS" (a server with no
+/// settings manager, Xvfb's: only Xft options would not reload) wait for `RUST_LOG=debug`.
+pub(crate) const DEFAULT_LOG_FILTER: &str = "info,wgpu_core=warn,wgpu_hal=warn,naga=warn,winit=warn,\
+     winit::platform_impl::linux::x11::util::randr=error,winit::platform_impl::linux::x11::xdisplay=error";
 
 /// Whether the user can turn vsync off: a native surface offers non-blocking
 /// present modes (Mailbox, Immediate) where the driver has them.
@@ -67,8 +68,9 @@ pub fn init_logger() {
 /// The filter of a command that prints its own progress and end (`measure`):
 /// warnings only, so that its once-a-second figures (at info) wait for `RUST_LOG=info`;
 /// not the clipboard's fallback from Wayland to X11, which the demo does not need.
-/// winit's XRandR warning waits for `RUST_LOG=debug` as in [`DEFAULT_LOG_FILTER`].
-pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error,winit::platform_impl::linux::x11::util::randr=error";
+/// winit's XRandR and XSETTINGS warnings wait for `RUST_LOG=debug` as in [`DEFAULT_LOG_FILTER`].
+pub(crate) const QUIET_LOG_FILTER: &str = "warn,arboard=error,winit::platform_impl::linux::x11::util::randr=error,\
+     winit::platform_impl::linux::x11::xdisplay=error";
 
 /// [`init_logger`] for a command that prints its own progress: `RUST_LOG`, else [`QUIET_LOG_FILTER`].
 pub fn init_quiet_logger() {

@@ -26,7 +26,8 @@ fn figure(name: &str, reading: String, value: Option<f64>) -> Figure {
     Figure { name: name.to_owned(), reading, value }
 }
 
-/// The figures, the verdict, what cannot be told and the fix.
+/// The figures, the verdict, what cannot be told and the fix; `replayed_on`
+/// names the display the strategies were replayed on (`this 120 Hz display (…)`).
 pub(crate) fn card(
     path: &Path,
     capture: &Capture,
@@ -34,6 +35,7 @@ pub(crate) fn card(
     metrics: &[FrameMetrics],
     f: &CaptureFigures,
     strategies: Vec<RunRecord>,
+    replayed_on: &str,
 ) -> DiagnosisCard {
     let hz = capture.hz;
     let to_ms = |t: Ticks| ticks_to_ms(t, hz);
@@ -298,7 +300,7 @@ pub(crate) fn card(
         );
     }
     let fix = if enough {
-        fix(f, grid, &strategies)
+        fix(f, replayed_on, &strategies)
     } else {
         vec![format!("none: a fix needs at least {} {counted} frames", facts::MIN_FRAMES)]
     };
@@ -590,26 +592,12 @@ fn verdict(
     out
 }
 
-/// The best strategy on this display, by how much against the game.
-fn fix(f: &CaptureFigures, grid: Option<&facts::Grid>, strategies: &[RunRecord]) -> Vec<String> {
+/// The best strategy on the display it was replayed on (`replayed_on`), by how much against the game.
+fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<String> {
     let Some(best) = best(strategies, MAX_DRIFT_MS_PER_MIN) else {
         return vec!["no strategy qualifies (each drifts too far from real time on these frame times)".to_owned()];
     };
-    // The display the replay ran on, and whether the capture showed it.
-    let display = match (best.refresh_hz, grid) {
-        (Some(r), Some(g)) if (r / g.hz() - 1.0).abs() <= 0.01 => {
-            format!("on this {} Hz display (measured from its display changes)", trim_number(r, 2))
-        }
-        (Some(r), Some(g)) => format!(
-            "on a {} Hz display as replayed (the capture's display changes read {} Hz)",
-            trim_number(r, 2),
-            trim_number(g.hz(), 2)
-        ),
-        (Some(r), None) => {
-            format!("on an assumed {} Hz display (the capture's refresh is unknown: no grid)", trim_number(r, 2))
-        }
-        (None, _) => "on an unknown display".to_owned(),
-    };
+    let display = format!("on {replayed_on}");
     let judder = best.figure(&JUDDER_MS);
     let hitches = best.hitches_per_min();
     let mut line = format!(

@@ -281,6 +281,49 @@ impl Trace {
         }
     }
 
+    /// The same frames with their display changes counted on the refresh
+    /// grid of `rate`, where a reading of the display found one (a 30 fps cap
+    /// on a 120 Hz display stays 3, 4 or 5 refreshes, which the median of its
+    /// display changes would read as one of 30 Hz). Only a synced trace
+    /// changes: the others have no display times on a grid.
+    ///
+    /// ```
+    /// use timestep_core::monitor::parse_trace;
+    /// use timestep_core::time::Rate;
+    ///
+    /// // 25.0, 33.3 and 41.7 ms: 3, 4 and 5 refreshes of 8.33 ms.
+    /// let mut csv = String::from("Application,MsBetweenPresents,MsBetweenDisplayChange\n");
+    /// for q in [33.333, 25.0, 33.333, 41.667, 33.333, 33.333] {
+    ///     csv.push_str(&format!("game.exe,33.333,{q}\n"));
+    /// }
+    /// let trace = parse_trace(csv.as_bytes(), &Default::default()).expect("a capture");
+    /// let on_120 = trace.on_refresh(Rate::from_hz(120));
+    /// assert_eq!(on_120.refresh(), Some(Rate::from_hz(120)));
+    /// ```
+    #[must_use]
+    pub fn on_refresh(self, rate: Rate) -> Trace {
+        match self.display {
+            TraceDisplay::Synced(estimate) => {
+                let intervals: Vec<Nanos> = self.frames.iter().filter_map(|f| f.display_change).collect();
+                Trace { display: TraceDisplay::Synced(estimate.on(rate, &intervals)), ..self }
+            }
+            TraceDisplay::Virtual | TraceDisplay::Tearing => self,
+        }
+    }
+
+    /// A synced trace's frames shown by the run's own display instead of
+    /// when the capture showed them ([`TraceDisplay::Virtual`]): for a
+    /// display that followed the game (VRR), whose display changes are on no
+    /// grid, or one whose refresh is unknown. A tearing trace is unchanged:
+    /// its frames show at present + the captured latency on any display.
+    #[must_use]
+    pub fn on_virtual_display(self) -> Trace {
+        match self.display {
+            TraceDisplay::Synced(_) => Trace { display: TraceDisplay::Virtual, ..self },
+            TraceDisplay::Virtual | TraceDisplay::Tearing => self,
+        }
+    }
+
     /// The displayed frames, in order.
     pub fn frames(&self) -> &[TraceFrame] {
         &self.frames

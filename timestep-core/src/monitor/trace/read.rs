@@ -1,8 +1,12 @@
 //! Reading a trace file: formats, columns, limits and errors.
 //!
-//! The file is read as a stream through the `csv` crate (quotes, CRLF, a
-//! UTF-8 byte-order mark, short rows), with lines starting with `/` skipped
-//! (CapFrameX's `//Key=Value` header). The first other line decides the shape:
+//! The file is read once, by the one reader of a capture
+//! ([`super::presentmon::CaptureFile`]: one column mapping and one row type
+//! for every layout), and the replay's rules below judge its rows; the
+//! diagnosis takes its timestamps from the same rows. The file is read as a
+//! stream through the `csv` crate (quotes, CRLF, a UTF-8 byte-order mark,
+//! short rows), with lines starting with `/` skipped (CapFrameX's
+//! `//Key=Value` header). The first other line decides the shape:
 //!
 //! - a number: a plain list without a header, one frame time (ms) per line;
 //! - a header with a frame-time column: a capture, read by column name
@@ -33,9 +37,9 @@
 //! Values out of range are checked in the replayed swap chain only: an idle
 //! background window presenting every 20 s does not make a capture unusable.
 
+use super::presentmon::{CaptureFile, ChainKey, Columns, Raw, parse_for_replay};
 use super::{Choice, RefreshEstimate, SwapChain, Trace, TraceDisplay, TraceFrame};
 use crate::time::{NANOS_PER_MS, Nanos, ms_to_nanos};
-use std::collections::HashMap;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -178,27 +182,7 @@ pub fn read_trace(path: &Path, options: &TraceOptions) -> Result<Trace, TraceErr
 /// out-of-range input, an unknown [`TraceOptions::app`], or a stream past
 /// [`TraceOptions::max_bytes`].
 pub fn parse_trace<R: Read>(reader: R, options: &TraceOptions) -> Result<Trace, TraceError> {
-    let mut rows = Rows::new(options.app.as_deref());
-    let mut layout: Option<Layout> = None;
-    for_each_record(reader, options.max_bytes, |fields, line| {
-        match &layout {
-            Some(Layout::Plain) => rows.push_plain(plain_value(fields, line)?, line),
-            Some(Layout::Capture(columns)) => columns.push(fields, line, &mut rows)?,
-            None => {
-                let first = Layout::detect(fields, line)?;
-                if first == Layout::Plain && fields[0].parse::<f64>().is_ok() {
-                    rows.push_plain(plain_value(fields, line)?, line);
-                }
-                layout = Some(first);
-            }
-        }
-        Ok(())
-    })?;
-    match layout {
-        None => Err(TraceError::Empty),
-        Some(Layout::Plain) => rows.into_plain_trace(options.app.as_deref()),
-        Some(Layout::Capture(columns)) => rows.into_capture_trace(&columns, options.app.as_deref()),
-    }
+    parse_for_replay(reader, options.max_bytes).trace(options.app.as_deref())
 }
 
 /// Reads `reader` as a capture's CSV (no header row assumed, rows of any
@@ -304,36 +288,6 @@ impl<R: Read> Read for Limited<R> {
     }
 }
 
-/// What the first line said the file is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Layout {
-    Plain,
-    Capture(Box<Columns>),
-}
-
-impl Layout {
-    fn detect(fields: &[&str], line: u64) -> Result<Layout, TraceError> {
-        refuse_semicolons(fields, line)?;
-        let first = fields[0];
-        if first.parse::<f64>().is_ok() {
-            return Ok(Layout::Plain);
-        }
-        if is_decimal_comma(first) {
-            return Err(decimal_comma(line, "frame time", first));
-        }
-        if let Some(columns) = Columns::find(fields) {
-            return Ok(Layout::Capture(Box::new(columns)));
-        }
-        if fields[1..].iter().all(|f| f.is_empty()) {
-            return Ok(Layout::Plain);
-        }
-        Err(at(
-            line,
-            "the header has no MsBetweenPresents or FrameTime column; a plain trace has one column of frame times in ms",
-        ))
-    }
-}
-
 pub(super) fn refuse_semicolons(fields: &[&str], line: u64) -> Result<(), TraceError> {
     if fields.iter().any(|f| f.contains(';')) {
         return Err(at(line, "semicolon-separated values are not supported; export the trace as comma-separated CSV"));
@@ -401,303 +355,162 @@ fn within_range(ns: Nanos, line: u64, what: &str) -> Result<Nanos, TraceError> {
     Ok(ns)
 }
 
-/// A column found in the header: its index and its name as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Column {
-    index: usize,
-    name: String,
-}
-
-/// The columns of a capture that the replay reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Columns {
-    width: usize,
-    frame_time: Column,
-    /// `FrameTime` (2.0–2.3) rather than `MsBetweenPresents`.
-    frame_time_is_2_0: bool,
-    app: Option<Column>,
-    pid: Option<Column>,
-    address: Option<Column>,
-    dropped: Option<Column>,
-    until_displayed: Option<Column>,
-    displayed_time: Option<Column>,
-    display_latency: Option<Column>,
-    display_change: Option<Column>,
-    sync_interval: Option<Column>,
-    allows_tearing: Option<Column>,
-    present_mode: Option<Column>,
-}
-
-impl Columns {
-    fn find(header: &[&str]) -> Option<Columns> {
-        let column = |name: &str| {
-            header
-                .iter()
-                .position(|h| h.eq_ignore_ascii_case(name))
-                .map(|index| Column { index, name: header[index].to_owned() })
-        };
-        let (frame_time, frame_time_is_2_0) = match column("MsBetweenPresents") {
-            Some(c) => (c, false),
-            // The lab's own `--frame-log`: start-to-start intervals, then its display columns.
-            None => match column("FrameTime") {
-                Some(c) => (c, true),
-                None => (column("frame_ms")?, false),
-            },
-        };
-        Some(Columns {
-            width: header.len(),
-            frame_time,
-            frame_time_is_2_0,
-            app: column("Application"),
-            pid: column("ProcessID"),
-            address: column("SwapChainAddress"),
-            dropped: column("Dropped"),
-            until_displayed: column("MsUntilDisplayed"),
-            displayed_time: column("DisplayedTime"),
-            display_latency: column("DisplayLatency"),
-            display_change: column("MsBetweenDisplayChange"),
-            sync_interval: column("SyncInterval"),
-            allows_tearing: column("AllowsTearing"),
-            present_mode: column("PresentMode"),
-        })
-    }
-
-    /// The field of `column` in this row.
-    fn get<'a>(&self, fields: &[&'a str], column: &Column, line: u64) -> Result<&'a str, TraceError> {
-        fields.get(column.index).copied().ok_or_else(|| {
-            at(
-                line,
-                format!("no {} value (the row has {} fields, the header {})", column.name, fields.len(), self.width),
-            )
-        })
-    }
-
-    fn optional<'a>(
-        &self,
-        fields: &[&'a str],
-        column: Option<&Column>,
-        line: u64,
-    ) -> Result<Option<&'a str>, TraceError> {
-        column.map(|c| self.get(fields, c, line)).transpose()
-    }
-
-    /// A ms value that may be NA (or empty): `None`.
-    fn ms_or_na(&self, fields: &[&str], column: Option<&Column>, line: u64) -> Result<Option<Nanos>, TraceError> {
-        match (column, self.optional(fields, column, line)?) {
-            (Some(c), Some(text)) if !is_na(text) => parse_ms(text, line, &c.name).map(Some),
-            _ => Ok(None),
-        }
-    }
-
-    fn push(&self, fields: &[&str], line: u64, rows: &mut Rows) -> Result<(), TraceError> {
-        let key = ChainKey {
-            app: self.optional(fields, self.app.as_ref(), line)?.unwrap_or("").to_owned(),
-            pid: self.optional(fields, self.pid.as_ref(), line)?.unwrap_or("").to_owned(),
-            address: self.optional(fields, self.address.as_ref(), line)?.unwrap_or("").to_owned(),
-        };
-        let present_text = self.get(fields, &self.frame_time, line)?;
-        if is_na(present_text) {
-            return Err(at(
-                line,
-                format!("{} is NA; the replay needs every frame's present interval", self.frame_time.name),
-            ));
-        }
-        let present = parse_ms(present_text, line, &self.frame_time.name)?;
-        let displayed = if let Some(dropped) = &self.dropped {
-            match self.get(fields, dropped, line)? {
-                "0" => true,
-                "1" => false,
-                other => return Err(at(line, format!("{} is '{other}', expected 0 or 1", dropped.name))),
-            }
-        } else if let Some(until) = self.optional(fields, self.until_displayed.as_ref(), line)? {
-            !is_na(until)
-        } else if let Some(shown) = self.optional(fields, self.displayed_time.as_ref(), line)? {
-            !is_na(shown)
-        } else {
-            true
-        };
-        let display_interval = if self.display_change.is_some() {
-            self.ms_or_na(fields, self.display_change.as_ref(), line)?
-        } else {
-            self.ms_or_na(fields, self.displayed_time.as_ref(), line)?
-        };
-        let until_displayed = if self.until_displayed.is_some() {
-            self.ms_or_na(fields, self.until_displayed.as_ref(), line)?
-        } else if self.frame_time_is_2_0 {
-            self.ms_or_na(fields, self.display_latency.as_ref(), line)?.map(|latency| latency.saturating_sub(present))
-        } else {
-            None
-        };
-        let sync_interval = self.optional(fields, self.sync_interval.as_ref(), line)?;
-        let allows_tearing = self.optional(fields, self.allows_tearing.as_ref(), line)?;
-        let mode = self.optional(fields, self.present_mode.as_ref(), line)?;
-        let tears = sync_interval == Some("0")
-            && (allows_tearing == Some("1") || mode.is_some_and(|m| m.starts_with("Hardware: Legacy")));
-        // "Composed: Flip", "Composed: Copy with GPU GDI", …; never "Hardware Composed: Independent Flip".
-        let composed = mode.is_some_and(|m| m.starts_with("Composed"));
-        rows.push(key, Row { line, present, displayed, display_interval, until_displayed, tears, composed });
-        Ok(())
-    }
-
-    /// 2.0–2.3 writes how long a frame stayed on screen (forward-looking)
-    /// instead of the time since the previous display change.
-    fn display_interval_is_forward(&self) -> bool {
-        self.display_change.is_none() && self.displayed_time.is_some()
-    }
-}
-
 pub(super) fn is_na(text: &str) -> bool {
     text.is_empty() || text.eq_ignore_ascii_case("NA")
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ChainKey {
-    app: String,
-    pid: String,
-    address: String,
+/// Why a row of `file` cannot be replayed, by the replay's rules (the
+/// diagnosis's are in [`super::presentmon`]): a plain list's line is one
+/// frame time; a capture's row has every column the replay reads, a frame
+/// time that is a number of ms (not NA), `Dropped` 0 or 1, and display
+/// times in ms or NA.
+pub(super) fn replay_row_error(file: &CaptureFile, fields: &[&str], line: u64) -> Result<(), TraceError> {
+    let Some(c) = &file.columns else { return plain_value(fields, line).map(drop) };
+    let get = |column: &(usize, String)| {
+        fields.get(column.0).copied().ok_or_else(|| {
+            at(line, format!("no {} value (the row has {} fields, the header {})", column.1, fields.len(), c.width))
+        })
+    };
+    let optional = |column: Option<&(usize, String)>| column.map(get).transpose();
+    let ms_or_na = |column: Option<&(usize, String)>| match (column, optional(column)?) {
+        (Some(column), Some(text)) if !is_na(text) => parse_ms(text, line, &column.1).map(drop),
+        _ => Ok(()),
+    };
+    optional(c.app.as_ref())?;
+    optional(c.pid.as_ref())?;
+    optional(c.address.as_ref())?;
+    if let Some(frame_time) = &c.frame_time {
+        let text = get(frame_time)?;
+        if is_na(text) {
+            return Err(at(line, format!("{} is NA; the replay needs every frame's present interval", frame_time.1)));
+        }
+        parse_ms(text, line, &frame_time.1)?;
+    }
+    if let Some(dropped) = &c.dropped {
+        let value = get(dropped)?;
+        if value != "0" && value != "1" {
+            return Err(at(line, format!("{} is '{value}', expected 0 or 1", dropped.1)));
+        }
+    } else if c.until_displayed.is_some() {
+        optional(c.until_displayed.as_ref())?;
+    } else {
+        optional(c.displayed_time.as_ref())?;
+    }
+    ms_or_na(if c.display_change.is_some() { c.display_change.as_ref() } else { c.displayed_time.as_ref() })?;
+    if c.until_displayed.is_some() {
+        ms_or_na(c.until_displayed.as_ref())?;
+    } else {
+        ms_or_na(c.replay_latency())?;
+    }
+    optional(c.sync_interval.as_ref())?;
+    optional(c.allows_tearing.as_ref())?;
+    optional(c.present_mode.as_ref())?;
+    Ok(())
 }
 
-/// One row as read, before the swap chain is chosen.
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    line: u64,
-    present: Nanos,
-    displayed: bool,
-    /// The row's display interval column as written (see [`Columns::display_interval_is_forward`]).
-    display_interval: Option<Nanos>,
-    until_displayed: Option<Nanos>,
-    tears: bool,
-    /// `PresentMode` says the compositor composed it (`Composed: …`).
-    composed: bool,
+/// A row's present interval as replayed (checked by [`replay_row_error`]).
+fn present(row: &Raw) -> Nanos {
+    ms_to_nanos(row.frame_time_ms.unwrap_or(0.0))
 }
 
-/// One swap chain's rows; with an app filter, only matching chains keep them.
-struct Chain {
-    key: ChainKey,
+/// The replay's reading of `file` (see [`CaptureFile::trace`]).
+pub(super) fn trace_of(file: &CaptureFile, app: Option<&str>) -> Result<Trace, TraceError> {
+    if let Some(e) = &file.replay_error {
+        return Err(e.clone());
+    }
+    match &file.columns {
+        None => plain_trace(&file.rows, app),
+        Some(columns) => capture_trace(file, columns, app),
+    }
+}
+
+fn plain_trace(rows: &[Raw], app: Option<&str>) -> Result<Trace, TraceError> {
+    if rows.is_empty() {
+        return Err(TraceError::Empty);
+    }
+    if let Some(name) = app {
+        return Err(TraceError::UnknownApp {
+            name: name.to_owned(),
+            present: "none (a plain list of frame times)".to_owned(),
+        });
+    }
+    let mut times = Vec::with_capacity(rows.len());
+    for row in rows {
+        times.push(within_range(present(row), row.line, "frame time")?);
+    }
+    refuse_all_zero(rows)?;
+    Ok(Trace::from_frame_times(&times))
+}
+
+/// One swap chain of a capture as the replay counts it.
+struct Chain<'a> {
+    key: &'a ChainKey,
     frames: u64,
     not_displayed: u64,
-    rows: Vec<Row>,
 }
 
-/// Every swap chain of the capture, in file order.
-struct Rows<'a> {
-    app: Option<&'a str>,
-    chains: Vec<Chain>,
-    index: HashMap<ChainKey, usize>,
+impl Chain<'_> {
+    fn summary(&self) -> SwapChain {
+        SwapChain {
+            app: self.key.app.clone(),
+            pid: self.key.pid.clone(),
+            address: self.key.address.clone(),
+            frames: self.frames,
+            not_displayed: self.not_displayed,
+        }
+    }
 }
 
-impl<'a> Rows<'a> {
-    fn new(app: Option<&'a str>) -> Rows<'a> {
-        Rows { app, chains: Vec::new(), index: HashMap::new() }
+fn capture_trace(file: &CaptureFile, columns: &Columns, app: Option<&str>) -> Result<Trace, TraceError> {
+    if file.chains.is_empty() {
+        return Err(TraceError::Empty);
     }
-
-    fn push(&mut self, key: ChainKey, row: Row) {
-        let i = match self.index.get(&key) {
-            Some(&i) => i,
-            None => {
-                self.chains.push(Chain { key: key.clone(), frames: 0, not_displayed: 0, rows: Vec::new() });
-                self.index.insert(key, self.chains.len() - 1);
-                self.chains.len() - 1
-            }
-        };
-        let chain = &mut self.chains[i];
-        chain.frames += 1;
-        chain.not_displayed += u64::from(!row.displayed);
-        if self.app.is_none_or(|app| chain.key.app.eq_ignore_ascii_case(app)) {
-            chain.rows.push(row);
-        }
+    let mut chains: Vec<Chain<'_>> = file.chains.iter().map(|key| Chain { key, frames: 0, not_displayed: 0 }).collect();
+    for row in &file.rows {
+        chains[row.chain].frames += 1;
+        chains[row.chain].not_displayed += u64::from(!row.displayed);
     }
-
-    /// A plain list is one chain without a name, which no filter drops.
-    fn push_plain(&mut self, present: Nanos, line: u64) {
-        let row = Row {
-            line,
-            present,
-            displayed: true,
-            display_interval: None,
-            until_displayed: None,
-            tears: false,
-            composed: false,
-        };
-        if self.chains.is_empty() {
-            let key = ChainKey { app: String::new(), pid: String::new(), address: String::new() };
-            self.chains.push(Chain { key, frames: 0, not_displayed: 0, rows: Vec::new() });
-        }
-        let chain = &mut self.chains[0];
-        chain.frames += 1;
-        chain.rows.push(row);
+    let matches = |c: &Chain<'_>| app.is_none_or(|name| c.key.app.eq_ignore_ascii_case(name));
+    // The most frames; on a tie the first in file order (max_by_key keeps the last).
+    let chosen = chains
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches(c))
+        .min_by_key(|&(i, c)| (std::cmp::Reverse(c.frames), i))
+        .map(|(i, _)| i);
+    let Some(chosen) = chosen else {
+        return Err(TraceError::UnknownApp { name: app.unwrap_or("").to_owned(), present: app_list(&chains) });
+    };
+    let others: Vec<SwapChain> =
+        chains.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, c)| c.summary()).collect();
+    let rows: Vec<&Raw> = file.rows.iter().filter(|r| r.chain == chosen).collect();
+    let (frames, dropped, tearing) = merge(&rows, columns)?;
+    let composed = rows.iter().filter(|r| r.displayed && r.composed).count();
+    if frames.is_empty() {
+        return Err(TraceError::NothingDisplayed(chains[chosen].summary().to_string()));
     }
-
-    fn into_plain_trace(self, app: Option<&str>) -> Result<Trace, TraceError> {
-        let Some(chain) = self.chains.into_iter().next() else { return Err(TraceError::Empty) };
-        if let Some(name) = app {
-            return Err(TraceError::UnknownApp {
-                name: name.to_owned(),
-                present: "none (a plain list of frame times)".to_owned(),
-            });
-        }
-        let mut times = Vec::with_capacity(chain.rows.len());
-        for row in &chain.rows {
-            times.push(within_range(row.present, row.line, "frame time")?);
-        }
-        refuse_all_zero(&chain.rows)?;
-        Ok(Trace::from_frame_times(&times))
-    }
-
-    fn into_capture_trace(self, columns: &Columns, app: Option<&str>) -> Result<Trace, TraceError> {
-        if self.chains.is_empty() {
-            return Err(TraceError::Empty);
-        }
-        let matches = |c: &Chain| app.is_none_or(|name| c.key.app.eq_ignore_ascii_case(name));
-        // The most frames; on a tie the first in file order (max_by_key keeps the last).
-        let chosen = self
-            .chains
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| matches(c))
-            .min_by_key(|&(i, c)| (std::cmp::Reverse(c.frames), i))
-            .map(|(i, _)| i);
-        let Some(chosen) = chosen else {
-            return Err(TraceError::UnknownApp { name: app.unwrap_or("").to_owned(), present: app_list(&self.chains) });
-        };
-        let summary = |c: &Chain| SwapChain {
-            app: c.key.app.clone(),
-            pid: c.key.pid.clone(),
-            address: c.key.address.clone(),
-            frames: c.frames,
-            not_displayed: c.not_displayed,
-        };
-        let others: Vec<SwapChain> =
-            self.chains.iter().enumerate().filter(|&(i, _)| i != chosen).map(|(_, c)| summary(c)).collect();
-        let chain = &self.chains[chosen];
-        let (frames, dropped, tearing) = merge(&chain.rows, columns.display_interval_is_forward())?;
-        let composed = chain.rows.iter().filter(|r| r.displayed && r.composed).count();
-        if frames.is_empty() {
-            return Err(TraceError::NothingDisplayed(summary(chain).to_string()));
-        }
-        refuse_all_zero(&chain.rows)?;
-        let intervals: Vec<Nanos> = frames.iter().filter_map(|f| f.display_change).collect();
-        let display = if tearing {
-            TraceDisplay::Tearing
-        } else {
-            // The replay's refresh is the diagnosis's grid: 80 fps on 120 Hz
-            // alternates one and two refreshes, whose median reads 77.6 Hz.
-            RefreshEstimate::from_intervals(&intervals).map_or(TraceDisplay::Virtual, |estimate| {
-                let rate = estimate.grid(&intervals).unwrap_or(estimate.rate);
-                TraceDisplay::Synced(estimate.on(rate, &intervals))
-            })
-        };
-        let choice = match app {
-            Some(name) => Choice::App(name.to_owned()),
-            None => Choice::MostFrames,
-        };
-        let composed = composed * 2 > frames.len();
-        Ok(Trace { frames, dropped, display, chosen: summary(chain), others, choice, composed })
-    }
+    refuse_all_zero(&rows)?;
+    let intervals: Vec<Nanos> = frames.iter().filter_map(|f| f.display_change).collect();
+    let display = if tearing {
+        TraceDisplay::Tearing
+    } else {
+        // The replay's refresh is the diagnosis's grid: 80 fps on 120 Hz
+        // alternates one and two refreshes, whose median reads 77.6 Hz.
+        RefreshEstimate::from_intervals(&intervals).map_or(TraceDisplay::Virtual, |estimate| {
+            let rate = estimate.grid(&intervals).unwrap_or(estimate.rate);
+            TraceDisplay::Synced(estimate.on(rate, &intervals))
+        })
+    };
+    let choice = match app {
+        Some(name) => Choice::App(name.to_owned()),
+        None => Choice::MostFrames,
+    };
+    let composed = composed * 2 > frames.len();
+    Ok(Trace { frames, dropped, display, chosen: chains[chosen].summary(), others, choice, composed })
 }
 
 /// `dwm.exe 210 frames, Presenter.exe 169 frames` (per application, file order).
-fn app_list(chains: &[Chain]) -> String {
+fn app_list(chains: &[Chain<'_>]) -> String {
     let mut apps: Vec<(&str, u64)> = Vec::new();
     for chain in chains {
         match apps.iter_mut().find(|(name, _)| *name == chain.key.app) {
@@ -712,10 +525,10 @@ fn app_list(chains: &[Chain]) -> String {
     names.join(", ")
 }
 
-fn refuse_all_zero(rows: &[Row]) -> Result<(), TraceError> {
-    if rows.iter().all(|r| r.present == 0) {
-        let first = rows.first().map_or(0, |r| r.line);
-        let last = rows.last().map_or(0, |r| r.line);
+fn refuse_all_zero<R: std::borrow::Borrow<Raw>>(rows: &[R]) -> Result<(), TraceError> {
+    if rows.iter().all(|r| present(r.borrow()) == 0) {
+        let first = rows.first().map_or(0, |r| r.borrow().line);
+        let last = rows.last().map_or(0, |r| r.borrow().line);
         return Err(TraceError::AllZero { first, last });
     }
     Ok(())
@@ -725,7 +538,13 @@ fn refuse_all_zero(rows: &[Row]) -> Result<(), TraceError> {
 /// present interval is added to the next displayed frame; ones after the
 /// last displayed frame are counted but not replayed. Returns the frames,
 /// the not-displayed count, and whether most displayed frames tear.
-fn merge(rows: &[Row], forward: bool) -> Result<(Vec<TraceFrame>, u64, bool), TraceError> {
+///
+/// The display-change interval is `MsBetweenDisplayChange`, else (2.0–2.3)
+/// the previous displayed frame's `DisplayedTime`, which that layout writes
+/// forward-looking; present to display is `MsUntilDisplayed`, else 2.0–2.3's
+/// `DisplayLatency − FrameTime`.
+fn merge(rows: &[&Raw], columns: &Columns) -> Result<(Vec<TraceFrame>, u64, bool), TraceError> {
+    let forward = columns.display_change.is_none() && columns.displayed_time.is_some();
     let mut frames = Vec::with_capacity(rows.len());
     let mut pending: Nanos = 0;
     let mut dropped = 0;
@@ -733,17 +552,26 @@ fn merge(rows: &[Row], forward: bool) -> Result<(Vec<TraceFrame>, u64, bool), Tr
     // 2.0–2.3: the previous displayed frame's time on screen.
     let mut previous_on_screen: Option<Nanos> = None;
     for row in rows {
-        let present = within_range(row.present, row.line, "frame time")?;
+        let own = present(row);
+        let present = within_range(own, row.line, "frame time")?;
         pending = pending.saturating_add(present);
         if !row.displayed {
             dropped += 1;
             continue;
         }
+        let interval = if columns.display_change.is_some() { row.display_change_ms } else { row.displayed_time_ms };
         let interval =
-            row.display_interval.map(|q| within_range(q, row.line, "display-change interval")).transpose()?;
+            interval.map(|q| within_range(ms_to_nanos(q), row.line, "display-change interval")).transpose()?;
         let display_change = if forward { std::mem::replace(&mut previous_on_screen, interval) } else { interval };
+        let until_displayed = if columns.until_displayed.is_some() {
+            row.until_displayed_ms.map(ms_to_nanos)
+        } else if columns.replay_latency().is_some() {
+            row.display_latency_ms.map(|latency| ms_to_nanos(latency).saturating_sub(own))
+        } else {
+            None
+        };
         let until_displayed =
-            row.until_displayed.map(|u| within_range(u, row.line, "present-to-display time")).transpose()?;
+            until_displayed.map(|u| within_range(u, row.line, "present-to-display time")).transpose()?;
         tearing += usize::from(row.tears);
         frames.push(TraceFrame {
             present: pending,

@@ -48,7 +48,10 @@ mod parse;
 mod write;
 
 pub use metrics::{CaptureFigures, display_cycle, frame_metrics};
-pub use parse::{parse_capture, parse_capture_of, read_capture, read_capture_of};
+pub use parse::{
+    CaptureFile, parse_capture, parse_capture_file, parse_capture_of, read_capture, read_capture_file, read_capture_of,
+};
+pub(in crate::monitor::trace) use parse::{ChainKey, Columns, Raw, parse_for_replay};
 pub use write::{FRAMES_HEADER, frames_csv};
 
 use crate::time::{NANOS_PER_SEC, Nanos};

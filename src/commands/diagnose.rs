@@ -157,8 +157,8 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     drop(file);
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
     // Without a FrameType column, a frame generator's frames are told by the pattern they leave.
-    let (chain, _) = generation::mark(chain, capture.frame_type_known);
-    let chain = &chain;
+    let marked = generation::mark(chain, capture.frame_type_known);
+    let chain = marked.as_ref().unwrap_or(chain);
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
     let sync = facts::sync(chain, &facts::display_intervals(chain, &metrics, capture.hz));

@@ -65,19 +65,22 @@ pub(crate) fn shared_cpu_start(frames: &[CaptureFrame]) -> Vec<usize> {
 }
 
 /// `chain` with the frames [`shared_cpu_start`] finds marked
-/// [`GENERATED_BY_PATTERN`], where the file has no `FrameType` column, and
-/// how many it marked.
-pub(crate) fn mark(chain: &CaptureChain, frame_type_known: bool) -> (CaptureChain, usize) {
-    let mut chain = chain.clone();
+/// [`GENERATED_BY_PATTERN`], where the file has no `FrameType` column and
+/// the pattern finds any; `None` (no copy) otherwise.
+pub(crate) fn mark(chain: &CaptureChain, frame_type_known: bool) -> Option<CaptureChain> {
     if frame_type_known {
-        return (chain, 0);
+        return None;
     }
     let found = shared_cpu_start(&chain.frames);
+    if found.is_empty() {
+        return None;
+    }
+    let mut chain = chain.clone();
     for &i in &found {
         chain.frames[i].frame_type = GENERATED_BY_PATTERN.to_owned();
         chain.frames[i].sim = None;
     }
-    (chain, found.len())
+    Some(chain)
 }
 
 /// Frames marked by [`mark`].
@@ -194,10 +197,9 @@ mod tests {
     fn marking_keeps_a_file_s_frame_type_and_otherwise_takes_the_pattern_s_frames_off_the_game() {
         let frames = vec![present(0, 8_000), present(16_000, 0), present(16_000, 8_000)];
         let chain = CaptureChain { app: "g.exe".into(), pid: "1".into(), address: "0x1".into(), frames };
-        let (kept, n) = mark(&chain, true);
-        assert_eq!((n, marked(&kept)), (0, 0), "the file's FrameType is the evidence where it has one");
-        let (found, n) = mark(&chain, false);
-        assert_eq!((n, marked(&found)), (1, 1));
+        assert_eq!(mark(&chain, true), None, "the file's FrameType is the evidence where it has one");
+        let found = mark(&chain, false).expect("a frame found");
+        assert_eq!(marked(&found), 1);
         assert!(!found.frames[1].is_application() && found.frames[1].sim.is_none(), "{:?}", found.frames[1]);
     }
 

@@ -27,7 +27,7 @@ use crate::report::trim_number;
 use crate::report_card::RunRecord;
 use crate::report_card::diagnosis::DiagnosisCard;
 use crate::report_card::diagnosis::facts::{self, Sync};
-use crate::report_card::diagnosis::{budget, verdict};
+use crate::report_card::diagnosis::{budget, generation, verdict};
 use crate::time::{NANOS_PER_SEC, Rate};
 use crate::vrr::{Refresh, VrrRange};
 
@@ -156,6 +156,9 @@ pub(crate) fn diagnose(path: &Path, app: Option<&str>) -> Result<Diagnosis, CliE
     // Its rows are no longer needed: the replay and the metrics hold what they took.
     drop(file);
     let chain = chosen_chain(&capture, &app).ok_or_else(|| usage(format!("{name}: no swap chain of {app}")))?;
+    // Without a FrameType column, a frame generator's frames are told by the pattern they leave.
+    let marked = generation::mark(chain, capture.frame_type_known);
+    let chain = marked.as_ref().unwrap_or(chain);
     let metrics = frame_metrics(&chain.frames);
     let figures = CaptureFigures::of(chain, &metrics, capture.hz);
     let sync = facts::sync(chain, &facts::display_intervals(chain, &metrics, capture.hz));

@@ -212,6 +212,23 @@ enum Display {
     Unknown,
 }
 
+/// Frame generation, as a person reads it from a capture by hand.
+#[derive(Clone, Copy)]
+enum Generated {
+    /// Not looked for: frame times only.
+    NotRead,
+    /// The FrameType column marks this many displayed frames as generated.
+    FrameType(usize),
+    /// No FrameType column, no CPU start of the file's own and no PC latency: it cannot be told.
+    CannotTell,
+    /// No FrameType column; `MsPCLatency` steady from one present to the next (FrameView's
+    /// Remnant II log): none found.
+    SteadyLatency,
+    /// No FrameType column; `MsPCLatency` alternates by a present interval, present after present
+    /// (FrameView's Starfield log, DLSS-FG on): likely on, which frames cannot be told.
+    AlternatingLatency,
+}
+
 /// What a person reads by hand from one capture (python's csv module and
 /// the raw columns; see /work/notes/issue43.md for the table in words).
 #[derive(Clone, Copy)]
@@ -221,8 +238,8 @@ struct Reading {
     display: Display,
     /// Frames cadence as `diagnose` writes it (`frames stay 2, 1 refreshes`), where the frames stay mixed counts.
     cadence: Option<&'static str>,
-    /// `Some(n)`: n generated frames (FrameType); `None`: no FrameType column, frame generation cannot be told.
-    generated: Option<Option<usize>>,
+    /// Frame generation as a person reads it from the file.
+    generated: Generated,
     /// What limits the game: the verdict line's start.
     bound: Option<&'static str>,
     /// Fewer than 50 displayed application frames.
@@ -230,17 +247,13 @@ struct Reading {
 }
 
 const CORPUS: [Reading; 24] = {
-    const fn r(
-        file: &'static str,
-        display: Display,
-        generated: Option<Option<usize>>,
-        bound: Option<&'static str>,
-    ) -> Reading {
+    const fn r(file: &'static str, display: Display, generated: Generated, bound: Option<&'static str>) -> Reading {
         Reading { file, app: None, display, cadence: None, generated, bound, few: false }
     }
     use Display::{Grid, Tearing, Unknown, Vrr};
-    let no_frame_type = Some(None);
-    let application_only = Some(Some(0));
+    use Generated::{AlternatingLatency, NotRead};
+    let no_frame_type = Generated::CannotTell;
+    let application_only = Generated::FrameType(0);
     [
         r("presentmon/F00HeaWin2080_gold.csv", Grid("143.98"), application_only, Some("neither CPU- nor GPU-bound")),
         Reading {
@@ -248,7 +261,7 @@ const CORPUS: [Reading; 24] = {
             few: true,
             ..r("presentmon/test_case_0_v2.csv", Grid("59.95"), application_only, None)
         },
-        r("presentmon/test_case_10_v2.csv", Tearing, Some(Some(1826)), Some("CPU- and GPU-bound alike")),
+        r("presentmon/test_case_10_v2.csv", Tearing, Generated::FrameType(1826), Some("CPU- and GPU-bound alike")),
         r("presentmon/test_case_13_v2.csv", Tearing, application_only, Some("CPU-bound")),
         Reading {
             app: Some("Presenter.exe"),
@@ -261,7 +274,7 @@ const CORPUS: [Reading; 24] = {
             ..r("presentmon/test_case_4_v2.csv", Grid("59.97"), application_only, None)
         },
         r("presentmon/test_case_5.csv", Grid("60"), application_only, Some("CPU-bound")),
-        r("presentmon/test_case_8.csv", Tearing, Some(Some(2505)), Some("CPU- and GPU-bound alike")),
+        r("presentmon/test_case_8.csv", Tearing, Generated::FrameType(2505), Some("CPU- and GPU-bound alike")),
         r("traces/capframex_re2_with_header.csv", Grid("119.84"), no_frame_type, None),
         r("traces/ocat_metroexodus.csv", Tearing, no_frame_type, None),
         r("traces/pm1_csgo.csv", Grid("60"), no_frame_type, None),
@@ -290,19 +303,19 @@ const CORPUS: [Reading; 24] = {
             ..r("traces/pm_gold_case4_v2metrics.csv", Grid("59.97"), application_only, None)
         },
         r("traces/pmapp_apex.csv", Tearing, application_only, Some("GPU-bound")),
-        r("traces/synthetic_steady.csv", Unknown, None, None),
-        r("traces/synthetic_jitter.csv", Unknown, None, None),
-        r("traces/synthetic_1stall100.csv", Unknown, None, None),
+        r("traces/synthetic_steady.csv", Unknown, NotRead, None),
+        r("traces/synthetic_jitter.csv", Unknown, NotRead, None),
+        r("traces/synthetic_1stall100.csv", Unknown, NotRead, None),
         r(
             "captures/frameview_remnant2_30fps_dlss_quality.csv",
             Vrr,
-            no_frame_type,
+            Generated::SteadyLatency,
             Some("not GPU-bound: GPU utilisation 56 %"),
         ),
         r(
             "captures/frameview_starfield_unlimited_dlss_fg_quality.csv",
             Vrr,
-            no_frame_type,
+            AlternatingLatency,
             Some("GPU-bound: GPU utilisation 99 %"),
         ),
         r("captures/ipm_F02NomadDemoFS750_gold.csv", Tearing, application_only, Some("CPU-bound")),
@@ -316,22 +329,7 @@ fn check_reading(reading: Reading) -> Result<Completion, Failed> {
     if !path.is_file() {
         return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
     }
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"));
-    command.arg("diagnose").arg(&path);
-    if let Some(app) = reading.app {
-        command.args(["--app", app]);
-    }
-    let out = command.output().map_err(|e| format!("timestep-lab: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(format!(
-            "{}: exit {:?}: {}",
-            reading.file,
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
+    let text = diagnose(&path, reading.app)?;
     let mut wrong = Vec::new();
     let mut expect = |what: &str, holds: bool| {
         if !holds {
@@ -347,11 +345,28 @@ fn check_reading(reading: Reading) -> Result<Completion, Failed> {
     if let Some(cadence) = reading.cadence {
         expect(cadence, text.contains(cadence));
     }
+    let found = generation_found(&text);
     match reading.generated {
-        Some(Some(0)) => expect("no generated frame", text.contains(", 0 generated,")),
-        Some(Some(n)) => expect(&format!("{n} generated"), text.contains(&format!("frame generation: {n} of "))),
-        Some(None) => expect("frame generation cannot be told", text.contains("frame generation: no FrameType column")),
-        None => {}
+        Generated::FrameType(0) => expect("no generated frame", text.contains(", 0 generated,") && !found),
+        Generated::FrameType(n) => {
+            expect(&format!("{n} generated"), text.contains(&format!("\n- frame generation: {n} of ")));
+        }
+        Generated::CannotTell => expect(
+            "frame generation cannot be told, and none found",
+            text.contains("- frame generation: no FrameType column, so a frame generator's frames cannot be told")
+                && !found,
+        ),
+        Generated::SteadyLatency => expect(
+            "no frame generation in a steady PC latency",
+            text.contains("- frame generation: no FrameType column, and none found: the file has no CPU start of its own, and its MsPCLatency does not alternate")
+                && !found,
+        ),
+        Generated::AlternatingLatency => expect(
+            "frame generation likely from MsPCLatency, which frames unknown",
+            text.contains("\n- frame generation likely: MsPCLatency alternates")
+                && text.contains("\n- which presents a frame generator made: the log has no FrameType column"),
+        ),
+        Generated::NotRead => {}
     }
     if let Some(bound) = reading.bound {
         expect(bound, text.contains(&format!("\n- {bound}")));
@@ -364,6 +379,184 @@ fn check_reading(reading: Reading) -> Result<Completion, Failed> {
         Ok(Completion::Completed)
     } else {
         Err(format!("{}: diagnose does not say {}:\n{text}", reading.file, wrong.join(", ")).into())
+    }
+}
+
+/// `diagnose` of `path` (with `--app`), its output or one line why not.
+fn diagnose(path: &std::path::Path, app: Option<&str>) -> Result<String, Failed> {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"));
+    command.arg("diagnose").arg(path);
+    if let Some(app) = app {
+        command.args(["--app", app]);
+    }
+    let out = command.output().map_err(|e| format!("timestep-lab: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{}: exit {:?}: {}",
+            path.display(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `text` without its column `name` (a CSV without quoted fields), or `None` where it has no such column.
+fn without_column(text: &str, name: &str) -> Result<Option<String>, Failed> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let Some(at) = header.iter().position(|h| h.trim_start_matches('\u{feff}') == name) else { return Ok(None) };
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        let mut fields: Vec<&str> = line.split(',').collect();
+        if fields.len() != header.len() {
+            return Err(format!("line {}: {} fields under a header of {}", i + 1, fields.len(), header.len()).into());
+        }
+        fields.remove(at);
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    Ok(Some(out))
+}
+
+/// Whether the verdict finds frame generation (from FrameType, the pattern, or PC latency).
+fn generation_found(text: &str) -> bool {
+    text.contains(" displayed frames were generated") || text.contains("\n- frame generation likely")
+}
+
+/// The line of `text` that starts with `figure` (a figure's row of the diagnosis), its
+/// line numbers as `line _`: the reader numbers a CRLF file's rows one short of its lines
+/// (pmapp_apex.csv), and the copy without FrameType is written with LF (a quirk of the
+/// reader's line count, not of a figure).
+fn figure_line(text: &str, figure: &str) -> String {
+    let row = text.lines().find(|l| l.starts_with(&format!("{figure} "))).unwrap_or("");
+    let mut out = String::with_capacity(row.len());
+    let mut rest = row;
+    while let Some(at) = rest.find("line ") {
+        out.push_str(&rest[..at + 5]);
+        rest = rest[at + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('_');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// With its FrameType column hidden (a copy in the temporary folder, removed
+/// after), a capture's generated frames are the ones the pattern finds: as
+/// many as FrameType marks (none where it marks none), with the same queue
+/// depth, animation error and latency as when FrameType marks them.
+fn check_hidden_frame_type(reading: Reading) -> Result<Completion, Failed> {
+    let path = data_dir().join(reading.file);
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some(hidden) = without_column(&text, "FrameType")? else {
+        return Err(format!("{}: no FrameType column to hide", reading.file).into());
+    };
+    let stem = reading.file.replace('/', "_");
+    let copy = std::env::temp_dir().join(format!("timestep-lab-{}-no-frame-type-{stem}", std::process::id()));
+    std::fs::write(&copy, hidden).map_err(|e| format!("{}: {e}", copy.display()))?;
+    let seen = diagnose(&copy, reading.app);
+    let _ = std::fs::remove_file(&copy);
+    let (seen, marked) = (seen?, diagnose(&path, reading.app)?);
+    let mut wrong = Vec::new();
+    match reading.generated {
+        Generated::FrameType(0) => {
+            if !seen.contains(", 0 generated (no FrameType column, none in the pattern),") || generation_found(&seen) {
+                wrong.push("no generated frame".to_owned());
+            }
+        }
+        Generated::FrameType(n) => {
+            let says = format!("\n- frame generation: {n} of ");
+            if !seen.contains(&says)
+                || !seen.contains("(told from the pattern they leave, the file having no FrameType column")
+            {
+                wrong.push(format!("{n} generated, told from the pattern"));
+            }
+        }
+        _ => return Err(format!("{}: no FrameType count in the corpus table", reading.file).into()),
+    }
+    for figure in ["queue depth", "animation error", "latency", "displayed time"] {
+        if figure_line(&seen, figure) != figure_line(&marked, figure) {
+            wrong.push(format!(
+                "the {figure} FrameType gives:\n  {}\nagainst, with it hidden:\n  {}",
+                figure_line(&marked, figure),
+                figure_line(&seen, figure)
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{} with FrameType hidden: diagnose does not say {}:\n{seen}", reading.file, wrong.join(", "))
+            .into())
+    }
+}
+
+/// A capture whose own columns `diagnose` shows beside its recomputed figures:
+/// those that must agree frame by frame (the same quantity), and those shown
+/// as another span or count.
+struct OwnColumns {
+    file: &'static str,
+    app: Option<&'static str>,
+    agree: &'static [&'static str],
+    shown: &'static [&'static str],
+}
+
+/// The gold files (PresentMon's own figures: they must agree), one FrameView log and one 1.x capture.
+const OWN_COLUMNS: [OwnColumns; 10] = {
+    const V2: &[&str] = &["DisplayedTime", "MsAnimationError", "DisplayLatency"];
+    const DEFAULT: &[&str] = &["MsBetweenDisplayChange", "MsAnimationError"];
+    const fn c(file: &'static str, app: Option<&'static str>, agree: &'static [&'static str]) -> OwnColumns {
+        OwnColumns { file, app, agree, shown: &[] }
+    }
+    let presenter = Some("Presenter.exe");
+    [
+        c("presentmon/test_case_0_v2.csv", presenter, V2),
+        c("presentmon/test_case_4.csv", presenter, DEFAULT),
+        c("presentmon/test_case_4_v2.csv", presenter, V2),
+        c("presentmon/test_case_5.csv", None, DEFAULT),
+        c("presentmon/test_case_8.csv", None, DEFAULT),
+        c("presentmon/test_case_10_v2.csv", None, V2),
+        c("presentmon/test_case_13_v2.csv", None, V2),
+        c("presentmon/F00HeaWin2080_gold.csv", None, DEFAULT),
+        OwnColumns {
+            file: "captures/frameview_remnant2_30fps_dlss_quality.csv",
+            app: None,
+            agree: &["MsBetweenDisplayChange"],
+            shown: &["MsPCLatency", "Render Queue Depth"],
+        },
+        c("traces/pm1_csgo.csv", None, &["MsBetweenDisplayChange"]),
+    ]
+};
+
+/// Each of the file's own columns beside its figure: within rounding where it is the same quantity.
+fn check_own_columns(own: &OwnColumns) -> Result<Completion, Failed> {
+    let path = data_dir().join(own.file);
+    if !path.is_file() {
+        return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
+    }
+    let text = diagnose(&path, own.app)?;
+    let mut wrong = Vec::new();
+    for column in own.agree {
+        let said = text.split(&format!("(the file's {column}: ")).nth(1).and_then(|rest| rest.split(')').next());
+        match said {
+            Some(words) if words.ends_with("each within 0.003 ms") => {}
+            Some(words) => wrong.push(format!("{column} does not agree: {words}")),
+            None => wrong.push(format!("{column} is not shown")),
+        }
+    }
+    for column in own.shown {
+        if !text.contains(&format!("(the file's {column}: ")) || !text.contains(", another ") {
+            wrong.push(format!("{column} is not shown as another figure"));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(Completion::Completed)
+    } else {
+        Err(format!("{}: {}:\n{text}", own.file, wrong.join("; ")).into())
     }
 }
 
@@ -428,6 +621,15 @@ fn main() {
         let stem = reading.file.trim_end_matches(".csv").replace('/', "_").to_lowercase();
         let test = format!("corpus::diagnose_says_what_a_person_reads_from_{stem}");
         trials.push(Trial::ignorable_test(test, move || check_reading(reading)));
+        if let Generated::FrameType(_) = reading.generated {
+            let test = format!("generation::the_pattern_finds_the_frames_frame_type_marks_in_{stem}");
+            trials.push(Trial::ignorable_test(test, move || check_hidden_frame_type(reading)));
+        }
+    }
+    for own in OWN_COLUMNS {
+        let stem = own.file.trim_end_matches(".csv").replace('/', "_").to_lowercase();
+        let test = format!("own_columns::the_file_s_own_figures_stand_beside_the_recomputed_ones_in_{stem}");
+        trials.push(Trial::ignorable_test(test, move || check_own_columns(&own)));
     }
     for path in captures {
         let folder =

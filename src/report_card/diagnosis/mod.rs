@@ -9,6 +9,8 @@
 
 pub(crate) mod budget;
 pub(crate) mod facts;
+pub(crate) mod generation;
+pub(crate) mod reported;
 pub(crate) mod verdict;
 
 use super::html::page;

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use super::facts::{self, Sync};
 use super::{DIAGNOSIS_SCHEMA, DIAGNOSIS_VERSION, DiagnosisCard, Figure, Series};
-use crate::monitor::presentmon::{Capture, CaptureChain, CaptureFigures, FrameMetrics, Ticks, ticks_to_ms};
+use super::{generation, reported};
+use crate::monitor::presentmon::{
+    Capture, CaptureChain, CaptureFigures, CaptureLayout, FrameMetrics, Ticks, ticks_to_ms,
+};
 use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
@@ -45,13 +48,22 @@ pub(crate) fn card(
     let cadence = grid.and_then(|g| facts::cadence(&intervals, g));
     let refresh_hz = grid.map(facts::Grid::hz);
     let period_ms = grid.map(|g| g.period_ms);
+    let by_pattern = generation::marked(chain);
+    let alternation = (!capture.frame_type_known && by_pattern == 0)
+        .then(|| generation::latency_alternation(&chain.frames, hz))
+        .flatten();
+    let own = reported::file_figures(chain, metrics, hz);
     let mut figures = Vec::new();
     figures.push(figure(
         "frames",
         if capture.display_known {
             format!(
-                "{} presented, {} displayed, {} dropped, {} generated, {} tearing",
-                f.frames, f.displayed, f.dropped, f.generated, f.tearing
+                "{} presented, {} displayed, {} dropped, {}, {} tearing",
+                f.frames,
+                f.displayed,
+                f.dropped,
+                generated_words(capture, f.generated, by_pattern, alternation.is_some()),
+                f.tearing
             )
         } else {
             format!(
@@ -129,14 +141,23 @@ pub(crate) fn card(
     } else {
         figure("dropped frames", "unknown: the file does not say which frames reached the screen".to_owned(), None)
     });
-    let queue = f.queue_depth.map_or_else(
+    let mut queue = f.queue_depth.map_or_else(
         || "unknown".to_owned(),
         |(mean, max)| format!("{} frames ahead of a present on average, {max} at most", trim_number(mean, 2)),
     );
+    if let Some((mean, rows)) = own.render_queue {
+        let _ = write!(
+            queue,
+            " (the file's Render Queue Depth: {} mean over {rows} rows, another count: the driver's queue of \
+             rendering work, not the presents waiting for the screen)",
+            trim_number(mean, 2)
+        );
+    }
     figures.push(figure("queue depth", queue, f.queue_depth.map(|q| q.0)));
     let ae = match (f.animation_error_rms_ms, f.animation_error_max) {
         (Some(rms), Some((max, line))) => {
             format!("{} RMS over {} frames, largest {} (line {line})", ms(rms), f.animation_errors, ms(max))
+                + &file_says(own.animation_error.as_ref(), reported::Summary::Rms, rms)
         }
         _ => "unknown".to_owned(),
     };
@@ -160,10 +181,18 @@ pub(crate) fn card(
         figures.push(figure(
             &LATENCY_MS.words(),
             format!(
-                "CPU start to screen: mean {}, p95 {}, max {}",
+                "CPU start to screen: mean {}, p95 {}, max {}{}{}",
                 ms(s.latency_ms),
                 ms(s.latency_p95_ms),
-                ms(s.latency_max_ms)
+                ms(s.latency_max_ms),
+                file_says(own.display_latency.as_ref(), reported::Summary::Mean, s.latency_ms),
+                own.other_latency
+                    .iter()
+                    .map(|(column, mean, n, from)| format!(
+                        " (the file's {column}: {} mean over {n} frames, another span: {from}, not the CPU start)",
+                        ms(*mean)
+                    ))
+                    .collect::<String>()
             ),
             Some(s.latency_ms),
         ));
@@ -176,7 +205,16 @@ pub(crate) fn card(
         figures.push(figure("frame time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
     }
     if let Some((mean, std)) = f.displayed_time_mean_std_ms {
-        figures.push(figure("displayed time", format!("mean {}, σ {}", ms(mean), ms(std)), Some(mean)));
+        figures.push(figure(
+            "displayed time",
+            format!(
+                "mean {}, σ {}{}",
+                ms(mean),
+                ms(std),
+                file_says(own.displayed_time.as_ref(), reported::Summary::Mean, mean)
+            ),
+            Some(mean),
+        ));
     }
 
     // The sample: displayed application frames, or every frame where the file has no display times.
@@ -212,7 +250,19 @@ pub(crate) fn card(
             trim_number(100.0 * std / mean, 1)
         ));
     }
-    verdict.extend(self::verdict(chain, metrics, f, period_ms, &to_ms));
+    verdict.extend(self::verdict(chain, metrics, f, period_ms, &to_ms, by_pattern));
+    if let Some(a) = &alternation {
+        verdict.push(format!(
+            "frame generation likely: MsPCLatency alternates between {} and {} (medians) present after present, on \
+             {} of {} neighbouring rows by at least {} (half a present interval): every other present is likely a \
+             frame generator's, shown between two of the game's",
+            ms(a.low_ms),
+            ms(a.high_ms),
+            a.alternating,
+            a.pairs,
+            ms(a.step_ms)
+        ));
+    }
     if !enough {
         verdict.insert(
             0,
@@ -226,7 +276,17 @@ pub(crate) fn card(
             ),
         );
     }
-    let mut cannot_tell = capture.missing.clone();
+    let mut cannot_tell: Vec<String> = capture
+        .missing
+        .iter()
+        .map(|m| {
+            if m.starts_with("frame generation:") {
+                generation_unknown(capture, chain, by_pattern, alternation.as_ref()).unwrap_or_else(|| m.clone())
+            } else {
+                m.clone()
+            }
+        })
+        .collect();
     cannot_tell.push(
         "whether the game interpolates, its simulation step and when it reads input: a capture sees when each \
          frame's CPU work started and when it reached the screen, not what the frame depicts (app timing, where \
@@ -268,6 +328,72 @@ pub(crate) fn card(
         strategies,
         series,
     }
+}
+
+/// ` (the file's DisplayedTime: …)` where the file has its own figure, else nothing.
+fn file_says(beside: Option<&reported::Beside>, how: reported::Summary, figure_ms: f64) -> String {
+    beside.map_or_else(String::new, |b| format!(" ({})", b.words(how, figure_ms)))
+}
+
+/// Whether the layout carries a CPU start of its own (a 1.x CPU start is the previous present's return).
+fn own_cpu_start(capture: &Capture) -> bool {
+    matches!(capture.layout, CaptureLayout::Default2 | CaptureLayout::V2Metrics | CaptureLayout::ApiDump)
+}
+
+/// The frames figure's generated count, and where it comes from.
+fn generated_words(capture: &Capture, generated: usize, by_pattern: usize, alternates: bool) -> String {
+    if capture.frame_type_known {
+        format!("{generated} generated")
+    } else if by_pattern > 0 {
+        format!("{generated} generated (told from the pattern: no FrameType column)")
+    } else if alternates {
+        "generated unknown (about every other present: see the verdict)".to_owned()
+    } else if own_cpu_start(capture) {
+        "0 generated (no FrameType column, none in the pattern)".to_owned()
+    } else {
+        "generated unknown (no FrameType column)".to_owned()
+    }
+}
+
+/// What the capture cannot tell of frame generation where the file has no
+/// FrameType column, in words: `None` where the core's line says it (no
+/// pattern to read in this layout and none found).
+fn generation_unknown(
+    capture: &Capture,
+    chain: &CaptureChain,
+    by_pattern: usize,
+    alternation: Option<&generation::Alternation>,
+) -> Option<String> {
+    if by_pattern > 0 {
+        return Some(format!(
+            "which frame generator made the {by_pattern} generated frames: the file has no FrameType column, and the \
+             pattern they leave does not name it"
+        ));
+    }
+    if alternation.is_some() {
+        return Some(
+            "which presents a frame generator made: the log has no FrameType column and marks none; MsPCLatency's \
+             alternation shows them in pairs, not which of each pair is the generator's, so every present counts \
+             as the game's here (the frame rate, queue depth and animation error include the generated frames, \
+             and the game renders about half as many)"
+                .to_owned(),
+        );
+    }
+    let pc_latency = chain.frames.iter().any(|f| f.reported.pc_latency.is_some());
+    Some(if own_cpu_start(capture) {
+        "frame generation: no FrameType column, and none found in the pattern a generator leaves (no present shares \
+         the next one's CPU start with no CPU work of its own)"
+            .to_owned()
+    } else if pc_latency {
+        "frame generation: no FrameType column, and none found: the file has no CPU start of its own, and its \
+         MsPCLatency does not alternate present after present as a generator's frames make it"
+            .to_owned()
+    } else {
+        "frame generation: no FrameType column, so a frame generator's frames cannot be told from the game's (they \
+         would read as the game's own, and in its queue): the file has no CPU start of its own nor PC latency, where \
+         a generator's pattern would show"
+            .to_owned()
+    })
 }
 
 /// The display's finding: its refresh and the frames' cadence, VRR, or tearing.
@@ -321,6 +447,7 @@ fn verdict(
     f: &CaptureFigures,
     period_ms: Option<f64>,
     to_ms: &dyn Fn(Ticks) -> f64,
+    by_pattern: usize,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let rms = f.animation_error_rms_ms.unwrap_or(0.0);
@@ -440,10 +567,19 @@ fn verdict(
     }
     if f.generated > 0 {
         out.push(format!(
-            "frame generation: {} of {} displayed frames were generated; the animation error covers the {} \
-             application frames only, and a generated frame's motion is the generator's",
+            "frame generation: {} of {} displayed frames were generated{}; the animation error covers the {} \
+             application frames only, queue depth leaves the generated ones out, and a generated frame's motion is \
+             the generator's",
             f.generated,
             f.displayed,
+            if by_pattern > 0 {
+                format!(
+                    " (told from the pattern they leave, the file having no FrameType column: {by_pattern} presents \
+                     share their CPU start with the next present and carry no CPU work)"
+                )
+            } else {
+                String::new()
+            },
             f.displayed - f.generated
         ));
     }
@@ -524,6 +660,7 @@ mod tests {
                     dropped: false,
                     tears: false,
                     costs: Default::default(),
+                    reported: Default::default(),
                 };
                 previous = Some(cpu);
                 frame
@@ -543,7 +680,7 @@ mod tests {
         };
         let cadence = grid.as_ref().and_then(|g| facts::cadence(&intervals, g));
         let mut out = display_findings(&sync, cadence.as_ref(), &figures);
-        out.extend(verdict(chain, &metrics, &figures, grid.map(|g| g.period_ms), &|t| ticks_to_ms(t, HZ)));
+        out.extend(verdict(chain, &metrics, &figures, grid.map(|g| g.period_ms), &|t| ticks_to_ms(t, HZ), 0));
         out
     }
 

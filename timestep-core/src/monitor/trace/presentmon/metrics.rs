@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// let frame = |cpu: i64, screen: i64| CaptureFrame {
 ///     line: 0, frame_type: "Application".into(), frame_time: None, present_start: None,
 ///     cpu_start: Some(cpu), screen: Some(screen), sim: Some((cpu, SimSource::CpuStart)),
-///     seed: None, dropped: false, tears: false, costs: Default::default(),
+///     seed: None, dropped: false, tears: false, costs: Default::default(), reported: Default::default(),
 /// };
 /// let m = frame_metrics(&[frame(0, 400), frame(100, 500), frame(300, 600)]);
 /// assert_eq!(m[2].animation_error, Some(100), "the sim moved 200 ticks, the screen 100");
@@ -298,6 +298,7 @@ mod tests {
             dropped: screen_us.is_none(),
             tears: false,
             costs: FrameCosts::default(),
+            reported: Default::default(),
         }
     }
 

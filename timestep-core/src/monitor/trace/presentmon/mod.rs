@@ -132,6 +132,28 @@ pub struct CaptureFrame {
     pub tears: bool,
     /// What the frame cost the CPU and GPU, where the file says.
     pub costs: FrameCosts,
+    /// The file's own figures for the frame, where it writes them.
+    pub reported: Reported,
+}
+
+/// A frame's figures as the file itself wrote them (`None`: no column, or
+/// NA), to show beside the figures recomputed from the raw timestamps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reported {
+    /// `DisplayedTime` (`--v2_metrics`): how long this frame was displayed.
+    pub displayed_time: Option<Ticks>,
+    /// `MsBetweenDisplayChange`: how long the previous displayed frame was.
+    pub display_change: Option<Ticks>,
+    /// `MsAnimationError` / `AnimationError`.
+    pub animation_error: Option<Ticks>,
+    /// `DisplayLatency` (`--v2_metrics`): CPU start to screen.
+    pub display_latency: Option<Ticks>,
+    /// `MsPCLatency`: the game's simulation start to photons (its Reflex markers).
+    pub pc_latency: Option<Ticks>,
+    /// `MsClickToPhotonLatency` / `ClickToPhotonLatency`.
+    pub click_to_photon: Option<Ticks>,
+    /// FrameView's `Render Queue Depth`, in thousandths of a frame.
+    pub queue_depth_milli: Option<u32>,
 }
 
 /// What a frame cost the CPU and the GPU, where the file says (`None`: no
@@ -202,6 +224,8 @@ pub struct Capture {
     pub display_known: bool,
     /// Whether the file says which frames tear (`SyncInterval` and `AllowsTearing`).
     pub tearing_known: bool,
+    /// Whether the file has a `FrameType` column (which frames a frame generator made).
+    pub frame_type_known: bool,
     /// The application whose rows gave the counter's rate (`None`: the whole file, or no QPC columns).
     pub clock_app: Option<String>,
 }

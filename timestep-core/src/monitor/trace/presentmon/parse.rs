@@ -8,7 +8,7 @@
 //! and each keeps the first error it meets in file order, as if it had read
 //! the file alone.
 
-use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, FrameCosts, SimSource, Ticks};
+use super::{Capture, CaptureChain, CaptureFrame, CaptureLayout, FrameCosts, Reported, SimSource, Ticks};
 use crate::monitor::trace::read::{
     self, at, for_each_record, is_decimal_comma, is_na, refuse_semicolons, replay_row_error,
 };
@@ -196,6 +196,11 @@ pub(in crate::monitor::trace) struct Columns {
     pub(in crate::monitor::trace) sync_interval: Option<(usize, String)>,
     pub(in crate::monitor::trace) allows_tearing: Option<(usize, String)>,
     pub(in crate::monitor::trace) present_mode: Option<(usize, String)>,
+    /// The file's own figures, shown beside the diagnosis's (see [`Reported`]).
+    animation_error: Option<(usize, String)>,
+    pc_latency: Option<(usize, String)>,
+    click_to_photon: Option<(usize, String)>,
+    queue_depth: Option<(usize, String)>,
     /// A column only `--v2_metrics` writes (`DisplayedTime`, `CPUBusy`, `FrameTime`).
     v2_names: bool,
 }
@@ -234,6 +239,10 @@ impl Columns {
             sync_interval: c(&["SyncInterval"]),
             allows_tearing: c(&["AllowsTearing"]),
             present_mode: c(&["PresentMode"]),
+            animation_error: c(&["MsAnimationError", "AnimationError"]),
+            pc_latency: c(&["MsPCLatency", "PCLatency"]),
+            click_to_photon: c(&["MsClickToPhotonLatency", "ClickToPhotonLatency"]),
+            queue_depth: c(&["Render Queue Depth"]),
             v2_names: c(&["DisplayedTime", "CPUBusy", "FrameTime"]).is_some(),
         }
     }
@@ -298,6 +307,8 @@ pub(in crate::monitor::trace) struct Raw {
     /// `PresentMode` says the compositor composed it (`Composed: …`; never
     /// `Hardware Composed: Independent Flip`).
     pub(in crate::monitor::trace) composed: bool,
+    /// The file's own AnimationError, PCLatency, ClickToPhoton (ms) and Render Queue Depth.
+    own: [Option<f64>; 4],
 }
 
 /// A swap chain's name: (`Application`, `ProcessID`, `SwapChainAddress`) as written.
@@ -502,6 +513,15 @@ impl CaptureFile {
                 seed,
                 dropped: raw.dropped || (layout != CaptureLayout::FrameTimes && screen.is_none()),
                 tears: raw.tears,
+                reported: Reported {
+                    displayed_time: to(raw.displayed_time_ms),
+                    display_change: to(raw.display_change_ms),
+                    animation_error: to(raw.own[0]),
+                    display_latency: to(raw.display_latency_ms),
+                    pc_latency: to(raw.own[1]),
+                    click_to_photon: to(raw.own[2]),
+                    queue_depth_milli: raw.own[3].filter(|&q| q >= 0.0).map(|q| (q * 1000.0).round() as u32),
+                },
                 costs: FrameCosts {
                     cpu_busy: to(raw.cpu_busy_ms).filter(|&t| t > 0),
                     gpu_busy: to(raw.gpu_busy_ms).filter(|&t| t > 0),
@@ -530,7 +550,8 @@ impl CaptureFile {
             }
         }
         let tearing_known = cols.is_some_and(|c| c.sync_interval.is_some() && c.allows_tearing.is_some());
-        Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, clock_app })
+        let frame_type_known = cols.is_some_and(|c| c.frame_type.is_some());
+        Ok(Capture { layout, hz, qpc, chains, missing, display_known, tearing_known, frame_type_known, clock_app })
     }
 
     /// The replay's reading: one swap chain's displayed frames (`app`'s with
@@ -601,6 +622,13 @@ impl Raw {
             displayed,
             tears,
             composed,
+            // Shown beside the diagnosis's figures, never judged: a bad value is no value.
+            own: [
+                lenient.number(c.animation_error.as_ref())?,
+                lenient.number(c.pc_latency.as_ref())?,
+                lenient.number(c.click_to_photon.as_ref())?,
+                lenient.number(c.queue_depth.as_ref())?,
+            ],
         })
     }
 
@@ -630,6 +658,7 @@ impl Raw {
             displayed: true,
             tears: false,
             composed: false,
+            own: [None; 4],
         }
     }
 }

@@ -173,7 +173,7 @@ pub(in crate::monitor::trace) struct Columns {
     pub(in crate::monitor::trace) pid: Option<(usize, String)>,
     pub(in crate::monitor::trace) address: Option<(usize, String)>,
     frame_type: Option<(usize, String)>,
-    /// `MsBetweenPresents`, else `FrameTime` (2.0–2.3, `--v2_metrics`), else `frame_ms` (the lab's frame log).
+    /// `MsBetweenPresents`, else `FrameTime` (2.0–2.3, `--v2_metrics`), else `frame_ms` (a frame log of frame starts).
     pub(in crate::monitor::trace) frame_time: Option<(usize, String)>,
     time_in_qpc: Option<(usize, String)>,
     qpc_time: Option<(usize, String)>,

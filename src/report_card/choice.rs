@@ -78,6 +78,11 @@ impl Spread {
         Spread { value, error }
     }
 
+    /// Whether `self` lies below `other` beyond the noise: `other` is not within noise above it.
+    pub(crate) fn below_beyond_noise(self, other: Spread, least: f64) -> bool {
+        !other.within_above(self, least)
+    }
+
     /// Whether `self` is within noise above `leader`: ≤ leader + max(`least`, 2·√(e₁² + e₂²)).
     fn within_above(self, leader: Spread, least: f64) -> bool {
         self.value <= leader.value + least.max(NOISE_SIGMAS * self.error.hypot(leader.error))

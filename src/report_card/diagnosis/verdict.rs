@@ -15,7 +15,11 @@ use crate::monitor::presentmon::{
 use crate::report::registry::{HITCHES, HITCHES_PER_MIN, JUDDER_MS, LATENCY_MS};
 use crate::report::trim_number;
 use crate::report_card::RunRecord;
-use crate::report_card::judge::{MAX_DRIFT_MS_PER_MIN, best};
+use crate::report_card::choice::Spread;
+use crate::report_card::evidence::Footing;
+use crate::report_card::judge::{self, MAX_DRIFT_MS_PER_MIN, Metric, best};
+use crate::report_card::noise::{self, JUDDER_TIE_MS};
+use crate::strategy::StrategyId;
 
 /// `12.3 ms`.
 fn ms(value: f64) -> String {
@@ -600,6 +604,9 @@ fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<S
     let display = format!("on {replayed_on}");
     let judder = best.figure(&JUDDER_MS);
     let hitches = best.hitches_per_min();
+    if let Some(keep) = keep_the_games(f, best, &display, judder, hitches) {
+        return vec![keep];
+    }
     let mut line = format!(
         "{} would do best {display} with these frame times: {}, {}",
         best.strategy,
@@ -627,11 +634,46 @@ fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<S
         (Some(l), None) => format!("its cost: latency {} (the game's is unknown)", ms(l)),
         _ => "its cost: latency unknown".to_owned(),
     };
-    let step = best
-        .tick_rate
-        .map_or_else(String::new, |t| format!(", and a fixed simulation step of {} Hz", trim_number(t, 2)));
+    let step = match (StrategyId::parse(&best.strategy).map(StrategyId::keeps_a_fixed_step), best.tick_rate) {
+        (Ok(true), Some(t)) => format!(", and a fixed simulation step of {} Hz", trim_number(t, 2)),
+        (Ok(false), _) => ", and no fixed step: physics and replays change with the frame rate".to_owned(),
+        _ => String::new(),
+    };
     let _ = write!(line, "; {cost}{step}");
     vec![line]
+}
+
+/// "none: the game's own loop is already as steady as …" where the best of
+/// the ten is no steadier than the game beyond the noise (judder: 0.25 ms or
+/// two standard errors of the difference, each RMS/√(2n) over its frames;
+/// hitches: the agreement's counting noise), the same rule a `compare`
+/// column's best is chosen by: a fix that is not better is no fix.
+fn keep_the_games(
+    f: &CaptureFigures,
+    best: &RunRecord,
+    display: &str,
+    judder: Option<f64>,
+    hitches: Option<f64>,
+) -> Option<String> {
+    let game = f.stats.as_ref()?;
+    let (judder, hitches) = (judder?, hitches?);
+    let frames = |n: usize| Some(n as u64).filter(|&n| n > 0);
+    let game_judder = Spread::rms(game.judder_ms, frames(f.displayed));
+    let pick_judder = Spread::rms(judder, Footing::of(best).frames);
+    let steadier = pick_judder.below_beyond_noise(game_judder, JUDDER_TIE_MS);
+    let tol = judge::tolerance_for(Metric::Hitches, None, best);
+    let fewer = hitches < game.hitches_per_min && !noise::within(game.hitches_per_min, hitches, tol);
+    (!steadier && !fewer).then(|| {
+        format!(
+            "none: the game's own loop is already as steady as the best of the ten {display} with these frame \
+             times, within the noise (the game: judder {}, {}; {}: judder {}, {}): keep it",
+            ms(game.judder_ms),
+            HITCHES_PER_MIN.reading(game.hitches_per_min),
+            best.strategy,
+            ms(judder),
+            HITCHES_PER_MIN.reading(hitches)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -667,6 +709,47 @@ mod tests {
             })
             .collect();
         CaptureChain { app: "game.exe".into(), pid: "1".into(), address: "0x1".into(), frames }
+    }
+
+    /// Remnant II's figures, read by hand: the game judders 1.72 ms with 4.02
+    /// hitches a minute over 899 frames; variable's replay 4.11 ms and 26.06
+    /// (13 in 30 s). Not steadier, not fewer: keep the game's. A replay at
+    /// 0.5 ms is steadier beyond 0.25 ms and two standard errors
+    /// (1.72/√1798 = 0.04 and 0.5/√1800 = 0.01 ms): a fix, and variable's cost
+    /// names no fixed step.
+    #[test]
+    fn a_fix_is_named_only_where_it_beats_the_game_beyond_the_noise() {
+        use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
+        let chain = chain(&[(0, 16_667), (16_667, 33_333)]);
+        let metrics = frame_metrics(&chain.frames);
+        let mut figures = CaptureFigures::of(&chain, &metrics, HZ);
+        figures.displayed = 899;
+        figures.stats = Some(crate::metrics::FrameStats {
+            judder_ms: 1.72,
+            hitches_per_min: 4.02,
+            latency_ms: 49.79,
+            ..crate::metrics::FrameStats::EMPTY
+        });
+        let replay = |judder: f64| {
+            RunRecord { strategy: "variable".to_owned(), tick_rate: Some(60.0), ..RunRecord::default() }
+                .with(&crate::report::registry::SPEED_RATIO, 1.0)
+                .with(&JUDDER_MS, judder)
+                .with(&HITCHES, 13.0)
+                .with(&HITCHES_PER_MIN, 26.06)
+                .with(&LATENCY_MS, 40.98)
+                .with(&SYSTEM_TIME_S, 30.0)
+                .with(&PRESENT_INTERVAL_MEAN_MS, 1000.0 / 60.0)
+        };
+        let kept = fix(&figures, "a VRR display of 29-31 Hz", &[replay(4.11)]);
+        assert_eq!(
+            kept,
+            ["none: the game's own loop is already as steady as the best of the ten on a VRR display of 29-31 Hz \
+              with these frame times, within the noise (the game: judder 1.72 ms, hitches 4.02/min; variable: \
+              judder 4.11 ms, hitches 26.06/min): keep it"]
+        );
+        let named = fix(&figures, "a VRR display of 29-31 Hz", &[replay(0.5)]);
+        assert!(named[0].starts_with("variable would do best on a VRR display of 29-31 Hz"), "{named:?}");
+        assert!(named[0].ends_with("and no fixed step: physics and replays change with the frame rate"), "{named:?}");
     }
 
     fn findings(chain: &CaptureChain) -> Vec<String> {

@@ -198,11 +198,13 @@ pub(super) fn for_each_record<R: Read>(
     max_bytes: u64,
     mut each: impl FnMut(&[&str], u64) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
+    // Records end at `\n` alone: [`Limited`] hands on no other line end.
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .comment(Some(b'/'))
         .trim(csv::Trim::All)
+        .terminator(csv::Terminator::Any(b'\n'))
         .from_reader(Limited::new(reader, max_bytes));
     let mut record = csv::StringRecord::new();
     loop {
@@ -235,7 +237,13 @@ pub(super) fn csv_error(e: &csv::Error) -> TraceError {
 
 /// A reader that stops at a byte limit and at a line-length limit, so a
 /// stream that never ends (`/dev/zero`) or a binary file fails early and
-/// with the line, instead of filling memory.
+/// with the line, instead of filling memory; and that hands the parser lines
+/// it counts as a person does: every line ends with `\n` alone (`\r\n` and
+/// a lone `\r` become `\n`) and a blank line holds one space. The CSV
+/// parser's own count (`Position::line`) skips blank lines and, with its
+/// `\r\n` handling, every line of a CRLF file after the first
+/// (BurntSushi/rust-csv#395, open); the diagnosis cites lines. The space is
+/// trimmed off, and a row of empty fields is skipped.
 pub(super) struct Limited<R> {
     inner: R,
     max_bytes: u64,
@@ -244,11 +252,31 @@ pub(super) struct Limited<R> {
     line: u64,
     line_len: u64,
     hit: Option<TraceError>,
+    /// Bytes read from `inner` and not yet handed on: `raw[at..len]`.
+    raw: Box<[u8]>,
+    at: usize,
+    len: usize,
+    /// The last byte read was a `\r`, handed on as `\n`: a `\n` next is its pair, and dropped.
+    after_cr: bool,
+    /// A byte to hand on before the next one read (a blank line's `\n`, after its space).
+    owed: Option<u8>,
 }
 
 impl<R> Limited<R> {
     pub(super) fn new(inner: R, max_bytes: u64) -> Limited<R> {
-        Limited { inner, max_bytes, read: 0, line: 0, line_len: 0, hit: None }
+        Limited {
+            inner,
+            max_bytes,
+            read: 0,
+            line: 0,
+            line_len: 0,
+            hit: None,
+            raw: vec![0; 8 * 1024].into_boxed_slice(),
+            at: 0,
+            len: 0,
+            after_cr: false,
+            owed: None,
+        }
     }
 
     pub(super) fn error(&self) -> Option<TraceError> {
@@ -258,33 +286,59 @@ impl<R> Limited<R> {
 
 impl<R: Read> Read for Limited<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.hit.is_some() {
-            return Err(io::Error::other("trace limit reached"));
-        }
-        // One byte past the limit is enough to know it was passed.
-        let room = self.max_bytes.saturating_sub(self.read).saturating_add(1);
-        let want = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..want])?;
-        for &byte in &buf[..n] {
-            self.read += 1;
-            if self.read > self.max_bytes {
-                self.hit = Some(TraceError::TooLarge { line: self.line + 1, limit: self.max_bytes });
-            } else if byte == b'\n' {
-                self.line += 1;
-                self.line_len = 0;
-            } else if byte == b'\r' {
-                self.line_len = 0;
-            } else {
-                self.line_len += 1;
-                if self.line_len > MAX_LINE_BYTES {
-                    self.hit = Some(TraceError::LineTooLong { line: self.line + 1 });
-                }
+        let mut kept = 0;
+        while kept < buf.len() {
+            if let Some(byte) = self.owed.take() {
+                buf[kept] = byte;
+                kept += 1;
+                continue;
             }
             if self.hit.is_some() {
                 return Err(io::Error::other("trace limit reached"));
             }
+            if self.at == self.len {
+                if kept > 0 {
+                    break;
+                }
+                // One byte past the limit is enough to know it was passed.
+                let room = self.max_bytes.saturating_sub(self.read).saturating_add(1);
+                let want = self.raw.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+                let n = self.inner.read(&mut self.raw[..want])?;
+                if n == 0 {
+                    break;
+                }
+                (self.at, self.len) = (0, n);
+            }
+            let byte = self.raw[self.at];
+            self.at += 1;
+            self.read += 1;
+            let after_cr = std::mem::replace(&mut self.after_cr, byte == b'\r');
+            if self.read > self.max_bytes {
+                self.hit = Some(TraceError::TooLarge { line: self.line + 1, limit: self.max_bytes });
+            } else if byte == b'\n' && after_cr {
+                // The `\n` of a `\r\n`: its line already ended.
+            } else if byte == b'\n' || byte == b'\r' {
+                let blank = self.line_len == 0;
+                self.line += 1;
+                self.line_len = 0;
+                if blank {
+                    buf[kept] = b' ';
+                    self.owed = Some(b'\n');
+                } else {
+                    buf[kept] = b'\n';
+                }
+                kept += 1;
+            } else {
+                self.line_len += 1;
+                if self.line_len > MAX_LINE_BYTES {
+                    self.hit = Some(TraceError::LineTooLong { line: self.line + 1 });
+                } else {
+                    buf[kept] = byte;
+                    kept += 1;
+                }
+            }
         }
-        Ok(n)
+        Ok(kept)
     }
 }
 
@@ -645,6 +699,52 @@ mod tests {
         assert_eq!(times("frame_ms\r\n16.5\r\n17\r\n"), [16_500_000, 17_000_000]);
         let crlf = presentmon(&["a.exe,1,0x1,0,16.0,16.7,20.0", "a.exe,1,0x1,0,17.0,16.7,20.0"]).replace('\n', "\r\n");
         assert_eq!(parse(&crlf).expect("CRLF capture").frames().len(), 2);
+    }
+
+    /// Line 4 of a CRLF file holds the bad value, as it does in the same file
+    /// with LF: the error names line 4 in both (the csv crate's own count said 3).
+    #[test]
+    fn a_crlf_file_s_lines_are_counted_as_an_lf_file_s() {
+        let lf = "frame_ms\n16.5\n17\n-1\n";
+        let crlf = lf.replace('\n', "\r\n");
+        for text in [lf, crlf.as_str()] {
+            let err = parse(text).expect_err("a negative frame time");
+            assert_eq!(line_of(&err), Some(4), "{text:?}: {err}");
+        }
+        let mut rows = Vec::new();
+        for_each_record("a,b\r\n1,2\r\n\r\n3,\"x\"\r\n".as_bytes(), u64::MAX, |fields, line| {
+            rows.push((fields.iter().map(|f| (*f).to_owned()).collect::<Vec<_>>(), line));
+            Ok(())
+        })
+        .expect("three rows");
+        let lines: Vec<u64> = rows.iter().map(|(_, line)| *line).collect();
+        assert_eq!(lines, [1, 2, 4], "the blank line 3 is skipped and counted");
+        assert_eq!(rows[2].0, ["3", "x"], "no carriage return is left in a field");
+        // A file of lone `\r` (classic Mac OS) reads the same.
+        assert_eq!(times("frame_ms\r16.5\r17\r"), [16_500_000, 17_000_000]);
+        assert_eq!(line_of(&parse("frame_ms\r16.5\r\r-1\r").expect_err("negative")), Some(4));
+    }
+
+    /// `\r\n` split across two reads, a read of the `\n` alone and a blank
+    /// line: each line ends once, a blank one holds a space, and no read
+    /// returns 0 before the end.
+    #[test]
+    fn a_crlf_split_between_reads_ends_one_line() {
+        struct OneByte<'a>(&'a [u8]);
+        impl Read for OneByte<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let Some((&first, rest)) = self.0.split_first() else { return Ok(0) };
+                buf[0] = first;
+                self.0 = rest;
+                Ok(1)
+            }
+        }
+        let mut out = String::new();
+        Limited::new(OneByte(b"a\r\nb\rc\n\r\nd"), u64::MAX).read_to_string(&mut out).expect("no limit");
+        assert_eq!(out, "a\nb\nc\n \nd");
+        let mut out = String::new();
+        Limited::new(&b"\n\na\r\n\r\n"[..], u64::MAX).read_to_string(&mut out).expect("no limit");
+        assert_eq!(out, " \n \na\n \n");
     }
 
     #[test]

@@ -613,13 +613,14 @@ fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<S
         judder.map_or_else(|| "judder unknown".to_owned(), |j| format!("judder {}", ms(j))),
         hitches.map_or_else(|| "hitches unknown".to_owned(), |h| HITCHES_PER_MIN.reading(h))
     );
-    if let (Some(game), Some(j)) = (f.stats.as_ref().map(|s| s.judder_ms), judder) {
+    if let (Some(game), Some(j)) = (f.stats.as_ref(), judder) {
         let _ = write!(
             line,
-            "; the game's judder is {}, {} {}",
-            ms(game),
-            ms((game - j).abs()),
-            if game >= j { "more" } else { "less" }
+            "; the game's judder is {}, {} {}, and its {}",
+            ms(game.judder_ms),
+            ms((game.judder_ms - j).abs()),
+            if game.judder_ms >= j { "more" } else { "less" },
+            HITCHES_PER_MIN.reading(game.hitches_per_min)
         );
     }
     // What it costs: latency against the game's own, and a fixed step.

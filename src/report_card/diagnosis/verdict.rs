@@ -604,15 +604,29 @@ fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<S
     let display = format!("on {replayed_on}");
     let judder = best.figure(&JUDDER_MS);
     let hitches = best.hitches_per_min();
-    if let Some(keep) = keep_the_games(f, best, &display, judder, hitches) {
-        return vec![keep];
-    }
-    let mut line = format!(
-        "{} would do best {display} with these frame times: {}, {}",
-        best.strategy,
+    let figures = format!(
+        "{}, {}",
         judder.map_or_else(|| "judder unknown".to_owned(), |j| format!("judder {}", ms(j))),
         hitches.map_or_else(|| "hitches unknown".to_owned(), |h| HITCHES_PER_MIN.reading(h))
     );
+    let mut line = match against_the_game(f, best, judder, hitches) {
+        Against::Better => format!("{} would do best {display} with these frame times: {figures}", best.strategy),
+        Against::Trade { wins, loses } => format!(
+            "a trade, not a clear fix: {} {display} with these frame times has {wins} than the game but {loses}, \
+             each beyond the noise: {figures}",
+            best.strategy
+        ),
+        Against::AsSteady => {
+            let game = f.stats.as_ref().map_or(String::new(), |g| {
+                format!("the game: judder {}, {}; ", ms(g.judder_ms), HITCHES_PER_MIN.reading(g.hitches_per_min))
+            });
+            return vec![format!(
+                "none: the game's own loop is already as steady as the best of the ten {display} with these frame \
+                 times, within the noise ({game}{}: {figures}): keep it",
+                best.strategy
+            )];
+        }
+    };
     if let (Some(game), Some(j)) = (f.stats.as_ref(), judder) {
         let _ = write!(
             line,
@@ -644,37 +658,40 @@ fn fix(f: &CaptureFigures, replayed_on: &str, strategies: &[RunRecord]) -> Vec<S
     vec![line]
 }
 
-/// "none: the game's own loop is already as steady as …" where the best of
-/// the ten is no steadier than the game beyond the noise (judder: 0.25 ms or
-/// two standard errors of the difference, each RMS/√(2n) over its frames;
-/// hitches: the agreement's counting noise), the same rule a `compare`
-/// column's best is chosen by: a fix that is not better is no fix.
-fn keep_the_games(
-    f: &CaptureFigures,
-    best: &RunRecord,
-    display: &str,
-    judder: Option<f64>,
-    hitches: Option<f64>,
-) -> Option<String> {
-    let game = f.stats.as_ref()?;
-    let (judder, hitches) = (judder?, hitches?);
+/// How the best of the ten stands against the game on its judder and hitches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Against {
+    /// Better on one figure beyond the noise, and no worse on the other: a fix.
+    Better,
+    /// Better on one figure and worse on the other, each beyond the noise.
+    Trade { wins: &'static str, loses: &'static str },
+    /// Better on neither: the game's own loop is as steady.
+    AsSteady,
+}
+
+/// The best of the ten against the game (judder: 0.25 ms or two standard
+/// errors of the difference, each RMS/√(2n) over its frames; hitches: the
+/// agreement's counting noise; the rule a `compare` column's best is chosen
+/// by). Where a figure is unknown the fix stands, as before.
+fn against_the_game(f: &CaptureFigures, best: &RunRecord, judder: Option<f64>, hitches: Option<f64>) -> Against {
+    let (Some(game), Some(judder), Some(hitches)) = (f.stats.as_ref(), judder, hitches) else {
+        return Against::Better;
+    };
     let frames = |n: usize| Some(n as u64).filter(|&n| n > 0);
     let game_judder = Spread::rms(game.judder_ms, frames(f.displayed));
     let pick_judder = Spread::rms(judder, Footing::of(best).frames);
     let steadier = pick_judder.below_beyond_noise(game_judder, JUDDER_TIE_MS);
+    let jerkier = game_judder.below_beyond_noise(pick_judder, JUDDER_TIE_MS);
     let tol = judge::tolerance_for(Metric::Hitches, None, best);
-    let fewer = hitches < game.hitches_per_min && !noise::within(game.hitches_per_min, hitches, tol);
-    (!steadier && !fewer).then(|| {
-        format!(
-            "none: the game's own loop is already as steady as the best of the ten {display} with these frame \
-             times, within the noise (the game: judder {}, {}; {}: judder {}, {}): keep it",
-            ms(game.judder_ms),
-            HITCHES_PER_MIN.reading(game.hitches_per_min),
-            best.strategy,
-            ms(judder),
-            HITCHES_PER_MIN.reading(hitches)
-        )
-    })
+    let hitches_tie = noise::within(game.hitches_per_min, hitches, tol);
+    let fewer = hitches < game.hitches_per_min && !hitches_tie;
+    let more = hitches > game.hitches_per_min && !hitches_tie;
+    match (steadier, jerkier, fewer, more) {
+        (true, _, _, false) | (_, false, true, _) => Against::Better,
+        (true, _, _, true) => Against::Trade { wins: "less judder", loses: "more hitches" },
+        (_, true, true, _) => Against::Trade { wins: "fewer hitches", loses: "more judder" },
+        _ => Against::AsSteady,
+    }
 }
 
 #[cfg(test)]
@@ -716,8 +733,8 @@ mod tests {
     /// hitches a minute over 899 frames; variable's replay 4.11 ms and 26.06
     /// (13 in 30 s). Not steadier, not fewer: keep the game's. A replay at
     /// 0.5 ms is steadier beyond 0.25 ms and two standard errors
-    /// (1.72/√1798 = 0.04 and 0.5/√1800 = 0.01 ms): a fix, and variable's cost
-    /// names no fixed step.
+    /// (1.72/√1798 = 0.04 and 0.5/√1800 = 0.01 ms); with as many hitches it
+    /// is a fix, and variable's cost names no fixed step.
     #[test]
     fn a_fix_is_named_only_where_it_beats_the_game_beyond_the_noise() {
         use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
@@ -748,7 +765,32 @@ mod tests {
               with these frame times, within the noise (the game: judder 1.72 ms, hitches 4.02/min; variable: \
               judder 4.11 ms, hitches 26.06/min): keep it"]
         );
-        let named = fix(&figures, "a VRR display of 29-31 Hz", &[replay(0.5)]);
+        // Starfield's trade, by hand: the game judders 5.9 ms over 1851 frames with 307.5
+        // hitches a minute (153 in 30 s); paced's replay 9.37 ms and 165.97 (83). Fewer
+        // hitches beyond the counting noise, more judder beyond 0.25 ms: a trade, no fix.
+        let mut busy = figures.clone();
+        busy.displayed = 1851;
+        busy.stats = Some(crate::metrics::FrameStats {
+            judder_ms: 5.9,
+            hitches_per_min: 307.5,
+            latency_ms: 22.57,
+            ..crate::metrics::FrameStats::EMPTY
+        });
+        let paced = RunRecord { strategy: "paced".to_owned(), ..replay(9.37) }
+            .with(&HITCHES, 83.0)
+            .with(&HITCHES_PER_MIN, 165.97);
+        let traded = fix(&busy, "a VRR display of 57-72 Hz", &[paced]);
+        assert!(
+            traded[0].starts_with(
+                "a trade, not a clear fix: paced on a VRR display of 57-72 Hz with these frame times has fewer \
+                 hitches than the game but more judder, each beyond the noise: judder 9.37 ms, hitches 165.97/min; \
+                 the game's judder is 5.9 ms, 3.47 ms less, and its hitches 307.50/min; its cost: latency"
+            ),
+            "{traded:?}"
+        );
+        // Steadier (0.5 ms) with as many hitches (4 a minute, 2 in 30 s): a fix.
+        let steady = replay(0.5).with(&HITCHES, 2.0).with(&HITCHES_PER_MIN, 4.0);
+        let named = fix(&figures, "a VRR display of 29-31 Hz", &[steady]);
         assert!(named[0].starts_with("variable would do best on a VRR display of 29-31 Hz"), "{named:?}");
         assert!(named[0].ends_with("and no fixed step: physics and replays change with the frame rate"), "{named:?}");
     }

@@ -425,21 +425,16 @@ fn generation_found(text: &str) -> bool {
     text.contains(" displayed frames were generated") || text.contains("\n- frame generation likely")
 }
 
-/// The line of `text` that starts with `figure` (a figure's row of the diagnosis), its
-/// line numbers as `line _`: the reader numbers a CRLF file's rows one short of its lines
-/// (pmapp_apex.csv), and the copy without FrameType is written with LF (a quirk of the
-/// reader's line count, not of a figure).
-fn figure_line(text: &str, figure: &str) -> String {
-    let row = text.lines().find(|l| l.starts_with(&format!("{figure} "))).unwrap_or("");
-    let mut out = String::with_capacity(row.len());
-    let mut rest = row;
-    while let Some(at) = rest.find("line ") {
-        out.push_str(&rest[..at + 5]);
-        rest = rest[at + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
-        out.push('_');
-    }
-    out.push_str(rest);
-    out
+/// The line of `text` that starts with `figure` (a figure's row of the diagnosis),
+/// line numbers and all: the copy without FrameType is written with LF, and a
+/// CRLF original (pmapp_apex.csv) numbers its rows as the copy does.
+fn figure_line<'a>(text: &'a str, figure: &str) -> &'a str {
+    text.lines().find(|l| l.starts_with(&format!("{figure} "))).unwrap_or("")
+}
+
+/// The fix's first line (`- …`), or "" where the diagnosis has none.
+fn fix_line(text: &str) -> &str {
+    text.split("\nfix:\n").nth(1).and_then(|rest| rest.lines().next()).unwrap_or("")
 }
 
 /// With its FrameType column hidden (a copy in the temporary folder, removed
@@ -568,15 +563,10 @@ fn check_vrr_fix() -> Result<Completion, Failed> {
     if !path.is_file() {
         return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_timestep-lab"))
-        .arg("diagnose")
-        .arg(&path)
-        .output()
-        .map_err(|e| format!("timestep-lab: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let fix = text.split("\nfix:\n").nth(1).and_then(|rest| rest.lines().next()).unwrap_or("");
-    if !out.status.success() || !fix.contains(" on a VRR display of ") || fix.contains("30.07") {
-        return Err(format!("the fix does not name a VRR display (exit {:?}):\n{text}", out.status.code()).into());
+    let text = diagnose(&path, None)?;
+    let fix = fix_line(&text);
+    if !fix.contains(" on a VRR display of ") || fix.contains("30.07") {
+        return Err(format!("the fix does not name a VRR display:\n{text}").into());
     }
     Ok(Completion::Completed)
 }
@@ -592,7 +582,7 @@ fn check_fix_beats_the_game(file: &'static str, fix_named: bool) -> Result<Compl
         return Ok(Completion::ignored_with(format!("{} is missing", path.display())));
     }
     let text = diagnose(&path, None)?;
-    let fix = text.split("\nfix:\n").nth(1).and_then(|rest| rest.lines().next()).unwrap_or("");
+    let fix = fix_line(&text);
     let kept = fix.starts_with("- none: the game's own loop is already as steady as the best of the ten ");
     if kept == fix_named || (fix_named && !fix.contains(" would do best on ")) {
         return Err(format!("{file}: expected {}, got: {fix}", if fix_named { "a fix" } else { "none" }).into());

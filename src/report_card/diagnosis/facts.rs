@@ -246,7 +246,8 @@ pub(crate) struct Load {
     pub(crate) frames: usize,
 }
 
-fn median(mut values: Vec<f64>) -> Option<f64> {
+/// The middle value (the upper of the two middle ones); `None` for none.
+pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied()
 }

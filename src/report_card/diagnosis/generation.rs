@@ -38,6 +38,7 @@
 //! is on, but not which of each pair is the generator's: those frames stay
 //! the game's in the figures, and the diagnosis says so.
 
+use super::facts::median;
 use timestep_core::monitor::presentmon::{CaptureChain, CaptureFrame, ticks_to_ms};
 
 /// The frame type given to frames found by [`shared_cpu_start`].
@@ -100,11 +101,6 @@ pub(crate) struct Alternation {
     pub(crate) low_ms: f64,
     /// Half the median present interval, ms: the least step counted.
     pub(crate) step_ms: f64,
-}
-
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
 }
 
 /// Whether the rows' `MsPCLatency` alternates (see the module docs): each

@@ -170,8 +170,7 @@ pub(crate) fn file_figures(chain: &CaptureChain, metrics: &[FrameMetrics], hz: u
     let shown = pairs(&|m| m.displayed_time, &|r| r.displayed_time);
     let displayed_time = if shown.is_empty() {
         // MsBetweenDisplayChange: the previous displayed frame's time on screen (0 or NA where none).
-        let changes: Vec<_> =
-            pairs(&|m| m.display_change, &|r| r.display_change.filter(|&t| t > 0)).into_iter().collect();
+        let changes = pairs(&|m| m.display_change, &|r| r.display_change.filter(|&t| t > 0));
         beside("MsBetweenDisplayChange", &changes, Summary::Mean, span_ms)
     } else {
         beside("DisplayedTime", &shown, Summary::Mean, span_ms)

@@ -740,14 +740,19 @@ mod tests {
         use crate::report::registry::{PRESENT_INTERVAL_MEAN_MS, SYSTEM_TIME_S};
         let chain = chain(&[(0, 16_667), (16_667, 33_333)]);
         let metrics = frame_metrics(&chain.frames);
-        let mut figures = CaptureFigures::of(&chain, &metrics, HZ);
-        figures.displayed = 899;
-        figures.stats = Some(crate::metrics::FrameStats {
-            judder_ms: 1.72,
-            hitches_per_min: 4.02,
-            latency_ms: 49.79,
-            ..crate::metrics::FrameStats::EMPTY
-        });
+        // The game's figures over `displayed` frames.
+        let game = |displayed: usize, judder_ms: f64, hitches_per_min: f64, latency_ms: f64| {
+            let mut figures = CaptureFigures::of(&chain, &metrics, HZ);
+            figures.displayed = displayed;
+            figures.stats = Some(crate::metrics::FrameStats {
+                judder_ms,
+                hitches_per_min,
+                latency_ms,
+                ..crate::metrics::FrameStats::EMPTY
+            });
+            figures
+        };
+        let figures = game(899, 1.72, 4.02, 49.79);
         let replay = |judder: f64| {
             RunRecord { strategy: "variable".to_owned(), tick_rate: Some(60.0), ..RunRecord::default() }
                 .with(&crate::report::registry::SPEED_RATIO, 1.0)
@@ -768,14 +773,7 @@ mod tests {
         // Starfield's trade, by hand: the game judders 5.9 ms over 1851 frames with 307.5
         // hitches a minute (153 in 30 s); paced's replay 9.37 ms and 165.97 (83). Fewer
         // hitches beyond the counting noise, more judder beyond 0.25 ms: a trade, no fix.
-        let mut busy = figures.clone();
-        busy.displayed = 1851;
-        busy.stats = Some(crate::metrics::FrameStats {
-            judder_ms: 5.9,
-            hitches_per_min: 307.5,
-            latency_ms: 22.57,
-            ..crate::metrics::FrameStats::EMPTY
-        });
+        let busy = game(1851, 5.9, 307.5, 22.57);
         let paced = RunRecord { strategy: "paced".to_owned(), ..replay(9.37) }
             .with(&HITCHES, 83.0)
             .with(&HITCHES_PER_MIN, 165.97);
